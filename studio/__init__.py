@@ -1,0 +1,7 @@
+"""Audiobook studio: manuscript in, spoken chapters out, on the producer's own machine.
+
+Layers import only downwards: ``core``/``text``/``engine``/``audio``/``project`` ->
+``jobs`` -> ``qt`` -> ``ui``. Nothing below the UI imports PySide6.
+"""
+
+__version__ = "0.1.0"

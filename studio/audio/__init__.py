@@ -1,0 +1,1 @@
+"""audio layer."""

@@ -1,0 +1,1 @@
+"""Plain data types and errors shared by every layer (no I/O, no Qt, no torch)."""

@@ -1,0 +1,73 @@
+"""The manuscript as immutable data: Book -> Chapter -> Paragraph -> Sentence.
+
+Frozen dataclasses so they can cross threads and processes (and travel in Qt
+signals) without anyone mutating them underneath a render.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One unit of synthesis and of caching.
+
+    ``text`` is exactly a slice of the paragraph's normalized text and ``trailing``
+    the whitespace that followed it (``" "`` or ``""``), so
+    ``"".join(s.text + s.trailing for s in paragraph.sentences) == paragraph.text``:
+    nothing is ever dropped. ``was_split`` marks pieces of a sentence that exceeded
+    the length cap.
+    """
+
+    text: str
+    language: str
+    was_split: bool = False
+    trailing: str = ""
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    """A paragraph with its detected language (ISO 639-1, e.g. ``en``, ``fr``).
+
+    ``language_override`` is the user's choice and wins over detection.
+    """
+
+    text: str
+    sentences: tuple[Sentence, ...]
+    language: str
+    confidence: float
+    language_override: str | None = None
+
+    @property
+    def effective_language(self) -> str:
+        return self.language_override or self.language
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """A chapter; ``front_matter`` marks title pages, copyright, TOC and the like."""
+
+    title: str
+    paragraphs: tuple[Paragraph, ...]
+    front_matter: bool = False
+
+    @property
+    def word_count(self) -> int:
+        return sum(len(p.text.split()) for p in self.paragraphs)
+
+
+@dataclass(frozen=True)
+class Book:
+    """An imported manuscript; ``language`` is the book's main language."""
+
+    title: str
+    author: str
+    language: str
+    chapters: tuple[Chapter, ...]
+    source: str = ""
+    metadata: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def word_count(self) -> int:
+        return sum(c.word_count for c in self.chapters)

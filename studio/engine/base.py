@@ -1,0 +1,75 @@
+"""The one interface every synthesis backend implements.
+
+Why this shape: the render worker, the batcher and the child-process isolation all
+drive engines the same way, so an engine exposes only what they need: load, the
+voice's own front end (text + language -> id sequence), batch synthesis of id
+sequences returning each item's own audio, its sample rate, and close.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class SynthesisSettings:
+    """Sampling knobs of a VITS-style voice. All zeros noise = deterministic audio."""
+
+    noise_scale: float = 0.667
+    length_scale: float = 1.0
+    noise_w: float = 0.8
+    speaker_id: int | None = None
+
+    def cache_token(self) -> str:
+        """Stable text that enters the audio cache key."""
+        return f"ns={self.noise_scale:g};ls={self.length_scale:g};nw={self.noise_w:g};sid={self.speaker_id}"
+
+
+class Engine(ABC):
+    """A loaded voice that turns id sequences into float32 mono audio in [-1, 1]."""
+
+    #: short backend name, e.g. ``"onnx"`` or ``"torch"``
+    name: str = ""
+
+    @property
+    @abstractmethod
+    def sample_rate(self) -> int: ...
+
+    @abstractmethod
+    def load(self) -> None:
+        """Load weights / create sessions. Idempotent."""
+
+    @abstractmethod
+    def text_to_ids(self, text: str, language: str) -> list[int]:
+        """The voice's own front end: one id sequence for one sentence.
+
+        ``language`` (ISO 639-1, e.g. ``"fr"``) is passed to the phonemizer
+        explicitly; the engine never guesses it.
+        """
+
+    @abstractmethod
+    def synthesize_batch(
+        self, ids: Sequence[Sequence[int]], settings: SynthesisSettings
+    ) -> list[np.ndarray]:
+        """Synthesize each id sequence; item ``i`` gets exactly its own audio.
+
+        Padding used internally must never leak into an item's audio.
+        """
+
+    def synthesize(self, text: str, language: str, settings: SynthesisSettings) -> np.ndarray:
+        """Convenience for one sentence."""
+        return self.synthesize_batch([self.text_to_ids(text, language)], settings)[0]
+
+    def close(self) -> None:
+        """Release sessions / GPU memory. Idempotent."""
+
+    def __enter__(self) -> "Engine":
+        self.load()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
