@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The project's one test command: makes sure the test tools are installed (a no-op
+# when they are), then runs the whole suite headless. Extra arguments go to pytest.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bash "$here/installer/install.sh" --dev
+export QT_QPA_PLATFORM=offscreen
+cd "$here"
+exec "${STUDIO_VENV:-$here/.venv}/bin/python" -m pytest -q "$@"
