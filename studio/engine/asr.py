@@ -1,0 +1,99 @@
+"""Offline speech recognition as an intelligibility check for synthesized audio.
+
+Why: "the audio is not silent and has a plausible length" does not prove a voice
+says the words. Recognising the rendered sentence with a small offline recogniser
+(pocketsphinx and its bundled US-English model: no network, no GPU, ~0.5 s per
+sentence) and scoring the word error rate against the text catches a wrong
+phonemizer language, broken id maps, garbled batching or padding leaking into
+items. The benchmark uses the same two functions.
+
+The score is relative, not absolute: pocketsphinx is a 2010s-era recogniser, so a
+perfect voice still gets some errors; compare against a threshold found for a
+known-good render, and against silence/noise (which score near 1.0).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from typing import Any
+
+import numpy as np
+
+_LOGGER = logging.getLogger(__name__)
+
+#: pocketsphinx's default acoustic model is trained on 16 kHz audio
+ASR_SAMPLE_RATE = 16000
+
+_decoder: Any = None
+_decoder_lock = threading.Lock()
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z0-9]+)*")
+
+
+def resample(audio: np.ndarray, sr_in: int, sr_out: int) -> np.ndarray:
+    """Band-limited resampling by FFT (numpy only; ideal low-pass at the new Nyquist).
+
+    Good enough for recognition; the FFT treats the signal as periodic, which only
+    matters at the very edges, where rendered speech is silent anyway.
+    """
+    audio = np.asarray(audio, dtype=np.float64).reshape(-1)
+    if sr_in == sr_out or audio.size == 0:
+        return audio.astype(np.float32)
+    n_out = max(1, int(round(audio.size * sr_out / sr_in)))
+    spectrum = np.fft.rfft(audio)
+    keep = min(spectrum.size, n_out // 2 + 1)
+    out = np.fft.irfft(spectrum[:keep], n_out) * (n_out / audio.size)
+    return out.astype(np.float32)
+
+
+def transcribe(audio: np.ndarray, sr: int) -> str:
+    """Recognise English speech in float audio (any rate) -> lower-case words.
+
+    Uses one shared pocketsphinx decoder (it loads in ~0.4 s and is not
+    thread-safe, hence the lock). Raises ImportError if pocketsphinx is missing.
+    """
+    global _decoder
+    pcm16 = resample(audio, sr, ASR_SAMPLE_RATE)
+    pcm = (np.clip(pcm16, -1.0, 1.0) * 32767.0).astype("<i2").tobytes()
+    with _decoder_lock:
+        if _decoder is None:
+            from pocketsphinx import Decoder
+
+            _decoder = Decoder(samprate=float(ASR_SAMPLE_RATE))
+        _decoder.start_utt()
+        _decoder.process_raw(pcm, full_utt=True)
+        _decoder.end_utt()
+        hyp = _decoder.hyp()
+    text = hyp.hypstr if hyp is not None else ""
+    _LOGGER.debug("asr: %r", text)
+    return text
+
+
+def normalize_words(text: str) -> list[str]:
+    """Lower-case words without punctuation (apostrophes inside words are kept)."""
+    return _WORD.findall(text.lower().replace("\u2019", "'"))
+
+
+def word_error_rate(reference: str, hypothesis: str) -> float:
+    """(substitutions + deletions + insertions) / reference words, after normalising.
+
+    An empty reference gives 0.0 for an empty hypothesis and 1.0 otherwise; the
+    value can exceed 1.0 when the hypothesis has many extra words.
+    """
+    ref = normalize_words(reference)
+    hyp = normalize_words(hypothesis)
+    if not ref:
+        return 0.0 if not hyp else 1.0
+    # Levenshtein distance over words, one row at a time.
+    previous = list(range(len(hyp) + 1))
+    for i, ref_word in enumerate(ref, start=1):
+        current = [i] + [0] * len(hyp)
+        for j, hyp_word in enumerate(hyp, start=1):
+            current[j] = min(
+                previous[j] + 1,  # deletion
+                current[j - 1] + 1,  # insertion
+                previous[j - 1] + (ref_word != hyp_word),  # substitution / match
+            )
+        previous = current
+    return previous[-1] / len(ref)
