@@ -1,0 +1,159 @@
+"""PCM conversions, silence, WAV bytes and atomic file replacement.
+
+Why one module: the audio cache and the chapter writers must agree bit for bit on
+how float audio becomes 16-bit PCM and how a file reaches disk, otherwise a
+checksum written by one and verified by the other would drift.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import tempfile
+import wave
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Iterator
+
+import numpy as np
+
+from studio.core.errors import StudioError
+
+log = logging.getLogger(__name__)
+
+INT16_SCALE = 32767.0
+
+
+def to_float32(audio: np.ndarray) -> np.ndarray:
+    """Any mono audio (float or int16) as contiguous float32 in [-1, 1]."""
+    arr = np.asarray(audio)
+    if arr.dtype == np.int16:
+        return (arr.astype(np.float32) / INT16_SCALE).reshape(-1)
+    arr = arr.astype(np.float32, copy=False).reshape(-1)
+    if not np.all(np.isfinite(arr)):
+        raise StudioError("audio contains NaN or infinite samples")
+    return arr
+
+
+def to_int16(audio: np.ndarray) -> np.ndarray:
+    """Float audio -> little-endian 16-bit PCM, clipped (never wrapped) at full scale."""
+    arr = np.asarray(audio)
+    if arr.dtype == np.int16:
+        return arr.reshape(-1).astype("<i2", copy=False)
+    arr = to_float32(arr)
+    return np.round(np.clip(arr, -1.0, 1.0) * INT16_SCALE).astype("<i2")
+
+
+def silence(seconds: float, sample_rate: int) -> np.ndarray:
+    """``seconds`` of float32 digital silence (rounded to whole samples)."""
+    return np.zeros(max(0, int(round(seconds * sample_rate))), dtype=np.float32)
+
+
+def wav_bytes(audio: np.ndarray, sample_rate: int) -> bytes:
+    """A complete mono 16-bit PCM WAV file as bytes."""
+    buf = io.BytesIO()
+    with wave.open(buf, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(int(sample_rate))
+        w.writeframes(to_int16(audio).tobytes())
+    return buf.getvalue()
+
+
+def read_wav_bytes(data: bytes) -> tuple[np.ndarray, int]:
+    """Parse a mono 16-bit PCM WAV; returns float32 audio and its sample rate.
+
+    Raises ``ValueError`` for anything else (also for truncated data), which the
+    cache turns into "corrupt, render again".
+    """
+    try:
+        with wave.open(io.BytesIO(data), "rb") as w:
+            if w.getnchannels() != 1 or w.getsampwidth() != 2:
+                raise ValueError("expected mono 16-bit PCM")
+            rate = w.getframerate()
+            frames = w.readframes(w.getnframes())
+    except (wave.Error, EOFError) as err:
+        raise ValueError(f"not a readable WAV file: {err}") from err
+    if len(frames) % 2:
+        raise ValueError("truncated WAV data")
+    return to_float32(np.frombuffer(frames, dtype="<i2")), rate
+
+
+def read_wav(path: str | Path) -> tuple[np.ndarray, int]:
+    """Read a mono 16-bit WAV file from disk (float32, sample rate)."""
+    return read_wav_bytes(Path(path).read_bytes())
+
+
+_UMASK: int | None = None
+
+
+def _umask() -> int:
+    """The process umask, read once (``os.umask`` can only be read by setting it)."""
+    global _UMASK
+    if _UMASK is None:
+        try:
+            for line in Path("/proc/self/status").read_text().splitlines():
+                if line.startswith("Umask:"):
+                    _UMASK = int(line.split()[1], 8)
+                    break
+        except (OSError, ValueError):
+            pass
+        if _UMASK is None:
+            _UMASK = 0o022
+    return _UMASK
+
+
+def fsync_dir(folder: Path) -> None:
+    """Make a rename durable; a no-op where directories cannot be opened (Windows)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def atomic_path(path: str | Path, *, suffix: str = ".tmp") -> Iterator[Path]:
+    """Yield a temp path beside ``path``; on success fsync it and rename it over ``path``.
+
+    Why: an interrupted render or export must never leave a half-written file under
+    the final name (a player would show a truncated chapter, the cache a corrupt
+    sentence). On any exception the temp file is removed and ``path`` is untouched.
+    The temp name keeps ``suffix`` so tools that pick a format from the file name
+    (ffmpeg) still do the right thing.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=suffix, dir=target.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual permissions
+        yield tmp
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+        fsync_dir(target.parent)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+@contextmanager
+def atomic_output(path: str | Path, *, suffix: str = ".tmp") -> Iterator[IO[bytes]]:
+    """Like :func:`atomic_path` but yields the temp file opened for binary writing."""
+    with atomic_path(path, suffix=suffix) as tmp:
+        with open(tmp, "wb") as fh:
+            yield fh
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (temp file, fsync, rename)."""
+    with atomic_output(path) as fh:
+        fh.write(data)

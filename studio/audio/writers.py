@@ -1,0 +1,150 @@
+"""Chapter file writers: 16-bit PCM WAV (stdlib) and MP3 (system ffmpeg + LAME).
+
+Both write to a temp file beside the target and rename it into place, so a player,
+a sync client or a crash never sees a half-written chapter.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import subprocess
+import tempfile
+import wave
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator, Union
+
+import numpy as np
+
+from studio.audio.pcm import atomic_output, atomic_path, to_int16
+from studio.core.errors import StudioError
+
+log = logging.getLogger(__name__)
+
+FORMATS = ("wav", "mp3")
+
+#: A whole signal, or an iterable of consecutive blocks (so a long chapter can be
+#: written without holding all of it in memory).
+AudioInput = Union[np.ndarray, Iterable[np.ndarray]]
+
+
+def _blocks(audio: AudioInput) -> Iterator[bytes]:
+    if isinstance(audio, np.ndarray):
+        yield to_int16(audio).tobytes()
+        return
+    for block in audio:
+        yield to_int16(block).tobytes()
+
+
+@dataclass(frozen=True)
+class AudioTags:
+    """ID3 tags for one chapter file; ``track`` may be ``"3"`` or ``"3/12"``."""
+
+    title: str = ""
+    artist: str = ""
+    album: str = ""
+    track: str = ""
+
+
+def find_ffmpeg() -> str:
+    """Path of the ``ffmpeg`` executable (``$STUDIO_FFMPEG`` wins), or a StudioError."""
+    override = os.environ.get("STUDIO_FFMPEG")
+    if override:
+        if Path(override).is_file() and os.access(override, os.X_OK):
+            return override
+        raise StudioError(f"STUDIO_FFMPEG points to {override}, which is not an executable file")
+    found = shutil.which("ffmpeg")
+    if not found:
+        raise StudioError(
+            "ffmpeg was not found on PATH; MP3 export needs it "
+            "(install it, e.g. 'sudo apt install ffmpeg', or export WAV with --format wav)"
+        )
+    return found
+
+
+def write_wav(path: str | Path, audio: AudioInput, sample_rate: int) -> Path:
+    """Write mono 16-bit PCM WAV atomically (``audio`` may be blocks); returns the path."""
+    target = Path(path)
+    with atomic_output(target, suffix=".wav") as fh:
+        with wave.open(fh, "wb") as w:
+            w.setnchannels(1)
+            w.setsampwidth(2)
+            w.setframerate(int(sample_rate))
+            for data in _blocks(audio):
+                w.writeframesraw(data)
+    return target
+
+
+def write_mp3(
+    path: str | Path,
+    audio: AudioInput,
+    sample_rate: int,
+    tags: AudioTags | None = None,
+    *,
+    bitrate: str = "128k",
+) -> Path:
+    """Encode mono MP3 (libmp3lame, CBR ``bitrate``) with ID3v2.3 tags, atomically.
+
+    Raw 16-bit PCM goes to ffmpeg over stdin, so no intermediate WAV is written.
+    ffmpeg writes a LAME/Xing header carrying encoder delay and padding, which lets
+    players (and ffprobe) report the exact duration.
+    """
+    target = Path(path)
+    ffmpeg = find_ffmpeg()
+    tags = tags or AudioTags()
+    with atomic_path(target, suffix=".mp3") as tmp, tempfile.TemporaryFile() as errors:
+        cmd = [
+            ffmpeg, "-hide_banner", "-loglevel", "error", "-nostdin", "-y",
+            "-f", "s16le", "-ar", str(int(sample_rate)), "-ac", "1", "-i", "pipe:0",
+            "-c:a", "libmp3lame", "-b:a", bitrate, "-id3v2_version", "3",
+        ]
+        for key in ("title", "artist", "album", "track"):
+            value = getattr(tags, key)
+            if value:
+                cmd += ["-metadata", f"{key}={value}"]
+        cmd += ["-f", "mp3", str(tmp)]
+        log.debug("running %s", cmd)
+        try:
+            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=errors)
+        except OSError as err:
+            raise StudioError(f"could not run ffmpeg ({ffmpeg}): {err}") from err
+        assert proc.stdin is not None
+        try:
+            for data in _blocks(audio):
+                proc.stdin.write(data)
+            proc.stdin.close()
+            code = proc.wait()
+        except BrokenPipeError:
+            code = proc.wait()
+        except BaseException:
+            proc.kill()
+            proc.wait()
+            raise
+        if code != 0:
+            errors.seek(0)
+            text = errors.read().decode(errors="replace").strip()
+            lines = text.splitlines()
+            reason = lines[-1] if lines else f"exit code {code}"
+            if "libmp3lame" in text or "Unknown encoder" in text:
+                reason += " (this ffmpeg lacks the LAME MP3 encoder)"
+            raise StudioError(f"ffmpeg could not write {target.name}: {reason}")
+    return target
+
+
+def write_audio(
+    path: str | Path,
+    audio: AudioInput,
+    sample_rate: int,
+    fmt: str,
+    tags: AudioTags | None = None,
+    *,
+    bitrate: str = "128k",
+) -> Path:
+    """Dispatch on ``fmt`` (``"wav"`` or ``"mp3"``); WAV carries no tags."""
+    if fmt == "wav":
+        return write_wav(path, audio, sample_rate)
+    if fmt == "mp3":
+        return write_mp3(path, audio, sample_rate, tags, bitrate=bitrate)
+    raise StudioError(f"unknown output format '{fmt}' (choose one of: {', '.join(FORMATS)})")

@@ -1,0 +1,248 @@
+"""Export: assemble chapters from the audio cache and write one file per chapter.
+
+Why export never synthesizes on its own: it reads verified cache files only, so
+what you export is exactly what was rendered. A file found missing or corrupt
+(checksum mismatch) is forgotten; with an engine at hand its sentences are
+rendered again on the spot, without one the export refuses with a clear message.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+import numpy as np
+
+from studio.audio.assemble import Clip, Pauses, iter_chapter
+from studio.audio.pcm import silence
+from studio.audio.resample import resample
+from studio.audio.writers import FORMATS, AudioTags, write_audio
+from studio.core.errors import ProjectError, StudioError
+from studio.engine.base import Engine
+from studio.jobs.render import EngineFactory, RenderProgress, render_project
+from studio.project.bookdb import same_heading
+from studio.project.store import Project, SentenceRow
+
+log = logging.getLogger(__name__)
+
+_UNSAFE = re.compile(r'[\x00-\x1f\x7f<>:"/\\|?*]+')
+
+
+@dataclass(frozen=True)
+class ExportedFile:
+    """One written chapter file; ``chapter`` is the 0-based chapter index."""
+
+    path: Path
+    chapter: int
+    title: str
+    duration: float
+    sample_rate: int
+
+
+class _Corrupt(Exception):
+    """A cache file failed verification while a chapter was being written."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def default_chapters(project: Project) -> list[int]:
+    """Chapters a plain render covers: all but front matter (all, if that is all there is)."""
+    chapters = project.chapters()
+    body = [c.index for c in chapters if not c.front_matter]
+    return body or [c.index for c in chapters]
+
+
+def safe_filename(title: str, number: int, width: int = 2) -> str:
+    """``"01 - Title"``: characters illegal on common file systems removed, length capped."""
+    clean = _UNSAFE.sub(" ", title)
+    clean = " ".join(clean.split()).strip(" .")[:80].rstrip(" .")
+    return f"{number:0{width}d} - {clean or f'Chapter {number}'}"
+
+
+def export_chapter_files(
+    project: Project,
+    out_dir: str | Path,
+    fmt: str = "wav",
+    chapters: Iterable[int] | None = None,
+    sample_rate: int | None = None,
+    *,
+    engine: Engine | None = None,
+    engine_for: EngineFactory | None = None,
+    progress: Callable[[RenderProgress], None] | None = None,
+    bitrate: str = "128k",
+) -> list[ExportedFile]:
+    """Write ``NN - Title.<fmt>`` for each chapter (0-based indices; None = default set).
+
+    ``sample_rate`` None uses the project's output rate, else the voice's own.
+    Refuses (ProjectError, before writing anything) when a chapter has sentences
+    that are not rendered or failed; with ``engine`` given, pending ones are
+    rendered first. Returns what was written, in chapter order.
+    """
+    if fmt not in FORMATS:
+        raise StudioError(f"unknown output format '{fmt}' (choose one of: {', '.join(FORMATS)})")
+    all_chapters = project.chapters()
+    wanted = sorted(set(chapters)) if chapters is not None else default_chapters(project)
+    for idx in wanted:
+        if not 0 <= idx < len(all_chapters):
+            raise ProjectError(f"chapter {idx + 1} does not exist (the book has {len(all_chapters)})")
+    if engine is not None and any(r.state != "done" for r in project.sentences(wanted)):
+        render_project(project, engine, chapters=set(wanted), engine_for=engine_for, progress=progress)
+    _require_complete(project, wanted)
+
+    settings = project.settings()
+    book = project.book()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    width = max(2, len(str(len(all_chapters))))
+    written: list[ExportedFile] = []
+    for idx in wanted:
+        title = all_chapters[idx].title
+        path = out / f"{safe_filename(title, idx + 1, width)}.{fmt}"
+        tags = AudioTags(title=title, artist=book.author, album=book.title, track=f"{idx + 1}/{len(all_chapters)}")
+        for attempt in range(3):
+            rows = project.sentences([idx])
+            rate = sample_rate or settings.output_sample_rate or _native_rate(project, rows)
+            counter = _Counter()
+            try:
+                blocks = iter_chapter(*_clips(project, rows, title, settings.pauses), settings.pauses, rate)
+                write_audio(path, counter.count(blocks), rate, fmt, tags, bitrate=bitrate)
+            except _Corrupt as bad:
+                project.invalidate_key(bad.key)
+                if engine is None or attempt == 2:
+                    raise ProjectError(
+                        f"chapter {idx + 1} has missing or corrupt audio in the cache; "
+                        "render the project again to repair it"
+                    ) from None
+                render_project(project, engine, chapters={idx}, engine_for=engine_for, progress=progress)
+                _require_complete(project, [idx])
+                continue
+            written.append(ExportedFile(path, idx, title, counter.samples / rate, rate))
+            log.info("wrote %s (%.1f s)", path, counter.samples / rate)
+            break
+    return written
+
+
+def export_chapters(
+    project: Project,
+    out_dir: str | Path,
+    fmt: str = "wav",
+    chapters: Iterable[int] | None = None,
+    sample_rate: int | None = None,
+    **kwargs: object,
+) -> list[Path]:
+    """Like :func:`export_chapter_files`, returning just the paths."""
+    return [f.path for f in export_chapter_files(project, out_dir, fmt, chapters, sample_rate, **kwargs)]  # type: ignore[arg-type]
+
+
+def incomplete_chapters(project: Project, chapters: Iterable[int]) -> dict[int, list[SentenceRow]]:
+    """Chapter index -> its sentences that are not done (failed or pending)."""
+    out: dict[int, list[SentenceRow]] = {}
+    for row in project.sentences(chapters):
+        if row.state != "done":
+            out.setdefault(row.chapter, []).append(row)
+    return out
+
+
+def _require_complete(project: Project, chapters: list[int]) -> None:
+    missing = incomplete_chapters(project, chapters)
+    if not missing:
+        return
+    parts = []
+    for idx, rows in sorted(missing.items()):
+        failed = [r for r in rows if r.state == "failed"]
+        if failed:
+            parts.append(f"chapter {idx + 1}: {len(failed)} failed (sentence {failed[0].id}: {failed[0].reason})")
+        else:
+            parts.append(f"chapter {idx + 1}: {len(rows)} not rendered")
+    raise ProjectError("cannot export incomplete chapters; " + "; ".join(parts))
+
+
+def _native_rate(project: Project, rows: list[SentenceRow]) -> int:
+    """The rate most of the chapter was rendered at (the default voice's, normally)."""
+    rates: dict[int, int] = {}
+    for row in rows:
+        entry = project.cache_entry(row.cache_key) if row.cache_key else None
+        if entry is not None and entry.duration > 0:
+            rates[entry.sample_rate] = rates.get(entry.sample_rate, 0) + 1
+    return max(rates, key=rates.__getitem__) if rates else 22050
+
+
+def _paragraph_text(rows: list[SentenceRow], paragraph: int) -> str:
+    return "".join(r.text + r.trailing for r in rows if r.paragraph == paragraph)
+
+
+def _join(clips: list[Clip], gap: float) -> Clip:
+    """Several clips as one (a heading of more than one sentence), ``gap`` s apart."""
+    rate = clips[0].sample_rate
+    parts: list[np.ndarray] = []
+    for i, clip in enumerate(clips):
+        audio = clip.audio if clip.sample_rate == rate else resample(clip.audio, clip.sample_rate, rate)
+        parts += [audio] if i == 0 else [silence(gap, rate), audio]
+    return Clip(np.concatenate(parts).astype(np.float32), rate)
+
+
+def _clips(
+    project: Project, rows: list[SentenceRow], chapter_title: str, pauses: Pauses
+) -> tuple[Clip | None, Iterator[list[Clip]]]:
+    """The chapter's title clip and a lazy iterator of paragraphs' clips (verified reads).
+
+    The title is the title row, or -- when the importer kept the heading as the
+    chapter's first paragraph -- that paragraph, so the heading is said once and
+    followed by the title pause.
+    """
+
+    def load(row: SentenceRow) -> Clip:
+        entry = project.cache_entry(row.cache_key) if row.cache_key else None
+        if entry is None:
+            raise _Corrupt(row.expected_key)
+        audio = project.cache.load(entry)
+        if audio is None:
+            raise _Corrupt(entry.key)
+        return Clip(audio, entry.sample_rate)
+
+    title_rows = [r for r in rows if r.is_title]
+    body = [r for r in rows if not r.is_title]
+    if title_rows:
+        title: Clip | None = load(title_rows[0])
+    elif body and body[0].paragraph == 0 and same_heading(_paragraph_text(body, 0), chapter_title):
+        heading = [r for r in body if r.paragraph == 0]
+        body = body[len(heading):]
+        title = _join([load(r) for r in heading], pauses.sentence)
+    else:
+        title = None
+
+    def paragraphs() -> Iterator[list[Clip]]:
+        current: list[Clip] = []
+        para = None
+        for row in body:
+            if current and row.paragraph != para:
+                yield current
+                current = []
+            para = row.paragraph
+            clip = load(row)
+            if clip.audio.size:  # unspeakable rows ("* * *") add no pause of their own
+                current.append(clip)
+        if current:
+            yield current
+
+    return title, paragraphs()
+
+
+class _Counter:
+    """Counts samples flowing to a writer (the file's exact duration, for free)."""
+
+    def __init__(self) -> None:
+        self.samples = 0
+
+    def count(self, blocks: Iterable[np.ndarray]) -> Iterator[np.ndarray]:
+        for block in blocks:
+            self.samples += int(block.size)
+            yield block
+
+
+__all__ = ["ExportedFile", "default_chapters", "export_chapter_files", "export_chapters", "safe_filename"]

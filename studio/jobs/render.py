@@ -1,0 +1,397 @@
+"""Headless rendering: pending sentences -> audio cache, committed one by one.
+
+Used by the command line today and by the GUI's worker thread later, so it takes
+plain callables for progress and cancellation and never prints.
+
+Why commit per sentence: a book renders for hours, and an interrupted render
+(crash, kill, Ctrl-C, closed lid) must lose at most the sentence in flight. Each
+sentence's audio reaches disk atomically before its row says ``done``; a sentence
+whose synthesis raises is marked ``failed`` with the reason and the job goes on.
+
+The seam for batching: synthesis goes through a :data:`BatchSynthesizer` (a list
+of requests in, one audio array or exception per request out). Today's default,
+:func:`sequential_synthesizer`, speaks one sentence at a time; a batcher can be
+dropped in through ``make_synthesizer`` without touching the bookkeeping here.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+import numpy as np
+
+from studio.core.errors import ProjectError
+from studio.engine.base import Engine, SynthesisSettings
+from studio.project.cache import file_fingerprint
+from studio.project.store import Project, SentenceRow
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RenderProgress:
+    """A snapshot of a render, handed to the progress callback after every step.
+
+    ``done``/``total`` count sentences of the selected chapters (titles included;
+    ``done`` includes those finished by earlier runs). ``failed`` counts failures in
+    this run. ``audio_seconds`` is audio synthesized in this run, ``rtf`` its
+    real-time factor (wall seconds per audio second; < 1 is faster than real time)
+    and ``eta`` the estimated seconds left (None until there is a measurement).
+    """
+
+    done: int
+    total: int
+    failed: int
+    audio_seconds: float
+    elapsed: float
+    rtf: float
+    eta: float | None
+    synthesized: int = 0
+    reused: int = 0
+    stopped: bool = False
+    current: str = ""
+
+    @property
+    def fraction(self) -> float:
+        return (self.done + self.failed) / self.total if self.total else 1.0
+
+    @property
+    def x_real_time(self) -> float:
+        """How many times faster than real time (``1 / rtf``); 0 when unknown."""
+        return 1.0 / self.rtf if self.rtf > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class SynthRequest:
+    """One sentence to speak: what the synthesizer seam receives."""
+
+    sentence_id: int
+    text: str
+    language: str
+
+
+#: Requests in, one result per request out: float32 audio, or the exception that
+#: sentence raised (so one bad sentence never sinks its neighbours).
+BatchSynthesizer = Callable[[Sequence[SynthRequest]], "list[np.ndarray | Exception]"]
+SynthesizerFactory = Callable[[Engine, SynthesisSettings], BatchSynthesizer]
+#: voice id -> engine for that voice (constructed; render_project loads it)
+EngineFactory = Callable[[str], Engine]
+
+
+def sequential_synthesizer(engine: Engine, settings: SynthesisSettings) -> BatchSynthesizer:
+    """The simplest synthesizer: one ``engine.synthesize`` call per sentence."""
+
+    def run(requests: Sequence[SynthRequest]) -> list[np.ndarray | Exception]:
+        out: list[np.ndarray | Exception] = []
+        for req in requests:
+            try:
+                out.append(engine.synthesize(req.text, req.language, settings))
+            except Exception as exc:  # noqa: BLE001 - recorded as the sentence's failure
+                out.append(exc)
+        return out
+
+    return run
+
+
+def speakable(text: str) -> bool:
+    """Whether a sentence has anything to say ("* * *" and "—" do not)."""
+    return any(ch.isalnum() for ch in text)
+
+
+def _check_audio(audio: Any) -> np.ndarray:
+    arr = np.asarray(audio, dtype=np.float32).reshape(-1)
+    if arr.size == 0:
+        raise ValueError("the engine returned no audio")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("the engine returned NaN/inf samples")
+    return arr
+
+
+def _describe(exc: BaseException) -> str:
+    msg = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {msg[0]}" if msg else type(exc).__name__
+
+
+@contextmanager
+def render_lock(project: Project) -> Iterator[None]:
+    """Refuse a second simultaneous render of the same project (advisory file lock).
+
+    The OS drops the lock when the holder dies, so a killed render never blocks the
+    next one.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: no advisory lock, rely on SQLite
+        yield
+        return
+    path = project.folder / "render.lock"
+    with open(path, "a+") as fh:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as err:
+            raise ProjectError(f"{project.folder} is being rendered by another process") from err
+        try:
+            fh.truncate(0)
+            fh.write(f"{os.getpid()}\n")
+            fh.flush()
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+def clean_stale_temp_files(project: Project) -> int:
+    """Remove temp files a killed render left in ``cache/`` (safe under the render lock:
+    no other writer can be mid-write). Returns how many were removed."""
+    removed = 0
+    for tmp in project.cache.root.glob("*/.*.tmp"):
+        try:
+            tmp.unlink()
+            removed += 1
+        except OSError as err:
+            log.warning("cannot remove stale temp file %s: %s", tmp, err)
+    return removed
+
+
+def prepare_voices(project: Project, voice_ids: Iterable[str], lookup: Callable[[str], Any] | None = None) -> None:
+    """Record each voice's model-file fingerprint (it is part of every cache key).
+
+    ``lookup`` maps a voice id to something with ``model_path`` (a VoiceInfo);
+    default :func:`studio.engine.voices.get_voice`. A missing voice raises VoiceError.
+    """
+    if lookup is None:
+        from studio.engine.voices import get_voice as lookup
+    known = project.voice_fingerprints()
+    for vid in sorted(set(voice_ids)):
+        fingerprint = file_fingerprint(lookup(vid).model_path)
+        if known.get(vid) != fingerprint:
+            if vid in known:
+                log.info("voice %s changed on disk; its sentences will render again", vid)
+            project.set_voice_fingerprint(vid, fingerprint)
+
+
+def verify_present(project: Project, rows: Iterable[SentenceRow]) -> int:
+    """Send ``done`` rows whose cache file vanished or changed size back to pending.
+
+    A cheap stat per sentence; the full checksum is verified when audio is read
+    for export. Returns how many were invalidated.
+    """
+    bad = 0
+    for row in rows:
+        if row.state != "done" or not row.cache_key:
+            continue
+        entry = project.cache_entry(row.cache_key)
+        if entry is None or not project.cache.looks_present(entry):
+            bad += project.invalidate_key(row.cache_key) if entry else 0
+    return bad
+
+
+def render_project(
+    project: Project,
+    engine: Engine,
+    *,
+    chapters: set[int] | None = None,
+    progress: Callable[[RenderProgress], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    engine_for: EngineFactory | None = None,
+    make_synthesizer: SynthesizerFactory = sequential_synthesizer,
+    batch_size: int = 1,
+    voice_lookup: Callable[[str], Any] | None = None,
+) -> RenderProgress:
+    """Render every pending sentence of ``chapters`` (0-based; None = all) into the cache.
+
+    ``engine`` speaks the project's default voice; sentences mapped to another voice
+    get ``engine_for(voice_id)`` (those engines are closed at the end) or fail when
+    no factory is given. Sentences whose audio is already cached are marked done
+    without synthesis. Returns the final progress (``stopped`` if ``should_stop``
+    ended it early). KeyboardInterrupt propagates; everything finished is kept.
+    """
+    with render_lock(project):
+        clean_stale_temp_files(project)
+        if project.reset_interrupted():
+            log.info("resuming an interrupted render")
+        settings = project.settings()
+        rows = project.sentences(chapters)
+        needed = {project.voice_for(r.language, settings) for r in rows} | {settings.voice_id}
+        prepare_voices(project, needed, voice_lookup)
+        rows = project.sentences(chapters)  # keys now carry the current fingerprints
+        if verify_present(project, rows):
+            rows = project.sentences(chapters)
+        return _Renderer(project, engine, settings, engine_for, make_synthesizer, progress).run(
+            rows, should_stop, max(1, batch_size)
+        )
+
+
+class _Renderer:
+    """The loop of :func:`render_project` with its counters (kept out of the signature)."""
+
+    def __init__(
+        self,
+        project: Project,
+        engine: Engine,
+        settings: Any,
+        engine_for: EngineFactory | None,
+        make_synthesizer: SynthesizerFactory,
+        progress: Callable[[RenderProgress], None] | None,
+    ) -> None:
+        self.project = project
+        self.settings = settings
+        self.engine_for = engine_for
+        self.make_synthesizer = make_synthesizer
+        self.progress_cb = progress
+        self.engines: dict[str, Engine] = {settings.voice_id: engine}
+        self.owned: list[Engine] = []
+        self.loaded: set[str] = set()
+        self.synths: dict[str, BatchSynthesizer] = {}
+        self.done = self.total = self.failed = self.synthesized = self.reused = 0
+        self.audio_seconds = 0.0
+        self.synth_chars = 0
+        self.synth_time = 0.0
+        self.remaining_chars = 0
+        self.t0 = time.monotonic()
+
+    def run(self, rows: list[SentenceRow], should_stop: Callable[[], bool] | None, batch_size: int) -> RenderProgress:
+        pending = [r for r in rows if r.state != "done"]
+        self.total = len(rows)
+        self.done = self.total - len(pending)
+        self.remaining_chars = sum(len(r.text) for r in pending)
+        stopped = False
+        self._emit("")
+        try:
+            for batch in self._batches(pending, batch_size):
+                if should_stop is not None and should_stop():
+                    stopped = True
+                    break
+                self._render_batch(batch)
+        finally:
+            for eng in self.owned:
+                try:
+                    eng.close()
+                except Exception:  # noqa: BLE001 - closing must not mask the result
+                    log.exception("closing engine failed")
+        return self._emit("", stopped=stopped)
+
+    def _batches(self, pending: list[SentenceRow], size: int) -> Iterator[list[SentenceRow]]:
+        """Consecutive runs of the same voice, at most ``size`` long, in reading order."""
+        batch: list[SentenceRow] = []
+        voice = None
+        for row in pending:
+            v = self.project.voice_for(row.language, self.settings)
+            if batch and (v != voice or len(batch) >= size):
+                yield batch
+                batch = []
+            batch.append(row)
+            voice = v
+        if batch:
+            yield batch
+
+    def _engine(self, voice_id: str) -> Engine | None:
+        """The loaded engine for a voice (loading lazily: a fully cached render loads nothing)."""
+        if voice_id not in self.engines:
+            if self.engine_for is None:
+                return None
+            eng = self.engine_for(voice_id)
+            self.owned.append(eng)
+            self.engines[voice_id] = eng
+        eng = self.engines[voice_id]
+        if voice_id not in self.loaded:
+            eng.load()
+            self.loaded.add(voice_id)
+        return eng
+
+    def _render_batch(self, batch: list[SentenceRow]) -> None:
+        project = self.project
+        todo: list[SentenceRow] = []
+        for row in batch:
+            entry = project.cache_entry(row.expected_key)
+            if entry is not None and project.cache.looks_present(entry):
+                project.mark_done(row.id, entry, synthesized=False)
+                self._count_done(row, reused=True)
+            elif not speakable(row.text):
+                rate = self._rate(row)
+                entry = project.cache.store(row.expected_key, np.zeros(0, np.float32), rate)
+                project.mark_done(row.id, entry, synthesized=False)
+                self._count_done(row, reused=True)
+            else:
+                todo.append(row)
+        if not todo:
+            self._emit(batch[-1].text)
+            return
+        voice_id = project.voice_for(todo[0].language, self.settings)
+        engine = self._engine(voice_id)
+        if engine is None:
+            for row in todo:
+                self._fail(row, f"no engine available for voice {voice_id}")
+            self._emit(todo[-1].text)
+            return
+        project.mark_rendering(r.id for r in todo)
+        synth = self.synths.get(voice_id)
+        if synth is None:
+            synth = self.synths[voice_id] = self.make_synthesizer(engine, self.settings.synthesis)
+        started = time.monotonic()
+        results = synth([SynthRequest(r.id, r.text, r.language) for r in todo])
+        self.synth_time += time.monotonic() - started
+        if len(results) != len(todo):
+            raise ProjectError(f"synthesizer returned {len(results)} results for {len(todo)} sentences")
+        for row, result in zip(todo, results):
+            try:
+                if isinstance(result, BaseException):
+                    raise result
+                audio = _check_audio(result)
+            except Exception as exc:  # noqa: BLE001 - a failed sentence must not stop the job
+                self._fail(row, _describe(exc))
+                continue
+            entry = project.cache.store(row.expected_key, audio, engine.sample_rate)
+            project.mark_done(row.id, entry, synthesized=True)
+            log.debug("synthesized sentence %d key %s (%.2f s)", row.id, row.expected_key, entry.duration)
+            self.synthesized += 1
+            self.audio_seconds += entry.duration
+            self.synth_chars += len(row.text)
+            self._count_done(row, reused=False)
+        self._emit(todo[-1].text)
+
+    def _rate(self, row: SentenceRow) -> int:
+        engine = self.engines.get(self.project.voice_for(row.language, self.settings))
+        return engine.sample_rate if engine is not None else 22050
+
+    def _count_done(self, row: SentenceRow, *, reused: bool) -> None:
+        self.done += 1
+        self.reused += int(reused)
+        self.remaining_chars -= len(row.text)
+
+    def _fail(self, row: SentenceRow, reason: str) -> None:
+        log.warning("sentence %d failed: %s", row.id, reason)
+        self.project.mark_failed(row.id, reason)
+        self.failed += 1
+        self.remaining_chars -= len(row.text)
+
+    def _emit(self, current: str, *, stopped: bool = False) -> RenderProgress:
+        elapsed = time.monotonic() - self.t0
+        eta = None
+        if self.synth_chars:
+            eta = max(0.0, self.remaining_chars) * self.synth_time / self.synth_chars
+        elif self.remaining_chars <= 0:
+            eta = 0.0
+        snap = RenderProgress(
+            done=self.done, total=self.total, failed=self.failed, audio_seconds=self.audio_seconds,
+            elapsed=elapsed, rtf=(elapsed / self.audio_seconds) if self.audio_seconds else 0.0, eta=eta,
+            synthesized=self.synthesized, reused=self.reused, stopped=stopped, current=current,
+        )
+        if self.progress_cb is not None:
+            self.progress_cb(snap)
+        return snap
+
+
+def __getattr__(name: str) -> Any:
+    """``export_chapters`` lives in :mod:`studio.jobs.export` (it calls back into this
+    module to re-render); importing it lazily here keeps one import path for callers."""
+    if name in ("export_chapters", "export_chapter_files", "ExportedFile"):
+        from studio.jobs import export
+
+        return getattr(export, name)
+    raise AttributeError(name)

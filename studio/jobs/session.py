@@ -1,0 +1,147 @@
+"""Manuscript -> project: create one, or reopen the one already made for it.
+
+Why here and not in the CLI: the GUI's "open manuscript" does the same thing, and
+the rule must be the same for both -- a project folder belongs to one manuscript;
+reopening it with that manuscript resumes; if the manuscript changed since, it is
+re-imported and every unchanged sentence keeps its rendered audio.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Literal
+
+from studio.core.errors import ProjectError, StudioError
+from studio.core.types import Book
+from studio.engine.base import Engine, SynthesisSettings
+from studio.jobs.render import EngineFactory
+from studio.project.settings import ProjectSettings
+from studio.project.store import Project
+
+log = logging.getLogger(__name__)
+
+PROJECT_SUFFIX = ".studio"
+
+
+@dataclass(frozen=True)
+class Opened:
+    """What :func:`open_for_manuscript` did: ``created``, ``reopened`` or ``reimported``."""
+
+    project: Project
+    action: Literal["created", "reopened", "reimported"]
+
+
+def sha256_file(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def default_project_dir(manuscript: str | Path, out_dir: str | Path) -> Path:
+    """``<out>/<manuscript stem>.studio``: next to the exported chapters."""
+    return Path(out_dir) / f"{Path(manuscript).stem}{PROJECT_SUFFIX}"
+
+
+def open_for_manuscript(
+    manuscript: str | Path,
+    folder: str | Path,
+    settings: ProjectSettings,
+    *,
+    max_sentence_chars: int = 500,
+) -> Opened:
+    """Create the project for ``manuscript`` in ``folder``, or reopen it.
+
+    ``settings`` are used only when creating. A folder holding the project of a
+    *different* manuscript is refused (ProjectError) rather than overwritten.
+    """
+    manuscript = Path(manuscript)
+    folder = Path(folder)
+    if not manuscript.is_file():
+        raise StudioError(f"{manuscript}: no such file")
+    digest = sha256_file(manuscript)
+    if not Project.is_project(folder):
+        if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+            raise ProjectError(f"{folder} exists and is not a studio project; choose another --project folder")
+        book = _import(manuscript, max_sentence_chars)
+        return Opened(Project.create(folder, book, settings, source_hash=digest), "created")
+
+    project = Project.open(folder)
+    try:
+        source, stored_digest = project.source()
+        if stored_digest == digest:
+            return Opened(project, "reopened")
+        same_path = bool(source) and _same_file(source, manuscript)
+        if not same_path and stored_digest:
+            raise ProjectError(
+                f"{folder} is the project of {source or 'another manuscript'}; "
+                "use --project to choose another folder for this one"
+            )
+        book = _import(manuscript, max_sentence_chars)
+        project.replace_book(book, source_hash=digest)
+        log.warning("%s changed since the project was made; re-imported it (unchanged sentences keep their audio)", manuscript.name)
+        return Opened(project, "reimported")
+    except BaseException:
+        project.close()
+        raise
+
+
+def _import(manuscript: Path, max_sentence_chars: int) -> Book:
+    """Import, recording the absolute path so a reopen from another folder still matches."""
+    from studio.text.importer import load_manuscript  # the text layer is imported on demand
+
+    book = load_manuscript(manuscript, max_sentence_chars=max_sentence_chars)
+    return replace(book, source=str(manuscript.resolve()))
+
+
+def _same_file(stored: str, manuscript: Path) -> bool:
+    try:
+        return Path(stored).resolve() == manuscript.resolve()
+    except OSError:
+        return False
+
+
+def apply_choices(project: Project, *, voice_id: str | None = None, backend: str | None = None) -> ProjectSettings:
+    """Apply command-line/GUI choices to an existing project's settings and return them.
+
+    Changing voice or engine changes every cache key, so sentences re-render; the
+    old audio stays cached and is reused if the choice is reverted.
+    """
+    settings = project.settings()
+    changes: dict[str, object] = {}
+    if voice_id and voice_id != settings.voice_id:
+        changes["voice_id"] = voice_id
+    if backend and backend != settings.backend:
+        changes["backend"] = backend
+    if changes:
+        settings = settings.with_changes(**changes)
+        project.update_settings(settings)
+        log.info("project settings changed: %s", changes)
+    return settings
+
+
+def engine_factory(backend: str, *, device: str = "cpu", threads: int | None = None) -> EngineFactory:
+    """voice id -> constructed engine, for voices mapped to other languages."""
+
+    def make(voice_id: str) -> Engine:
+        from studio.engine.registry import load_engine
+        from studio.engine.voices import get_voice
+
+        return load_engine(get_voice(voice_id), backend, device=device, threads=threads)
+
+    return make
+
+
+def new_project_settings(voice, backend: str = "onnx") -> ProjectSettings:  # voice: VoiceInfo
+    """Settings for a new project: the voice author's recommended scales (and, for
+    multi-speaker voices, its default speaker) as the starting point."""
+    synthesis = SynthesisSettings()
+    if voice.backend == "piper":
+        from studio.engine.voice_config import VoiceConfig
+
+        synthesis = VoiceConfig.from_file(voice.config_path).default_settings
+    return ProjectSettings(voice_id=voice.id, backend=backend, synthesis=synthesis)

@@ -1,0 +1,189 @@
+"""SQLite schema of ``project.sqlite`` and its migrations.
+
+Why SQLite (WAL): a render commits after every sentence and a crash or kill must
+lose at most the sentence in flight; WAL gives atomic, durable commits that stay
+cheap enough to do per sentence, and lets a GUI read progress while the render
+thread writes. ``PRAGMA user_version`` carries the schema version so an older
+studio refuses (instead of corrupting) a project made by a newer one.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from typing import Callable
+
+from studio.core.errors import ProjectError
+
+log = logging.getLogger(__name__)
+
+#: Version written by this code. Bump it and add a step to ``MIGRATIONS`` together.
+SCHEMA_VERSION = 1
+
+STATES = ("pending", "rendering", "done", "failed")
+
+_SCHEMA_V1 = """
+CREATE TABLE book (
+    id           INTEGER PRIMARY KEY CHECK (id = 1),
+    title        TEXT NOT NULL,
+    author       TEXT NOT NULL,
+    language     TEXT NOT NULL,
+    source       TEXT NOT NULL DEFAULT '',
+    source_hash  TEXT NOT NULL DEFAULT '',
+    metadata     TEXT NOT NULL DEFAULT '{}',
+    created_at   TEXT NOT NULL DEFAULT (datetime('now')),
+    updated_at   TEXT NOT NULL DEFAULT (datetime('now'))
+);
+
+CREATE TABLE chapters (
+    id            INTEGER PRIMARY KEY,
+    idx           INTEGER NOT NULL UNIQUE,
+    title         TEXT NOT NULL,
+    front_matter  INTEGER NOT NULL DEFAULT 0
+);
+
+CREATE TABLE paragraphs (
+    id                 INTEGER PRIMARY KEY,
+    chapter_id         INTEGER NOT NULL REFERENCES chapters(id) ON DELETE CASCADE,
+    idx                INTEGER NOT NULL,
+    text               TEXT NOT NULL,
+    language           TEXT NOT NULL,
+    confidence         REAL NOT NULL,
+    language_override  TEXT,
+    UNIQUE (chapter_id, idx)
+);
+
+-- One row per audio file in cache/: many sentences may share one (same text,
+-- language, voice and settings), and an entry outlives edits so undoing an edit
+-- finds its old audio again.
+CREATE TABLE cache_entries (
+    key          TEXT PRIMARY KEY,
+    checksum     TEXT NOT NULL,
+    size         INTEGER NOT NULL,
+    sample_rate  INTEGER NOT NULL,
+    duration     REAL NOT NULL,
+    created_at   TEXT NOT NULL DEFAULT (datetime('now'))
+);
+
+-- paragraph_id NULL marks a chapter's spoken title (always ord-first in its chapter).
+CREATE TABLE sentences (
+    id             INTEGER PRIMARY KEY,
+    chapter_id     INTEGER NOT NULL REFERENCES chapters(id) ON DELETE CASCADE,
+    paragraph_id   INTEGER REFERENCES paragraphs(id) ON DELETE CASCADE,
+    idx            INTEGER NOT NULL,
+    ord            INTEGER NOT NULL UNIQUE,
+    text           TEXT NOT NULL,
+    original_text  TEXT NOT NULL,
+    language       TEXT NOT NULL,
+    was_split      INTEGER NOT NULL DEFAULT 0,
+    trailing       TEXT NOT NULL DEFAULT '',
+    state          TEXT NOT NULL DEFAULT 'pending'
+                   CHECK (state IN ('pending', 'rendering', 'done', 'failed')),
+    reason         TEXT,
+    cache_key      TEXT REFERENCES cache_entries(key),
+    duration       REAL,
+    checksum       TEXT,
+    synth_count    INTEGER NOT NULL DEFAULT 0,
+    updated_at     TEXT NOT NULL DEFAULT (datetime('now'))
+);
+CREATE INDEX sentences_chapter ON sentences(chapter_id, ord);
+CREATE INDEX sentences_paragraph ON sentences(paragraph_id, idx);
+CREATE INDEX sentences_key ON sentences(cache_key);
+
+-- Key/value, values are JSON: voice_id, backend, preset, synthesis, pauses, ...
+CREATE TABLE settings (
+    key    TEXT PRIMARY KEY,
+    value  TEXT NOT NULL
+);
+
+-- Which voice speaks passages in a language (ISO 639-1); unmapped -> default voice.
+CREATE TABLE language_voices (
+    language  TEXT PRIMARY KEY,
+    voice_id  TEXT NOT NULL
+);
+
+-- sha256 of each voice's model file as last seen; part of every cache key so a
+-- replaced model file never serves stale audio.
+CREATE TABLE voice_fingerprints (
+    voice_id     TEXT PRIMARY KEY,
+    fingerprint  TEXT NOT NULL
+);
+"""
+
+def _apply_script(conn: sqlite3.Connection, script: str) -> None:
+    """Run a multi-statement script inside the caller's transaction.
+
+    ``Connection.executescript`` would COMMIT first, breaking atomic migrations.
+    """
+    for statement in _split_sql(script):
+        conn.execute(statement)
+
+
+def _split_sql(script: str) -> list[str]:
+    lines = [ln for ln in script.splitlines() if not ln.strip().startswith("--")]
+    parts, buf = [], ""
+    for line in lines:
+        buf += line + "\n"
+        if sqlite3.complete_statement(buf):
+            parts.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        parts.append(buf.strip())
+    return parts
+
+
+#: ``MIGRATIONS[v]`` upgrades a database at version ``v`` to ``v + 1`` (inside one
+#: transaction). Version 0 is a brand-new, empty file.
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
+    0: lambda conn: _apply_script(conn, _SCHEMA_V1),
+}
+
+
+def configure(conn: sqlite3.Connection) -> None:
+    """Per-connection pragmas: WAL, foreign keys, a busy timeout for readers/writers."""
+    conn.execute("PRAGMA busy_timeout = 30000")
+    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    if str(mode).lower() != "wal":
+        log.warning("could not enable WAL journal (got %s); is the project on a network drive?", mode)
+    # NORMAL is durable against process crashes and kills in WAL mode; only a power
+    # cut can lose the last few commits, and those are re-rendered on resume.
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA foreign_keys = ON")
+
+
+def user_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def ensure_schema(conn: sqlite3.Connection, where: str) -> None:
+    """Create or migrate the schema to ``SCHEMA_VERSION``; ProjectError if too new.
+
+    ``conn`` must be in autocommit mode (``isolation_level=None``); the whole
+    upgrade runs in one IMMEDIATE transaction so a crash leaves the old version.
+    """
+    version = user_version(conn)
+    if version > SCHEMA_VERSION:
+        raise ProjectError(
+            f"{where} was saved by a newer version of studio (project schema {version}, "
+            f"this version understands up to {SCHEMA_VERSION}); update studio to open it"
+        )
+    if version == SCHEMA_VERSION:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = user_version(conn)  # another process may have migrated meanwhile
+        if version == 0:
+            tables = conn.execute(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+            ).fetchone()[0]
+            if tables:
+                raise ProjectError(f"{where} is an SQLite file but not a studio project")
+        while version < SCHEMA_VERSION:
+            log.info("migrating %s from schema %d to %d", where, version, version + 1)
+            MIGRATIONS[version](conn)
+            version += 1
+            conn.execute(f"PRAGMA user_version = {version}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise

@@ -1,0 +1,82 @@
+"""Per-project render settings and their (JSON) storage form.
+
+Kept apart from the store so the GUI can build and compare settings without a
+database, and so the JSON shape (what lands in the ``settings`` table) is in one
+place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Mapping
+
+from studio.audio.assemble import Pauses
+from studio.core.errors import ProjectError
+from studio.engine.base import SynthesisSettings
+
+BACKENDS = ("onnx", "torch")
+
+
+@dataclass(frozen=True)
+class ProjectSettings:
+    """How a project is spoken and delivered.
+
+    ``voice_id`` is the default voice; ``language_voices`` maps ISO 639-1 codes to
+    other voices for passages in that language. ``backend`` + ``preset`` name the
+    engine configuration (they enter the cache key). ``output_sample_rate`` None
+    means "the voice's own rate".
+    """
+
+    voice_id: str
+    backend: str = "onnx"
+    preset: str = ""
+    synthesis: SynthesisSettings = SynthesisSettings()
+    pauses: Pauses = Pauses()
+    output_sample_rate: int | None = None
+    language_voices: Mapping[str, str] = field(default_factory=dict, hash=False)
+
+    def __post_init__(self) -> None:
+        if not self.voice_id:
+            raise ProjectError("project settings need a voice id")
+        if self.backend not in BACKENDS:
+            raise ProjectError(f"unknown engine '{self.backend}' (choose one of: {', '.join(BACKENDS)})")
+        if self.output_sample_rate is not None and not (8000 <= self.output_sample_rate <= 192000):
+            raise ProjectError(f"output sample rate {self.output_sample_rate} Hz is out of range (8000-192000)")
+
+    @property
+    def engine_token(self) -> str:
+        """``backend/preset`` as it enters cache keys."""
+        return f"{self.backend}/{self.preset}"
+
+    def with_changes(self, **changes: Any) -> "ProjectSettings":
+        return replace(self, **changes)
+
+    # ------------------------------------------------------------ storage form
+
+    def to_rows(self) -> dict[str, Any]:
+        """Key -> JSON-able value for the ``settings`` table (mapping stored apart)."""
+        return {
+            "voice_id": self.voice_id,
+            "backend": self.backend,
+            "preset": self.preset,
+            "synthesis": asdict(self.synthesis),
+            "pauses": asdict(self.pauses),
+            "output_sample_rate": self.output_sample_rate,
+        }
+
+    @classmethod
+    def from_rows(cls, rows: Mapping[str, Any], language_voices: Mapping[str, str]) -> "ProjectSettings":
+        try:
+            synthesis = SynthesisSettings(**rows.get("synthesis", {}))
+            pauses = Pauses(**rows.get("pauses", {}))
+            return cls(
+                voice_id=str(rows["voice_id"]),
+                backend=str(rows.get("backend", "onnx")),
+                preset=str(rows.get("preset", "")),
+                synthesis=synthesis,
+                pauses=pauses,
+                output_sample_rate=rows.get("output_sample_rate"),
+                language_voices=dict(language_voices),
+            )
+        except (KeyError, TypeError, ValueError) as err:
+            raise ProjectError(f"project settings are damaged ({err})") from err

@@ -1,0 +1,442 @@
+"""A project: a folder holding ``project.sqlite`` and the ``cache/`` of sentence audio.
+
+Why a database per project and a commit per sentence: rendering a book takes hours,
+and a crash, a kill or a closed laptop lid must lose at most the sentence being
+synthesized. Every finished sentence is recorded (cache key, checksum, duration)
+the moment its audio is safely on disk, so the same command resumes exactly where
+it stopped.
+
+Threading: one connection per thread (SQLite connections are not to be shared
+while in use) and a lock around write transactions, which is what one render
+thread plus GUI readers need.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from studio.core.errors import ProjectError
+from studio.core.types import Book
+from studio.project import bookdb
+from studio.project.cache import AudioCache, CacheEntry, VoiceIdentity, cache_key
+from studio.project.schema import STATES, configure, ensure_schema
+from studio.project.settings import ProjectSettings
+from studio.text.language import normalize_language_code
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SentenceRow:
+    """One spoken unit as the project tracks it.
+
+    ``chapter``/``paragraph``/``index`` are 0-based positions (``paragraph`` None:
+    the chapter title). ``language`` is effective (override applied). ``state`` is
+    effective too: a ``done`` row whose audio was made for other inputs (edited
+    text, new language, other voice or settings) reads ``pending``.
+    """
+
+    id: int
+    chapter: int
+    paragraph: int | None
+    index: int
+    order: int
+    text: str
+    language: str
+    was_split: bool
+    trailing: str
+    state: str
+    reason: str | None
+    cache_key: str | None
+    expected_key: str
+    duration: float | None
+    checksum: str | None
+    synth_count: int
+
+    @property
+    def is_title(self) -> bool:
+        return self.paragraph is None
+
+
+@dataclass(frozen=True)
+class ChapterInfo:
+    """Per-chapter summary for listings and export decisions."""
+
+    index: int
+    title: str
+    front_matter: bool
+    sentences: int
+    done: int
+    failed: int
+    duration: float
+
+    @property
+    def complete(self) -> bool:
+        return self.done == self.sentences
+
+
+class Project:
+    """Open with :meth:`create` or :meth:`open`; close (or use ``with``) when done."""
+
+    DB_NAME = "project.sqlite"
+    CACHE_DIR = "cache"
+
+    def __init__(self, folder: str | Path) -> None:
+        self.folder = Path(folder)
+        self.db_path = self.folder / self.DB_NAME
+        self.cache = AudioCache(self.folder / self.CACHE_DIR)
+        self._local = threading.local()
+        self._conns: list[sqlite3.Connection] = []
+        self._conns_lock = threading.Lock()
+        self._write_lock = threading.RLock()
+        self._closed = False
+
+    # ------------------------------------------------------------ lifecycle
+
+    @classmethod
+    def is_project(cls, folder: str | Path) -> bool:
+        return (Path(folder) / cls.DB_NAME).is_file()
+
+    @classmethod
+    def create(cls, folder: str | Path, book: Book, settings: ProjectSettings, *, source_hash: str = "") -> "Project":
+        """Make a new project folder for ``book``; ProjectError if one is there already.
+
+        The database is built under a temporary name and renamed into place, so a
+        crash during creation never leaves a half-made project behind.
+        """
+        folder = Path(folder)
+        if cls.is_project(folder):
+            raise ProjectError(f"{folder} already holds a project; open it instead")
+        if folder.exists() and not folder.is_dir():
+            raise ProjectError(f"{folder} exists and is not a folder")
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f".{cls.DB_NAME}.creating"
+        for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
+            leftover.unlink(missing_ok=True)
+        conn = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            configure(conn)
+            ensure_schema(conn, str(folder))
+            conn.execute("BEGIN IMMEDIATE")
+            bookdb.write_book_row(conn, book, source_hash)
+            bookdb.insert_book(conn, book)
+            _write_settings(conn, settings)
+            conn.execute("COMMIT")
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error as err:
+            raise ProjectError(f"cannot create project in {folder}: {err}") from err
+        finally:
+            conn.close()
+        tmp.replace(folder / cls.DB_NAME)
+        log.info("created project %s (%d chapters)", folder, len(book.chapters))
+        return cls.open(folder)
+
+    @classmethod
+    def open(cls, folder: str | Path) -> "Project":
+        """Open an existing project (migrating an older schema); ProjectError if unusable."""
+        folder = Path(folder)
+        if not cls.is_project(folder):
+            raise ProjectError(f"{folder} is not a studio project (no {cls.DB_NAME} in it)")
+        project = cls(folder)
+        try:
+            if project._conn().execute("SELECT count(*) FROM book").fetchone()[0] != 1:
+                raise ProjectError(f"{folder}: project database has no book; delete the folder and start again")
+        except BaseException:
+            project.close()
+            raise
+        return project
+
+    def close(self) -> None:
+        """Close every thread's connection. Idempotent."""
+        self._closed = True
+        with self._conns_lock:
+            conns, self._conns = self._conns, []
+        for conn in conns:
+            try:
+                conn.close()
+            except sqlite3.Error:  # pragma: no cover - closing must not fail loudly
+                pass
+
+    def __enter__(self) -> "Project":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            return conn
+        if self._closed:
+            raise ProjectError(f"project {self.folder} is closed")
+        try:
+            conn = sqlite3.connect(self.db_path, timeout=30, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as err:
+            raise ProjectError(f"cannot open {self.db_path}: {err}") from err
+        try:
+            configure(conn)
+            ensure_schema(conn, str(self.db_path))
+        except sqlite3.DatabaseError as err:
+            conn.close()
+            raise ProjectError(f"{self.db_path} is damaged or not a project database ({err})") from err
+        except BaseException:
+            conn.close()
+            raise
+        self._local.conn = conn
+        with self._conns_lock:
+            self._conns.append(conn)
+        return conn
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One IMMEDIATE transaction; rolled back on any exception (incl. Ctrl-C)."""
+        with self._write_lock:
+            conn = self._conn()
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as err:
+                raise ProjectError(f"cannot write {self.db_path}: {err}") from err
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException as exc:
+                try:
+                    conn.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+                if isinstance(exc, sqlite3.Error):
+                    raise ProjectError(f"cannot write {self.db_path}: {exc}") from exc
+                raise
+
+    # ------------------------------------------------------------ book
+
+    def book(self) -> Book:
+        """The book as the project has it now (edits and language overrides applied)."""
+        book = bookdb.load_book(self._conn())
+        if book is None:  # pragma: no cover - guarded by open()
+            raise ProjectError(f"{self.folder}: project has no book")
+        return book
+
+    def source(self) -> tuple[str, str]:
+        """``(source path, source sha256)`` of the manuscript the project was made from."""
+        row = self._conn().execute("SELECT source, source_hash FROM book WHERE id = 1").fetchone()
+        return (row[0], row[1]) if row else ("", "")
+
+    def replace_book(self, book: Book, *, source_hash: str = "") -> int:
+        """Swap in a re-imported manuscript, keeping the audio cache.
+
+        Unchanged sentences find their audio again through their cache keys; language
+        overrides (matched by paragraph text) and sentence edits (matched by paragraph
+        text and original sentence) are carried over. Returns how many were kept.
+        """
+        with self._write() as conn:
+            overrides, edits = bookdb.user_changes(conn)
+            conn.execute("DELETE FROM chapters")  # cascades to paragraphs and sentences
+            bookdb.write_book_row(conn, book, source_hash)
+            bookdb.insert_book(conn, book)
+            kept = bookdb.carry_over_user_changes(conn, overrides, edits)
+        log.info("re-imported %s; kept %d override(s)/edit(s)", book.source or "manuscript", kept)
+        return kept
+
+    def set_language_override(self, chapter_idx: int, paragraph_idx: int, lang: str | None) -> None:
+        """Speak a paragraph in ``lang`` (ISO 639-1, e.g. ``"fr"``); None restores detection.
+
+        Only that paragraph's sentences get new cache keys, so only they re-render.
+        """
+        if lang is not None and lang.strip():
+            code = normalize_language_code(lang)  # same rule as the text layer: fr_FR -> fr
+            if not code:
+                raise ProjectError(f"'{lang}' is not a language code (use ISO 639-1, e.g. 'en', 'fr')")
+            lang = code
+        else:
+            lang = None
+        with self._write() as conn:
+            cur = conn.execute(
+                "UPDATE paragraphs SET language_override = ? WHERE idx = ? AND chapter_id ="
+                " (SELECT id FROM chapters WHERE idx = ?)",
+                (lang, paragraph_idx, chapter_idx),
+            )
+            if cur.rowcount != 1:
+                raise ProjectError(f"there is no paragraph {paragraph_idx} in chapter {chapter_idx}")
+
+    def edit_sentence(self, sentence_id: int, text: str) -> None:
+        """Replace what a sentence says (e.g. to fix a pronunciation); whitespace collapses.
+
+        The paragraph's text follows (see ``book()``); only this sentence's key changes.
+        """
+        new = bookdb.normalize_space(text)
+        if not new:
+            raise ProjectError("a sentence cannot be empty; edit it to some text")
+        with self._write() as conn:
+            cur = conn.execute(
+                "UPDATE sentences SET text = ?, updated_at = datetime('now') WHERE id = ?", (new, sentence_id)
+            )
+            if cur.rowcount != 1:
+                raise ProjectError(f"there is no sentence with id {sentence_id}")
+
+    # ------------------------------------------------------------ settings
+
+    def settings(self) -> ProjectSettings:
+        conn = self._conn()
+        rows = {k: json.loads(v) for k, v in conn.execute("SELECT key, value FROM settings")}
+        mapping = dict(conn.execute("SELECT language, voice_id FROM language_voices"))
+        return ProjectSettings.from_rows(rows, mapping)
+
+    def update_settings(self, settings: ProjectSettings) -> None:
+        """Store new settings; sentences whose keys change will render again."""
+        with self._write() as conn:
+            _write_settings(conn, settings)
+
+    def voice_for(self, language: str, settings: ProjectSettings | None = None) -> str:
+        """Voice id for a language: its mapped voice, else the project's default voice."""
+        settings = settings or self.settings()
+        family = language.replace("-", "_").split("_", 1)[0].lower()
+        return settings.language_voices.get(family) or settings.voice_id
+
+    def set_voice_fingerprint(self, voice_id: str, fingerprint: str) -> None:
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO voice_fingerprints (voice_id, fingerprint) VALUES (?, ?)"
+                " ON CONFLICT(voice_id) DO UPDATE SET fingerprint = excluded.fingerprint",
+                (voice_id, fingerprint),
+            )
+
+    def voice_fingerprints(self) -> dict[str, str]:
+        return dict(self._conn().execute("SELECT voice_id, fingerprint FROM voice_fingerprints"))
+
+    # ------------------------------------------------------------ state queries
+
+    def sentences(self, chapters: Iterable[int] | None = None) -> list[SentenceRow]:
+        """Every spoken unit (titles included) in reading order, with effective state."""
+        settings = self.settings()
+        prints = self.voice_fingerprints()
+        sql = (
+            "SELECT s.id, c.idx, p.idx, s.idx, s.ord, s.text, COALESCE(p.language_override, s.language),"
+            " s.was_split, s.trailing, s.state, s.reason, s.cache_key, s.duration, s.checksum, s.synth_count"
+            " FROM sentences s JOIN chapters c ON c.id = s.chapter_id"
+            " LEFT JOIN paragraphs p ON p.id = s.paragraph_id"
+        )
+        params: list[int] = []
+        if chapters is not None:
+            wanted = sorted(set(chapters))
+            sql += f" WHERE c.idx IN ({', '.join('?' * len(wanted))})"
+            params = wanted
+        rows = []
+        for r in self._conn().execute(sql + " ORDER BY s.ord", params):
+            voice_id = self.voice_for(r[6], settings)
+            key = cache_key(
+                text=r[5], language=r[6], voice=VoiceIdentity(voice_id, prints.get(voice_id, "")),
+                engine=settings.engine_token, settings_token=settings.synthesis.cache_token(),
+            )
+            state = r[9]
+            if state == "done" and r[11] != key:
+                state = "pending"
+            rows.append(SentenceRow(
+                id=r[0], chapter=r[1], paragraph=r[2], index=r[3], order=r[4], text=r[5], language=r[6],
+                was_split=bool(r[7]), trailing=r[8], state=state, reason=r[10], cache_key=r[11],
+                expected_key=key, duration=r[12], checksum=r[13], synth_count=r[14],
+            ))
+        return rows
+
+    def pending(self, chapters: Iterable[int] | None = None) -> list[SentenceRow]:
+        """Sentences still to render, in reading order (failed and interrupted included)."""
+        return [r for r in self.sentences(chapters) if r.state != "done"]
+
+    def counts(self, chapters: Iterable[int] | None = None) -> dict[str, int]:
+        """Number of sentences per effective state (every state present, maybe 0)."""
+        out = dict.fromkeys(STATES, 0)
+        for r in self.sentences(chapters):
+            out[r.state] += 1
+        return out
+
+    def chapters(self) -> list[ChapterInfo]:
+        info = {
+            idx: [title, bool(front), 0, 0, 0, 0.0]
+            for idx, title, front in self._conn().execute("SELECT idx, title, front_matter FROM chapters ORDER BY idx")
+        }
+        for r in self.sentences():
+            entry = info[r.chapter]
+            entry[2] += 1
+            entry[3] += r.state == "done"
+            entry[4] += r.state == "failed"
+            entry[5] += (r.duration or 0.0) if r.state == "done" else 0.0
+        return [ChapterInfo(i, *v) for i, v in info.items()]  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------ render bookkeeping
+
+    def cache_entry(self, key: str) -> CacheEntry | None:
+        row = self._conn().execute(
+            "SELECT key, checksum, size, sample_rate, duration FROM cache_entries WHERE key = ?", (key,)
+        ).fetchone()
+        return CacheEntry(*row) if row else None
+
+    def mark_rendering(self, sentence_ids: Iterable[int]) -> None:
+        with self._write() as conn:
+            conn.executemany(
+                "UPDATE sentences SET state = 'rendering', reason = NULL, updated_at = datetime('now') WHERE id = ?",
+                [(i,) for i in sentence_ids],
+            )
+
+    def reset_interrupted(self) -> int:
+        """``rendering`` rows left by a killed render go back to ``pending``.
+
+        Call only while holding the render lock (no render can be in flight then).
+        """
+        with self._write() as conn:
+            return conn.execute(
+                "UPDATE sentences SET state = 'pending', reason = 'interrupted' WHERE state = 'rendering'"
+            ).rowcount
+
+    def mark_done(self, sentence_id: int, entry: CacheEntry, *, synthesized: bool) -> None:
+        """Record finished audio (cache entry + sentence) in one commit."""
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO cache_entries (key, checksum, size, sample_rate, duration) VALUES (?, ?, ?, ?, ?)"
+                " ON CONFLICT(key) DO UPDATE SET checksum = excluded.checksum, size = excluded.size,"
+                " sample_rate = excluded.sample_rate, duration = excluded.duration",
+                (entry.key, entry.checksum, entry.size, entry.sample_rate, entry.duration),
+            )
+            conn.execute(
+                "UPDATE sentences SET state = 'done', reason = NULL, cache_key = ?, duration = ?, checksum = ?,"
+                " synth_count = synth_count + ?, updated_at = datetime('now') WHERE id = ?",
+                (entry.key, entry.duration, entry.checksum, int(synthesized), sentence_id),
+            )
+
+    def mark_failed(self, sentence_id: int, reason: str) -> None:
+        with self._write() as conn:
+            conn.execute(
+                "UPDATE sentences SET state = 'failed', reason = ?, updated_at = datetime('now') WHERE id = ?",
+                (reason[:500], sentence_id),
+            )
+
+    def invalidate_key(self, key: str) -> int:
+        """Forget a missing/corrupt cache file: its sentences go back to pending."""
+        self.cache.discard(key)
+        with self._write() as conn:
+            n = conn.execute(
+                "UPDATE sentences SET state = 'pending', cache_key = NULL, checksum = NULL, duration = NULL,"
+                " reason = 'cached audio missing or corrupt' WHERE cache_key = ?",
+                (key,),
+            ).rowcount
+            conn.execute("DELETE FROM cache_entries WHERE key = ?", (key,))
+        return n
+
+
+def _write_settings(conn: sqlite3.Connection, settings: ProjectSettings) -> None:
+    for key, value in settings.to_rows().items():
+        conn.execute(
+            "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, json.dumps(value)),
+        )
+    conn.execute("DELETE FROM language_voices")
+    conn.executemany(
+        "INSERT INTO language_voices (language, voice_id) VALUES (?, ?)",
+        [(lang.lower(), voice) for lang, voice in settings.language_voices.items()],
+    )

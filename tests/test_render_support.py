@@ -1,0 +1,105 @@
+"""Helpers shared by the project/audio/render/CLI tests (no tests in here).
+
+The engine is the real bundled voice; ``CountingEngine`` wraps it only to count
+and, on request, fail -- the render job and the project store, which are what the
+tests exercise, run unmodified.
+"""
+
+from __future__ import annotations
+
+import functools
+import subprocess
+import sys
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from studio.core.errors import EngineError
+from studio.core.types import Book, Chapter, Paragraph, Sentence
+from studio.engine.base import Engine, SynthesisSettings
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def para(*sentences: str, lang: str = "en") -> Paragraph:
+    sents = tuple(
+        Sentence(text=s, language=lang, trailing=" " if i < len(sentences) - 1 else "")
+        for i, s in enumerate(sentences)
+    )
+    return Paragraph(text="".join(s.text + s.trailing for s in sents), sentences=sents, language=lang, confidence=0.99)
+
+
+def make_book() -> Book:
+    """Two short chapters, five spoken units each (title included)."""
+    return Book(
+        title="Test Book",
+        author="Ann Author",
+        language="en",
+        chapters=(
+            Chapter("Morning", (para("The sun came up.", "Birds sang."), para("Tea was hot.", "We sat."))),
+            Chapter("Evening", (para("It got dark."), para("Stars came out.", "We slept."), para("* * *"))),
+        ),
+        source="memory",
+        metadata={"k": "v"},
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def real_engine() -> Engine:
+    """The bundled voice, loaded once per test process (loading takes seconds)."""
+    from studio.engine.registry import load_engine
+    from studio.engine.voices import get_voice
+
+    engine = load_engine(get_voice(None), "onnx")
+    engine.load()
+    return engine
+
+
+class CountingEngine(Engine):
+    """Delegates to a real engine; records every sentence it is asked to speak."""
+
+    name = "onnx"
+
+    def __init__(self, inner: Engine, fail_on: str | None = None) -> None:
+        self.inner = inner
+        self.fail_on = fail_on
+        self.spoken: list[str] = []
+
+    @property
+    def sample_rate(self) -> int:
+        return self.inner.sample_rate
+
+    def load(self) -> None:
+        self.inner.load()
+
+    def text_to_ids(self, text: str, language: str) -> list[int]:
+        return self.inner.text_to_ids(text, language)
+
+    def synthesize_batch(self, ids: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[np.ndarray]:
+        return self.inner.synthesize_batch(ids, settings)
+
+    def synthesize(self, text: str, language: str, settings: SynthesisSettings) -> np.ndarray:
+        self.spoken.append(text)
+        if self.fail_on and self.fail_on in text:
+            raise EngineError(f"refusing to say {text!r}")
+        return super().synthesize(text, language, settings)
+
+    def close(self) -> None:  # the shared real engine stays loaded
+        pass
+
+
+def studio_cmd(*args: str, **kwargs) -> subprocess.CompletedProcess:
+    """Run ``python -m studio ARGS`` for real, capturing text output."""
+    return subprocess.run(
+        [sys.executable, "-m", "studio", *args], capture_output=True, text=True, cwd=kwargs.pop("cwd", REPO),
+        timeout=kwargs.pop("timeout", 120), **kwargs,
+    )
+
+
+def ffprobe_duration(path: Path) -> float:
+    out = subprocess.run(
+        ["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", str(path)],
+        capture_output=True, text=True, check=True,
+    )
+    return float(out.stdout.strip())
