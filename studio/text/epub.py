@@ -1,0 +1,289 @@
+"""EPUB 2 and 3 reader: spine order, chapters and titles from the table of contents.
+
+Why chapters come from the TOC and not from files: publishers split files by size,
+not by chapter (one 300 KB file holding twenty stories is common, so are chapters
+split over three files). The TOC (EPUB 3 nav, else EPUB 2 NCX) is what the reader
+sees as chapters, with the publisher's own titles. So TOC targets - a file, or an
+anchor inside one - start chapters; files without a TOC entry continue the
+chapter before them, unless they are front matter (cover, title page, copyright,
+TOC, dedication...), which becomes its own chapter marked ``front_matter``.
+"""
+
+from __future__ import annotations
+
+import logging
+import posixpath
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote
+
+from lxml import etree
+
+from studio.core.errors import ManuscriptError
+from studio.text.raw import Block, RawBook, RawChapter
+from studio.text.safety import SafeZip, parse_markup, parse_xml
+from studio.text.structure import (
+    FRONT_MATTER_TITLE,
+    clean_title,
+    is_front_matter_blocks,
+    is_front_matter_title,
+    title_from_types,
+)
+from studio.text.xhtml import attr, extract_blocks, head_info, localname, semantic_types
+
+log = logging.getLogger(__name__)
+
+CONTAINER = "META-INF/container.xml"
+ENCRYPTION = "META-INF/encryption.xml"
+_DOC_TYPES = frozenset({"application/xhtml+xml", "text/html", "application/x-dtbook+xml", "image/svg+xml"})
+_FRONT_NAMES = {
+    "cover": "Cover", "titlepage": "Title Page", "title": "Title Page", "halftitle": "Half Title",
+    "halftitlepage": "Half Title", "copyright": "Copyright", "copyright-page": "Copyright",
+    "toc": "Contents", "nav": "Contents", "contents": "Contents", "dedication": "Dedication",
+    "colophon": "Colophon", "imprint": "Imprint", "frontmatter": "", "front": "",
+}
+
+
+@dataclass
+class _Item:
+    href: str
+    media_type: str
+    properties: frozenset[str]
+
+
+@dataclass
+class _Chap:
+    title: str
+    blocks: list[Block] = field(default_factory=list)
+    from_toc: bool = False
+    front: bool = False
+    doc_title: str = ""
+    name_title: str = ""
+
+
+def read_epub(path: Path, *, max_bytes: int) -> RawBook:
+    """Read an EPUB into raw chapters (zip-bomb and XXE safe)."""
+    with SafeZip(path, max_member=max_bytes, max_total=4 * max_bytes, kind="EPUB") as z:
+        opf_path = _find_opf(z, path)
+        opf = parse_xml(z.read(opf_path), path, f"the package file {opf_path!r}")
+        meta = _metadata(opf)
+        manifest = _manifest(opf, posixpath.dirname(opf_path))
+        spine = _spine(opf, manifest)
+        if not spine:
+            raise ManuscriptError(path, "the EPUB has no readable documents in its spine (reading order)")
+        _refuse_drm(z, path, [doc for doc, _ in spine])
+        nav_path = next((i.href for i in manifest.values() if "nav" in i.properties), "")
+        toc = _toc(z, opf, manifest, nav_path)
+        chapters = _assemble(z, path, spine, toc, nav_path)
+    return RawBook(
+        title=meta.get("title") or path.stem,
+        author=meta.get("author", ""),
+        language=meta.get("language", ""),
+        chapters=chapters,
+        metadata={"format": "epub", **{k: v for k, v in meta.items() if k not in ("title", "author", "language")}},
+    )
+
+
+def _find_opf(z: SafeZip, path: Path) -> str:
+    if z.has(CONTAINER):
+        container = parse_xml(z.read(CONTAINER), path, CONTAINER)
+        rootfiles = [el for el in container.iter() if localname(el) == "rootfile" and el.get("full-path")]
+        rootfiles.sort(key=lambda el: el.get("media-type") != "application/oebps-package+xml")
+        if not rootfiles:
+            raise ManuscriptError(path, "not a valid EPUB: container.xml names no package (.opf) file")
+        opf_path = _norm(unquote(rootfiles[0].get("full-path", "")))
+        if not z.has(opf_path):
+            raise ManuscriptError(path, f"not a valid EPUB: the package file {opf_path!r} is missing")
+        return opf_path
+    candidates = sorted(n for n in z.names() if n.lower().endswith(".opf"))
+    if not candidates:
+        raise ManuscriptError(path, "not a valid EPUB: META-INF/container.xml and the package (.opf) file are missing")
+    log.warning("%s: no META-INF/container.xml, using %s", path, candidates[0])
+    return candidates[0]
+
+
+def _norm(href: str, base: str = "") -> str:
+    return posixpath.normpath(posixpath.join(base, href)).lstrip("/") if href else ""
+
+
+def _text(el: etree._Element) -> str:
+    return " ".join("".join(el.itertext()).split())
+
+
+def _metadata(opf: etree._Element) -> dict[str, str]:
+    """Title (the ``main`` one), authors (role ``aut`` or unroled), language, extras."""
+    titles: list[tuple[str, str]] = []
+    creators: list[tuple[str, str, str]] = []
+    refines: dict[tuple[str, str], str] = {}
+    out: dict[str, str] = {}
+    for el in opf.iter():
+        name = localname(el)
+        if name == "meta" and el.get("refines") and el.get("property"):
+            refines[(el.get("refines", "").lstrip("#"), el.get("property", ""))] = _text(el)
+        elif name == "title" and _text(el):
+            titles.append((el.get("id", ""), _text(el)))
+        elif name == "creator" and _text(el):
+            creators.append((el.get("id", ""), _text(el), attr(el, "role") or ""))
+        elif name in ("language", "publisher", "date", "identifier") and _text(el):
+            out.setdefault(name, _text(el))
+    if titles:
+        main = [t for i, t in titles if refines.get((i, "title-type")) == "main"]
+        out["title"] = main[0] if main else titles[0][1]
+    roles = [(n, role or refines.get((i, "role"), "")) for i, n, role in creators]
+    authors = [n for n, r in roles if r == "aut"] or [n for n, r in roles if not r] or [n for n, _ in roles[:1]]
+    if authors:
+        out["author"] = ", ".join(dict.fromkeys(authors))
+    return out
+
+
+def _manifest(opf: etree._Element, base: str) -> dict[str, _Item]:
+    items = {}
+    for el in opf.iter():
+        if localname(el) == "item" and el.get("id") and el.get("href"):
+            items[el.get("id", "")] = _Item(
+                _norm(unquote(el.get("href", "").split("#")[0]), base),
+                (el.get("media-type") or "").strip().lower(),
+                frozenset((el.get("properties") or "").split()),
+            )
+    return items
+
+
+def _spine(opf: etree._Element, manifest: dict[str, _Item]) -> list[tuple[str, bool]]:
+    """Content documents in reading order, with their ``linear`` flag."""
+    out = []
+    for el in opf.iter():
+        if localname(el) == "itemref":
+            item = manifest.get(el.get("idref", ""))
+            if item is None or (item.media_type and item.media_type not in _DOC_TYPES):
+                continue
+            out.append((item.href, (el.get("linear") or "yes").strip().lower() != "no"))
+    return out
+
+
+def _refuse_drm(z: SafeZip, path: Path, docs: list[str]) -> None:
+    """Encrypted content documents mean DRM; font obfuscation alone is fine."""
+    if not z.has(ENCRYPTION):
+        return
+    root = parse_xml(z.read(ENCRYPTION), path, ENCRYPTION)
+    encrypted = {_norm(unquote(el.get("URI", ""))) for el in root.iter() if localname(el) == "CipherReference".lower()}
+    if encrypted & set(docs):
+        raise ManuscriptError(path, "this EPUB is DRM-protected (its text is encrypted) and cannot be imported")
+
+
+def _toc(z: SafeZip, opf: etree._Element, manifest: dict[str, _Item], nav_path: str) -> list[tuple[str, str | None, str]]:
+    """``(document, fragment or None, label)`` in TOC order: EPUB 3 nav, else NCX."""
+    entries: list[tuple[str, str | None, str]] = []
+    if nav_path and z.has(nav_path):
+        entries = _nav_entries(z.read(nav_path), posixpath.dirname(nav_path))
+    if not entries:
+        spine_el = next((el for el in opf.iter() if localname(el) == "spine"), None)
+        ncx_id = spine_el.get("toc") if spine_el is not None else None
+        ncx = manifest.get(ncx_id or "") or next(
+            (i for i in manifest.values() if i.media_type == "application/x-dtbncx+xml"), None
+        )
+        if ncx is not None and z.has(ncx.href):
+            entries = _ncx_entries(z.read(ncx.href), posixpath.dirname(ncx.href))
+    return entries
+
+
+def _split_href(href: str, base: str) -> tuple[str, str | None]:
+    doc, _, frag = href.strip().partition("#")
+    return _norm(unquote(doc), base), (unquote(frag) or None)
+
+
+def _nav_entries(data: bytes, base: str) -> list[tuple[str, str | None, str]]:
+    root = parse_markup(data)
+    if root is None:
+        return []
+    navs = [el for el in root.iter() if localname(el) == "nav"]
+    nav = next((n for n in navs if "toc" in semantic_types(n)), navs[0] if navs else None)
+    if nav is None:
+        return []
+    out = []
+    for a in nav.iter():
+        if localname(a) == "a" and a.get("href") and _text(a):
+            doc, frag = _split_href(a.get("href", ""), base)
+            out.append((doc, frag, clean_title(_text(a))))
+    return out
+
+
+def _ncx_entries(data: bytes, base: str) -> list[tuple[str, str | None, str]]:
+    try:
+        root = parse_xml(data, "toc.ncx", "the NCX table of contents")
+    except ManuscriptError:
+        return []  # a broken NCX only costs us the chapter titles
+    out = []
+    for point in root.iter():
+        if localname(point) != "navPoint".lower():
+            continue
+        label = next((_text(el) for el in point.iter() if localname(el) == "text" and _text(el)), "")
+        content = next((el for el in point if localname(el) == "content"), None)
+        if content is not None and content.get("src") and label:
+            doc, frag = _split_href(content.get("src", ""), base)
+            out.append((doc, frag, clean_title(label)))
+    return out
+
+
+def _front_name(doc: str) -> str | None:
+    """``"Copyright"`` for ``copyright.xhtml`` & co.; None when the name says nothing."""
+    stem = posixpath.splitext(posixpath.basename(doc))[0].lower()
+    stem = stem.rstrip("0123456789").rstrip("-_")
+    return _FRONT_NAMES.get(stem)
+
+
+def _assemble(
+    z: SafeZip, path: Path, spine: list[tuple[str, bool]], toc: list[tuple[str, str | None, str]], nav_path: str
+) -> list[RawChapter]:
+    targets: dict[str, dict[str | None, str]] = {}
+    for doc, frag, label in toc:
+        targets.setdefault(doc, {}).setdefault(frag, label)
+    chapters: list[_Chap] = []
+    readable = 0
+    for doc, linear in spine:
+        if not linear:
+            log.debug("%s: skipping non-linear spine item %s", path, doc)
+            continue
+        if not z.has(doc):
+            log.warning("%s: spine document %s is missing from the archive", path, doc)
+            continue
+        root = parse_markup(z.read(doc))
+        if root is None:
+            log.warning("%s: spine document %s is empty or unparsable", path, doc)
+            continue
+        readable += 1
+        blocks = extract_blocks(root)
+        doc_title = head_info(root).get("title", "")
+        anchors = targets.get(doc, {})
+        name_title = _front_name(doc)
+        front_doc = doc == nav_path or name_title is not None or is_front_matter_blocks(blocks)
+        if None in anchors:
+            chapters.append(_Chap(anchors[None], from_toc=True, doc_title=doc_title))
+        elif front_doc or not chapters or chapters[-1].front:
+            chapters.append(_Chap("", front=front_doc, doc_title=doc_title, name_title=name_title or ""))
+        for block in blocks:
+            hits = [anchors[i] for i in block.ids if i in anchors]
+            if hits:
+                chapters.append(_Chap(hits[-1], from_toc=True, doc_title=doc_title))
+            chapters[-1].blocks.append(block)
+        if doc == nav_path:
+            chapters[-1].front = True
+    if readable == 0:
+        raise ManuscriptError(path, "none of the EPUB's documents could be read")
+    return [_finish(c) for c in chapters if c.blocks]
+
+
+def _finish(chap: _Chap) -> RawChapter:
+    """Give untitled parts a title and decide front matter from all the evidence."""
+    title = chap.title
+    if not title:
+        heading = next((b.text for b in chap.blocks if b.level), "")
+        first = chap.blocks[0].text if chap.blocks else ""
+        title = (
+            clean_title(heading)
+            or title_from_types(chap.blocks)
+            or chap.name_title
+            or (clean_title(first) if len(first.strip()) <= 60 else "")
+            or (FRONT_MATTER_TITLE if chap.front else clean_title(chap.doc_title) or "Untitled")
+        )
+    front = chap.front or is_front_matter_title(title) or is_front_matter_blocks(chap.blocks)
+    return RawChapter(title, [b.text for b in chap.blocks], front)

@@ -1,0 +1,218 @@
+"""Plain text (``.txt``) and Markdown (``.md``) readers.
+
+Why Markdown is only lightly parsed: the goal is speech, not rendering. We need
+headings (chapters), paragraphs, and the *words* - so emphasis markers, link
+targets, code fences and HTML comments are removed, and everything else is kept
+as written. All patterns are bounded so a pathological line cannot make a regex
+backtrack for minutes.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from studio.text.decode import decode_text
+from studio.text.raw import Block, RawBook
+from studio.text.structure import build_chapters, is_chapter_heading
+
+_HEADER_FIELD = re.compile(r"^(title|author|language)\s*:\s*(\S.{0,200})$", re.IGNORECASE)
+_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+_THEMATIC_BREAK = re.compile(r"^\s{0,3}([-*_])(?:\s*\1){2,}\s*$")
+_SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
+_LIST_ITEM = re.compile(r"^\s{0,3}(?:[-+*]|\d{1,9}[.)])\s+")
+_BLOCKQUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")
+_LINK_DEF = re.compile(r"^\s{0,3}\[[^\]\n]{1,200}\]:\s*\S")
+_IMAGE = re.compile(r"!\[([^\]\n]{0,300})\]\([^)\n]{0,500}\)")
+_LINK = re.compile(r"\[([^\]\n]{0,300})\]\([^)\n]{0,500}\)")
+_REF_LINK = re.compile(r"\[([^\]\n]{0,300})\]\[[^\]\n]{0,100}\]")
+_AUTOLINK = re.compile(r"<((?:https?|mailto):[^>\s]{1,500})>")
+_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]{0,30}(?:\s[^<>\n]{0,300})?/?>")
+_HTML_COMMENT = re.compile(r"<!--.{0,2000}?-->", re.DOTALL)
+_EMPHASIS = re.compile(r"(?<![\w\\])[*_]{1,3}(?=\S)|(?<=\S)(?<!\\)[*_]{1,3}(?!\w)")
+_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!>~|])")
+
+
+def read_plain(path: Path, data: bytes, *, markdown: bool) -> RawBook:
+    """Read a .txt or .md manuscript into raw chapters."""
+    text, encoding = decode_text(data, path)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    meta: dict[str, str] = {}
+    if markdown:
+        text, meta = _front_matter(text)
+        blocks = _markdown_blocks(text)
+    else:
+        meta = _header_fields(text)
+        blocks = _text_blocks(text)
+    chapters, found_title = build_chapters(blocks, fallback_title=meta.get("title") or _title_from_name(path))
+    return RawBook(
+        title=meta.get("title") or found_title or _title_from_name(path),
+        author=meta.get("author", ""),
+        language=meta.get("language", ""),
+        chapters=chapters,
+        metadata={"format": "markdown" if markdown else "text", "encoding": encoding},
+    )
+
+
+def _title_from_name(path: Path) -> str:
+    return re.sub(r"[_]+", " ", path.stem).strip() or path.name
+
+
+def _header_fields(text: str) -> dict[str, str]:
+    """``Title:``/``Author:``/``Language:`` lines near the top (Project Gutenberg style)."""
+    meta: dict[str, str] = {}
+    for line in text[:20_000].split("\n")[:80]:
+        m = _HEADER_FIELD.match(line.strip())
+        if m:
+            meta.setdefault(m.group(1).lower(), m.group(2).strip())
+    return meta
+
+
+def _front_matter(text: str) -> tuple[str, dict[str, str]]:
+    """Strip YAML front matter (``---`` ... ``---``) and read title/author/language."""
+    stripped = text.lstrip("\ufeff")
+    if not stripped.startswith("---\n"):
+        return text, {}
+    lines = stripped.split("\n", 200)
+    end = next((i for i in range(1, min(len(lines), 200)) if lines[i].strip() in ("---", "...")), None)
+    if end is None:
+        return text, {}
+    meta: dict[str, str] = {}
+    key = ""
+    for line in lines[1:end]:
+        if line.startswith((" ", "\t", "-")) and key and line.strip().startswith("- "):
+            item = _yaml_scalar(line.strip()[2:])
+            meta[key] = f"{meta[key]}, {item}" if meta.get(key) else item
+            continue
+        if ":" in line and not line.startswith((" ", "\t")):
+            raw_key, _, value = line.partition(":")
+            key = {"lang": "language", "authors": "author", "creator": "author"}.get(
+                raw_key.strip().lower(), raw_key.strip().lower()
+            )
+            meta[key] = _yaml_scalar(value.strip())
+    body = "\n".join(lines[end + 1 :])
+    return body, {k: v for k, v in meta.items() if k in ("title", "author", "language") and v}
+
+
+def _yaml_scalar(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value
+
+
+def _text_blocks(text: str) -> list[Block]:
+    """Blank-line separated blocks; chapter-heading lines become blocks of their own.
+
+    Lines are joined into one paragraph (hard-wrapped text), unless a third or
+    more of them are longer than any wrapped line would be (150+ characters):
+    then each line is a paragraph, the way word processors export text.
+    """
+    blocks: list[Block] = []
+    for group in _groups(text.split("\n")):
+        long_lines = sum(1 for line in group if len(line) > 150)
+        one_per_line = len(group) > 1 and long_lines * 3 >= len(group)
+        current: list[str] = []
+        for line in group:
+            if len(group) > 1 and is_chapter_heading(line):
+                if current:
+                    blocks.append(Block("\n".join(current)))
+                    current = []
+                blocks.append(Block(line.strip()))
+            elif one_per_line:
+                blocks.append(Block(line))
+            else:
+                current.append(line)
+        if current:
+            blocks.append(Block("\n".join(current)))
+    return blocks
+
+
+def _groups(lines: list[str]) -> list[list[str]]:
+    groups: list[list[str]] = []
+    current: list[str] = []
+    for line in lines:
+        if line.strip():
+            current.append(line)
+        elif current:
+            groups.append(current)
+            current = []
+    if current:
+        groups.append(current)
+    return groups
+
+
+def _markdown_blocks(text: str) -> list[Block]:
+    """Markdown -> blocks with heading levels (ATX ``#`` and setext underlines)."""
+    text = _HTML_COMMENT.sub("", text)
+    blocks: list[Block] = []
+    current: list[str] = []
+    in_fence = False
+
+    def flush() -> None:
+        if current:
+            cleaned = clean_inline("\n".join(current))
+            if cleaned.strip():
+                blocks.append(Block(cleaned))
+            current.clear()
+
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            flush()
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue  # code is not read aloud
+        if not line.strip() or _LINK_DEF.match(line):
+            flush()
+            continue
+        heading = _atx_heading(line)
+        if heading:
+            flush()
+            level, title = heading
+            blocks.append(Block(clean_inline(title), level=level))
+            continue
+        setext = _SETEXT.match(line)
+        if setext and len(current) == 1 and not _LIST_ITEM.match(current[0]):
+            level = 1 if setext.group(1)[0] == "=" else 2
+            title = clean_inline(current[0])
+            current.clear()
+            blocks.append(Block(title, level=level))
+            continue
+        if _THEMATIC_BREAK.match(line):
+            flush()  # scene break: a paragraph boundary, nothing to say
+            continue
+        line = _BLOCKQUOTE.sub("", line, count=1)
+        item = _LIST_ITEM.match(line)
+        if item:
+            flush()
+            line = line[item.end() :]
+        current.append(line)
+    flush()
+    return blocks
+
+
+def _atx_heading(line: str) -> tuple[int, str] | None:
+    stripped = line.lstrip(" ")
+    if len(line) - len(stripped) > 3 or not stripped.startswith("#"):
+        return None
+    level = len(stripped) - len(stripped.lstrip("#"))
+    rest = stripped[level:]
+    if level > 6 or (rest and not rest[0].isspace()):
+        return None
+    title = rest.strip()
+    body = title.rstrip("#")
+    if body != title and (not body or body[-1].isspace()):
+        title = body.strip()  # closing hashes: "## Title ##"
+    return (level, title) if title else None
+
+
+def clean_inline(text: str) -> str:
+    """Remove Markdown inline syntax, keeping the words (and escaped characters)."""
+    text = _IMAGE.sub(r"\1", text)
+    text = _LINK.sub(r"\1", text)
+    text = _REF_LINK.sub(r"\1", text)
+    text = _AUTOLINK.sub(r"\1", text)
+    text = _HTML_TAG.sub("", text)
+    text = text.replace("`", "")
+    text = _EMPHASIS.sub("", text)
+    return _ESCAPE.sub(r"\1", text)
