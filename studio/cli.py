@@ -239,6 +239,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
         chapters = (
             parse_chapters(args.chapters, len(project.chapters())) if args.chapters else default_chapters(project)
         )
+        skipped = 0 if args.chapters else len(project.chapters()) - len(chapters)
         engine = load_engine(get_voice(settings.voice_id), settings.backend)
         factory = engine_factory(settings.backend)
         try:
@@ -264,11 +265,14 @@ def _cmd_render(args: argparse.Namespace) -> int:
         f"{wall:.1f} s wall time: real-time factor {wall / audio if audio else 0:.3f} "
         f"({audio / wall if wall else 0:.1f}x real time)"
     )
+    speed = f", {result.audio_seconds / result.synth_seconds:.1f}x real time" if result.synth_seconds else ""
     print(
-        f"sentences: {result.synthesized} synthesized ({result.audio_seconds:.1f} s of speech, "
-        f"{result.x_real_time:.1f}x real time), {result.reused} from cache, "
+        f"sentences: {result.synthesized} synthesized ({result.audio_seconds:.1f} s of speech in "
+        f"{result.synth_seconds:.1f} s of synthesis{speed}), {result.reused} from cache, "
         f"{result.done - result.synthesized - result.reused} already done, {result.failed} failed"
     )
+    if skipped:
+        sys.stderr.write(f"studio: skipped {skipped} front-matter chapter(s); choose them with --chapters\n")
     if broken:
         first = next((r for rows in broken.values() for r in rows if r.state == "failed"), None)
         why = f" (sentence {first.id}: {first.reason})" if first else ""

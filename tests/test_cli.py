@@ -123,6 +123,7 @@ def test_inspect_sample_reports_chapters_languages_and_flags() -> None:
     assert "split" in out and "no 'fr' voice" in out
 
 
+@pytest.mark.slow
 def test_render_sample_chapter_to_mp3_then_resume_is_free(tmp_path: Path) -> None:
     out = tmp_path / "out"
     args = ("render", str(SAMPLE), "-o", str(out), "--format", "mp3", "--chapters", "1", "--sample-rate", "44100")
@@ -190,6 +191,7 @@ def test_parse_chapters() -> None:
 # ------------------------------------------------------------------ interruption
 
 
+@pytest.mark.slow
 def test_sigkill_mid_render_then_resume_synthesizes_nothing_twice(tmp_path: Path) -> None:
     ms = write_manuscript(tmp_path / "kill.md", sentences=22)
     out = tmp_path / "out"
@@ -223,6 +225,7 @@ def test_sigkill_mid_render_then_resume_synthesizes_nothing_twice(tmp_path: Path
     assert not list(project.glob("cache/*/.*.tmp")), "temp files of the killed write were not cleaned up"
 
 
+@pytest.mark.slow
 def test_ctrl_c_exits_130_and_resumes(tmp_path: Path) -> None:
     ms = write_manuscript(tmp_path / "intr.md", sentences=14)
     out = tmp_path / "out"

@@ -98,6 +98,15 @@ def test_failed_sentence_is_recorded_and_the_job_goes_on(project: Project, tmp_p
     assert engine.spoken == ["Tea was hot."]
 
 
+def test_render_only_selected_sentences(project: Project) -> None:
+    picked = [r.id for r in project.sentences() if r.text in ("Birds sang.", "We slept.")]
+    engine = CountingEngine(real_engine())
+    result = render_project(project, engine, sentence_ids=picked)
+    assert sorted(engine.spoken) == ["Birds sang.", "We slept."]
+    assert (result.done, result.total) == (2, 2)
+    assert project.counts()["done"] == 2
+
+
 def test_should_stop_ends_between_sentences(project: Project) -> None:
     calls = []
     result = render_project(project, CountingEngine(real_engine()), should_stop=lambda: len(calls) >= 2,
@@ -190,3 +199,32 @@ def test_heading_paragraph_is_spoken_once_as_the_title(tmp_path: Path) -> None:
         heading, body = project.sentences()
         pauses = project.settings().pauses
         assert abs(files[0].duration - (heading.duration + pauses.title + body.duration + pauses.paragraph)) < 0.01
+
+
+def test_changed_manuscript_is_reimported_and_unchanged_sentences_keep_their_audio(tmp_path: Path) -> None:
+    from studio.jobs.session import open_for_manuscript
+
+    ms = tmp_path / "book.md"
+    text = "---\ntitle: B\nlanguage: en\n---\n\n# B\n\n## One\n\nThe cat sat down. The dog ran off.\n\n## Two\n\nIt rained.\n"
+    ms.write_text(text, encoding="utf-8")
+    settings = new_project_settings(get_voice(None))
+    opened = open_for_manuscript(ms, tmp_path / "p", settings)
+    assert opened.action == "created"
+    with opened.project as project:
+        render_project(project, CountingEngine(real_engine()))
+    opened = open_for_manuscript(ms, tmp_path / "p", settings)
+    assert opened.action == "reopened"
+    opened.project.close()
+
+    ms.write_text(text.replace("The dog ran off.", "The dog walked home."), encoding="utf-8")
+    opened = open_for_manuscript(ms, tmp_path / "p", settings)
+    assert opened.action == "reimported"
+    with opened.project as project:
+        engine = CountingEngine(real_engine())
+        render_project(project, engine)
+        assert engine.spoken == ["The dog walked home."]
+
+    other = tmp_path / "other.md"
+    other.write_text("# X\n\nHello.\n", encoding="utf-8")
+    with pytest.raises(ProjectError, match="is the project of"):
+        open_for_manuscript(other, tmp_path / "p", settings)

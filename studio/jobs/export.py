@@ -102,6 +102,9 @@ def export_chapter_files(
     written: list[ExportedFile] = []
     for idx in wanted:
         title = all_chapters[idx].title
+        if all_chapters[idx].sentences == 0:
+            log.warning("chapter %d '%s' has nothing to say; no file written", idx + 1, title)
+            continue
         path = out / f"{safe_filename(title, idx + 1, width)}.{fmt}"
         tags = AudioTags(title=title, artist=book.author, album=book.title, track=f"{idx + 1}/{len(all_chapters)}")
         for attempt in range(3):

@@ -21,7 +21,6 @@ import os
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
@@ -29,6 +28,7 @@ import numpy as np
 from studio.core.errors import ProjectError
 from studio.engine.base import Engine, SynthesisSettings
 from studio.project.cache import file_fingerprint
+from studio.project.settings import ProjectSettings
 from studio.project.store import Project, SentenceRow
 
 log = logging.getLogger(__name__)
@@ -41,8 +41,11 @@ class RenderProgress:
     ``done``/``total`` count sentences of the selected chapters (titles included;
     ``done`` includes those finished by earlier runs). ``failed`` counts failures in
     this run. ``audio_seconds`` is audio synthesized in this run, ``rtf`` its
-    real-time factor (wall seconds per audio second; < 1 is faster than real time)
-    and ``eta`` the estimated seconds left (None until there is a measurement).
+    real-time factor (wall seconds since the start, model loading included, per
+    audio second; < 1 is faster than real time) and ``eta`` the estimated seconds
+    left (None until there is a measurement). ``synthesized``/``reused`` split this
+    run's work into sentences spoken and sentences found in the cache;
+    ``synth_seconds`` is the time spent inside synthesis alone.
     """
 
     done: int
@@ -56,6 +59,7 @@ class RenderProgress:
     reused: int = 0
     stopped: bool = False
     current: str = ""
+    synth_seconds: float = 0.0
 
     @property
     def fraction(self) -> float:
@@ -135,7 +139,7 @@ def render_lock(project: Project) -> Iterator[None]:
         try:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as err:
-            raise ProjectError(f"{project.folder} is being rendered by another process") from err
+            raise ProjectError(f"{project.folder} is already being rendered (by another window or process)") from err
         try:
             fh.truncate(0)
             fh.write(f"{os.getpid()}\n")
@@ -186,8 +190,9 @@ def verify_present(project: Project, rows: Iterable[SentenceRow]) -> int:
         if row.state != "done" or not row.cache_key:
             continue
         entry = project.cache_entry(row.cache_key)
-        if entry is None or not project.cache.looks_present(entry):
-            bad += project.invalidate_key(row.cache_key) if entry else 0
+        if entry is not None and not project.cache.looks_present(entry):
+            log.warning("cached audio for sentence %d is missing; it will be rendered again", row.id)
+            bad += project.invalidate_key(row.cache_key)
     return bad
 
 
@@ -202,8 +207,12 @@ def render_project(
     make_synthesizer: SynthesizerFactory = sequential_synthesizer,
     batch_size: int = 1,
     voice_lookup: Callable[[str], Any] | None = None,
+    sentence_ids: Iterable[int] | None = None,
 ) -> RenderProgress:
     """Render every pending sentence of ``chapters`` (0-based; None = all) into the cache.
+
+    ``sentence_ids`` narrows the job to those sentences (a selection, one edited
+    sentence); progress ``total`` then counts only them.
 
     ``engine`` speaks the project's default voice; sentences mapped to another voice
     get ``engine_for(voice_id)`` (those engines are closed at the end) or fail when
@@ -216,12 +225,18 @@ def render_project(
         if project.reset_interrupted():
             log.info("resuming an interrupted render")
         settings = project.settings()
-        rows = project.sentences(chapters)
+        wanted = None if sentence_ids is None else set(sentence_ids)
+
+        def select() -> list[SentenceRow]:
+            rows = project.sentences(chapters)
+            return rows if wanted is None else [r for r in rows if r.id in wanted]
+
+        rows = select()
         needed = {project.voice_for(r.language, settings) for r in rows} | {settings.voice_id}
         prepare_voices(project, needed, voice_lookup)
-        rows = project.sentences(chapters)  # keys now carry the current fingerprints
+        rows = select()  # keys now carry the current fingerprints
         if verify_present(project, rows):
-            rows = project.sentences(chapters)
+            rows = select()
         return _Renderer(project, engine, settings, engine_for, make_synthesizer, progress).run(
             rows, should_stop, max(1, batch_size)
         )
@@ -234,7 +249,7 @@ class _Renderer:
         self,
         project: Project,
         engine: Engine,
-        settings: Any,
+        settings: ProjectSettings,
         engine_for: EngineFactory | None,
         make_synthesizer: SynthesizerFactory,
         progress: Callable[[RenderProgress], None] | None,
@@ -381,6 +396,7 @@ class _Renderer:
             done=self.done, total=self.total, failed=self.failed, audio_seconds=self.audio_seconds,
             elapsed=elapsed, rtf=(elapsed / self.audio_seconds) if self.audio_seconds else 0.0, eta=eta,
             synthesized=self.synthesized, reused=self.reused, stopped=stopped, current=current,
+            synth_seconds=self.synth_time,
         )
         if self.progress_cb is not None:
             self.progress_cb(snap)

@@ -109,12 +109,17 @@ def apply_choices(project: Project, *, voice_id: str | None = None, backend: str
     """Apply command-line/GUI choices to an existing project's settings and return them.
 
     Changing voice or engine changes every cache key, so sentences re-render; the
-    old audio stays cached and is reused if the choice is reverted.
+    old audio stays cached and is reused if the choice is reverted. A new voice
+    starts from its own recommended synthesis settings (a speaker id or scales
+    tuned for the old voice would not fit it).
     """
     settings = project.settings()
     changes: dict[str, object] = {}
     if voice_id and voice_id != settings.voice_id:
+        from studio.engine.voices import get_voice
+
         changes["voice_id"] = voice_id
+        changes["synthesis"] = new_project_settings(get_voice(voice_id)).synthesis
     if backend and backend != settings.backend:
         changes["backend"] = backend
     if changes:
