@@ -122,3 +122,16 @@ def test_same_file_same_languages(resources: Path) -> None:
     clear_cache()
     second = load_manuscript(resources / "sample.md")
     assert first == second
+
+
+def test_one_long_foreign_paragraph_does_not_take_over_the_book() -> None:
+    """Short English lines around one long French paragraph stay English."""
+    english_long = "She walked along the harbour wall and counted the boats that had come home before the storm."
+    french = (
+        "Le vent soufflait fort sur la jet\u00e9e. Les p\u00eacheurs rentraient leurs filets "
+        "et parlaient \u00e0 voix basse de la temp\u00eate qui approchait."
+    )
+    chapter = ["The night was cold.", english_long, french, "He said nothing.", "The lamps were lit one by one."]
+    book, langs = assign_languages([chapter])
+    assert book == "en"
+    assert [code for code, _ in langs[0]] == ["en", "en", "fr", "en", "en"]

@@ -145,7 +145,7 @@ def assign_languages(
     the book's language.
     """
     detected = [[_probe(t) for t in ch] for ch in chapters]
-    book = normalize_language_code(declared) or _majority(detected) or FALLBACK_LANGUAGE
+    book = normalize_language_code(declared) or _majority(detected, chapters) or FALLBACK_LANGUAGE
     out: list[list[tuple[str, float]]] = []
     for ch in detected:
         confident = [
@@ -179,19 +179,31 @@ def _may_switch(code: str, prob: float, letters: int, book: str) -> bool:
     return code == book or prob >= SWITCH_CONFIDENCE or letters >= SWITCH_LETTERS
 
 
-def _majority(detected: list[list[tuple[str, float, int]]]) -> str:
-    """The language most letters were confidently written in (any detection if none)."""
-    weights: Counter[str] = Counter()
+def _majority(detected: list[list[tuple[str, float, int]]], texts: Sequence[Sequence[str]]) -> str:
+    """The language most paragraphs are clearly written in; letters break ties.
+
+    Counting paragraphs rather than letters keeps one long French passage from
+    outvoting a dozen short English ones; short passages count when their own weak
+    detection is unambiguous (``SWITCH_CONFIDENCE``).
+    """
+    votes: Counter[str] = Counter()
+    letters_by: Counter[str] = Counter()
     loose: Counter[str] = Counter()
-    for ch in detected:
-        for code, prob, letters in ch:
+    for ch_detected, ch_texts in zip(detected, texts):
+        for (code, prob, letters), text in zip(ch_detected, ch_texts):
+            if not code and 3 <= letters < MIN_LETTERS:
+                code, prob = detect_language(text)
+                if prob < SWITCH_CONFIDENCE:
+                    code = ""
             if code:
                 loose[code] += letters
                 if prob >= MIN_CONFIDENCE:
-                    weights[code] += letters
-    for counter in (weights, loose):
-        if counter:
-            return max(counter.items(), key=lambda kv: (kv[1], kv[0]))[0]
+                    votes[code] += 1
+                    letters_by[code] += letters
+    if votes:
+        return max(votes, key=lambda c: (votes[c], letters_by[c], c))
+    if loose:
+        return max(loose.items(), key=lambda kv: (kv[1], kv[0]))[0]
     return ""
 
 
