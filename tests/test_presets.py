@@ -1,0 +1,156 @@
+"""Presets are data, their availability is checked for real, and opening one is honest."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+
+import numpy as np
+import pytest
+
+from studio.core.errors import PresetUnavailable
+from studio.engine import presets
+from studio.engine.base import SynthesisSettings
+from studio.engine.presets import PRESETS, Preset, availability, get_preset, open_preset
+
+torch = pytest.importorskip("torch")
+HAS_CUDA = torch.cuda.is_available()
+
+EXPECTED = {
+    "fp32-cpu": ("onnx", "cpu", "fp32"),
+    "fp32-torch": ("torch", "cpu", "fp32"),
+    "dynamic-int8": ("torch", "cpu", "dynamic-int8"),
+    "int8-cpu": ("onnx", "cpu", "int8"),
+    "fp16-cuda": ("torch", "cuda", "fp16"),
+    "tensorrt-int8": ("tensorrt", "cuda", "int8"),
+}
+
+
+def test_presets_are_frozen_data():
+    assert presets.DEFAULT_PRESET == "fp32-cpu"
+    assert {name: (p.engine, p.device, p.precision) for name, p in PRESETS.items()} == EXPECTED
+    for name, p in PRESETS.items():
+        assert p.name == name and len(p.summary) > 40
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        PRESETS["fp32-cpu"].device = "cuda"  # type: ignore[misc]
+    with pytest.raises(ValueError):
+        Preset("x", "onnx", "tpu", "fp32", "bad device")  # type: ignore[arg-type]
+
+
+def test_unknown_preset_names_the_choices():
+    with pytest.raises(PresetUnavailable, match="choose one of: fp32-cpu"):
+        get_preset("turbo")
+    ok, reason = availability("turbo")
+    assert not ok and "unknown preset" in reason
+    with pytest.raises(PresetUnavailable):
+        open_preset("turbo")
+
+
+def test_cpu_presets_are_available_here():
+    for name in ("fp32-cpu", "fp32-torch", "dynamic-int8", "int8-cpu"):
+        ok, reason = availability(name)
+        assert ok, f"{name}: {reason}"
+
+
+@pytest.mark.skipif(HAS_CUDA, reason="checks the no-CUDA reasons; this machine has CUDA")
+def test_cuda_presets_say_why_not_without_cuda():
+    expected = "no CUDA device: torch.cuda.is_available() is False"
+    if torch.version.cuda is None:
+        expected = "has no CUDA support"
+    for name in ("fp16-cuda", "tensorrt-int8"):
+        ok, reason = availability(name)
+        assert not ok and expected in reason
+        with pytest.raises(PresetUnavailable, match="is unavailable: .*CUDA"):
+            open_preset(name)
+    ok, reason = availability("fp32-torch", device="cuda")
+    assert not ok and expected in reason
+    with pytest.raises(PresetUnavailable):
+        open_preset("fp32-torch", device="cuda")
+
+
+def test_cpu_only_presets_refuse_cuda():
+    for name in ("fp32-cpu", "dynamic-int8", "int8-cpu"):
+        ok, reason = availability(name, device="cuda")
+        assert not ok and "runs on cpu only" in reason
+
+
+def _fake_cuda(monkeypatch, *, tensorrt_installed: bool):
+    """Pretend CUDA is present; control whether ``import tensorrt`` works."""
+    monkeypatch.setattr(torch.version, "cuda", torch.version.cuda or "12.4")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a: "Fake GPU")
+    real_import = importlib.import_module
+
+    def fake_import(name, *a, **k):
+        if name == "tensorrt":
+            if not tensorrt_installed:
+                raise ImportError("No module named 'tensorrt'")
+            return type("trt", (), {"__version__": "10.9.9"})
+        return real_import(name, *a, **k)
+
+    monkeypatch.setattr(presets, "_import", fake_import)
+
+
+def test_tensorrt_reason_when_cuda_but_no_tensorrt(monkeypatch):
+    _fake_cuda(monkeypatch, tensorrt_installed=False)
+    ok, reason = availability("tensorrt-int8")
+    assert (ok, reason) == (False, "TensorRT is not installed (pip install tensorrt)")
+    ok, reason = availability("fp16-cuda")
+    assert ok and "Fake GPU" in reason
+    with pytest.raises(PresetUnavailable, match=r"TensorRT is not installed \(pip install tensorrt\)"):
+        open_preset("tensorrt-int8")
+
+
+def test_tensorrt_available_when_both_present(monkeypatch):
+    _fake_cuda(monkeypatch, tensorrt_installed=True)
+    ok, reason = availability("tensorrt-int8")
+    assert ok and "TensorRT 10.9.9" in reason and "Fake GPU" in reason
+
+
+def test_reason_when_torch_missing(monkeypatch):
+    real_import = importlib.import_module
+
+    def no_torch(name, *a, **k):
+        if name == "torch":
+            raise ImportError("No module named 'torch'")
+        return real_import(name, *a, **k)
+
+    monkeypatch.setattr(presets, "_import", no_torch)
+    for name in ("fp32-torch", "dynamic-int8", "fp16-cuda", "tensorrt-int8"):
+        ok, reason = availability(name)
+        assert not ok and reason.startswith("torch is not installed")
+    assert availability("fp32-cpu")[0]  # ONNX needs no torch
+
+
+def test_open_fp32_cpu_describes_itself_and_speaks():
+    engine = open_preset("fp32-cpu", None, threads=1)
+    assert engine.preset is PRESETS["fp32-cpu"]
+    with engine:
+        text = engine.describe()
+        assert "ONNX Runtime" in text and "float32" in text
+        audio = engine.synthesize("Hello there.", "en", SynthesisSettings(0.0, 1.0, 0.0))
+    assert audio.dtype == np.float32 and audio.size > 1000
+
+
+def test_open_preset_rejects_unknown_keywords():
+    with pytest.raises(Exception, match="takes only threads"):
+        open_preset("fp32-cpu", None, turbo=True)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAS_CUDA, reason="no CUDA device: torch.cuda.is_available() is False")
+def test_fp16_cuda_matches_fp32_torch():
+    ref = open_preset("fp32-torch", None, device="cuda")
+    half = open_preset("fp16-cuda", None)
+    settings = SynthesisSettings(0.0, 1.0, 0.0)
+    with ref, half:
+        assert "float16" in half.describe()
+        ids = [ref.text_to_ids(t, "en") for t in ("A short one.", "And a longer sentence, with a pause in it.")]
+        a = ref.synthesize_batch(ids, settings)
+        b = half.synthesize_batch(ids, settings)
+    for x, y in zip(a, b):
+        assert abs(len(x) - len(y)) <= 256 * 4  # fp16 may move a ceil(duration) by a frame
+        assert 0.5 < np.sqrt(np.mean(y**2)) / np.sqrt(np.mean(x**2)) < 2.0
+        if len(x) == len(y):
+            assert np.corrcoef(x, y)[0, 1] > 0.95
