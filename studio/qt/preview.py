@@ -1,0 +1,176 @@
+"""Preview playback for the GUI: sentences in, sound out, the heard sentence reported.
+
+Why this split: :class:`~studio.qt.playback.Player` is plain Python (testable with
+a device-less sink); this controller turns a list of sentences into a play list
+(rendered ones from the cache, runs of unrendered ones as passages the model
+worker streams), posts the synthesis part to the job queue's preview slot (latest
+request wins there too), and polls the player from a GUI timer so the window can
+highlight the sentence being heard. It never waits on audio or the model.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from typing import Callable, Sequence
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from studio.audio.assemble import Pauses
+from studio.project.store import Project
+from studio.qt.jobqueue import JobQueue
+from studio.qt.messages import PlaybackPosition, PreviewPassage, PreviewRequest
+from studio.qt.playback import PlayList, Player, Segment
+from studio.qt.sinks import AudioSink, SoundDeviceSink
+from studio.qt.snapshot import SentenceNode
+
+log = logging.getLogger(__name__)
+
+SinkFactory = Callable[[], AudioSink]
+#: the sample rate previews are played at when nothing else is known
+DEFAULT_RATE = 22050
+
+
+def build_playlist(
+    request_id: int,
+    nodes: Sequence[SentenceNode],
+    voice_for: Callable[[str], str],
+    pauses: Pauses = Pauses(),
+    label: str = "",
+) -> tuple[PlayList, tuple[PreviewPassage, ...]]:
+    """Rendered sentences play from the cache; consecutive unrendered ones of one
+    paragraph and language become one passage for the streaming synthesizer."""
+    segments: list[Segment] = []
+    passages: list[PreviewPassage] = []
+    run: list[SentenceNode] = []
+
+    def pause_after(i: int) -> float:
+        if i + 1 >= len(nodes):
+            return 0.0
+        nxt, cur = nodes[i + 1], nodes[i]
+        if (nxt.chapter, nxt.paragraph) != (cur.chapter, cur.paragraph):
+            return pauses.title if cur.paragraph is None else pauses.paragraph
+        return pauses.sentence
+
+    def close_run(last_index: int) -> None:
+        if not run:
+            return
+        offsets, text = [], ""
+        for s in run:
+            offsets.append(len(text))
+            text += s.text + " "
+        passage = PreviewPassage(len(passages), text.rstrip(), run[0].language, voice_for(run[0].language))
+        passages.append(passage)
+        segments.append(Segment(tuple(s.id for s in run), passage=passage.index, offsets=tuple(offsets),
+                                pause_after=pause_after(last_index)))
+        run.clear()
+
+    for i, node in enumerate(nodes):
+        if node.cached and node.cache_key:
+            close_run(i - 1)
+            segments.append(Segment((node.id,), cache_key=node.cache_key, pause_after=pause_after(i)))
+            continue
+        if run and (run[-1].chapter, run[-1].paragraph, run[-1].language) != (node.chapter, node.paragraph, node.language):
+            close_run(i - 1)
+        run.append(node)
+    close_run(len(nodes) - 1)
+    return PlayList(request_id, tuple(segments), label), tuple(passages)
+
+
+class PreviewController(QObject):
+    """Owns the player; the session attaches the open project and its job queue."""
+
+    positionChanged = Signal(object)  # PlaybackPosition
+    problem = Signal(str)  # why there is no sound (shown in the window)
+
+    def __init__(self, sink_factory: SinkFactory | None = SoundDeviceSink, parent: QObject | None = None,
+                 poll_ms: int = 50) -> None:
+        super().__init__(parent)
+        self._project: Project | None = None
+        self._queue: JobQueue | None = None
+        self._voice_for: Callable[[str], str] = lambda _lang: ""
+        self._pauses = Pauses()
+        self._ids = itertools.count(1)
+        self.player = Player(self._load_cached, sink_factory, rate=DEFAULT_RATE, on_room=self._room)
+        self._last = PlaybackPosition()
+        self._timer = QTimer(self)
+        self._timer.setInterval(poll_ms)
+        self._timer.timeout.connect(self._poll)
+        self._timer.start()
+
+    def attach(self, project: Project, queue: JobQueue, voice_for: Callable[[str], str], pauses: Pauses) -> None:
+        self.player.stop()
+        self._project, self._queue = project, queue
+        self._voice_for, self._pauses = voice_for, pauses
+
+    def detach(self) -> None:
+        self.player.stop()
+        self._project = self._queue = None
+
+    def set_voices(self, voice_for: Callable[[str], str], pauses: Pauses) -> None:
+        self._voice_for, self._pauses = voice_for, pauses
+
+    def play(self, nodes: Sequence[SentenceNode], label: str = "") -> int:
+        """Start playing ``nodes`` (replacing any preview); returns the request id (0: none)."""
+        if not nodes or self._queue is None:
+            return 0
+        rid = next(self._ids)
+        playlist, passages = build_playlist(rid, nodes, self._voice_for, self._pauses, label)
+        if not self.player.play(playlist):
+            self._queue.set_preview(None)
+            self.problem.emit(self.player.problem or "No audio output.")
+            return 0
+        self._queue.set_preview(PreviewRequest(rid, passages) if passages else None)
+        log.debug("preview %d: %s (%d segments, %d to synthesize)", rid, label, len(playlist.segments), len(passages))
+        return rid
+
+    def play_text(self, text: str, language: str, voice_id: str, label: str = "") -> int:
+        """Speak free text with a given voice (voice samples in the voices dialog)."""
+        if self._queue is None:
+            return 0
+        rid = next(self._ids)
+        passage = PreviewPassage(0, text, language, voice_id)
+        playlist = PlayList(rid, (Segment((-1,), passage=0, offsets=(0,)),), label)
+        if not self.player.play(playlist):
+            self.problem.emit(self.player.problem or "No audio output.")
+            return 0
+        self._queue.set_preview(PreviewRequest(rid, (passage,)))
+        return rid
+
+    def toggle(self) -> None:
+        if self.player.position().state in ("idle", "finished", "error"):
+            return
+        self.player.toggle()
+
+    def stop(self) -> None:
+        self.player.stop()
+        if self._queue is not None:
+            self._queue.set_preview(None)
+
+    def position(self) -> PlaybackPosition:
+        return self._last
+
+    def close(self) -> None:
+        self._timer.stop()
+        self.player.close()
+
+    def _load_cached(self, key: str):  # feeder thread
+        project = self._project
+        if project is None:
+            return None
+        entry = project.cache_entry(key)
+        if entry is None:
+            return None
+        audio = project.cache.load(entry)
+        return None if audio is None else (audio, entry.sample_rate)
+
+    def _room(self) -> None:  # feeder thread: the worker may synthesize more
+        queue = self._queue
+        if queue is not None:
+            queue.poke()
+
+    def _poll(self) -> None:
+        pos = self.player.position()
+        if pos != self._last:
+            self._last = pos
+            self.positionChanged.emit(pos)

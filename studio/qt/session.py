@@ -1,0 +1,357 @@
+"""One open project and everything that works on it, behind one QObject.
+
+Why a session object between the window and the workers: widgets should only
+say what the user wants ("render chapter 3", "this paragraph is French") and
+show what comes back. The session turns wishes into background tasks (project
+I/O on a one-thread :class:`~studio.qt.tasks.TaskRunner`, so changes keep their
+order), render jobs (the :class:`~studio.qt.render_worker.RenderWorker`'s
+queue) and previews, and re-emits every result as a frozen value. Tests drive it
+exactly like the window does.
+
+Opening another project never blocks: the old worker is asked to stop and its
+project is closed when the thread has finished.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+from PySide6.QtCore import QObject, Signal
+
+from studio.core.errors import StudioError
+from studio.project.settings import ProjectSettings
+from studio.project.store import Project
+from studio.qt.jobqueue import JobQueue
+from studio.qt.messages import ErrorInfo, ExportProgress, JobSpec
+from studio.qt.monitor import MonitorThread, RenderStats, StallMeter
+from studio.qt.preview import PreviewController, SinkFactory
+from studio.qt.render_worker import EngineFactory, RenderWorker, default_engine_factory
+from studio.qt.sinks import SoundDeviceSink
+from studio.qt.snapshot import BookSnapshot, ChapterNode, SentenceNode, build_chapter, build_snapshot, with_long_chapters
+from studio.qt.tasks import TaskRunner
+
+log = logging.getLogger(__name__)
+
+
+def open_any(path: str | Path, max_sentence_chars: int = 500) -> tuple[Project, str]:
+    """A project folder, or a manuscript (its project ``<name>.studio`` beside it is made or resumed)."""
+    from studio.engine.voices import get_voice
+    from studio.jobs.session import default_project_dir, new_project_settings, open_for_manuscript
+
+    path = Path(path)
+    if path.is_dir():
+        if Project.is_project(path):
+            return Project.open(path), "opened"
+        raise StudioError(f"{path} is a folder but not a studio project; open a manuscript file or a project folder")
+    if not path.exists():
+        raise StudioError(f"{path}: no such file or folder")
+    folder = default_project_dir(path, path.parent)
+    opened = open_for_manuscript(path, folder, new_project_settings(get_voice(None)), max_sentence_chars=max_sentence_chars)
+    return opened.project, opened.action
+
+
+def create_project(manuscript: str | Path, folder: str | Path) -> tuple[Project, str]:
+    from studio.engine.voices import get_voice
+    from studio.jobs.session import new_project_settings, open_for_manuscript
+
+    opened = open_for_manuscript(Path(manuscript), Path(folder), new_project_settings(get_voice(None)))
+    return opened.project, opened.action
+
+
+class ProjectSession(QObject):
+    opened = Signal(object)  # BookSnapshot
+    closed = Signal()
+    snapshotChanged = Signal(object)  # BookSnapshot
+    chapterChanged = Signal(object)  # ChapterNode
+    statesChanged = Signal(object)  # StateDelta
+    queueChanged = Signal(object)  # QueueSnapshot
+    jobFinished = Signal(object)  # JobState
+    readout = Signal(object)  # Readout
+    engineStatus = Signal(object)  # EngineStatus
+    settingsChanged = Signal(object)  # ProjectSettings
+    error = Signal(object)  # ErrorInfo
+    message = Signal(str)
+
+    def __init__(self, parent: QObject | None = None, *, engine_factory: EngineFactory | None = None,
+                 sink_factory: SinkFactory | None = SoundDeviceSink, long_chapter_minutes: float = 60.0,
+                 readout_interval: float = 1.0) -> None:
+        super().__init__(parent)
+        self.engine_factory = engine_factory or default_engine_factory(isolated=True)
+        self.long_chapter_minutes = long_chapter_minutes
+        self.tasks = TaskRunner(self, threads=1, on_error=self.error.emit)
+        self.export_tasks = TaskRunner(self, threads=1, on_error=self.error.emit)
+        self.stats = RenderStats()
+        self.stall = StallMeter(self)
+        self.stall.start()
+        self.monitor = MonitorThread(self.stats, readout_interval, self.stall)
+        self.monitor.readout.connect(self.readout)
+        self.monitor.start()
+        self.preview = PreviewController(sink_factory, self)
+        self.project: Project | None = None
+        self.queue: JobQueue | None = None
+        self.worker: RenderWorker | None = None
+        self.snapshot: BookSnapshot | None = None
+        self.settings: ProjectSettings | None = None
+        self._retiring: list[tuple[RenderWorker, Project]] = []
+
+    # ------------------------------------------------------------ open / close
+
+    def open_path(self, path: str | Path, on_done: Callable[[BookSnapshot], None] | None = None) -> None:
+        self.message.emit(f"Opening {Path(path).name}\u2026")
+        self._load(lambda: open_any(path), on_done)
+
+    def create(self, manuscript: str | Path, folder: str | Path) -> None:
+        self.message.emit(f"Importing {Path(manuscript).name}\u2026")
+        self._load(lambda: create_project(manuscript, folder), None)
+
+    def _load(self, opener: Callable[[], tuple[Project, str]], on_done) -> None:  # noqa: ANN001
+        minutes = self.long_chapter_minutes
+
+        def work():
+            project, action = opener()
+            try:
+                return project, action, build_snapshot(project, long_chapter_minutes=minutes), project.settings()
+            except BaseException:
+                project.close()
+                raise
+
+        def done(value) -> None:  # noqa: ANN001
+            project, action, snapshot, settings = value
+            self._install(project, snapshot, settings)
+            self.message.emit(f"{action.capitalize()} project {project.folder}")
+            if on_done is not None:
+                on_done(snapshot)
+
+        self.tasks.run(work, on_done=done, action="open the project")
+
+    def _install(self, project: Project, snapshot: BookSnapshot, settings: ProjectSettings) -> None:
+        self.close_project()
+        self.project, self.snapshot, self.settings = project, snapshot, settings
+        self.queue = JobQueue()
+        self.worker = RenderWorker(project, self.queue, self.stats, self.engine_factory, self.preview.player)
+        w = self.worker
+        w.queueChanged.connect(self.queueChanged)
+        w.statesChanged.connect(self.statesChanged)
+        w.jobFinished.connect(self.jobFinished)
+        w.engineStatus.connect(self.engineStatus)
+        w.failed.connect(self.error)
+        w.start()
+        self.preview.attach(project, self.queue, self.voice_for, settings.pauses)
+        self.queueChanged.emit(self.queue.snapshot())
+        self.opened.emit(snapshot)
+        self.settingsChanged.emit(settings)
+
+    def close_project(self) -> None:
+        """Stop the worker (asynchronously) and close the project when it has stopped."""
+        if self.project is None:
+            return
+        self.preview.detach()
+        worker, project = self.worker, self.project
+        self.project = self.queue = self.worker = None
+        self.snapshot = self.settings = None
+        if worker is not None:
+            worker.queue.quit()
+            entry = (worker, project)
+            self._retiring.append(entry)
+            worker.finished.connect(lambda: self._retired(entry))
+            if worker.isFinished():
+                self._retired(entry)
+        else:
+            project.close()
+        self.closed.emit()
+
+    def _retired(self, entry: tuple[RenderWorker, Project]) -> None:
+        if entry in self._retiring:
+            self._retiring.remove(entry)
+            entry[1].close()
+
+    def shutdown(self, timeout_ms: int = 15000) -> None:
+        """App exit: stop everything and wait (the only blocking call, made once)."""
+        self.close_project()
+        self.preview.close()
+        self.monitor.stop()
+        self.stall.stop()
+        for worker, _project in list(self._retiring):
+            worker.wait(timeout_ms)
+        for entry in list(self._retiring):
+            self._retired(entry)
+        self.monitor.wait(3000)
+        self.tasks.wait()
+        self.export_tasks.wait()
+
+    # ------------------------------------------------------------ reading
+
+    def voice_for(self, language: str) -> str:
+        settings = self.settings
+        if settings is None:
+            return ""
+        family = language.replace("-", "_").split("_", 1)[0].lower()
+        return settings.language_voices.get(family) or settings.voice_id
+
+    def refresh(self) -> None:
+        project, minutes = self._need(), self.long_chapter_minutes
+        self.tasks.run(lambda: build_snapshot(project, long_chapter_minutes=minutes), on_done=self._set_snapshot,
+                       action="refresh the book")
+
+    def _set_snapshot(self, snapshot: BookSnapshot) -> None:
+        if self.project is not None and snapshot.folder == str(self.project.folder):
+            self.snapshot = snapshot
+            self.snapshotChanged.emit(snapshot)
+
+    def set_long_chapter_minutes(self, minutes: float) -> None:
+        self.long_chapter_minutes = minutes
+        if self.snapshot is not None:
+            self._set_snapshot(with_long_chapters(self.snapshot, minutes))
+
+    # ------------------------------------------------------------ changes
+
+    def set_language(self, chapter: int, paragraph: int, language: str | None) -> None:
+        project, snap = self._need(), self._snap()
+
+        def work() -> ChapterNode:
+            project.set_language_override(chapter, paragraph, language)
+            return build_chapter(project, snap, chapter)
+
+        self.tasks.run(work, on_done=self._chapter_done, action="change the language")
+
+    def edit_sentence(self, sentence_id: int, text: str, rerender: bool = True) -> None:
+        """Store the new text; only this sentence's key changes, so only it is re-rendered."""
+        project, snap = self._need(), self._snap()
+        chapter = next((s.chapter for c in snap.chapters for s in c.sentences if s.id == sentence_id), None)
+        if chapter is None:
+            self.error.emit(ErrorInfo(f"there is no sentence {sentence_id}", "Could not edit the sentence"))
+            return
+
+        def work() -> ChapterNode:
+            project.edit_sentence(sentence_id, text)
+            return build_chapter(project, snap, chapter)
+
+        def done(node: ChapterNode) -> None:
+            self._chapter_done(node)
+            if rerender:
+                self.submit(JobSpec("sentences", f"Edited sentence {sentence_id}", sentence_ids=(sentence_id,),
+                                    sentences_hint=1))
+
+        self.tasks.run(work, on_done=done, action="edit the sentence")
+
+    def _chapter_done(self, node: ChapterNode) -> None:
+        if self.snapshot is None:
+            return
+        chapters = tuple(node if c.index == node.index else c for c in self.snapshot.chapters)
+        self.snapshot = replace(self.snapshot, chapters=chapters)
+        self.chapterChanged.emit(node)
+
+    def update_settings(self, settings: ProjectSettings) -> None:
+        project, minutes = self._need(), self.long_chapter_minutes
+
+        def work():
+            project.update_settings(settings)
+            return project.settings(), build_snapshot(project, long_chapter_minutes=minutes)
+
+        def done(value) -> None:  # noqa: ANN001
+            new, snapshot = value
+            self.settings = new
+            self.preview.set_voices(self.voice_for, new.pauses)
+            self.settingsChanged.emit(new)
+            self._set_snapshot(snapshot)
+            self.message.emit("Project settings saved")
+
+        self.tasks.run(work, on_done=done, action="save the project settings")
+
+    # ------------------------------------------------------------ rendering
+
+    def submit(self, spec: JobSpec) -> int:
+        queue = self._need_queue()
+        job_id = queue.submit(spec)
+        self.queueChanged.emit(queue.snapshot(self.stats.seconds_per_sentence()))
+        return job_id
+
+    def render_book(self) -> int:
+        snap = self._snap()
+        body = [c for c in snap.chapters if not c.front_matter] or list(snap.chapters)
+        return self.submit(JobSpec("book", "Whole book", tuple(c.index for c in body),
+                                   sentences_hint=sum(len(c.sentences) for c in body)))
+
+    def render_chapters(self, chapters: Iterable[int]) -> int:
+        snap = self._snap()
+        idx = tuple(sorted(set(chapters)))
+        label = f"Chapter {idx[0] + 1}" if len(idx) == 1 else f"Chapters {', '.join(str(i + 1) for i in idx)}"
+        hint = sum(len(snap.chapters[i].sentences) for i in idx)
+        return self.submit(JobSpec("chapters", label, idx, sentences_hint=hint))
+
+    def render_sentences(self, ids: Sequence[int], label: str = "", regenerate: bool = False) -> int:
+        ids = tuple(dict.fromkeys(ids))
+        kind = "regenerate" if regenerate else "sentences"
+        label = label or (f"{'New take of' if regenerate else 'Selection:'} {len(ids)} sentence(s)")
+        return self.submit(JobSpec(kind, label, sentence_ids=ids, sentences_hint=len(ids)))
+
+    def pause(self) -> None:
+        self._queue_op(lambda q: q.pause())
+
+    def resume(self) -> None:
+        self._queue_op(lambda q: q.resume())
+
+    def cancel(self, job_id: int) -> None:
+        self._queue_op(lambda q: q.cancel(job_id))
+
+    def cancel_all(self) -> None:
+        self._queue_op(lambda q: q.cancel_all())
+
+    def move(self, job_id: int, delta: int) -> None:
+        self._queue_op(lambda q: q.move(job_id, delta))
+
+    def clear_finished(self) -> None:
+        self._queue_op(lambda q: q.clear_finished())
+
+    def _queue_op(self, op: Callable[[JobQueue], object]) -> None:
+        if self.queue is not None:
+            op(self.queue)
+            self.queueChanged.emit(self.queue.snapshot(self.stats.seconds_per_sentence()))
+
+    # ------------------------------------------------------------ preview and export
+
+    def play(self, nodes: Sequence[SentenceNode], label: str = "") -> int:
+        return self.preview.play(nodes, label)
+
+    def export(self, out_dir: str | Path, fmt: str, chapters: Sequence[int], *, on_progress=None,  # noqa: ANN001
+               on_done=None, on_error=None, bitrate: str = "128k") -> None:  # noqa: ANN001
+        """Write chapter files in the background, one chapter at a time (progress per chapter)."""
+        from studio.jobs.export import export_chapter_files
+
+        project, snap = self._need(), self._snap()
+        wanted = sorted(set(chapters))
+
+        def work(report) -> ExportProgress:  # noqa: ANN001
+            files: list[str] = []
+            seconds = 0.0
+            report(ExportProgress(0, len(wanted), snap.chapters[wanted[0]].title if wanted else ""))
+            for n, idx in enumerate(wanted, 1):
+                for f in export_chapter_files(project, out_dir, fmt, [idx], bitrate=bitrate):
+                    files.append(str(f.path))
+                    seconds += f.duration
+                nxt = snap.chapters[wanted[n]].title if n < len(wanted) else ""
+                report(ExportProgress(n, len(wanted), nxt, tuple(files), seconds))
+            return ExportProgress(len(wanted), len(wanted), "", tuple(files), seconds)
+
+        self.export_tasks.run(work, on_progress=on_progress, on_done=on_done, on_error=on_error,
+                              action="export the chapters")
+
+    # ------------------------------------------------------------ helpers
+
+    def _need(self) -> Project:
+        if self.project is None:
+            raise StudioError("no project is open; open a project or import a manuscript first")
+        return self.project
+
+    def _need_queue(self) -> JobQueue:
+        if self.queue is None:
+            raise StudioError("no project is open; open a project or import a manuscript first")
+        return self.queue
+
+    def _snap(self) -> BookSnapshot:
+        if self.snapshot is None:
+            raise StudioError("no project is open; open a project or import a manuscript first")
+        return self.snapshot

@@ -1,0 +1,187 @@
+"""The book as plain, frozen data for the book view: chapters, paragraphs, sentences.
+
+Why a snapshot: the tree model runs on the GUI thread and must never query the
+database (a big book's state query takes longer than a frame). A background task
+builds this snapshot from the project and the text layer's pre-flight report
+(:func:`studio.text.inspect.inspect_book`, whose flags -- long chapters, split
+sentences, passages without a voice -- are the ones the CLI prints), and the
+model only reads it. Later changes arrive as small deltas
+(:class:`~studio.qt.messages.StateDelta`) or as one rebuilt chapter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Iterable
+
+from studio.project.store import Project, SentenceRow
+from studio.text.inspect import inspect_book, language_prefix
+
+DEFAULT_LONG_CHAPTER_MINUTES = 60.0
+WORDS_PER_MINUTE = 155.0
+
+
+@dataclass(frozen=True)
+class SentenceNode:
+    id: int
+    chapter: int
+    paragraph: int | None
+    index: int
+    text: str
+    language: str
+    was_split: bool
+    state: str
+    reason: str | None
+    cache_key: str | None
+    expected_key: str
+    duration: float | None
+    synth_count: int
+
+    @property
+    def cached(self) -> bool:
+        """Rendered with the current inputs (its audio can be played from the cache)."""
+        return self.state == "done" and self.cache_key == self.expected_key
+
+
+@dataclass(frozen=True)
+class ParagraphNode:
+    """``index`` None: the chapter's spoken title."""
+
+    chapter: int
+    index: int | None
+    text: str
+    language: str
+    confidence: float
+    override: str | None
+    unvoiced: bool
+    sentences: tuple[SentenceNode, ...]
+
+    @property
+    def effective_language(self) -> str:
+        return self.override or self.language
+
+    @property
+    def has_split(self) -> bool:
+        return any(s.was_split for s in self.sentences)
+
+
+@dataclass(frozen=True)
+class ChapterNode:
+    index: int
+    title: str
+    front_matter: bool
+    words: int
+    estimated_s: float
+    too_long: bool
+    paragraphs: tuple[ParagraphNode, ...]
+
+    @property
+    def sentences(self) -> tuple[SentenceNode, ...]:
+        return tuple(s for p in self.paragraphs for s in p.sentences)
+
+
+@dataclass(frozen=True)
+class BookSnapshot:
+    folder: str
+    title: str
+    author: str
+    language: str
+    voice_languages: tuple[str, ...]
+    long_chapter_minutes: float
+    chapters: tuple[ChapterNode, ...]
+    warnings: tuple[str, ...] = ()
+
+    def sentence_count(self) -> int:
+        return sum(len(c.sentences) for c in self.chapters)
+
+
+def voice_languages(project: Project, known_voices: Iterable[object] | None = None) -> set[str]:
+    """Language families the project can speak: its default voice's and mapped voices'.
+
+    ``known_voices`` are VoiceInfo-like objects (``id``, ``language``); without
+    them the voices are looked up (which scans the voice folders).
+    """
+    if known_voices is None:
+        from studio.engine.voices import list_voices
+
+        known_voices = list_voices()
+    by_id = {v.id: v for v in known_voices}  # type: ignore[attr-defined]
+    settings = project.settings()
+    out = set()
+    for vid in [settings.voice_id, *settings.language_voices.values()]:
+        voice = by_id.get(vid)
+        if voice is not None:
+            out.add(language_prefix(voice.language))  # type: ignore[attr-defined]
+    return out
+
+
+def build_snapshot(
+    project: Project,
+    *,
+    long_chapter_minutes: float = DEFAULT_LONG_CHAPTER_MINUTES,
+    known_voices: Iterable[object] | None = None,
+) -> BookSnapshot:
+    """Read the project once and assemble the tree's data (runs off the GUI thread)."""
+    book = project.book()
+    langs = voice_languages(project, known_voices)
+    report = inspect_book(
+        book, words_per_minute=WORDS_PER_MINUTE, long_chapter_minutes=long_chapter_minutes, voice_languages=langs
+    )
+    rows = project.sentences()
+    chapters = tuple(
+        _chapter(ci, chapter, report.chapters[ci], [r for r in rows if r.chapter == ci])
+        for ci, chapter in enumerate(book.chapters)
+    )
+    return BookSnapshot(
+        folder=str(project.folder), title=book.title, author=book.author, language=book.language,
+        voice_languages=tuple(sorted(langs)), long_chapter_minutes=long_chapter_minutes,
+        chapters=chapters, warnings=tuple(report.warnings()),
+    )
+
+
+def build_chapter(project: Project, snapshot: BookSnapshot, chapter_idx: int) -> ChapterNode:
+    """One chapter rebuilt after a language override or an edit (states included)."""
+    book = project.book()
+    langs = voice_languages(project)
+    report = inspect_book(
+        book, words_per_minute=WORDS_PER_MINUTE, long_chapter_minutes=snapshot.long_chapter_minutes,
+        voice_languages=langs,
+    )
+    rows = project.sentences([chapter_idx])
+    return _chapter(chapter_idx, book.chapters[chapter_idx], report.chapters[chapter_idx], rows)
+
+
+def _chapter(ci: int, chapter, report, rows: list[SentenceRow]) -> ChapterNode:  # noqa: ANN001
+    unvoiced = {p.paragraph_index for p in report.unvoiced}
+    by_para: dict[int | None, list[SentenceNode]] = {}
+    for r in rows:
+        by_para.setdefault(r.paragraph, []).append(_sentence(r))
+    paragraphs: list[ParagraphNode] = []
+    if None in by_para:  # a separately spoken title
+        first = chapter.paragraphs[0] if chapter.paragraphs else None
+        lang = by_para[None][0].language
+        paragraphs.append(ParagraphNode(ci, None, chapter.title, lang, first.confidence if first else 1.0,
+                                        None, False, tuple(by_para[None])))
+    for pi, para in enumerate(chapter.paragraphs):
+        paragraphs.append(ParagraphNode(
+            ci, pi, para.text, para.language, float(para.confidence), para.language_override,
+            pi in unvoiced, tuple(by_para.get(pi, ())),
+        ))
+    return ChapterNode(
+        ci, chapter.title, chapter.front_matter, report.word_count, report.duration_seconds, report.too_long,
+        tuple(paragraphs),
+    )
+
+
+def _sentence(r: SentenceRow) -> SentenceNode:
+    return SentenceNode(
+        id=r.id, chapter=r.chapter, paragraph=r.paragraph, index=r.index, text=r.text, language=r.language,
+        was_split=r.was_split, state=r.state, reason=r.reason, cache_key=r.cache_key, expected_key=r.expected_key,
+        duration=r.duration, synth_count=r.synth_count,
+    )
+
+
+def with_long_chapters(snapshot: BookSnapshot, minutes: float) -> BookSnapshot:
+    """The same snapshot with the long-chapter flag recomputed for ``minutes`` (no I/O)."""
+    chapters = tuple(replace(c, too_long=c.estimated_s > minutes * 60.0) for c in snapshot.chapters)
+    return replace(snapshot, chapters=chapters, long_chapter_minutes=minutes)

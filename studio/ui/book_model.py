@@ -1,0 +1,425 @@
+"""The book as a Qt item model: chapters > paragraphs > sentences, with states and flags.
+
+Why over a frozen snapshot plus an overlay: the structure comes from a
+:class:`~studio.qt.snapshot.BookSnapshot` built off the GUI thread; render states
+change sentence by sentence and arrive as small deltas, which only touch an
+overlay (``sentence id -> state``) and repaint the rows concerned. The model
+never touches the database.
+
+Index ids encode the node's position (chapter, paragraph, sentence), so
+``parent()`` needs no lookup and no Python object is kept alive by Qt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont
+
+from studio.qt.messages import StateDelta
+from studio.qt.snapshot import BookSnapshot, ChapterNode, ParagraphNode, SentenceNode
+
+COLUMNS = ("Text", "Language", "State", "Flags", "Length")
+TEXT, LANG, STATE, FLAGS, LENGTH = range(5)
+FILTERS = ("All", "Flagged", "Not rendered", "Failed")
+FlagsRole = Qt.ItemDataRole.UserRole + 1
+StateRole = Qt.ItemDataRole.UserRole + 2
+
+_STATE_COLORS = {"done": "#2e7d32", "failed": "#c62828", "rendering": "#1565c0", "pending": "#757575"}
+_PLAYING = QColor(255, 236, 153)
+_BITS = 21
+
+
+def _key(c: int, p: int = -1, s: int = -1) -> int:
+    return ((c + 1) << (2 * _BITS)) | ((p + 1) << _BITS) | (s + 1)
+
+
+def _unkey(key: int) -> tuple[int, int, int]:
+    mask = (1 << _BITS) - 1
+    return (key >> (2 * _BITS)) - 1, ((key >> _BITS) & mask) - 1, (key & mask) - 1
+
+
+def fmt_duration(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    total = int(round(seconds))
+    h, rest = divmod(total, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+class BookModel(QAbstractItemModel):
+    """Read-mostly tree; sentence text is editable (the edit goes out as a request)."""
+
+    editRequested = Signal(int, str)  # sentence id, new text
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.snapshot: BookSnapshot | None = None
+        self._overlay: dict[int, SentenceNode] = {}
+        self._where: dict[int, tuple[int, int, int]] = {}
+        self._counts: dict[int, dict[str, int]] = {}
+        self.playing: int | None = None
+
+    # ------------------------------------------------------------ data in
+
+    def set_snapshot(self, snapshot: BookSnapshot | None) -> None:
+        self.beginResetModel()
+        self.snapshot = snapshot
+        self._overlay.clear()
+        self._counts.clear()
+        self._where = {}
+        if snapshot is not None:
+            for c in snapshot.chapters:
+                self._index_chapter(c)
+        self.endResetModel()
+
+    def replace_chapter(self, node: ChapterNode) -> None:
+        """A rebuilt chapter (after an override or an edit): same shape, new content."""
+        snap = self.snapshot
+        if snap is None or node.index >= len(snap.chapters):
+            return
+        old = snap.chapters[node.index]
+        if [len(p.sentences) for p in old.paragraphs] != [len(p.sentences) for p in node.paragraphs]:
+            self.set_snapshot(replace(snap, chapters=tuple(node if c.index == node.index else c for c in snap.chapters)))
+            return
+        self.snapshot = replace(snap, chapters=tuple(node if c.index == node.index else c for c in snap.chapters))
+        for s in node.sentences:
+            self._overlay.pop(s.id, None)
+        self._index_chapter(node)
+        top = self.index(node.index, 0)
+        self.dataChanged.emit(top, self.index(node.index, len(COLUMNS) - 1))
+        for pi, para in enumerate(node.paragraphs):
+            pidx = self.index(pi, 0, top)
+            self.dataChanged.emit(pidx, self.index(pi, len(COLUMNS) - 1, top))
+            if para.sentences:
+                self.dataChanged.emit(self.index(0, 0, pidx), self.index(len(para.sentences) - 1, len(COLUMNS) - 1, pidx))
+
+    def apply_delta(self, delta: StateDelta) -> None:
+        chapters: set[int] = set()
+        for ch in delta.changes:
+            where = self._where.get(ch.sentence_id)
+            if where is None:
+                continue
+            node = self.sentence(ch.sentence_id)
+            if node is None:
+                continue
+            new = replace(node, state=ch.state, reason=ch.reason)
+            if ch.state != "rendering":
+                new = replace(new, cache_key=ch.cache_key, duration=ch.duration, synth_count=ch.synth_count)
+            self._overlay[ch.sentence_id] = new
+            chapters.add(where[0])
+            idx = self._sentence_index(where)
+            self.dataChanged.emit(idx, idx.siblingAtColumn(len(COLUMNS) - 1))
+        for c in chapters:
+            self._counts.pop(c, None)
+            top = self.index(c, 0)
+            self.dataChanged.emit(top, top.siblingAtColumn(len(COLUMNS) - 1))
+            for pi in {self._where[i][1] for i in (ch.sentence_id for ch in delta.changes) if self._where.get(i, (-1,))[0] == c}:
+                pidx = self.index(pi, 0, top)
+                self.dataChanged.emit(pidx, pidx.siblingAtColumn(len(COLUMNS) - 1))
+
+    def set_playing(self, sentence_id: int | None) -> QModelIndex:
+        """Highlight the sentence being heard; returns its index (invalid if none)."""
+        old, self.playing = self.playing, sentence_id
+        for sid in (old, sentence_id):
+            where = self._where.get(sid) if sid is not None else None
+            if where is not None:
+                idx = self._sentence_index(where)
+                self.dataChanged.emit(idx, idx.siblingAtColumn(len(COLUMNS) - 1))
+        where = self._where.get(sentence_id) if sentence_id is not None else None
+        return self._sentence_index(where) if where else QModelIndex()
+
+    # ------------------------------------------------------------ lookups
+
+    def sentence(self, sentence_id: int) -> SentenceNode | None:
+        if sentence_id in self._overlay:
+            return self._overlay[sentence_id]
+        where = self._where.get(sentence_id)
+        if where is None or self.snapshot is None:
+            return None
+        c, p, s = where
+        return self.snapshot.chapters[c].paragraphs[p].sentences[s]
+
+    def node(self, index: QModelIndex) -> ChapterNode | ParagraphNode | SentenceNode | None:
+        if not index.isValid() or self.snapshot is None:
+            return None
+        c, p, s = _unkey(index.internalId())
+        chapter = self.snapshot.chapters[c]
+        if p < 0:
+            return chapter
+        para = chapter.paragraphs[p]
+        if s < 0:
+            return para
+        return self.sentence(para.sentences[s].id)
+
+    def sentences_under(self, index: QModelIndex) -> list[SentenceNode]:
+        """Current sentence nodes of an item (a chapter's or paragraph's, or the sentence)."""
+        node = self.node(index)
+        if node is None:
+            return []
+        if isinstance(node, SentenceNode):
+            return [node]
+        ids = [s.id for s in (node.sentences if isinstance(node, ChapterNode) else node.sentences)]
+        return [self.sentence(i) for i in ids]  # type: ignore[misc]
+
+    def sentence_index(self, sentence_id: int) -> QModelIndex:
+        where = self._where.get(sentence_id)
+        return self._sentence_index(where) if where else QModelIndex()
+
+    def counts(self, chapter: int) -> dict[str, int]:
+        if chapter not in self._counts and self.snapshot is not None:
+            out = {"pending": 0, "rendering": 0, "done": 0, "failed": 0}
+            for s in self.snapshot.chapters[chapter].sentences:
+                state = self.sentence(s.id).state  # type: ignore[union-attr]
+                out[state] = out.get(state, 0) + 1
+            self._counts[chapter] = out
+        return self._counts.get(chapter, {})
+
+    # ------------------------------------------------------------ Qt model API
+
+    def index(self, row: int, column: int, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> QModelIndex:
+        if self.snapshot is None or row < 0 or not 0 <= column < len(COLUMNS):
+            return QModelIndex()
+        if not parent.isValid():
+            return self.createIndex(row, column, _key(row)) if row < len(self.snapshot.chapters) else QModelIndex()
+        c, p, s = _unkey(parent.internalId())
+        if s >= 0:
+            return QModelIndex()
+        chapter = self.snapshot.chapters[c]
+        if p < 0:
+            return self.createIndex(row, column, _key(c, row)) if row < len(chapter.paragraphs) else QModelIndex()
+        para = chapter.paragraphs[p]
+        return self.createIndex(row, column, _key(c, p, row)) if row < len(para.sentences) else QModelIndex()
+
+    def parent(self, index: QModelIndex | QPersistentModelIndex = QModelIndex()) -> QModelIndex:  # type: ignore[override]
+        if not index.isValid():
+            return QModelIndex()
+        c, p, s = _unkey(index.internalId())
+        if p < 0:
+            return QModelIndex()
+        if s < 0:
+            return self.createIndex(c, 0, _key(c))
+        return self.createIndex(p, 0, _key(c, p))
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        if self.snapshot is None:
+            return 0
+        if not parent.isValid():
+            return len(self.snapshot.chapters)
+        if parent.column() > 0:
+            return 0
+        c, p, s = _unkey(parent.internalId())
+        if s >= 0:
+            return 0
+        chapter = self.snapshot.chapters[c]
+        return len(chapter.paragraphs) if p < 0 else len(chapter.paragraphs[p].sentences)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        return None
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        base = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        if index.column() == TEXT and isinstance(self.node(index), SentenceNode):
+            base |= Qt.ItemFlag.ItemIsEditable
+        return base
+
+    def setData(self, index: QModelIndex | QPersistentModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        node = self.node(index)
+        if role != Qt.ItemDataRole.EditRole or not isinstance(node, SentenceNode):
+            return False
+        text = " ".join(str(value).split())
+        if not text or text == node.text:
+            return False
+        self._overlay[node.id] = replace(node, text=text, state="pending")
+        self._counts.pop(node.chapter, None)
+        self.dataChanged.emit(index, index.siblingAtColumn(len(COLUMNS) - 1))
+        self.editRequested.emit(node.id, text)
+        return True
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        node = self.node(index)
+        if node is None:
+            return None
+        col = index.column()
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+            return self._display(node, col, role == Qt.ItemDataRole.EditRole)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(node, col)
+        if role == Qt.ItemDataRole.ForegroundRole and col == STATE:
+            state = node.state if isinstance(node, SentenceNode) else self._agg_state(node)
+            return QBrush(QColor(_STATE_COLORS.get(state, "#757575")))
+        if role == Qt.ItemDataRole.ForegroundRole and col == FLAGS:
+            return QBrush(QColor("#b26a00"))
+        if role == Qt.ItemDataRole.BackgroundRole and isinstance(node, SentenceNode) and node.id == self.playing:
+            return QBrush(_PLAYING)
+        if role == Qt.ItemDataRole.FontRole and isinstance(node, ChapterNode):
+            font = QFont()
+            font.setBold(True)
+            return font
+        if role == FlagsRole:
+            return self.flag_words(node)
+        if role == StateRole:
+            return node.state if isinstance(node, SentenceNode) else self._agg_state(node)
+        return None
+
+    # ------------------------------------------------------------ presentation
+
+    def flag_words(self, node: ChapterNode | ParagraphNode | SentenceNode) -> list[str]:
+        if isinstance(node, SentenceNode):
+            para = self._para_of(node)
+            words = ["split"] if node.was_split else []
+            if para is not None and para.unvoiced:
+                words.append(f"no {node.language} voice")
+            return words
+        if isinstance(node, ParagraphNode):
+            words = [f"no {node.effective_language} voice"] if node.unvoiced else []
+            if node.has_split:
+                words.append("split sentence")
+            return words
+        words = [f"long (~{node.estimated_s / 60:.0f} min)"] if node.too_long else []
+        split = sum(1 for s in node.sentences if s.was_split)
+        unvoiced = sum(1 for p in node.paragraphs if p.unvoiced)
+        if split:
+            words.append(f"{split} split")
+        if unvoiced:
+            words.append(f"{unvoiced} without voice")
+        return words
+
+    def _para_of(self, node: SentenceNode) -> ParagraphNode | None:
+        where = self._where.get(node.id)
+        if where is None or self.snapshot is None:
+            return None
+        return self.snapshot.chapters[where[0]].paragraphs[where[1]]
+
+    def _agg_state(self, node: ChapterNode | ParagraphNode) -> str:
+        states = [self.sentence(s.id).state for s in node.sentences]  # type: ignore[union-attr]
+        if "rendering" in states:
+            return "rendering"
+        if "failed" in states:
+            return "failed"
+        return "done" if states and all(s == "done" for s in states) else "pending"
+
+    def _display(self, node: Any, col: int, edit: bool) -> Any:
+        if isinstance(node, ChapterNode):
+            if col == TEXT:
+                return f"{node.index + 1}. {node.title}" + ("  (front matter)" if node.front_matter else "")
+            if col == LANG:
+                langs = sorted({p.effective_language for p in node.paragraphs if p.index is not None})
+                return ", ".join(langs)
+            if col == STATE:
+                n = self.counts(node.index)
+                total = sum(n.values())
+                text = f"{n.get('done', 0)}/{total} rendered"
+                return text + (f", {n['failed']} failed" if n.get("failed") else "")
+            if col == FLAGS:
+                return ", ".join(self.flag_words(node))
+            done = [self.sentence(s.id) for s in node.sentences]
+            rendered = sum(s.duration or 0.0 for s in done if s is not None and s.state == "done")
+            return fmt_duration(rendered) if rendered else f"~{fmt_duration(node.estimated_s)}"
+        if isinstance(node, ParagraphNode):
+            if col == TEXT:
+                text = node.text if node.index is not None else f"Title: {node.text}"
+                return text if len(text) <= 90 else text[:89] + "\u2026"
+            if col == LANG:
+                if node.override:
+                    return f"{node.override} (set by you)"
+                return f"{node.language} ({node.confidence:.0%})" if node.index is not None else node.language
+            if col == STATE:
+                return self._agg_state(node)
+            if col == FLAGS:
+                return ", ".join(self.flag_words(node))
+            total = sum(self.sentence(s.id).duration or 0.0 for s in node.sentences)  # type: ignore[union-attr]
+            return fmt_duration(total) if total else ""
+        if col == TEXT:
+            return node.text
+        if col == LANG:
+            return node.language
+        if col == STATE:
+            return node.state
+        if col == FLAGS:
+            return ", ".join(self.flag_words(node))
+        return f"{node.duration:.1f} s" if node.duration and node.state == "done" else ""
+
+    def _tooltip(self, node: Any, col: int) -> str | None:
+        if isinstance(node, SentenceNode):
+            if col == STATE and node.reason:
+                return f"{node.state}: {node.reason}"
+            if col == TEXT:
+                return f"{node.text}\n\nDouble-click (or F2) to edit; only this sentence is rendered again."
+            return f"sentence {node.id}, synthesized {node.synth_count} time(s)"
+        if isinstance(node, ParagraphNode) and col == LANG:
+            return (f"detected {node.language} with {node.confidence:.0%} confidence"
+                    + (f"; spoken as {node.override} (your choice)" if node.override else "")
+                    + "\nRight-click to choose another language.")
+        if isinstance(node, ParagraphNode) and col == TEXT:
+            return node.text
+        if col == FLAGS:
+            words = self.flag_words(node)
+            return "; ".join(words) or None
+        return None
+
+    # ------------------------------------------------------------ internals
+
+    def _index_chapter(self, c: ChapterNode) -> None:
+        for pi, para in enumerate(c.paragraphs):
+            for si, s in enumerate(para.sentences):
+                self._where[s.id] = (c.index, pi, si)
+        self._counts.pop(c.index, None)
+
+    def _sentence_index(self, where: tuple[int, int, int]) -> QModelIndex:
+        c, p, s = where
+        return self.createIndex(s, 0, _key(c, p, s))
+
+
+class BookFilter(QSortFilterProxyModel):
+    """Shows all rows, or only flagged / not rendered / failed ones, plus a text search."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.mode = "All"
+        self.needle = ""
+        self.setRecursiveFilteringEnabled(True)
+
+    def set_mode(self, mode: str) -> None:
+        self._refilter(lambda: setattr(self, "mode", mode))
+
+    def set_needle(self, text: str) -> None:
+        self._refilter(lambda: setattr(self, "needle", text.strip().lower()))
+
+    def _refilter(self, change) -> None:  # noqa: ANN001
+        if hasattr(self, "endFilterChange"):  # Qt >= 6.10
+            self.beginFilterChange()
+            change()
+            self.endFilterChange()
+        else:
+            change()
+            self.invalidateRowsFilter()
+
+    def filterAcceptsRow(self, row: int, parent: QModelIndex | QPersistentModelIndex) -> bool:
+        model = self.sourceModel()
+        idx = model.index(row, 0, parent)
+        if self.mode == "All" and not self.needle:
+            return True
+        node = model.node(idx)  # type: ignore[attr-defined]
+        if node is None:
+            return False
+        if self.needle and self.needle not in (node.title if isinstance(node, ChapterNode) else node.text).lower():
+            return False
+        if self.mode == "Flagged":
+            return bool(model.flag_words(node)) and not (isinstance(node, ChapterNode) and not node.too_long)  # type: ignore[attr-defined]
+        state = idx.data(StateRole)
+        if self.mode == "Not rendered":
+            return isinstance(node, SentenceNode) and state != "done"
+        if self.mode == "Failed":
+            return isinstance(node, SentenceNode) and state == "failed"
+        return True

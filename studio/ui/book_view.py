@@ -1,0 +1,219 @@
+"""The book panel: the tree, its filters and the context menu.
+
+Why signals only: the panel knows what the user pointed at and what they asked
+for (play, render, regenerate, a language, an edit); the main window forwards
+those requests to the session. The panel never renders or plays anything itself.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
+from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtWidgets import (
+    QAbstractItemView, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QLineEdit, QMenu,
+    QTreeView, QVBoxLayout, QWidget,
+)
+
+from studio.qt.snapshot import ChapterNode, ParagraphNode, SentenceNode
+from studio.ui.book_model import COLUMNS, FILTERS, BookFilter, BookModel
+from studio.ui.common import LANGUAGE_NAMES, language_label
+
+
+class BookPanel(QWidget):
+    playRequested = Signal(object, str)  # list[SentenceNode], label
+    renderChapters = Signal(object)  # list[int]
+    renderSentences = Signal(object)  # list[int]
+    regenerate = Signal(object)  # list[int]
+    languageChosen = Signal(int, int, object)  # chapter, paragraph, code or None
+    longChapterMinutesChanged = Signal(float)
+    currentChanged = Signal(object)  # node or None
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = BookModel(self)
+        self.proxy = BookFilter(self)
+        self.proxy.setSourceModel(self.model)
+        self.extra_languages: set[str] = set()
+
+        self.filter_combo = QComboBox()
+        self.filter_combo.addItems(FILTERS)
+        self.filter_combo.setToolTip("Show every item, or only flagged, unrendered or failed ones")
+        self.filter_combo.currentTextChanged.connect(self._filter_changed)
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search text\u2026")
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(self.proxy.set_needle)
+        self.long_minutes = QDoubleSpinBox()
+        self.long_minutes.setRange(1, 600)
+        self.long_minutes.setDecimals(0)
+        self.long_minutes.setSuffix(" min")
+        self.long_minutes.setValue(60)
+        self.long_minutes.setToolTip("Flag chapters estimated to run longer than this when spoken")
+        self.long_minutes.valueChanged.connect(lambda v: self.longChapterMinutesChanged.emit(float(v)))
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("Show:"))
+        bar.addWidget(self.filter_combo)
+        bar.addWidget(self.search, 1)
+        bar.addWidget(QLabel("Long chapter over"))
+        bar.addWidget(self.long_minutes)
+
+        self.tree = QTreeView()
+        self.tree.setModel(self.proxy)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setAlternatingRowColors(True)
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.tree.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.EditKeyPressed)
+        self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.tree.customContextMenuRequested.connect(self._menu)
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for col, width in zip(range(1, len(COLUMNS)), (110, 130, 150, 70)):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
+            header.resizeSection(col, width)
+        self.tree.selectionModel().currentChanged.connect(lambda cur, _prev: self.currentChanged.emit(self.node_at(cur)))
+
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setStyleSheet("color: #b26a00;")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.tree, 1)
+
+    # ------------------------------------------------------------ data
+
+    def set_snapshot(self, snapshot) -> None:  # noqa: ANN001 - BookSnapshot | None
+        self.model.set_snapshot(snapshot)
+        self.summary.setText("\u26a0 " + "; ".join(snapshot.warnings) if snapshot is not None and snapshot.warnings else "")
+        self.summary.setVisible(bool(self.summary.text()))
+        if snapshot is not None and len(snapshot.chapters) <= 12:
+            self.tree.expandToDepth(0)
+
+    def node_at(self, proxy_index: QModelIndex):  # noqa: ANN201
+        return self.model.node(self.proxy.mapToSource(proxy_index))
+
+    def selected_indexes(self) -> list[QModelIndex]:
+        rows = self.tree.selectionModel().selectedRows(0)
+        if not rows and self.tree.currentIndex().isValid():
+            rows = [self.tree.currentIndex().siblingAtColumn(0)]
+        return [self.proxy.mapToSource(i) for i in rows]
+
+    def selected_nodes(self) -> list:
+        return [n for n in (self.model.node(i) for i in self.selected_indexes()) if n is not None]
+
+    def selected_sentences(self) -> list[SentenceNode]:
+        """Sentences of the selection in reading order, without duplicates."""
+        seen: dict[int, SentenceNode] = {}
+        for idx in self.selected_indexes():
+            for s in self.model.sentences_under(idx):
+                seen.setdefault(s.id, s)
+        order = {s.id: i for i, s in enumerate(s for c in (self.model.snapshot.chapters if self.model.snapshot else ())
+                                                for s in c.sentences)}
+        return sorted(seen.values(), key=lambda s: order.get(s.id, 0))
+
+    def selected_chapters(self) -> list[int]:
+        out = set()
+        for node in self.selected_nodes():
+            out.add(node.index if isinstance(node, ChapterNode) else node.chapter)
+        return sorted(out)
+
+    def select_sentence(self, sentence_id: int, scroll: bool = True) -> None:
+        idx = self.proxy.mapFromSource(self.model.sentence_index(sentence_id))
+        if idx.isValid():
+            self.tree.setCurrentIndex(idx)
+            if scroll:
+                self.tree.scrollTo(idx)
+
+    def show_playing(self, sentence_id: int | None, follow: bool = True) -> None:
+        src = self.model.set_playing(sentence_id if sentence_id is not None and sentence_id >= 0 else None)
+        if follow and src.isValid():
+            idx = self.proxy.mapFromSource(src)
+            if idx.isValid():
+                self.tree.scrollTo(idx, QAbstractItemView.ScrollHint.EnsureVisible)
+
+    def play_selection(self) -> None:
+        nodes = self.selected_sentences()
+        if nodes:
+            first = self.selected_nodes()[0]
+            label = first.title if isinstance(first, ChapterNode) else (nodes[0].text[:40] + ("\u2026" if len(nodes) > 1 else ""))
+            self.playRequested.emit(nodes, label)
+
+    # ------------------------------------------------------------ menu
+
+    def _filter_changed(self, mode: str) -> None:
+        self.proxy.set_mode(mode)
+        if mode != "All":
+            self.tree.expandAll()
+
+    def _menu(self, pos: QPoint) -> None:
+        idx = self.tree.indexAt(pos)
+        if not idx.isValid():
+            return
+        node = self.node_at(idx)
+        menu = QMenu(self)
+        self._add(menu, "Play", self.play_selection, "Play from the cache, or synthesize what is not rendered yet")
+        menu.addSeparator()
+        chapters = self.selected_chapters()
+        label = f"Render chapter {chapters[0] + 1}" if len(chapters) == 1 else f"Render {len(chapters)} chapters"
+        self._add(menu, label, lambda: self.renderChapters.emit(chapters))
+        ids = [s.id for s in self.selected_sentences()]
+        self._add(menu, f"Render selection ({len(ids)} sentence(s))", lambda: self.renderSentences.emit(ids))
+        self._add(menu, "Regenerate (new take)", lambda: self.regenerate.emit(ids),
+                  "Synthesize again even though the audio exists")
+        if isinstance(node, SentenceNode):
+            menu.addSeparator()
+            self._add(menu, "Edit text\u2026 (F2)", lambda: self.tree.edit(idx.siblingAtColumn(0)))
+            self._add(menu, "Copy text", lambda: QGuiApplication.clipboard().setText(node.text))
+        para = self._paragraph_of(node)
+        if para is not None and para.index is not None:
+            menu.addSeparator()
+            self._language_menu(menu.addMenu("Speak this paragraph in"), para)
+        menu.popup(self.tree.viewport().mapToGlobal(pos))
+
+    def _paragraph_of(self, node) -> ParagraphNode | None:  # noqa: ANN001
+        if isinstance(node, ParagraphNode):
+            return node
+        if isinstance(node, SentenceNode) and self.model.snapshot is not None and node.paragraph is not None:
+            chapter = self.model.snapshot.chapters[node.chapter]
+            return next((p for p in chapter.paragraphs if p.index == node.paragraph), None)
+        return None
+
+    def _language_menu(self, menu: QMenu, para: ParagraphNode) -> None:
+        detected = menu.addAction(f"Detected: {language_label(para.language)} ({para.confidence:.0%})")
+        detected.setCheckable(True)
+        detected.setChecked(para.override is None)
+        detected.triggered.connect(lambda: self.languageChosen.emit(para.chapter, para.index, None))
+        menu.addSeparator()
+        codes = sorted(set(LANGUAGE_NAMES) | self.extra_languages, key=lambda c: LANGUAGE_NAMES.get(c, c))
+        voiced = set(self.model.snapshot.voice_languages) if self.model.snapshot else set()
+        for code in codes:
+            text = language_label(code) + ("" if code in voiced else "  \u2014 no voice")
+            act = menu.addAction(text)
+            act.setCheckable(True)
+            act.setChecked(para.override == code)
+            act.triggered.connect(lambda _=False, c=code: self.languageChosen.emit(para.chapter, para.index, c))
+        menu.addSeparator()
+        other = menu.addAction("Other code\u2026")
+        other.triggered.connect(lambda: self._ask_language(para))
+
+    def _ask_language(self, para: ParagraphNode) -> None:
+        code, ok = QInputDialog.getText(self, "Language", "ISO 639-1 code (e.g. fr, de, la):", text=para.effective_language)
+        if ok and code.strip():
+            self.languageChosen.emit(para.chapter, para.index, code.strip())
+
+    def _add(self, menu: QMenu, text: str, slot, tip: str = "") -> QAction:  # noqa: ANN001
+        act = menu.addAction(text)
+        act.triggered.connect(slot)
+        if tip:
+            act.setToolTip(tip)
+        return act
+
+    def sentences_of_chapters(self, chapters: Sequence[int]) -> list[SentenceNode]:
+        snap = self.model.snapshot
+        if snap is None:
+            return []
+        return [self.model.sentence(s.id) for c in chapters for s in snap.chapters[c].sentences]  # type: ignore[misc]

@@ -1,0 +1,326 @@
+"""The main window: book tree in the middle, details, queue, readouts and log in docks.
+
+Why the window holds no logic of its own: it wires widgets to a
+:class:`~studio.qt.session.ProjectSession` (requests out, frozen values in),
+persists its layout and recent projects in QSettings, and shows every error in
+the window (status bar, log pane, a non-blocking message box) as well as the log
+file. Nothing here blocks the GUI thread.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QWidget
+
+from studio.qt.facts import gather_facts
+from studio.qt.messages import ErrorInfo, PlaybackPosition
+from studio.qt.session import ProjectSession
+from studio.qt.sinks import output_device_problem
+from studio.qt.snapshot import BookSnapshot, ParagraphNode, SentenceNode
+from studio.text.importer import SUPPORTED_SUFFIXES
+from studio.ui.book_view import BookPanel
+from studio.ui.common import show_message_box
+from studio.ui.export_dialog import ExportDialog
+from studio.ui.inspector import Inspector
+from studio.ui.log_pane import LogPane
+from studio.ui.queue_panel import QueuePanel
+from studio.ui.readouts import ReadoutPanel
+from studio.ui.voices_dialog import VoicesDialog
+from studio.ui.window_actions import build_actions
+
+log = logging.getLogger(__name__)
+
+MAX_RECENT = 8
+MANUSCRIPT_FILTER = "Manuscripts (" + " ".join(f"*{s}" for s in SUPPORTED_SUFFIXES) + ")"
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, session: ProjectSession, settings: QSettings | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.qsettings = settings or QSettings()
+        self.errors: list[ErrorInfo] = []
+        self.audio_problem: str | None = None
+        self.export_dialog: ExportDialog | None = None
+        self.voices_dialog: VoicesDialog | None = None
+        self.setWindowTitle("Audiobook Studio")
+        self.setAcceptDrops(True)
+        self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
+
+        self.book = BookPanel()
+        self.setCentralWidget(self.book)
+        self.inspector = Inspector()
+        self.queue = QueuePanel()
+        self.readouts = ReadoutPanel()
+        self.log_pane = LogPane()
+        self.docks = {
+            "details": self._dock("Details", self.inspector, Qt.DockWidgetArea.RightDockWidgetArea),
+            "readouts": self._dock("Live readouts", self.readouts, Qt.DockWidgetArea.RightDockWidgetArea),
+            "queue": self._dock("Render queue", self.queue, Qt.DockWidgetArea.BottomDockWidgetArea),
+            "log": self._dock("Log", self.log_pane, Qt.DockWidgetArea.BottomDockWidgetArea),
+        }
+        self.tabifyDockWidget(self.docks["queue"], self.docks["log"])
+        self.docks["queue"].raise_()
+        self.resizeDocks([self.docks["details"], self.docks["readouts"]], [300, 300], Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["details"]], [380], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.docks["queue"]], [210], Qt.Orientation.Vertical)
+
+        self.play_label = QLabel("")
+        self.audio_label = QLabel("")
+        self.audio_label.setStyleSheet("color: #c62828;")
+        self.statusBar().addPermanentWidget(self.play_label)
+        self.statusBar().addPermanentWidget(self.audio_label)
+        self.actions_ = build_actions(self)
+        QShortcut(QKeySequence(Qt.Key.Key_Space), self, self.toggle_playback, context=Qt.ShortcutContext.WindowShortcut)
+        self._wire()
+        self._restore()
+        self._set_project_enabled(False)
+        self.session.tasks.run(output_device_problem, on_done=self._audio_checked, action="check the audio output")
+
+    # ------------------------------------------------------------ setup
+
+    def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(f"dock-{title.lower().replace(' ', '-')}")
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _wire(self) -> None:
+        s, b = self.session, self.book
+        s.opened.connect(self._opened)
+        s.snapshotChanged.connect(self._snapshot_changed)
+        s.closed.connect(self._closed)
+        s.chapterChanged.connect(self._chapter_changed)
+        s.statesChanged.connect(self._states_changed)
+        s.queueChanged.connect(self.queue.set_snapshot)
+        s.readout.connect(self.readouts.show_readout)
+        s.engineStatus.connect(lambda e: (self.readouts.set_engine_status(e.text), self.statusBar().showMessage(e.text, 5000)))
+        s.message.connect(lambda m: self.statusBar().showMessage(m, 6000))
+        s.error.connect(self.show_error)
+        s.jobFinished.connect(lambda j: self.statusBar().showMessage(f"{j.spec.label}: {j.status} \u2014 {j.message}", 8000))
+        s.preview.positionChanged.connect(self._position)
+        s.preview.problem.connect(self._audio_problem)
+        b.playRequested.connect(lambda nodes, label: s.play(nodes, label))
+        b.renderChapters.connect(lambda chapters: s.render_chapters(chapters))
+        b.renderSentences.connect(lambda ids: s.render_sentences(ids))
+        b.regenerate.connect(lambda ids: s.render_sentences(ids, regenerate=True))
+        b.languageChosen.connect(s.set_language)
+        b.model.editRequested.connect(s.edit_sentence)
+        b.longChapterMinutesChanged.connect(s.set_long_chapter_minutes)
+        b.currentChanged.connect(self._show_details)
+        i = self.inspector
+        i.saveText.connect(s.edit_sentence)
+        i.regenerate.connect(lambda ids: s.render_sentences(ids, regenerate=True))
+        i.play.connect(b.play_selection)
+        i.languageChosen.connect(s.set_language)
+        q = self.queue
+        q.pauseToggled.connect(lambda on: s.pause() if on else s.resume())
+        q.cancelJob.connect(s.cancel)
+        q.moveJob.connect(s.move)
+        q.clearFinished.connect(s.clear_finished)
+
+    def _restore(self) -> None:
+        geo = self.qsettings.value("window/geometry")
+        state = self.qsettings.value("window/state")
+        if isinstance(geo, QByteArray):
+            self.restoreGeometry(geo)
+        else:
+            self.resize(1360, 860)
+        if isinstance(state, QByteArray):
+            self.restoreState(state)
+        minutes = float(self.qsettings.value("flags/longChapterMinutes", 60.0))
+        self.book.long_minutes.setValue(minutes)
+        self.session.set_long_chapter_minutes(minutes)
+
+    def save_settings(self) -> None:
+        self.qsettings.setValue("window/geometry", self.saveGeometry())
+        self.qsettings.setValue("window/state", self.saveState())
+        self.qsettings.setValue("flags/longChapterMinutes", self.book.long_minutes.value())
+        self.qsettings.sync()
+
+    # ------------------------------------------------------------ projects
+
+    def open_path(self, path: str | Path) -> None:
+        self.session.open_path(path)
+
+    def ask_open_project(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Open project folder", self._last_dir())
+        if folder:
+            self.open_path(folder)
+
+    def ask_import(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Import manuscript", self._last_dir(), MANUSCRIPT_FILTER)
+        if path:
+            self.qsettings.setValue("paths/lastDir", str(Path(path).parent))
+            self.open_path(path)
+
+    def ask_new_project(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Manuscript for the new project", self._last_dir(), MANUSCRIPT_FILTER)
+        if not path:
+            return
+        folder = QFileDialog.getExistingDirectory(self, "Empty folder for the project", str(Path(path).parent))
+        if folder:
+            self.session.create(path, folder)
+
+    def _last_dir(self) -> str:
+        return str(self.qsettings.value("paths/lastDir", str(Path.home())))
+
+    def recent_projects(self) -> list[str]:
+        value = self.qsettings.value("recent/projects", [])
+        items = [value] if isinstance(value, str) else list(value or [])
+        return [str(v) for v in items if v]
+
+    def _remember(self, folder: str) -> None:
+        recent = [folder] + [r for r in self.recent_projects() if r != folder]
+        self.qsettings.setValue("recent/projects", recent[:MAX_RECENT])
+        self.qsettings.setValue("paths/lastDir", str(Path(folder).parent))
+        self.actions_.refresh_recent()
+
+    def _opened(self, snap: BookSnapshot) -> None:
+        self.book.set_snapshot(snap)
+        self.inspector.show_node(None)
+        self.setWindowTitle(f"{snap.title} \u2014 Audiobook Studio")
+        self._remember(snap.folder)
+        self._set_project_enabled(True)
+
+    def _snapshot_changed(self, snap: BookSnapshot) -> None:
+        current = self.book.tree.currentIndex()
+        sid = getattr(self.book.node_at(current), "id", None) if current.isValid() else None
+        self.book.set_snapshot(snap)
+        if sid is not None:
+            self.book.select_sentence(sid)
+
+    def _closed(self) -> None:
+        self.book.set_snapshot(None)
+        self.inspector.show_node(None)
+        self.setWindowTitle("Audiobook Studio")
+        self._set_project_enabled(False)
+
+    def _set_project_enabled(self, on: bool) -> None:
+        for act in self.actions_.project_actions:
+            act.setEnabled(on)
+
+    def _chapter_changed(self, node) -> None:  # noqa: ANN001
+        self.book.model.replace_chapter(node)
+        self._show_details(self.book.node_at(self.book.tree.currentIndex()))
+
+    def _states_changed(self, delta) -> None:  # noqa: ANN001
+        self.book.model.apply_delta(delta)
+        node = self.inspector._node
+        if isinstance(node, SentenceNode) and any(c.sentence_id == node.id for c in delta.changes):
+            self._show_details(self.book.model.sentence(node.id))
+
+    def _show_details(self, node) -> None:  # noqa: ANN001
+        para = None
+        if isinstance(node, SentenceNode):
+            para = self.book._paragraph_of(node)
+        if self.inspector.editor.hasFocus() and isinstance(node, SentenceNode) and node is not None \
+                and getattr(self.inspector._node, "id", None) == node.id and self.inspector.save_btn.isEnabled():
+            return  # do not clobber text being edited
+        self.inspector.show_node(node, para if isinstance(para, ParagraphNode) else None)
+
+    # ------------------------------------------------------------ rendering / playback
+
+    def render_current_chapter(self) -> None:
+        chapters = self.book.selected_chapters()
+        if chapters:
+            self.session.render_chapters(chapters)
+        else:
+            self.statusBar().showMessage("Select a chapter (or anything in it) to render it", 5000)
+
+    def render_selection(self) -> None:
+        ids = [s.id for s in self.book.selected_sentences()]
+        if ids:
+            self.session.render_sentences(ids)
+
+    def toggle_playback(self) -> None:
+        state = self.session.preview.position().state
+        if state in ("playing", "paused", "buffering"):
+            self.session.preview.toggle()
+        else:
+            self.book.play_selection()
+
+    def _position(self, pos: PlaybackPosition) -> None:
+        playing = pos.state in ("playing", "buffering", "paused")
+        self.book.show_playing(pos.sentence_id if playing else None)
+        icon = {"playing": "\u25b6", "paused": "\u23f8", "buffering": "\u23f3"}.get(pos.state, "")
+        m, s = divmod(int(pos.played_s), 60)
+        self.play_label.setText(f"{icon} {pos.label[:40]}  {m}:{s:02d}" if playing else "")
+        if pos.message and pos.state != "error":
+            self.statusBar().showMessage(f"Preview: {pos.message}", 6000)
+
+    def _audio_checked(self, problem: str | None) -> None:
+        if problem:
+            self._audio_problem(problem, announce=False)
+
+    def _audio_problem(self, message: str, announce: bool = True) -> None:
+        self.audio_problem = message
+        self.audio_label.setText("\U0001f507 No audio output device")
+        self.audio_label.setToolTip(message)
+        if announce:
+            self.statusBar().showMessage(message, 10000)
+            log.warning("%s", message)
+
+    # ------------------------------------------------------------ dialogs
+
+    def open_voices(self) -> None:
+        s = self.session
+        if s.settings is None or s.snapshot is None:
+            return
+        langs = sorted({p.effective_language for c in s.snapshot.chapters for p in c.paragraphs})
+        dlg = VoicesDialog(s.settings, langs, self)
+        dlg.applied.connect(s.update_settings)
+        dlg.sampleRequested.connect(lambda vid, lang, text: s.preview.play_text(text, lang, vid, f"sample: {vid}"))
+        folder = s.snapshot.folder
+        s.tasks.run(lambda: gather_facts(folder), on_done=lambda f: dlg.isVisible() and dlg.set_facts(f),
+                    action="check voices and presets")
+        self.voices_dialog = dlg
+        dlg.open()
+
+    def open_export(self) -> None:
+        s = self.session
+        if s.snapshot is None:
+            return
+        default = self.qsettings.value("export/folder") or str(Path(s.snapshot.folder).parent / f"{s.snapshot.title} - audio")
+        dlg = ExportDialog(s.snapshot, self.book.model, str(default), self)
+        dlg.set_format(str(self.qsettings.value("export/format", "mp3")))
+
+        def run(folder: str, fmt: str, chapters: list[int]) -> None:
+            self.qsettings.setValue("export/folder", folder)
+            self.qsettings.setValue("export/format", fmt)
+            s.export(folder, fmt, chapters, on_progress=dlg.on_progress, on_done=dlg.on_done,
+                     on_error=lambda e: (dlg.on_error(e), self.show_error(e)))
+
+        dlg.exportRequested.connect(run)
+        self.export_dialog = dlg
+        dlg.open()
+
+    # ------------------------------------------------------------ errors and events
+
+    def show_error(self, err: ErrorInfo) -> None:
+        """Status bar + log pane/file + a message box that does not block the event loop."""
+        self.errors.append(err)
+        log.error("%s: %s", err.title, err.message)
+        self.statusBar().showMessage(f"\u26a0 {err.message}", 15000)
+        show_message_box(self, err.title, err.message, err.detail)
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        if paths:
+            event.acceptProposedAction()
+            self.open_path(paths[0])
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.save_settings()
+        self.log_pane.detach()
+        self.session.shutdown()
+        super().closeEvent(event)

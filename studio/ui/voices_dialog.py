@@ -1,0 +1,165 @@
+"""Voices & presets: the default voice, a voice per language, and the preset.
+
+Why one dialog: all three change the project's cache keys (every sentence they
+touch renders again, the old audio stays cached), so they are chosen together and
+saved in one step. Machine facts (voices, preset availability with the reason,
+benchmark figures) are gathered in the background and filled in when they arrive.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox, QDialog, QDialogButtonBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableWidget,
+    QTabWidget, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
+)
+
+from studio.project.settings import ProjectSettings
+from studio.qt.facts import MachineFacts, PresetInfo
+from studio.ui.common import SAMPLE_TEXT, language_label
+
+DEFAULT_LABEL = "(project default voice)"
+
+
+class VoicesDialog(QDialog):
+    applied = Signal(object)  # ProjectSettings
+    sampleRequested = Signal(str, str, str)  # voice id, language, text
+
+    def __init__(self, settings: ProjectSettings, book_languages: list[str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Voices & presets")
+        self.resize(860, 520)
+        self.settings = settings
+        self.languages = sorted(set(book_languages) | set(settings.language_voices))
+        self.facts: MachineFacts | None = None
+
+        self.default_voice = QComboBox()
+        self.default_voice.addItem(settings.voice_id, settings.voice_id)
+        sample = QPushButton("\u25b6 Sample")
+        sample.setToolTip("Hear a short sentence in this voice")
+        sample.clicked.connect(lambda: self._sample(self.default_voice.currentData(), None))
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Default voice:"))
+        top.addWidget(self.default_voice, 1)
+        top.addWidget(sample)
+        self.table = QTableWidget(len(self.languages), 3)
+        self.table.setHorizontalHeaderLabels(["Language in the book", "Voice", ""])
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().resizeSection(0, 200)
+        self.combos: dict[str, QComboBox] = {}
+        for row, lang in enumerate(self.languages):
+            self.table.setCellWidget(row, 0, QLabel(" " + language_label(lang)))
+            combo = QComboBox()
+            combo.addItem(DEFAULT_LABEL, "")
+            mapped = settings.language_voices.get(lang)
+            if mapped:
+                combo.addItem(mapped, mapped)
+                combo.setCurrentIndex(1)
+            self.combos[lang] = combo
+            self.table.setCellWidget(row, 1, combo)
+            btn = QPushButton("\u25b6")
+            btn.setToolTip(f"Hear this voice speak {language_label(lang)}")
+            btn.clicked.connect(lambda _=False, c=combo, lg=lang: self._sample(c.currentData() or self.default_voice.currentData(), lg))
+            self.table.setCellWidget(row, 2, btn)
+        self.table.horizontalHeader().resizeSection(2, 40)
+        voices_tab = QWidget()
+        vl = QVBoxLayout(voices_tab)
+        vl.addLayout(top)
+        vl.addWidget(QLabel("Passages in another language are spoken by the voice chosen for it:"))
+        vl.addWidget(self.table, 1)
+
+        self.presets = QTreeWidget()
+        self.presets.setHeaderLabels(["Preset", "On this machine", "Measured here", "What it does"])
+        self.presets.setRootIsDecorated(False)
+        self.presets.setWordWrap(True)
+        header = self.presets.header()
+        header.resizeSection(0, 130)
+        header.resizeSection(1, 220)
+        header.resizeSection(2, 200)
+        header.setStretchLastSection(True)
+        self.bench_note = QLabel("Checking presets on this machine\u2026")
+        self.bench_note.setWordWrap(True)
+        presets_tab = QWidget()
+        pl = QVBoxLayout(presets_tab)
+        pl.addWidget(QLabel("Changing the preset renders sentences again (the old audio stays cached)."))
+        pl.addWidget(self.presets, 1)
+        pl.addWidget(self.bench_note)
+
+        self.tabs = QTabWidget()
+        self.tabs.addTab(voices_tab, "Voices")
+        self.tabs.addTab(presets_tab, "Preset")
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self._save)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.tabs, 1)
+        layout.addWidget(buttons)
+
+    def set_facts(self, facts: MachineFacts) -> None:
+        """Fill voices and presets once the background check is done."""
+        self.facts = facts
+        current = self.default_voice.currentData()
+        self.default_voice.clear()
+        for v in facts.voices:
+            self.default_voice.addItem(f"{v.name} \u2014 {v.id}", v.id)
+        if self.default_voice.findData(current) < 0:
+            self.default_voice.addItem(f"{current} (not installed)", current)
+        self.default_voice.setCurrentIndex(self.default_voice.findData(current))
+        for lang, combo in self.combos.items():
+            chosen = combo.currentData()
+            combo.clear()
+            combo.addItem(DEFAULT_LABEL, "")
+            for v in sorted(facts.voices, key=lambda v: (v.family != lang, v.id)):
+                mark = "" if v.family == lang else f"  ({v.language} voice)"
+                combo.addItem(f"{v.name} \u2014 {v.id}{mark}", v.id)
+            at = combo.findData(chosen)
+            combo.setCurrentIndex(max(0, at))
+        self.presets.clear()
+        default_item = QTreeWidgetItem(["(engine default)", f"yes \u2014 {self.settings.backend}", "", "The project's engine "
+                                        "without a preset: what earlier renders of this project used."])
+        default_item.setData(0, Qt.ItemDataRole.UserRole, "")
+        self.presets.addTopLevelItem(default_item)
+        for info in facts.presets:
+            self.presets.addTopLevelItem(self._preset_item(info))
+        for i in range(self.presets.topLevelItemCount()):
+            item = self.presets.topLevelItem(i)
+            if item.data(0, Qt.ItemDataRole.UserRole) == self.settings.preset:
+                self.presets.setCurrentItem(item)
+        where = f"Figures from {facts.bench_path}." if facts.bench_path and not facts.bench_note else ""
+        self.bench_note.setText(" ".join(x for x in (where, facts.bench_note.capitalize() if facts.bench_note else "") if x))
+
+    def _preset_item(self, info: PresetInfo) -> QTreeWidgetItem:
+        runs = f"yes \u2014 {info.reason}" if info.available else f"no \u2014 {info.reason}"
+        measured = info.bench.summary() if info.bench is not None else "not measured"
+        item = QTreeWidgetItem([info.name, runs, measured, info.summary])
+        item.setData(0, Qt.ItemDataRole.UserRole, info.name)
+        item.setData(1, Qt.ItemDataRole.UserRole, info.backend)
+        for col, text in enumerate((info.name, runs, measured, info.summary)):
+            item.setToolTip(col, text)
+        if not info.available:
+            item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsSelectable & ~Qt.ItemFlag.ItemIsEnabled)
+        return item
+
+    def chosen_settings(self) -> ProjectSettings:
+        mapping = {lang: c.currentData() for lang, c in self.combos.items() if c.currentData()}
+        changes: dict[str, object] = {"voice_id": self.default_voice.currentData() or self.settings.voice_id,
+                                      "language_voices": mapping}
+        item = self.presets.currentItem()
+        if item is not None:
+            preset = item.data(0, Qt.ItemDataRole.UserRole) or ""
+            changes["preset"] = preset
+            if preset:
+                changes["backend"] = item.data(1, Qt.ItemDataRole.UserRole) or self.settings.backend
+        return self.settings.with_changes(**changes)
+
+    def _sample(self, voice_id: str | None, language: str | None) -> None:
+        if not voice_id:
+            return
+        voice = next((v for v in (self.facts.voices if self.facts else ()) if v.id == voice_id), None)
+        lang = language or (voice.family if voice else "en")
+        self.sampleRequested.emit(voice_id, lang, SAMPLE_TEXT.get(lang, SAMPLE_TEXT["en"]))
+
+    def _save(self) -> None:
+        self.applied.emit(self.chosen_settings())
+        self.accept()

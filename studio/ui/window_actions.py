@@ -1,0 +1,119 @@
+"""Menus, toolbar and shortcuts of the main window (kept apart to keep the window readable)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
+from PySide6.QtCore import QUrl
+from PySide6.QtWidgets import QMenu, QStyle, QToolBar
+
+from studio.qt.logsetup import log_file_path
+
+if TYPE_CHECKING:
+    from studio.ui.main_window import MainWindow
+
+
+@dataclass
+class WindowActions:
+    window: "MainWindow"
+    recent_menu: QMenu
+    project_actions: list[QAction] = field(default_factory=list)
+    named: dict[str, QAction] = field(default_factory=dict)
+
+    def refresh_recent(self) -> None:
+        self.recent_menu.clear()
+        recent = self.window.recent_projects()
+        for folder in recent:
+            act = self.recent_menu.addAction(Path(folder).name)
+            act.setToolTip(folder)
+            act.setStatusTip(folder)
+            act.triggered.connect(lambda _=False, f=folder: self.window.open_path(f))
+        if not recent:
+            self.recent_menu.addAction("(none yet)").setEnabled(False)
+
+
+def build_actions(w: "MainWindow") -> WindowActions:
+    style = w.style()
+    s = w.session
+    bar = QToolBar("Main")
+    bar.setObjectName("toolbar-main")
+    bar.setMovable(False)
+    w.addToolBar(bar)
+    menus = w.menuBar()
+    file_menu = menus.addMenu("&File")
+    render_menu = menus.addMenu("&Render")
+    play_menu = menus.addMenu("&Playback")
+    project_menu = menus.addMenu("P&roject")
+    view_menu = menus.addMenu("&View")
+    help_menu = menus.addMenu("&Help")
+    acts = WindowActions(w, QMenu("Open &Recent", w))
+
+    def act(name: str, text: str, slot: Callable[[], object], *, menu: QMenu, shortcut: str | QKeySequence | None = None,
+            icon: QStyle.StandardPixmap | None = None, tip: str = "", toolbar: bool = False, project: bool = False) -> QAction:
+        a = QAction(text, w)
+        if shortcut:
+            a.setShortcut(QKeySequence(shortcut))
+        if icon is not None:
+            a.setIcon(style.standardIcon(icon))
+        if tip:
+            a.setToolTip(tip)
+            a.setStatusTip(tip)
+        a.triggered.connect(lambda _=False: slot())
+        menu.addAction(a)
+        if toolbar:
+            bar.addAction(a)
+        if project:
+            acts.project_actions.append(a)
+        acts.named[name] = a
+        return a
+
+    SP = QStyle.StandardPixmap
+    act("import", "&Import Manuscript\u2026", w.ask_import, menu=file_menu, shortcut=QKeySequence.StandardKey.Open,
+        icon=SP.SP_FileIcon, toolbar=True,
+        tip="Import a manuscript (.txt .md .html .epub .docx); its project is kept beside it. Or drop a file here.")
+    act("new", "&New Project from Manuscript\u2026", w.ask_new_project, menu=file_menu, shortcut="Ctrl+N",
+        tip="Import a manuscript into a project folder of your choice")
+    act("open", "Open &Project Folder\u2026", w.ask_open_project, menu=file_menu, shortcut="Ctrl+Shift+O",
+        icon=SP.SP_DirOpenIcon, toolbar=True, tip="Open an existing project folder")
+    file_menu.addMenu(acts.recent_menu)
+    file_menu.addSeparator()
+    act("close", "&Close Project", s.close_project, menu=file_menu, project=True)
+    act("quit", "&Quit", w.close, menu=file_menu, shortcut=QKeySequence.StandardKey.Quit)
+    bar.addSeparator()
+
+    act("render_chapter", "Render &Chapter", w.render_current_chapter, menu=render_menu, shortcut="Ctrl+R",
+        icon=SP.SP_MediaSeekForward, toolbar=True, project=True, tip="Render the selected chapter(s)")
+    act("render_selection", "Render &Selection", w.render_selection, menu=render_menu, shortcut="Ctrl+Shift+R",
+        project=True, tip="Render only the selected sentences")
+    act("render_book", "Render Whole &Book", lambda: s.render_book(), menu=render_menu, shortcut="Ctrl+B",
+        icon=SP.SP_MediaSkipForward, toolbar=True, project=True, tip="Render every chapter except front matter")
+    render_menu.addSeparator()
+    act("pause", "&Pause / Resume Queue", lambda: w.queue.pause_btn.toggle(), menu=render_menu, shortcut="Ctrl+P",
+        project=True)
+    act("cancel_all", "Cancel &All Jobs", s.cancel_all, menu=render_menu, project=True)
+    bar.addSeparator()
+
+    act("play", "&Play / Pause", w.toggle_playback, menu=play_menu, icon=SP.SP_MediaPlay, toolbar=True, project=True,
+        tip="Play the selection (space plays/pauses); unrendered text is synthesized on the fly")
+    act("stop", "&Stop", s.preview.stop, menu=play_menu, shortcut="Esc", icon=SP.SP_MediaStop, toolbar=True,
+        project=True)
+    bar.addSeparator()
+
+    act("voices", "&Voices && Presets\u2026", w.open_voices, menu=project_menu, shortcut="Ctrl+Shift+V",
+        icon=SP.SP_MediaVolume, toolbar=True, project=True,
+        tip="Default voice, a voice per language, and the speed/quality preset")
+    act("export", "&Export Chapters\u2026", w.open_export, menu=project_menu, shortcut="Ctrl+E",
+        icon=SP.SP_DialogSaveButton, toolbar=True, project=True, tip="Write chapters as WAV or MP3")
+    act("refresh", "Re&load Book", s.refresh, menu=project_menu, shortcut="F5", project=True)
+
+    for dock in w.docks.values():
+        view_menu.addAction(dock.toggleViewAction())
+    act("log_file", "Open &Log File", lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(log_file_path()))),
+        menu=help_menu, tip=str(log_file_path()))
+    act("about", "&About", lambda: w.statusBar().showMessage(
+        "Audiobook Studio \u2014 render manuscripts with neural voices on your own machine", 8000), menu=help_menu)
+    acts.refresh_recent()
+    return acts
