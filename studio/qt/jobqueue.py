@@ -43,6 +43,7 @@ class JobQueue:
         self._quit = False
         self._preview: PreviewRequest | None = None
         self._preview_wanted = 0  # newest request id (0: none)
+        self._holding: int | None = None  # job the worker is holding on (acknowledged pause)
         self.version = 0
 
     # ------------------------------------------------------------ GUI side
@@ -163,6 +164,12 @@ class JobQueue:
                 return "stop"
             return "pause" if self._paused else "run"
 
+    def hold(self, job_id: int | None) -> None:
+        """The worker says it is (``job_id``) or is no longer (None) waiting in a pause."""
+        with self._cond:
+            self._holding = job_id
+            self._changed()
+
     def update(self, job_id: int, **changes: object) -> None:
         """Record progress of the running job (``done``, ``total``, ``eta``, ...)."""
         with self._cond:
@@ -210,14 +217,15 @@ class JobQueue:
             for job in self._jobs:
                 st = job.state
                 if st.status == "running" and self._paused:
-                    st = replace(st, status="paused")
+                    # "pausing" until the worker has finished its sentence and holds
+                    st = replace(st, status="paused" if self._holding == st.job_id else "pausing")
                 states.append(st)
             paused = self._paused
         active = [s for s in states if not s.finished]
         done = sum(s.done for s in active)
         total = sum(max(s.total, s.done + s.failed) for s in active)
         eta: float | None = 0.0 if not active else None
-        running = [s for s in active if s.status in ("running", "paused")]
+        running = [s for s in active if s.status in ("running", "pausing", "paused")]
         waiting = [s for s in active if s.status == "queued"]
         if active and (not running or running[0].eta is not None):
             left = running[0].eta if running else 0.0

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 JobKind = Literal["book", "chapters", "sentences", "regenerate"]
-JobStatus = Literal["queued", "running", "paused", "done", "failed", "cancelled"]
+JobStatus = Literal["queued", "running", "pausing", "paused", "done", "failed", "cancelled"]
 PlayerState = Literal["idle", "buffering", "playing", "paused", "finished", "error"]
 
 #: job states after which a job never changes again

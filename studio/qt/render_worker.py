@@ -240,10 +240,13 @@ class RenderWorker(QThread):
         while True:
             control = self.queue.control(job_id)
             if control == "stop":
+                if paused:
+                    self.queue.hold(None)
                 return True
             served = self._service_preview()
             if control == "run" and not served:
                 if paused:
+                    self.queue.hold(None)
                     self.stats.set_rendering(True)
                     self.snapshot()
                 return False
@@ -252,6 +255,7 @@ class RenderWorker(QThread):
                     paused = True
                     self.stats.set_rendering(False)
                     self._flush(force=True)
+                    self.queue.hold(job_id)
                     self.snapshot()
                 if not served:
                     self.queue.wait(0.25)

@@ -324,8 +324,9 @@ class BookModel(QAbstractItemModel):
             if col == FLAGS:
                 return ", ".join(self.flag_words(node))
             done = [self.sentence(s.id) for s in node.sentences]
-            rendered = sum(s.duration or 0.0 for s in done if s is not None and s.state == "done")
-            return fmt_duration(rendered) if rendered else f"~{fmt_duration(node.estimated_s)}"
+            if done and all(s is not None and s.state == "done" for s in done):
+                return fmt_duration(sum(s.duration or 0.0 for s in done))  # type: ignore[union-attr]
+            return f"~{fmt_duration(node.estimated_s)}"
         if isinstance(node, ParagraphNode):
             if col == TEXT:
                 text = node.text if node.index is not None else f"Title: {node.text}"
@@ -333,7 +334,9 @@ class BookModel(QAbstractItemModel):
             if col == LANG:
                 if node.override:
                     return f"{node.override} (set by you)"
-                return f"{node.language} ({node.confidence:.0%})" if node.index is not None else node.language
+                if node.index is None or node.confidence < 0.005:
+                    return f"{node.language} (inherited)" if node.index is not None else node.language
+                return f"{node.language} ({node.confidence:.0%})"
             if col == STATE:
                 return self._agg_state(node)
             if col == FLAGS:

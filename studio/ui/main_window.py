@@ -260,7 +260,7 @@ class MainWindow(QMainWindow):
 
     def _audio_problem(self, message: str, announce: bool = True) -> None:
         self.audio_problem = message
-        self.audio_label.setText("\U0001f507 No audio output device")
+        self.audio_label.setText("No audio output device")
         self.audio_label.setToolTip(message)
         if announce:
             self.statusBar().showMessage(message, 10000)

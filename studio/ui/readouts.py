@@ -52,6 +52,7 @@ class LiveChart(QWidget):
         p.setPen(QPen(pal.mid().color(), 1))
         p.drawRect(plot)
         now = self.points[-1][0] if self.points else 0.0
+        span = min(self.span_s, max(60.0, now - self.points[0][0])) if self.points else self.span_s
         max_speed = max([pt[1] for pt in self.points] + [1.0]) * 1.15
         mems = [pt[2] for pt in self.points] or [0.0]
         lo_mem, hi_mem = min(mems) * 0.9, max(mems) * 1.1 + 1.0
@@ -61,7 +62,7 @@ class LiveChart(QWidget):
                 return
             path = QPainterPath()
             for k, (t, v) in enumerate(values):
-                x = plot.right() - (now - t) / self.span_s * plot.width()
+                x = plot.right() - (now - t) / span * plot.width()
                 y = plot.bottom() - (v - lo) / (hi - lo) * plot.height()
                 path.lineTo(QPointF(x, y)) if k else path.moveTo(QPointF(x, y))
             p.setPen(QPen(color, 1.8))
@@ -75,7 +76,7 @@ class LiveChart(QWidget):
         label = f"memory {mems[-1]:.0f} MiB"
         p.drawText(QPointF(plot.right() - fm.horizontalAdvance(label), plot.top() - 4), label)
         p.setPen(pal.text().color())
-        p.drawText(QPointF(plot.left(), plot.bottom() + fm.ascent() + 2), f"last {self.span_s / 60:.0f} min")
+        p.drawText(QPointF(plot.left(), plot.bottom() + fm.ascent() + 2), f"last {span / 60:.0f} min" if span >= 90 else f"last {span:.0f} s")
         if not self.points:
             p.drawText(plot, Qt.AlignmentFlag.AlignCenter, "waiting for readouts\u2026")
         p.end()
@@ -98,12 +99,12 @@ class ReadoutPanel(QWidget):
             name = QLabel(title + ":")
             value = QLabel("\u2014")
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            value.setMinimumWidth(110)
+            value.setMinimumWidth(90)
             self.values[key] = value
-            grid.addWidget(name, i // 2, (i % 2) * 2)
-            grid.addWidget(value, i // 2, (i % 2) * 2 + 1)
+            grid.addWidget(name, i, 0)
+            grid.addWidget(value, i, 1)
+        grid.setVerticalSpacing(2)
         grid.setColumnStretch(1, 1)
-        grid.setColumnStretch(3, 1)
         self.status = QLabel("Idle")
         self.status.setStyleSheet("font-weight: 600;")
         self.engine = QLabel("Model not loaded yet (it loads with the first render or preview)")
@@ -125,11 +126,13 @@ class ReadoutPanel(QWidget):
         v["speed"].setText(f"{r.x_real_time:.1f}\u00d7 real time" if r.x_real_time else "\u2014")
         v["rtf"].setText(f"{r.rtf:.3f}" if r.rtf else "\u2014")
         v["sps"].setText(f"{r.sentences_per_s:.2f}" if r.rendering or r.sentences_per_s else "\u2014")
-        kids = f" (incl. {r.children} child process{'es' if r.children > 1 else ''})" if r.children else ""
-        v["memory"].setText(fmt_bytes(r.rss_bytes) + kids)
+        v["memory"].setText(fmt_bytes(r.rss_bytes) + (f" (studio + {r.children} child process{'es' if r.children > 1 else ''})" if r.children else ""))
+        v["memory"].setToolTip(f"resident memory of the studio and its {r.children} child process(es)"
+                               " (the isolated model process)" if r.children else "resident memory of the studio")
         v["cpu"].setText(f"{r.cpu_percent:.0f} %")
         if r.vram_used is None:
-            v["vram"].setText("n/a (no CUDA in use)")
+            v["vram"].setText("n/a")
+            v["vram"].setToolTip("no CUDA device in use")
         else:
             v["vram"].setText(f"{fmt_bytes(r.vram_used)} (peak {fmt_bytes(r.vram_peak)})")
         v["device"].setText(r.device)

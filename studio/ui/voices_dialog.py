@@ -70,20 +70,25 @@ class VoicesDialog(QDialog):
         vl.addWidget(self.table, 1)
 
         self.presets = QTreeWidget()
-        self.presets.setHeaderLabels(["Preset", "On this machine", "Measured here", "What it does"])
+        self.presets.setHeaderLabels(["Preset", "Engine", "Runs here", "Speed (measured)", "Quality (measured)"])
         self.presets.setRootIsDecorated(False)
-        self.presets.setWordWrap(True)
         header = self.presets.header()
-        header.resizeSection(0, 130)
-        header.resizeSection(1, 220)
-        header.resizeSection(2, 200)
+        for col, width in enumerate((130, 170, 110, 150)):
+            header.resizeSection(col, width)
         header.setStretchLastSection(True)
+        self.presets.currentItemChanged.connect(lambda item, _old: self._describe(item))
+        self.preset_details = QLabel()
+        self.preset_details.setWordWrap(True)
+        self.preset_details.setTextFormat(Qt.TextFormat.RichText)
+        self.preset_details.setMinimumHeight(90)
+        self.preset_details.setAlignment(Qt.AlignmentFlag.AlignTop)
         self.bench_note = QLabel("Checking presets on this machine\u2026")
         self.bench_note.setWordWrap(True)
         presets_tab = QWidget()
         pl = QVBoxLayout(presets_tab)
         pl.addWidget(QLabel("Changing the preset renders sentences again (the old audio stays cached)."))
         pl.addWidget(self.presets, 1)
+        pl.addWidget(self.preset_details)
         pl.addWidget(self.bench_note)
 
         self.tabs = QTabWidget()
@@ -116,9 +121,10 @@ class VoicesDialog(QDialog):
             at = combo.findData(chosen)
             combo.setCurrentIndex(max(0, at))
         self.presets.clear()
-        default_item = QTreeWidgetItem(["(engine default)", f"yes \u2014 {self.settings.backend}", "", "The project's engine "
-                                        "without a preset: what earlier renders of this project used."])
+        default_item = QTreeWidgetItem(["(engine default)", self.settings.backend, "yes", "", ""])
         default_item.setData(0, Qt.ItemDataRole.UserRole, "")
+        default_item.setData(1, Qt.ItemDataRole.UserRole + 1,
+                             f"<b>Engine default</b> ({self.settings.backend}, no preset): what this project used so far.")
         self.presets.addTopLevelItem(default_item)
         for info in facts.presets:
             self.presets.addTopLevelItem(self._preset_item(info))
@@ -130,23 +136,35 @@ class VoicesDialog(QDialog):
         self.bench_note.setText(" ".join(x for x in (where, facts.bench_note.capitalize() if facts.bench_note else "") if x))
 
     def _preset_item(self, info: PresetInfo) -> QTreeWidgetItem:
-        runs = f"yes \u2014 {info.reason}" if info.available else f"no \u2014 {info.reason}"
-        measured = info.bench.summary() if info.bench is not None else "not measured"
-        item = QTreeWidgetItem([info.name, runs, measured, info.summary])
+        b = info.bench
+        speed = "" if b is None else (b.error and "failed") or (f"{b.x_real_time:.1f}\u00d7 (RTF {b.rtf:.3f})" if b.x_real_time and b.rtf else "")
+        quality = "" if b is None or b.error else " ".join(x for x in (
+            f"corr. {b.quality:.3f}" if b.quality is not None else "",
+            f"floor {b.noise_floor_dbfs:.0f} dB" if b.noise_floor_dbfs is not None else "") if x)
+        item = QTreeWidgetItem([info.name, f"{info.engine}, {info.device}, {info.precision}",
+                                "yes" if info.available else "no", speed or "not measured", quality])
         item.setData(0, Qt.ItemDataRole.UserRole, info.name)
         item.setData(1, Qt.ItemDataRole.UserRole, info.backend)
-        for col, text in enumerate((info.name, runs, measured, info.summary)):
-            item.setToolTip(col, text)
+        measured = b.summary() if b is not None else "not measured yet (run <code>studio bench</code>)"
+        why = f"runs here: {info.reason}" if info.available else f"<span style='color:#c62828'>unavailable: {info.reason}</span>"
+        item.setData(1, Qt.ItemDataRole.UserRole + 1,
+                     f"<b>{info.name}</b> \u2014 {why}<br>Measured here: {measured}<br>{info.summary}")
+        item.setToolTip(2, info.reason)
         if not info.available:
-            item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsSelectable & ~Qt.ItemFlag.ItemIsEnabled)
+            item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsSelectable)
+            for col in range(5):
+                item.setForeground(col, self.palette().placeholderText())
         return item
+
+    def _describe(self, item: QTreeWidgetItem | None) -> None:
+        self.preset_details.setText("" if item is None else str(item.data(1, Qt.ItemDataRole.UserRole + 1) or ""))
 
     def chosen_settings(self) -> ProjectSettings:
         mapping = {lang: c.currentData() for lang, c in self.combos.items() if c.currentData()}
         changes: dict[str, object] = {"voice_id": self.default_voice.currentData() or self.settings.voice_id,
                                       "language_voices": mapping}
         item = self.presets.currentItem()
-        if item is not None:
+        if item is not None and item.flags() & Qt.ItemFlag.ItemIsSelectable:  # unavailable ones are not
             preset = item.data(0, Qt.ItemDataRole.UserRole) or ""
             changes["preset"] = preset
             if preset:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtWidgets import QMenu, QStyle, QToolBar
 
 from studio.qt.logsetup import log_file_path
@@ -41,6 +41,7 @@ def build_actions(w: "MainWindow") -> WindowActions:
     bar = QToolBar("Main")
     bar.setObjectName("toolbar-main")
     bar.setMovable(False)
+    bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
     w.addToolBar(bar)
     menus = w.menuBar()
     file_menu = menus.addMenu("&File")
@@ -52,7 +53,7 @@ def build_actions(w: "MainWindow") -> WindowActions:
     acts = WindowActions(w, QMenu("Open &Recent", w))
 
     def act(name: str, text: str, slot: Callable[[], object], *, menu: QMenu, shortcut: str | QKeySequence | None = None,
-            icon: QStyle.StandardPixmap | None = None, tip: str = "", toolbar: bool = False, project: bool = False) -> QAction:
+            icon: QStyle.StandardPixmap | None = None, tip: str = "", toolbar: bool = False, project: bool = False, label: str = "") -> QAction:
         a = QAction(text, w)
         if shortcut:
             a.setShortcut(QKeySequence(shortcut))
@@ -61,6 +62,8 @@ def build_actions(w: "MainWindow") -> WindowActions:
         if tip:
             a.setToolTip(tip)
             a.setStatusTip(tip)
+        if label:
+            a.setIconText(label)
         a.triggered.connect(lambda _=False: slot())
         menu.addAction(a)
         if toolbar:
@@ -72,12 +75,12 @@ def build_actions(w: "MainWindow") -> WindowActions:
 
     SP = QStyle.StandardPixmap
     act("import", "&Import Manuscript\u2026", w.ask_import, menu=file_menu, shortcut=QKeySequence.StandardKey.Open,
-        icon=SP.SP_FileIcon, toolbar=True,
+        icon=SP.SP_FileIcon, toolbar=True, label="Import",
         tip="Import a manuscript (.txt .md .html .epub .docx); its project is kept beside it. Or drop a file here.")
     act("new", "&New Project from Manuscript\u2026", w.ask_new_project, menu=file_menu, shortcut="Ctrl+N",
         tip="Import a manuscript into a project folder of your choice")
     act("open", "Open &Project Folder\u2026", w.ask_open_project, menu=file_menu, shortcut="Ctrl+Shift+O",
-        icon=SP.SP_DirOpenIcon, toolbar=True, tip="Open an existing project folder")
+        icon=SP.SP_DirOpenIcon, toolbar=True, label="Open", tip="Open an existing project folder")
     file_menu.addMenu(acts.recent_menu)
     file_menu.addSeparator()
     act("close", "&Close Project", s.close_project, menu=file_menu, project=True)
@@ -85,28 +88,28 @@ def build_actions(w: "MainWindow") -> WindowActions:
     bar.addSeparator()
 
     act("render_chapter", "Render &Chapter", w.render_current_chapter, menu=render_menu, shortcut="Ctrl+R",
-        icon=SP.SP_MediaSeekForward, toolbar=True, project=True, tip="Render the selected chapter(s)")
+        icon=SP.SP_MediaSeekForward, toolbar=True, label="Render Chapter", project=True, tip="Render the selected chapter(s)")
     act("render_selection", "Render &Selection", w.render_selection, menu=render_menu, shortcut="Ctrl+Shift+R",
         project=True, tip="Render only the selected sentences")
     act("render_book", "Render Whole &Book", lambda: s.render_book(), menu=render_menu, shortcut="Ctrl+B",
-        icon=SP.SP_MediaSkipForward, toolbar=True, project=True, tip="Render every chapter except front matter")
+        icon=SP.SP_MediaSkipForward, toolbar=True, label="Render Book", project=True, tip="Render every chapter except front matter")
     render_menu.addSeparator()
     act("pause", "&Pause / Resume Queue", lambda: w.queue.pause_btn.toggle(), menu=render_menu, shortcut="Ctrl+P",
         project=True)
     act("cancel_all", "Cancel &All Jobs", s.cancel_all, menu=render_menu, project=True)
     bar.addSeparator()
 
-    act("play", "&Play / Pause", w.toggle_playback, menu=play_menu, icon=SP.SP_MediaPlay, toolbar=True, project=True,
+    act("play", "&Play / Pause", w.toggle_playback, menu=play_menu, icon=SP.SP_MediaPlay, toolbar=True, label="Play/Pause", project=True,
         tip="Play the selection (space plays/pauses); unrendered text is synthesized on the fly")
-    act("stop", "&Stop", s.preview.stop, menu=play_menu, shortcut="Esc", icon=SP.SP_MediaStop, toolbar=True,
+    act("stop", "&Stop", s.preview.stop, menu=play_menu, shortcut="Esc", icon=SP.SP_MediaStop, toolbar=True, label="Stop",
         project=True)
     bar.addSeparator()
 
     act("voices", "&Voices && Presets\u2026", w.open_voices, menu=project_menu, shortcut="Ctrl+Shift+V",
-        icon=SP.SP_MediaVolume, toolbar=True, project=True,
+        icon=SP.SP_MediaVolume, toolbar=True, label="Voices", project=True,
         tip="Default voice, a voice per language, and the speed/quality preset")
     act("export", "&Export Chapters\u2026", w.open_export, menu=project_menu, shortcut="Ctrl+E",
-        icon=SP.SP_DialogSaveButton, toolbar=True, project=True, tip="Write chapters as WAV or MP3")
+        icon=SP.SP_DialogSaveButton, toolbar=True, label="Export", project=True, tip="Write chapters as WAV or MP3")
     act("refresh", "Re&load Book", s.refresh, menu=project_menu, shortcut="F5", project=True)
 
     for dock in w.docks.values():

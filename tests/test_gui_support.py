@@ -1,0 +1,104 @@
+"""Helpers for the GUI tests (no tests in here).
+
+The voice is the real bundled one, loaded once per test process and lent to each
+session's worker through :class:`SharedEngine` (whose ``close`` keeps it loaded);
+the worker, queue, render loop, cache and database all run for real. Playback
+uses :class:`~studio.qt.sinks.NullSink`, a real consumer without a sound card.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+import studio.qt  # noqa: F401 - the binding guard, before any Qt call
+from studio.engine.base import Engine, SynthesisSettings
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLE = REPO / "resources" / "sample.md"
+
+TINY = """# Tiny Book
+
+## One
+
+The cat sat down. It was warm. The sun was out. A bird sang. The day went on. Then it was night.
+
+## Two
+
+Rain fell on the roof. We stayed in.
+
+## Three
+
+Le chat dort. Il fait beau aujourd'hui dans le jardin, et les oiseaux chantent dans les arbres du parc.
+"""
+
+
+@functools.lru_cache(maxsize=1)
+def bundled_engine() -> Engine:
+    from studio.engine.registry import load_engine
+    from studio.engine.voices import get_voice
+
+    engine = load_engine(get_voice(None), "onnx")
+    engine.load()
+    return engine
+
+
+class SharedEngine(Engine):
+    """The process-wide bundled engine, counting what it is asked to say."""
+
+    name = "onnx"
+
+    def __init__(self, inner: Engine) -> None:
+        self.inner = inner
+        self.spoken: list[str] = []
+
+    @property
+    def sample_rate(self) -> int:
+        return self.inner.sample_rate
+
+    def load(self) -> None:
+        self.inner.load()
+
+    def text_to_ids(self, text: str, language: str) -> list[int]:
+        self.spoken.append(text)
+        return self.inner.text_to_ids(text, language)
+
+    def synthesize_batch(self, ids: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[np.ndarray]:
+        return self.inner.synthesize_batch(ids, settings)
+
+    def close(self) -> None:  # stays loaded for the next test
+        pass
+
+
+def shared_factory(log: list[SharedEngine] | None = None):  # noqa: ANN201
+    def make(voice_id: str, settings) -> Engine:  # noqa: ANN001
+        engine = SharedEngine(bundled_engine())
+        if log is not None:
+            log.append(engine)
+        return engine
+
+    return make
+
+
+def write_manuscript(folder: Path, text: str = TINY, name: str = "tiny.md") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def copy_sample(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    return Path(shutil.copy(SAMPLE, folder / SAMPLE.name))
+
+
+def ffprobe(path: Path) -> str:
+    return subprocess.run(
+        ["ffprobe", "-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels", str(path)],
+        capture_output=True, text=True, check=True,
+    ).stdout
