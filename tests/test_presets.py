@@ -154,3 +154,37 @@ def test_fp16_cuda_matches_fp32_torch():
         assert 0.5 < np.sqrt(np.mean(y**2)) / np.sqrt(np.mean(x**2)) < 2.0
         if len(x) == len(y):
             assert np.corrcoef(x, y)[0, 1] > 0.95
+
+
+# ------------------------------------------------------------------ VRAM facts (cuda_info)
+
+
+@pytest.mark.skipif(HAS_CUDA, reason="checks the CPU behaviour; this machine has CUDA")
+def test_vram_stats_are_none_without_cuda():
+    from studio.engine import cuda_info
+
+    stats = cuda_info.vram_stats()
+    assert stats.allocated is None and stats.peak_allocated is None and stats.reserved is None
+    assert stats.device_name is None and cuda_info.gpu_name() is None
+    assert stats.summary() == "no CUDA device" or stats.nvml_used is not None
+    assert cuda_info.release_cuda_cache("test") is False
+    cuda_info.reset_peak()  # no-op, no error
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAS_CUDA, reason="no CUDA device: torch.cuda.is_available() is False")
+def test_vram_stats_track_allocations_and_release():
+    from studio.engine import cuda_info
+
+    cuda_info.release_cuda_cache("test start")
+    cuda_info.reset_peak()
+    base = cuda_info.vram_stats()
+    block = torch.empty(256 * 2**20, dtype=torch.uint8, device="cuda")
+    during = cuda_info.vram_stats()
+    assert during.allocated >= base.allocated + 256 * 2**20
+    assert during.peak_allocated >= during.allocated and during.reserved >= during.allocated
+    assert during.device_name and "MiB" in during.summary()
+    del block
+    assert cuda_info.release_cuda_cache("test end") is True
+    after = cuda_info.vram_stats()
+    assert after.reserved < during.reserved and after.peak_allocated >= 256 * 2**20

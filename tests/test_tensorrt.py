@@ -488,7 +488,10 @@ def test_build_pipeline_with_fake_tensorrt(tmp_path, monkeypatch):
             runners.append(self)
 
         def __call__(self, feeds):
-            return {"output": flow_decode(engine.torch_engine.model, feeds["z_p"], feeds["y_mask"])}
+            if "input" in feeds:  # a whole-graph engine that computes the wrong thing
+                b = feeds["input"].shape[0]
+                return {"output": torch.zeros(b, 1, 2560), "output_lengths": torch.full((b,), 2560)}
+            return {"output": flow_decode(torch_engine.model, feeds["z_p"], feeds["y_mask"])}
 
         def close(self):
             pass
@@ -498,8 +501,8 @@ def test_build_pipeline_with_fake_tensorrt(tmp_path, monkeypatch):
 
     torch_engine = TorchVitsEngine(_voice(), device="cpu", threads=2)
 
-    def make():
-        eng = te.TensorRTEngine(_voice(), cache_dir=tmp_path, calibration_sentences=sentences,
+    def make(cache=tmp_path):
+        eng = te.TensorRTEngine(_voice(), cache_dir=cache, calibration_sentences=sentences,
                                 batch_profile=ShapeProfile(1, 2, 4), max_calibration_sentences=4)
         eng.torch_engine = torch_engine  # CPU stands in for CUDA
         eng._calib_device = "cpu"
@@ -507,7 +510,8 @@ def test_build_pipeline_with_fake_tensorrt(tmp_path, monkeypatch):
 
         def export(variant, source_hash):
             exported.append(variant)
-            path = tmp_path / f"{variant}.onnx"
+            Path(cache).mkdir(parents=True, exist_ok=True)
+            path = Path(cache) / f"{variant}.onnx"
             path.write_bytes(b"onnx")
             return path
 
@@ -539,11 +543,12 @@ def test_build_pipeline_with_fake_tensorrt(tmp_path, monkeypatch):
     assert layers["/flow/flows.0/enc/in_layers.0/Conv"] is None  # free to run INT8
     assert info.layer_counts == {"fp32": 2, "fp16": 2, "int8": 2}
     assert info.path.read_bytes() == runners[-1].plan
-    assert "flow + decoder in TensorRT" in engine.describe() and "full graph failed" in engine.describe()
+    text = engine.describe()
+    assert "flow + decoder in TensorRT" in text and "full graph failed" in text and "verified against torch" in text
 
     # synthesis through the (fake) engine gives each item exactly its own audio
     settings = SynthesisSettings(0.0, 1.0, 0.0)
-    ids = [engine.text_to_ids(s, "en") for s in ("Yes.", "It was late.")]
+    ids = [engine.text_to_ids(s, "en") for s in ("Yes.", "Oh, no.")]
     got = engine.synthesize_batch(ids + [[]], settings)
     from studio.engine.onnx_export import run_torch
 
@@ -561,3 +566,14 @@ def test_build_pipeline_with_fake_tensorrt(tmp_path, monkeypatch):
     assert again.build_info.cache_hit and again.build_info.key == info.key
     assert "cached; delete" in again.build_info.failures["full"]
     assert fake.config is None and fake.log == [] and exported_again == []
+
+    # the whole graph parses and builds but computes something else: verification
+    # rejects it (and remembers), the (cached) flow+decoder graph is used instead
+    fake.fail_variants.clear()
+    for marker in (tmp_path / "tensorrt").glob("*.failed"):
+        marker.unlink()
+    wrong, exported_wrong = make()
+    wrong._runner = wrong._prepare(fake, torch)
+    assert wrong.build_info.variant == "flow_decoder" and exported_wrong == ["full"]
+    assert "output length" in wrong.build_info.failures["full"]
+    assert len(list((tmp_path / "tensorrt").glob("*.failed"))) == 1

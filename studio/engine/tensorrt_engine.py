@@ -759,7 +759,7 @@ class TensorRTEngine(Engine):
                                    plan_path.with_suffix(".calib"), notes)
 
             failed = plan_path.with_suffix(".failed")
-            if failed.is_file() and not plan_path.is_file():
+            if failed.is_file():
                 raise EngineError(f"{failed.read_text(encoding='utf-8')} (cached; delete {failed} to retry)")
             try:
                 plan, hit = load_or_build(plan_path, build)
@@ -777,7 +777,16 @@ class TensorRTEngine(Engine):
 
         def attempt_and_load(variant: str):
             plan, info = attempt(variant)
-            return TrtRunner(trt, torch, plan, logger), info
+            runner = TrtRunner(trt, torch, plan, logger)
+            if info.cache_hit:  # verified when it was built (a failed check leaves a .failed marker)
+                return runner, info
+            try:
+                info.notes.append(self._verify(runner, info, cal_ids))
+            except EngineError as exc:  # built but wrong: remember, and try the next graph
+                runner.close()
+                info.path.with_suffix(".failed").write_text(str(exc), encoding="utf-8")
+                raise
+            return runner, info
 
         variant, (runner, info), failures = first_that_builds(self.variants, attempt_and_load)
         info.failures = failures
@@ -893,21 +902,29 @@ class TensorRTEngine(Engine):
     # -------------------------------------------------------------- running
 
     def _run(self, batch: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[np.ndarray]:
-        import torch
-
-        from studio.engine.onnx_export import pad_ids, split_infer
-
-        runner = self._runner
-        info = self.build_info
+        runner, info = self._runner, self.build_info
         if runner is None or info is None:
             raise EngineError("engine is closed")
+        self.stats["batches"] += 1
+        return self._run_with(runner, info, batch, settings)
+
+    def _run_with(
+        self, runner, info: BuildInfo, batch: Sequence[Sequence[int]], settings: SynthesisSettings
+    ) -> list[np.ndarray]:
+        """One batch (within the profile's batch size) through ``runner``; each item's own audio."""
+        import torch
+
+        from studio.engine.onnx_export import flow_decode, pad_ids, split_infer
+
+        prof = info.profile
         pad_id = self.torch_engine.config.phoneme_id_map["_"][0]
         ids, lengths = pad_ids(batch, pad_id)
+        if info.variant == "full" and ids.shape[1] < prof.phonemes.min:  # below the profile: pad (masked)
+            ids = np.pad(ids, ((0, 0), (0, prof.phonemes.min - ids.shape[1])), constant_values=pad_id)
         dev = self.torch_engine.torch_device
         x = torch.from_numpy(ids).to(dev)
         xl = torch.from_numpy(lengths).to(dev)
         scales = (settings.noise_scale, settings.length_scale, settings.noise_w)
-        self.stats["batches"] += 1
         try:
             with torch.inference_mode():
                 if info.variant == "full":
@@ -917,15 +934,17 @@ class TensorRTEngine(Engine):
                     })
                     audio, audio_lengths = out["output"][:, 0, :], out["output_lengths"]
                 else:
-                    max_frames = info.profile.frames.max
                     model = self.torch_engine.model
 
                     def decode(z_p, y_mask):
-                        if z_p.shape[2] > max_frames:  # beyond the profile: torch decodes this batch
-                            from studio.engine.onnx_export import flow_decode
-
+                        frames = z_p.shape[2]
+                        if frames > prof.frames.max:  # beyond the profile: torch decodes this batch
                             self.stats["torch_fallback_items"] += z_p.shape[0]
                             return flow_decode(model, z_p, y_mask)
+                        if frames < prof.frames.min:  # below it: zero frames, masked, cropped after
+                            pad = prof.frames.min - frames
+                            z_p = torch.nn.functional.pad(z_p, (0, pad))
+                            y_mask = torch.nn.functional.pad(y_mask, (0, pad))
                         return runner({"z_p": z_p.float(), "y_mask": y_mask.float()})["output"]
 
                     audio, audio_lengths = split_infer(
@@ -941,6 +960,41 @@ class TensorRTEngine(Engine):
             np.clip(audio[b, : int(audio_lengths[b])], -1.0, 1.0).astype(np.float32, copy=True)
             for b in range(len(batch))
         ]
+
+    def _verify(self, runner, info: BuildInfo, cal_ids: Sequence[Sequence[int]]) -> str:
+        """Run two calibration sentences with noise off through the engine and through
+        torch; EngineError if lengths or waveforms disagree (a graph that built but
+        computes something else must not be used). Returns a one-line result."""
+        import torch
+
+        from studio.engine.onnx_export import encode_latents, pad_ids
+        from studio.engine.torch_vits import piper_vits_infer
+
+        ordered = sorted(cal_ids, key=len)
+        sample = [ordered[0], ordered[len(ordered) // 2]][: info.profile.batch.max]
+        settings = SynthesisSettings(0.0, 1.0, 0.0)
+        got = self._run_with(runner, info, sample, settings)
+        ids, lengths = pad_ids(sample, self.torch_engine.config.phoneme_id_map["_"][0])
+        dev = self.torch_engine.torch_device
+        x, xl = torch.from_numpy(ids).to(dev), torch.from_numpy(lengths).to(dev)
+        hop = self.torch_engine.hop_length
+        model = self.torch_engine.model
+        with torch.inference_mode():  # lengths first: cheap, and the commonest way to be wrong
+            want_lengths = (encode_latents(model, x, xl, 0.0, 1.0, 0.0).y_lengths * hop).tolist()
+            for g, n in zip(got, want_lengths):
+                if abs(len(g) - int(n)) > 2 * hop:
+                    raise EngineError(f"{info.variant} engine output length {len(g)} != torch {int(n)}")
+            audio, alens = piper_vits_infer(model, x, xl, 0.0, 1.0, 0.0, hop)
+        worst = 1.0
+        for b, g in enumerate(got):
+            w = np.clip(audio[b, : int(alens[b])].float().cpu().numpy(), -1.0, 1.0)
+            n = min(len(g), len(w))
+            corr = float(np.corrcoef(g[:n], w[:n])[0, 1]) if n > 1 and g[:n].std() > 0 and w[:n].std() > 0 else 0.0
+            worst = min(worst, corr)
+        floor = 0.9 if info.precision == "int8" else 0.98
+        if not worst >= floor:
+            raise EngineError(f"{info.variant} engine output does not match torch (correlation {worst:.3f} < {floor})")
+        return f"verified against torch (noise off): correlation >= {worst:.4f}"
 
 
 __all__ = [
