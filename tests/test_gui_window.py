@@ -6,6 +6,7 @@ engine instance is shared between tests (loading it takes seconds).
 
 from __future__ import annotations
 
+import time
 import wave
 from pathlib import Path
 
@@ -196,6 +197,8 @@ def test_preview_latest_request_wins_and_space_toggles(qtbot, window: MainWindow
     spoken = " ".join(e.inner.__class__.__name__ and " ".join(e.spoken) for e in window.engines)
     assert "Rain fell on the roof." in spoken and "The cat sat down." not in spoken  # the old request was dropped
     assert window.book.model.playing is None or window.book.model.playing in ids_two
+    qtbot.keyClicks(window.book.search, "sat down")  # space in a text field types, it does not toggle
+    assert window.book.search.text() == "sat down" and session.preview.position().state == "finished"
 
 
 def test_no_audio_device_is_reported_in_the_window(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
@@ -225,8 +228,11 @@ def test_isolated_model_process_renders_and_shows_child_memory(qtbot, tmp_path: 
         open_and_wait(qtbot, win, write_manuscript(tmp_path / "books"))
         children = []
         win.session.readout.connect(lambda r: children.append(r.children))
+        started = time.monotonic()
         win.session.render_chapters([1])
         wait_jobs_done(qtbot, win)
+        stalls = [ms for t, ms in win.session.stall.stalls if t > started]
+        assert max(stalls, default=0) < 500, stalls  # model load and synthesis never freeze the window
         assert win.queue.snapshot.jobs[0].status == "done"
         assert win.book.model.counts(1)["done"] == len(sentences(win, 1))
         assert max(children) >= 1  # the model process is counted in the memory readout

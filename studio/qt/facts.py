@@ -198,3 +198,51 @@ def gather_facts(project_folder: str | Path | None) -> MachineFacts:
     bench, path, note = read_bench(project_folder)
     presets, default = list_presets(bench)
     return MachineFacts(list_voice_choices(), presets, path, note, default)
+
+
+# ------------------------------------------------------------------ in a child process
+
+
+def facts_from_dict(data: Mapping[str, Any]) -> MachineFacts:
+    """Rebuild :class:`MachineFacts` from its JSON form (see :func:`gather_facts_in_subprocess`)."""
+    presets = tuple(
+        PresetInfo(**{**p, "bench": BenchFigures(**p["bench"]) if p.get("bench") else None}) for p in data["presets"]
+    )
+    return MachineFacts(
+        voices=tuple(VoiceChoice(**v) for v in data["voices"]), presets=presets,
+        bench_path=data.get("bench_path", ""), bench_note=data.get("bench_note", ""),
+        default_preset=data.get("default_preset", ""),
+    )
+
+
+def gather_facts_in_subprocess(project_folder: str | Path | None, timeout: float = 300.0) -> MachineFacts:
+    """:func:`gather_facts` in a child Python process.
+
+    Why: checking preset availability imports torch and coqui-tts; an import of
+    that size holds the interpreter lock for seconds at a time, and in a thread of
+    the GUI process that freezes the window. A child process pays the same time
+    without touching the GUI's interpreter.
+    """
+    import subprocess
+    import sys
+
+    from studio.core.errors import StudioError
+
+    cmd = [sys.executable, "-m", "studio.qt.facts", str(project_folder or "")]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired as exc:
+        raise StudioError(f"checking voices and presets took longer than {timeout:.0f} s") from exc
+    if proc.returncode != 0:
+        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        raise StudioError(f"checking voices and presets failed: {tail}")
+    return facts_from_dict(json.loads(proc.stdout.strip().splitlines()[-1]))
+
+
+if __name__ == "__main__":  # the child of gather_facts_in_subprocess
+    import dataclasses
+    import sys as _sys
+
+    logging.basicConfig(level=logging.WARNING, stream=_sys.stderr)
+    _facts = gather_facts(_sys.argv[1] if len(_sys.argv) > 1 and _sys.argv[1] else None)
+    print(json.dumps(dataclasses.asdict(_facts)))

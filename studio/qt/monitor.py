@@ -91,6 +91,7 @@ class StallMeter(QObject):
         self.warn_ms = warn_ms
         self.worst_ms = 0.0  # since the last take()
         self.worst_ever_ms = 0.0
+        self.stalls: deque[tuple[float, float]] = deque(maxlen=100)  # (monotonic time, ms late) over warn_ms
         self._clock = QElapsedTimer()
         self._timer = QTimer(self)
         self._timer.setInterval(period_ms)
@@ -114,6 +115,7 @@ class StallMeter(QObject):
         if late > self.worst_ever_ms:
             self.worst_ever_ms = late
         if late > self.warn_ms:
+            self.stalls.append((time.monotonic(), late))
             log.debug("GUI thread was busy for %.0f ms", late)
 
 

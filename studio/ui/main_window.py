@@ -16,7 +16,7 @@ from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QWidget
 
-from studio.qt.facts import gather_facts
+from studio.qt.facts import gather_facts_in_subprocess
 from studio.qt.messages import ErrorInfo, PlaybackPosition
 from studio.qt.session import ProjectSession
 from studio.qt.sinks import output_device_problem
@@ -247,7 +247,9 @@ class MainWindow(QMainWindow):
 
     def _position(self, pos: PlaybackPosition) -> None:
         playing = pos.state in ("playing", "buffering", "paused")
-        self.book.show_playing(pos.sentence_id if playing else None)
+        heard = pos.sentence_id if playing else None
+        if heard != self.book.model.playing:  # repaint/scroll only when the sentence changes
+            self.book.show_playing(heard)
         icon = {"playing": "\u25b6", "paused": "\u23f8", "buffering": "\u23f3"}.get(pos.state, "")
         m, s = divmod(int(pos.played_s), 60)
         self.play_label.setText(f"{icon} {pos.label[:40]}  {m}:{s:02d}" if playing else "")
@@ -277,7 +279,7 @@ class MainWindow(QMainWindow):
         dlg.applied.connect(s.update_settings)
         dlg.sampleRequested.connect(lambda vid, lang, text: s.preview.play_text(text, lang, vid, f"sample: {vid}"))
         folder = s.snapshot.folder
-        s.tasks.run(lambda: gather_facts(folder), on_done=lambda f: dlg.isVisible() and dlg.set_facts(f),
+        s.tasks.run(lambda: gather_facts_in_subprocess(folder), on_done=lambda f: dlg.isVisible() and dlg.set_facts(f),
                     action="check voices and presets")
         self.voices_dialog = dlg
         dlg.open()
