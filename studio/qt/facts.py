@@ -21,7 +21,8 @@ the figures (the reason is shown), it never breaks the dialog::
 
 Per preset: speed from ``x_real_time`` / ``xrt`` / ``speed`` (or ``1/rtf``), RTF from
 ``rtf`` / ``real_time_factor`` (or ``1/speed``), quality from ``mel_correlation`` /
-``log_mel_correlation`` / ``mel_corr`` / ``correlation`` / ``quality``, noise floor from
+``log_mel_correlation`` / ``logmel_corr`` (``bench/cpu_presets.py``'s name) / ``mel_corr`` /
+``correlation`` / ``quality``, noise floor from
 ``noise_floor_dbfs``; an ``error`` entry is shown as the reason the preset did not run.
 """
 
@@ -130,7 +131,7 @@ def _figures(name: str, entry: Mapping[str, Any]) -> BenchFigures:
         rtf = 1.0 / speed
     return BenchFigures(
         preset=name, x_real_time=speed, rtf=rtf,
-        quality=_num(entry, "mel_correlation", "log_mel_correlation", "mel_corr", "correlation", "quality"),
+        quality=_num(entry, "mel_correlation", "log_mel_correlation", "logmel_corr", "mel_corr", "correlation", "quality"),
         noise_floor_dbfs=_num(entry, "noise_floor_dbfs", "noise_floor_db"),
         device=str(entry.get("device") or entry.get("gpu") or ""),
         error=str(entry.get("error") or ""),

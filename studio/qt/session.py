@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from studio.core.errors import StudioError
 from studio.project.settings import ProjectSettings
@@ -96,6 +96,10 @@ class ProjectSession(QObject):
         self.snapshot: BookSnapshot | None = None
         self.settings: ProjectSettings | None = None
         self._retiring: list[tuple[RenderWorker, Project]] = []
+        self._shut = False
+        app = QCoreApplication.instance()
+        if app is not None:  # threads must be stopped before Qt tears down, even without a window
+            app.aboutToQuit.connect(self.shutdown)
 
     # ------------------------------------------------------------ open / close
 
@@ -170,6 +174,9 @@ class ProjectSession(QObject):
 
     def shutdown(self, timeout_ms: int = 15000) -> None:
         """App exit: stop everything and wait (the only blocking call, made once)."""
+        if self._shut:
+            return
+        self._shut = True
         self.close_project()
         self.preview.close()
         self.monitor.stop()
