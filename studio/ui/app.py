@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -62,6 +63,9 @@ def run(path: Path | None = None, *, in_process: bool = False) -> int:
     undo = install_excepthook(window.show_error)
     log.info("studio GUI started (log file: %s, model %s)", logfile, "in a child process" if isolated else "in-process")
     window.show()
+    # Ctrl-C in the terminal closes the window properly (settings saved, workers stopped);
+    # Python sees the signal on the next timer tick of the GUI thread.
+    signal.signal(signal.SIGINT, lambda *_: window.close())
     if path is not None:
         window.open_path(path)
     try:
