@@ -30,6 +30,8 @@ say() { printf '[install] %s\n' "$*"; }
 need=()
 command -v ffmpeg >/dev/null || need+=(ffmpeg)
 ldconfig -p 2>/dev/null | grep -q libportaudio.so.2 || need+=(libportaudio2)
+# Qt's xcb platform plugin on a real display
+ldconfig -p 2>/dev/null | grep -q libxcb-icccm.so.4 || need+=(libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-xkb1 libxkbcommon-x11-0 libxcb-cursor0)
 if [ "$dev" = 1 ]; then
   command -v Xvfb >/dev/null || need+=(xvfb)
   ldconfig -p 2>/dev/null | grep -q libxkbcommon-x11 || need+=(libxkbcommon-x11-0 libegl1 libgl1 libfontconfig1 libdbus-1-3)

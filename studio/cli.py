@@ -6,7 +6,10 @@ its parser and sets ``func``; the built-in ones live here, later ones (``gui``,
 imported when the parser is built, so those modules must import lightly (heavy
 imports belong inside their handlers). Errors a person can act on
 (:class:`~studio.core.errors.StudioError`) become one ``studio: error:`` line and
-exit code 2 -- never a traceback; Ctrl-C exits 130 and keeps finished work.
+exit code 2 -- never a traceback; a full disk reads ``studio: error: disk full: ...``.
+Ctrl-C exits 130 and keeps finished work. A render where some sentences failed
+exports the complete chapters, lists the failures and exits 3; running the same
+command again retries the failed sentences.
 """
 
 from __future__ import annotations
@@ -21,14 +24,19 @@ from pathlib import Path
 from typing import Callable, Sequence, TextIO
 
 from studio import __version__
-from studio.core.errors import StudioError
+from studio.core.errors import DiskFull, StudioError, is_disk_full
 
 #: Modules with a ``register(subparsers)`` function adding more subcommands.
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("studio.ui.command",)
 
 EXIT_ERROR = 2
+#: the render finished but some sentences failed: their chapters were not exported
+EXIT_INCOMPLETE = 3
 EXIT_INTERRUPTED = 130
 INTERRUPTED_MESSAGE = "interrupted; finished sentences are kept, run the same command to resume"
+RETRY_MESSAGE = "run the same command again to retry the failed sentences (finished ones are kept)"
+#: failed sentences listed one by one at most; the rest are counted
+MAX_LISTED_FAILURES = 20
 
 
 # ------------------------------------------------------------------ helpers
@@ -218,19 +226,47 @@ def _register_render(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--project", type=Path, help="project folder (default: <output>/<name>.studio)")
     p.add_argument("--sample-rate", type=int, metavar="HZ", help="output sample rate, e.g. 44100 (default: the voice's)")
     p.add_argument("--max-sentence-chars", type=int, default=500, metavar="N", help=argparse.SUPPRESS)
+    model = p.add_argument_group(
+        "model process",
+        "The voice model runs in a separate process: if it crashes, it is restarted and the "
+        "sentence retried once; a sentence that crashes it again is marked failed and the "
+        "render goes on.",
+    )
+    model.add_argument("--in-process", action="store_true",
+                       help="run the model inside this process instead (a model crash then ends the render)")
+    model.add_argument("--recycle-after", type=int, default=1000, metavar="N",
+                       help="start a fresh model process after N sentences, to give back memory (default: 1000; 0: never)")
+    model.add_argument("--cuda-alloc-conf", metavar="CONF",
+                       help="PYTORCH_CUDA_ALLOC_CONF for the model (default: the environment's, "
+                            "else expandable_segments:True in the model process)")
     p.set_defaults(func=_cmd_render)
 
 
+def _isolation(args: argparse.Namespace):  # -> studio.jobs.session.Isolation | None
+    """The model-process options of ``studio render`` (None: ``--in-process``)."""
+    from studio.jobs.session import Isolation
+
+    if args.recycle_after < 0:
+        raise StudioError(f"--recycle-after {args.recycle_after} must be 0 (never) or more")
+    if args.in_process:
+        if args.cuda_alloc_conf:  # read by torch when it first touches CUDA, which is later
+            os.environ["PYTORCH_CUDA_ALLOC_CONF"] = args.cuda_alloc_conf
+        return None
+    conf = args.cuda_alloc_conf
+    if conf is None:
+        conf = None if os.environ.get("PYTORCH_CUDA_ALLOC_CONF") else Isolation().cuda_alloc_conf
+    return Isolation(recycle_after=args.recycle_after, cuda_alloc_conf=conf)
+
+
 def _cmd_render(args: argparse.Namespace) -> int:
-    from studio.engine.registry import load_engine
-    from studio.engine.voices import get_voice
     from studio.jobs.export import default_chapters, export_chapter_files, incomplete_chapters
     from studio.jobs.render import render_project
-    from studio.jobs.session import apply_choices, engine_factory
+    from studio.jobs.session import apply_choices, engine_factory, make_engine
 
     started = time.monotonic()
     if args.sample_rate is not None and not 8000 <= args.sample_rate <= 192000:
         raise StudioError(f"--sample-rate {args.sample_rate} is out of range (8000-192000 Hz)")
+    isolation = _isolation(args)
     project = _open_project(args)
     engine = None
     bar = ProgressLine(sys.stderr)
@@ -240,13 +276,14 @@ def _cmd_render(args: argparse.Namespace) -> int:
             parse_chapters(args.chapters, len(project.chapters())) if args.chapters else default_chapters(project)
         )
         skipped = 0 if args.chapters else len(project.chapters()) - len(chapters)
-        engine = load_engine(get_voice(settings.voice_id), settings.backend)
-        factory = engine_factory(settings.backend)
+        engine = make_engine(settings.voice_id, settings.backend, isolation=isolation)
+        factory = engine_factory(settings.backend, isolation=isolation)
         try:
             result = render_project(project, engine, chapters=set(chapters), progress=bar, engine_for=factory)
         finally:
             bar.finish()
         broken = incomplete_chapters(project, chapters)
+        titles = {c.index: c.title for c in project.chapters()}
         ready = [c for c in chapters if c not in broken]
         files = export_chapter_files(
             project, args.output, args.format, ready, args.sample_rate, engine=engine, engine_for=factory
@@ -274,11 +311,33 @@ def _cmd_render(args: argparse.Namespace) -> int:
     if skipped:
         sys.stderr.write(f"studio: skipped {skipped} front-matter chapter(s); choose them with --chapters\n")
     if broken:
-        first = next((r for rows in broken.values() for r in rows if r.state == "failed"), None)
-        why = f" (sentence {first.id}: {first.reason})" if first else ""
-        numbers = ", ".join(str(c + 1) for c in sorted(broken))
-        raise StudioError(f"chapter(s) {numbers} not exported: {sum(map(len, broken.values()))} sentence(s) failed{why}")
+        _report_incomplete(broken, titles, exported=len(files), out=sys.stderr)
+        return EXIT_INCOMPLETE
     return 0
+
+
+def _report_incomplete(broken, titles: dict[int, str], *, exported: int, out: TextIO) -> None:
+    """Failed sentences with their reasons, the chapters left out, and what to do.
+
+    ``broken``: chapter index -> its sentences that are not done
+    (:func:`studio.jobs.export.incomplete_chapters`).
+    """
+    rows = [r for idx in sorted(broken) for r in broken[idx]]
+    failed = [r for r in rows if r.state == "failed"]
+    if failed:
+        out.write(f"studio: {len(failed)} sentence(s) failed:\n")
+        for r in failed[:MAX_LISTED_FAILURES]:
+            text = " ".join(r.text.split())
+            text = text if len(text) <= 60 else text[:59] + "\u2026"
+            out.write(f'studio:   chapter {r.chapter + 1} "{titles.get(r.chapter, "")}", sentence {r.id}: '
+                      f'"{text}" -- {r.reason or "unknown reason"}\n')
+        if len(failed) > MAX_LISTED_FAILURES:
+            out.write(f"studio:   ... and {len(failed) - MAX_LISTED_FAILURES} more\n")
+    if len(rows) > len(failed):
+        out.write(f"studio: {len(rows) - len(failed)} sentence(s) not rendered\n")
+    names = ", ".join(f'{idx + 1} "{titles.get(idx, "")}"' for idx in sorted(broken))
+    out.write(f"studio: not exported (incomplete): chapter {names}; {exported} complete chapter file(s) written\n")
+    out.write(f"studio: {RETRY_MESSAGE}\n")
 
 
 def _open_project(args: argparse.Namespace):  # -> studio.project.Project
@@ -339,6 +398,9 @@ def _setup_logging(verbosity: int) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``studio`` console script and ``python -m studio``."""
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv:  # plain `studio` opens the desktop app, as a producer expects
+        argv = ["gui"]
     args = parser.parse_args(argv)
     _setup_logging(args.verbose)
     try:
@@ -356,6 +418,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             pass
         return 0
     except OSError as err:  # disk full, permission denied: the environment, not a bug
+        if is_disk_full(err):  # a write the cache, database and writers did not map
+            _error(str(DiskFull(err.filename or "a file", (err.strerror or "no space left on device").lower())))
+            return EXIT_ERROR
         where = f": {err.filename}" if getattr(err, "filename", None) else ""
         _error(f"{err.strerror or err}{where}")
         return EXIT_ERROR
