@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import logging
 import os
+import re
 import tempfile
 import wave
 from contextlib import contextmanager
@@ -18,7 +19,7 @@ from typing import IO, Iterator
 
 import numpy as np
 
-from studio.core.errors import StudioError
+from studio.core.errors import DiskFull, StudioError, is_disk_full
 
 log = logging.getLogger(__name__)
 
@@ -127,10 +128,20 @@ def atomic_path(path: str | Path, *, suffix: str = ".tmp") -> Iterator[Path]:
     sentence). On any exception the temp file is removed and ``path`` is untouched.
     The temp name keeps ``suffix`` so tools that pick a format from the file name
     (ffmpeg) still do the right thing.
+
+    A full disk (ENOSPC/EDQUOT) is raised as :class:`~studio.core.errors.DiskFull`
+    naming ``path``, after the temp file is removed (which gives the space back).
+    A process killed meanwhile leaves only the hidden temp file (see
+    :func:`stale_temp_files`), never a partial file under the final name.
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=suffix, dir=target.parent)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=suffix, dir=target.parent)
+    except OSError as err:
+        if is_disk_full(err):
+            raise DiskFull(target) from err
+        raise
     os.close(fd)
     tmp = Path(tmp_name)
     try:
@@ -140,9 +151,25 @@ def atomic_path(path: str | Path, *, suffix: str = ".tmp") -> Iterator[Path]:
             os.fsync(fh.fileno())
         os.replace(tmp, target)
         fsync_dir(target.parent)
-    except BaseException:
+    except BaseException as exc:
         tmp.unlink(missing_ok=True)
+        if is_disk_full(exc):
+            raise DiskFull(target) from exc
         raise
+
+
+def stale_temp_files(path: str | Path, *, suffix: str = ".tmp") -> list[Path]:
+    """Temp files :func:`atomic_path` left beside ``path`` when its writer was killed.
+
+    Matches exactly the names ``mkstemp`` made for this target (``.<stem>.<8 random
+    characters><suffix>``), nothing a user could have put there.
+    """
+    target = Path(path)
+    pattern = re.compile(rf"\.{re.escape(target.stem)}\.[a-z0-9_]{{8}}{re.escape(suffix)}")
+    try:
+        return [p for p in target.parent.iterdir() if pattern.fullmatch(p.name)]
+    except OSError:
+        return []
 
 
 @contextmanager

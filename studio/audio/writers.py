@@ -1,13 +1,15 @@
 """Chapter file writers: 16-bit PCM WAV (stdlib) and MP3 (system ffmpeg + LAME).
 
 Both write to a temp file beside the target and rename it into place, so a player,
-a sync client or a crash never sees a half-written chapter.
+a sync client or a crash never sees a half-written chapter. A full disk raises
+:class:`~studio.core.errors.DiskFull` (the temp file is removed, earlier chapters stay).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -19,7 +21,7 @@ from typing import Iterable, Iterator, Union
 import numpy as np
 
 from studio.audio.pcm import atomic_output, atomic_path, to_int16
-from studio.core.errors import StudioError
+from studio.core.errors import DiskFull, StudioError
 
 log = logging.getLogger(__name__)
 
@@ -111,9 +113,11 @@ def write_mp3(
         except OSError as err:
             raise StudioError(f"could not run ffmpeg ({ffmpeg}): {err}") from err
         assert proc.stdin is not None
+        sent = 0
         try:
             for data in _blocks(audio):
                 proc.stdin.write(data)
+                sent += len(data)
             proc.stdin.close()
             code = proc.wait()
         except BrokenPipeError:
@@ -122,15 +126,42 @@ def write_mp3(
             proc.kill()
             proc.wait()
             raise
+        errors.seek(0)
+        text = errors.read().decode(errors="replace").strip()
+        # ffmpeg (5.x) exits 0 when writing the trailer or closing the file fails --
+        # e.g. on a full disk -- leaving a truncated file: its messages, and the size
+        # a CBR stream must have, are checked too, so such a file is never renamed
+        # into place as a finished chapter.
+        if code == 0 and (_WRITE_ERRORS.search(text) or _too_small(tmp, sent / 2 / sample_rate, bitrate)):
+            code = -1
         if code != 0:
-            errors.seek(0)
-            text = errors.read().decode(errors="replace").strip()
             lines = text.splitlines()
             reason = lines[-1] if lines else f"exit code {code}"
+            if "No space left on device" in text or "Disk quota exceeded" in text:
+                raise DiskFull(target)
+            if code == -1 and not lines:
+                reason = "the encoded file came out truncated"
             if "libmp3lame" in text or "Unknown encoder" in text:
                 reason += " (this ffmpeg lacks the LAME MP3 encoder)"
             raise StudioError(f"ffmpeg could not write {target.name}: {reason}")
     return target
+
+
+_WRITE_ERRORS = re.compile(r"Error (?:writing|closing)|No space left on device|Disk quota exceeded|Input/output error")
+
+
+def _too_small(path: Path, seconds: float, bitrate: str) -> bool:
+    """Whether an MP3 is far smaller than ``seconds`` at a constant ``bitrate`` gives
+    (a backstop: a quarter, so a bitrate LAME lowers for a low sample rate passes)."""
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([kK]?)", bitrate.strip())
+    if not m or seconds <= 0:
+        return False
+    bits_per_s = float(m.group(1)) * (1000 if m.group(2) else 1)
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return True
+    return size < 0.25 * seconds * bits_per_s / 8
 
 
 def write_audio(

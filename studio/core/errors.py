@@ -7,6 +7,7 @@ the user as a traceback.
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 
@@ -37,3 +38,33 @@ class PresetUnavailable(StudioError):
 
 class ProjectError(StudioError):
     """A project folder or database is unusable (newer schema, corrupt, ...)."""
+
+
+class DiskFull(StudioError):
+    """A write failed because the disk (or quota) is full.
+
+    Raised instead of a bare ``OSError(ENOSPC)`` by the cache, the project database
+    and the chapter writers. What was finished before stays intact (every write is
+    atomic), so the user frees space and runs the same command again to resume.
+    The message starts with ``"disk full: "``.
+    """
+
+    def __init__(self, where: str | Path, detail: str = "no space left on device") -> None:
+        self.where = str(where)
+        self.detail = detail
+        super().__init__(
+            f"disk full: {detail} while writing {self.where}; free some space and run the "
+            "same command again to resume (finished work is kept)"
+        )
+
+    def __reduce__(self) -> tuple[object, ...]:  # picklable across processes and Qt queues
+        return (type(self), (self.where, self.detail))
+
+
+#: ``errno`` values that mean "no space left": ENOSPC and, where it exists, EDQUOT.
+_NO_SPACE = frozenset({errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)})
+
+
+def is_disk_full(err: BaseException) -> bool:
+    """Whether ``err`` is an OSError saying the disk or the user's quota is full."""
+    return isinstance(err, OSError) and err.errno in _NO_SPACE

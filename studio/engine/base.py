@@ -14,6 +14,42 @@ from typing import Sequence
 
 import numpy as np
 
+from studio.core.errors import EngineError
+
+#: Longest phoneme-id sequence one synthesis request may carry. The text layer splits
+#: sentences at 500 characters (~1,200 ids of prose, ~2,900 of spelled-out numbers),
+#: so only an edited sentence or a wall of digits gets near it. Above it a VITS voice
+#: needs gigabytes and minutes for one item (8,000 ids: ~4 GB, ~160 s on a CPU), so
+#: the request is refused with :class:`SentenceTooLong` instead of being auto-split:
+#: a cut in the middle of the phoneme stream would be audible, and only the text
+#: layer knows where clauses end.
+MAX_IDS_PER_SENTENCE = 4000
+
+
+class SentenceTooLong(EngineError):
+    """One sentence is too long to synthesize in one piece (see :data:`MAX_IDS_PER_SENTENCE`)."""
+
+    def __init__(self, n_ids: int, limit: int = MAX_IDS_PER_SENTENCE) -> None:
+        self.n_ids = n_ids
+        self.limit = limit
+        super().__init__(
+            f"sentence too long for the voice ({n_ids} phoneme ids, the limit is {limit}); "
+            "split it into shorter sentences"
+        )
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.n_ids, self.limit))
+
+
+def check_ids_length(ids: Sequence[int], limit: int = MAX_IDS_PER_SENTENCE) -> None:
+    """Raise :class:`SentenceTooLong` when one request's id sequence exceeds ``limit``.
+
+    :meth:`Engine.synthesize` calls it; callers of :meth:`Engine.synthesize_batch`
+    (batchers) call it per item before batching.
+    """
+    if len(ids) > limit:
+        raise SentenceTooLong(len(ids), limit)
+
 
 @dataclass(frozen=True)
 class SynthesisSettings:
@@ -61,8 +97,10 @@ class Engine(ABC):
         """
 
     def synthesize(self, text: str, language: str, settings: SynthesisSettings) -> np.ndarray:
-        """Convenience for one sentence."""
-        return self.synthesize_batch([self.text_to_ids(text, language)], settings)[0]
+        """Convenience for one sentence; refuses over-long ones (:class:`SentenceTooLong`)."""
+        ids = self.text_to_ids(text, language)
+        check_ids_length(ids)
+        return self.synthesize_batch([ids], settings)[0]
 
     def close(self) -> None:
         """Release sessions / GPU memory. Idempotent."""

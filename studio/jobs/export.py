@@ -4,6 +4,12 @@ Why export never synthesizes on its own: it reads verified cache files only, so
 what you export is exactly what was rendered. A file found missing or corrupt
 (checksum mismatch) is forgotten; with an engine at hand its sentences are
 rendered again on the spot, without one the export refuses with a clear message.
+
+Chapter files are written under a hidden temp name and renamed when complete
+(:func:`studio.audio.pcm.atomic_path`), so a killed export never leaves a partial
+file under a chapter's name; the temp files such a kill leaves behind are removed
+by the next export of that chapter. A full disk stops the export with
+:class:`~studio.core.errors.DiskFull`; the files finished before it stay.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from studio.audio.assemble import Clip, Pauses, iter_chapter
-from studio.audio.pcm import silence
+from studio.audio.pcm import silence, stale_temp_files
 from studio.audio.resample import resample
 from studio.audio.writers import FORMATS, AudioTags, write_audio
 from studio.core.errors import ProjectError, StudioError
@@ -106,6 +112,7 @@ def export_chapter_files(
             log.warning("chapter %d '%s' has nothing to say; no file written", idx + 1, title)
             continue
         path = out / f"{safe_filename(title, idx + 1, width)}.{fmt}"
+        _remove_stale_temps(path, fmt)
         tags = AudioTags(title=title, artist=book.author, album=book.title, track=f"{idx + 1}/{len(all_chapters)}")
         for attempt in range(3):
             rows = project.sentences([idx])
@@ -163,6 +170,21 @@ def _require_complete(project: Project, chapters: list[int]) -> None:
         else:
             parts.append(f"chapter {idx + 1}: {len(rows)} not rendered")
     raise ProjectError("cannot export incomplete chapters; " + "; ".join(parts))
+
+
+def _remove_stale_temps(path: Path, fmt: str) -> None:
+    """Temp files of an earlier, killed export of this very chapter file.
+
+    (Another process exporting the same chapter into the same folder at this very
+    moment would lose its temp file and fail; exporting one chapter twice at once
+    into one folder is a conflict anyway.)
+    """
+    for stale in stale_temp_files(path, suffix=f".{fmt}"):
+        try:
+            stale.unlink()
+            log.info("removed %s, left by an interrupted export", stale.name)
+        except OSError as err:
+            log.warning("cannot remove stale temp file %s: %s", stale, err)
 
 
 def _native_rate(project: Project, rows: list[SentenceRow]) -> int:

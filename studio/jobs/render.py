@@ -9,9 +9,19 @@ sentence's audio reaches disk atomically before its row says ``done``; a sentenc
 whose synthesis raises is marked ``failed`` with the reason and the job goes on.
 
 The seam for batching: synthesis goes through a :data:`BatchSynthesizer` (a list
-of requests in, one audio array or exception per request out). Today's default,
-:func:`sequential_synthesizer`, speaks one sentence at a time; a batcher can be
-dropped in through ``make_synthesizer`` without touching the bookkeeping here.
+of requests in, one audio array or exception per request out). With ``batch_size``
+1 the default, :func:`sequential_synthesizer`, speaks one sentence at a time; with
+larger batches the default is :func:`each_synthesizer`, which batches yet still
+fails only the sentence at fault. Another batcher can be dropped in through
+``make_synthesizer`` without touching the bookkeeping here.
+
+Failures and what they cost: a sentence the engine cannot speak (an error, a
+sentence over :data:`~studio.engine.base.MAX_IDS_PER_SENTENCE`, or -- with the model
+in a child process, :mod:`studio.jobs.isolation` -- a model crash that repeats on
+the retry) is marked ``failed`` with the reason and the job goes on; the next render
+retries every failed sentence. A full disk is different: nothing is wrong with the
+sentence, so the job stops (:class:`~studio.core.errors.DiskFull`), the sentences in
+flight go back to ``pending`` and everything finished stays.
 """
 
 from __future__ import annotations
@@ -25,8 +35,8 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from studio.core.errors import ProjectError
-from studio.engine.base import Engine, SynthesisSettings
+from studio.core.errors import DiskFull, ProjectError, StudioError
+from studio.engine.base import Engine, SynthesisSettings, check_ids_length
 from studio.project.cache import file_fingerprint
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project, SentenceRow
@@ -99,6 +109,60 @@ def sequential_synthesizer(engine: Engine, settings: SynthesisSettings) -> Batch
             except Exception as exc:  # noqa: BLE001 - recorded as the sentence's failure
                 out.append(exc)
         return out
+
+    return run
+
+
+def each_synthesizer(engine: Engine, settings: SynthesisSettings) -> BatchSynthesizer:
+    """Whole batches through the model, yet one result per sentence.
+
+    Ids are made per request, so a front-end error or an over-long sentence fails
+    just that request. The rest go to the engine in one call: ``synthesize_each``
+    where the engine has it (:class:`~studio.jobs.isolation.IsolatedEngine`: a batch
+    that kills the model process twice is retried item by item, so only the
+    poisonous sentence gets :class:`~studio.jobs.isolation.InferenceCrashed`), else
+    ``synthesize_batch``; if that call raises, each item is tried alone, so one bad
+    sentence never sinks its neighbours.
+    """
+    each = getattr(engine, "synthesize_each", None)
+    call = each if callable(each) else engine.synthesize_batch
+
+    def one_call(ids_list: list[list[int]]) -> list[np.ndarray | Exception]:
+        results = list(call(ids_list, settings))
+        if len(results) != len(ids_list):
+            raise ProjectError(f"engine returned {len(results)} results for {len(ids_list)} sentences")
+        return results
+
+    def run(requests: Sequence[SynthRequest]) -> list[np.ndarray | Exception]:
+        out: list[np.ndarray | Exception | None] = [None] * len(requests)
+        ids_list: list[list[int]] = []
+        where: list[int] = []
+        for i, req in enumerate(requests):
+            try:
+                ids = engine.text_to_ids(req.text, req.language)
+                check_ids_length(ids)
+            except Exception as exc:  # noqa: BLE001 - recorded as the sentence's failure
+                out[i] = exc
+                continue
+            ids_list.append(ids)
+            where.append(i)
+        if ids_list:
+            try:
+                results = one_call(ids_list)
+            except Exception as exc:  # noqa: BLE001 - retried one by one below
+                if len(ids_list) == 1:
+                    results = [exc]
+                else:
+                    log.warning("batch of %d failed (%s); trying its sentences one by one", len(ids_list), _describe(exc))
+                    results = []
+                    for ids in ids_list:
+                        try:
+                            results.extend(one_call([ids]))
+                        except Exception as single:  # noqa: BLE001
+                            results.append(single)
+            for i, result in zip(where, results):
+                out[i] = result
+        return out  # type: ignore[return-value] - every slot is filled
 
     return run
 
@@ -204,7 +268,7 @@ def render_project(
     progress: Callable[[RenderProgress], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     engine_for: EngineFactory | None = None,
-    make_synthesizer: SynthesizerFactory = sequential_synthesizer,
+    make_synthesizer: SynthesizerFactory | None = None,
     batch_size: int = 1,
     voice_lookup: Callable[[str], Any] | None = None,
     sentence_ids: Iterable[int] | None = None,
@@ -217,8 +281,11 @@ def render_project(
     ``engine`` speaks the project's default voice; sentences mapped to another voice
     get ``engine_for(voice_id)`` (those engines are closed at the end) or fail when
     no factory is given. Sentences whose audio is already cached are marked done
-    without synthesis. Returns the final progress (``stopped`` if ``should_stop``
-    ended it early). KeyboardInterrupt propagates; everything finished is kept.
+    without synthesis. ``make_synthesizer`` None picks :func:`sequential_synthesizer`
+    for ``batch_size`` 1, else :func:`each_synthesizer`. Returns the final progress
+    (``stopped`` if ``should_stop`` ended it early). A failed sentence is recorded and
+    the job goes on; :class:`~studio.core.errors.DiskFull` and KeyboardInterrupt stop
+    it (sentences in flight go back to ``pending``); everything finished is kept.
     """
     with render_lock(project):
         clean_stale_temp_files(project)
@@ -237,8 +304,11 @@ def render_project(
         rows = select()  # keys now carry the current fingerprints
         if verify_present(project, rows):
             rows = select()
+        batch_size = max(1, batch_size)
+        if make_synthesizer is None:
+            make_synthesizer = sequential_synthesizer if batch_size == 1 else each_synthesizer
         return _Renderer(project, engine, settings, engine_for, make_synthesizer, progress).run(
-            rows, should_stop, max(1, batch_size)
+            rows, should_stop, batch_size
         )
 
 
@@ -283,6 +353,9 @@ class _Renderer:
                     stopped = True
                     break
                 self._render_batch(batch)
+        except BaseException as exc:
+            self._release_in_flight("stopped: disk full" if isinstance(exc, DiskFull) else "interrupted")
+            raise
         finally:
             for eng in self.owned:
                 try:
@@ -290,6 +363,18 @@ class _Renderer:
                 except Exception:  # noqa: BLE001 - closing must not mask the result
                     log.exception("closing engine failed")
         return self._emit("", stopped=stopped)
+
+    def _release_in_flight(self, reason: str) -> None:
+        """The job is stopping on an error: sentences marked ``rendering`` go back to
+        ``pending`` now (best effort -- on a full disk this write may fail too, and the
+        next render resets them anyway)."""
+        try:
+            n = self.project.reset_interrupted(reason)
+        except (StudioError, OSError) as err:
+            log.debug("could not reset sentences in flight (%s); the next render will", err)
+            return
+        if n:
+            log.info("%d sentence(s) in flight back to pending (%s)", n, reason)
 
     def _batches(self, pending: list[SentenceRow], size: int) -> Iterator[list[SentenceRow]]:
         """Consecutive runs of the same voice, at most ``size`` long, in reading order."""

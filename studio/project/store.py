@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from studio.core.errors import ProjectError
+from studio.core.errors import DiskFull, ProjectError, is_disk_full
 from studio.core.types import Book
 from studio.project import bookdb
 from studio.project.cache import AudioCache, CacheEntry, VoiceIdentity, cache_key
@@ -131,7 +131,13 @@ class Project:
             conn.execute("COMMIT")
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.Error as err:
+            if _sqlite_full(err):
+                raise DiskFull(folder / cls.DB_NAME) from err
             raise ProjectError(f"cannot create project in {folder}: {err}") from err
+        except OSError as err:
+            if is_disk_full(err):
+                raise DiskFull(folder / cls.DB_NAME) from err
+            raise
         finally:
             conn.close()
         tmp.replace(folder / cls.DB_NAME)
@@ -185,6 +191,8 @@ class Project:
             ensure_schema(conn, str(self.db_path))
         except sqlite3.DatabaseError as err:
             conn.close()
+            if _sqlite_full(err):
+                raise DiskFull(self.db_path) from err
             raise ProjectError(f"{self.db_path} is damaged or not a project database ({err})") from err
         except BaseException:
             conn.close()
@@ -202,7 +210,7 @@ class Project:
             try:
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as err:
-                raise ProjectError(f"cannot write {self.db_path}: {err}") from err
+                raise _write_error(err, self.db_path) from err
             try:
                 yield conn
                 conn.execute("COMMIT")
@@ -212,7 +220,7 @@ class Project:
                 except sqlite3.Error:
                     pass
                 if isinstance(exc, sqlite3.Error):
-                    raise ProjectError(f"cannot write {self.db_path}: {exc}") from exc
+                    raise _write_error(exc, self.db_path) from exc
                 raise
 
     # ------------------------------------------------------------ book
@@ -384,14 +392,14 @@ class Project:
                 [(i,) for i in sentence_ids],
             )
 
-    def reset_interrupted(self) -> int:
-        """``rendering`` rows left by a killed render go back to ``pending``.
+    def reset_interrupted(self, reason: str = "interrupted") -> int:
+        """``rendering`` rows left by a killed (or stopped) render go back to ``pending``.
 
         Call only while holding the render lock (no render can be in flight then).
         """
         with self._write() as conn:
             return conn.execute(
-                "UPDATE sentences SET state = 'pending', reason = 'interrupted' WHERE state = 'rendering'"
+                "UPDATE sentences SET state = 'pending', reason = ? WHERE state = 'rendering'", (reason,)
             ).rowcount
 
     def mark_done(self, sentence_id: int, entry: CacheEntry, *, synthesized: bool) -> None:
@@ -427,6 +435,18 @@ class Project:
             ).rowcount
             conn.execute("DELETE FROM cache_entries WHERE key = ?", (key,))
         return n
+
+
+def _sqlite_full(err: sqlite3.Error) -> bool:
+    """SQLITE_FULL: "database or disk is full" (the disk, not a size limit of ours)."""
+    return getattr(err, "sqlite_errorname", "") == "SQLITE_FULL" or "disk is full" in str(err)
+
+
+def _write_error(err: sqlite3.Error, db_path: Path) -> Exception:
+    """The error a failed write transaction becomes: DiskFull, or ProjectError."""
+    if _sqlite_full(err):
+        return DiskFull(db_path)
+    return ProjectError(f"cannot write {db_path}: {err}")
 
 
 def _write_settings(conn: sqlite3.Connection, settings: ProjectSettings) -> None:

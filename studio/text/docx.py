@@ -14,7 +14,7 @@ from pathlib import Path
 
 from studio.core.errors import ManuscriptError
 from studio.text.raw import Block, RawBook
-from studio.text.safety import SafeZip
+from studio.text.safety import SafeZip, parser_limit_reason
 from studio.text.structure import build_chapters
 
 log = logging.getLogger(__name__)
@@ -28,6 +28,11 @@ def read_docx(path: Path, *, max_bytes: int) -> RawBook:
     with SafeZip(path, max_member=max_bytes, max_total=4 * max_bytes, kind="Word document") as z:
         if not z.has("word/document.xml") and not any(n.endswith("/document.xml") for n in z.names()):
             raise ManuscriptError(path, "not a valid Word document (no word/document.xml)")
+        if z.has("word/document.xml") and _declares_dtd(z.read("word/document.xml")):
+            # Word never writes one; with entities unresolved, text after an entity
+            # reference would silently vanish, so refuse rather than import half.
+            raise ManuscriptError(path, "refusing this Word document: it declares a DTD (<!DOCTYPE>), "
+                                        "which Word never writes (a tampered or hostile file?)")
     import docx  # python-docx; imported late because it is slow to import
     from docx.opc.exceptions import PackageNotFoundError
 
@@ -37,6 +42,9 @@ def read_docx(path: Path, *, max_bytes: int) -> RawBook:
         raise ManuscriptError(path, "not a valid Word document") from None
     except Exception as exc:  # python-docx fails in many ways on damaged packages
         log.debug("python-docx could not open %s", path, exc_info=True)
+        limit = parser_limit_reason(str(exc))
+        if limit:
+            raise ManuscriptError(path, limit) from None
         raise ManuscriptError(path, f"not a valid Word document, or damaged ({type(exc).__name__})") from None
     props = document.core_properties
     blocks, title_in_text = _blocks(document)
@@ -51,6 +59,13 @@ def read_docx(path: Path, *, max_bytes: int) -> RawBook:
         chapters=chapters,
         metadata={"format": "docx"},
     )
+
+
+def _declares_dtd(xml: bytes) -> bool:
+    """Whether a ``<!DOCTYPE`` comes before the root element (read from the prolog only)."""
+    head = xml[:4096]
+    root = head.find(b"<w:")
+    return b"<!DOCTYPE" in (head if root < 0 else head[:root]).upper()
 
 
 def _blocks(document) -> tuple[list[Block], str]:  # noqa: ANN001 - python-docx Document

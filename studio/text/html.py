@@ -16,7 +16,7 @@ from lxml import etree
 from studio.core.errors import ManuscriptError
 from studio.text.decode import decode_markup
 from studio.text.raw import RawBook
-from studio.text.safety import html_parser
+from studio.text.safety import ParserLimit, check_parser_limits, html_parser, parser_limit_reason
 from studio.text.structure import build_chapters
 from studio.text.xhtml import extract_blocks, head_info
 
@@ -33,10 +33,15 @@ def read_html(path: Path, data: bytes) -> RawBook:
     text = _XML_DECL.sub("", text, count=1)
     if not text.strip():
         raise ManuscriptError(path, "the file is empty")
+    parser = html_parser()
     try:
-        root = etree.fromstring(text, html_parser())
+        root = etree.fromstring(text, parser)
     except (etree.XMLSyntaxError, etree.ParserError, ValueError) as exc:
-        raise ManuscriptError(path, f"cannot parse the HTML ({exc})") from None
+        raise ManuscriptError(path, parser_limit_reason(str(exc)) or f"cannot parse the HTML ({exc})") from None
+    try:
+        check_parser_limits(parser)
+    except ParserLimit as exc:
+        raise ManuscriptError(path, str(exc)) from None
     if root is None:
         raise ManuscriptError(path, "the HTML document is empty")
     info = head_info(root)

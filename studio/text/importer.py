@@ -17,6 +17,7 @@ from studio.core.errors import ManuscriptError
 from studio.core.types import Book, Chapter, Paragraph, Sentence
 from studio.text.language import assign_languages, normalize_language_code
 from studio.text.raw import RawBook, RawChapter
+from studio.text.safety import ParserLimit
 from studio.text.segment import DEFAULT_MAX_SENTENCE_CHARS, is_speakable, normalize_text, split_paragraphs, split_spans
 
 log = logging.getLogger(__name__)
@@ -60,6 +61,8 @@ def load_manuscript(
         raise ManuscriptError(path, "the manuscript is too large to import (out of memory)") from None
     except RecursionError:
         raise ManuscriptError(path, "the document is nested too deeply to import") from None
+    except ParserLimit as exc:
+        raise ManuscriptError(path, str(exc)) from None
     except Exception as exc:  # a reader bug on an odd file must still read as a file problem
         log.exception("unexpected error importing %s", path)
         raise ManuscriptError(path, f"could not import this file ({type(exc).__name__}: {exc})") from exc

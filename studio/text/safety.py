@@ -39,6 +39,35 @@ def xml_parser() -> etree.XMLParser:
     )
 
 
+class ParserLimit(ValueError):
+    """A document hit one of libxml2's safety limits (nesting depth, a huge text or
+    attribute). Those limits stay on (``huge_tree=False``: they are what keeps a
+    hostile file from eating memory), but the lenient HTML parser only *logs* hitting
+    them and drops the rest of the document -- which would import a book with text
+    silently missing, or end in a misleading "no speakable text". So the log is
+    checked, and this is raised instead; the importer turns it into a
+    ManuscriptError carrying ``str(self)``.
+    """
+
+
+def parser_limit_reason(message: str) -> str | None:
+    """The user-facing reason for a libxml2 limit message, or None if it is not one."""
+    if "Excessive depth" in message:
+        return "the document is nested too deeply (more than 256 levels of elements) to import safely"
+    if "Resource limit exceeded" in message or "XML_PARSE_HUGE" in message:
+        return ("the document is over the parser's 10 MB safety limit (an HTML file, or one text or "
+                "attribute, that large cannot be imported safely); split it into smaller files")
+    return None
+
+
+def check_parser_limits(parser: etree._FeedParser) -> None:
+    """Raise :class:`ParserLimit` when the last parse with ``parser`` hit a limit."""
+    for entry in parser.error_log:
+        reason = parser_limit_reason(entry.message)
+        if reason:
+            raise ParserLimit(reason)
+
+
 def html_parser() -> etree.HTMLParser:
     """lxml's HTML parser, also without network access."""
     return etree.HTMLParser(no_network=True, remove_comments=True, remove_pis=True, huge_tree=False)
@@ -69,10 +98,14 @@ def parse_markup(data: bytes) -> etree._Element | None:
     text = data.decode("utf-8", errors="replace")
     if text.lstrip().startswith("<?xml"):
         text = text[text.find("?>") + 2 :]
+    parser = html_parser()
     try:
-        return etree.fromstring(text, html_parser())
+        root = etree.fromstring(text, parser)
     except (etree.XMLSyntaxError, etree.ParserError, ValueError):
+        check_parser_limits(parser)
         return None
+    check_parser_limits(parser)  # raises ParserLimit rather than lose text silently
+    return root
 
 
 def _first_line(exc: Exception) -> str:
