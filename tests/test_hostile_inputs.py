@@ -83,8 +83,9 @@ def import_in_child(path: Path, needles: list[str], bound_s: float) -> dict | st
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict | str]:
-    """Every case imported in its own process, a few at a time (they are independent)."""
+def results(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, dict | str]]:
+    """Every case imported in its own process, a few at a time (they are independent):
+    the folder of the generated cases, and each case's answer."""
     out = tmp_path_factory.mktemp("hostile")
     make_corpus.generate(out)
     with ThreadPoolExecutor(max_workers=min(4, (os.cpu_count() or 2) + 1)) as pool:
@@ -92,9 +93,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict | str]:
             name: pool.submit(import_in_child, case_path(name, out), needles(name), CASES[name].seconds)
             for name in CASES
         }
-        answers = {name: f.result() for name, f in futures.items()}
-    answers["__dir__"] = str(out)  # type: ignore[assignment]
-    return answers
+        return out, {name: f.result() for name, f in futures.items()}
 
 
 def test_every_committed_file_has_a_case() -> None:
@@ -104,10 +103,11 @@ def test_every_committed_file_has_a_case() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_hostile_input(name: str, results: dict[str, dict | str]) -> None:
+def test_hostile_input(name: str, results: tuple[Path, dict[str, dict | str]]) -> None:
     expect = CASES[name]
-    path = case_path(name, Path(results["__dir__"]))  # type: ignore[arg-type]
-    result = results[name]
+    generated, answers = results
+    path = case_path(name, generated)
+    result = answers[name]
     if isinstance(result, str):
         pytest.fail(result)
     assert result["seconds"] <= expect.seconds, f"{name} took {result['seconds']:.1f} s (bound {expect.seconds:g} s)"

@@ -115,7 +115,7 @@ def _lie_about_sizes(path: Path, member: str, declared: int) -> None:
     """Rewrite a member's uncompressed size (local header and central directory)."""
     data = bytearray(path.read_bytes())
     name = member.encode()
-    local = data.find(b"PK\x03\x04" + b"")
+    local = data.find(b"PK\x03\x04")
     while local != -1:
         n = int.from_bytes(data[local + 26 : local + 28], "little")
         if data[local + 30 : local + 30 + n] == name:
@@ -354,10 +354,10 @@ CASES: dict[str, Expect] = {
     "huge_attribute.epub": Expect("error", _TOO_BIG),
     "huge_attribute.docx": Expect("error", _TOO_BIG),
     "huge_text_node.html": Expect("error", _TOO_BIG),
+    "ten_mb_line.html": Expect("error", _TOO_BIG),  # libxml2 parses at most 10 MB of HTML at once
     # big but legitimate
     "ten_mb_line.md": Expect("ok", contains=("alpha beta gamma delta",)),
     "nine_mb_line.html": Expect("ok", contains=("Paragraph 0 says lorem", "Paragraph 8 says lorem")),
-    "ten_mb_line.html": Expect("error", _TOO_BIG),
     "heading_storm.md": Expect("ok", contains=("Word 0.", "Word 499.")),
 }
 
