@@ -127,6 +127,17 @@ def test_fp32_streams_equal_single_stream():
     _check_same_as_single(lambda: OnnxPiperEngine(MODEL, CONFIG, threads=1))
 
 
+def test_for_piper_voice_builds_single_thread_engines(tmp_path):
+    synth = MultiStreamSynthesizer.for_piper_voice(MODEL, CONFIG, streams=3)
+    engines = [synth._factory() for _ in range(2)]
+    assert all(isinstance(e, OnnxPiperEngine) and e.threads == 1 for e in engines)
+    assert engines[0] is not engines[1]
+    int8 = MultiStreamSynthesizer.for_piper_voice(MODEL, CONFIG, int8=True, cache_dir=tmp_path)._factory()
+    assert isinstance(int8, Int8OnnxEngine) and int8.threads == 1
+    with pytest.raises(EngineError):
+        MultiStreamSynthesizer.for_piper_voice(MODEL, CONFIG, cache_dir=tmp_path)
+
+
 def test_int8_streams_equal_single_stream(tmp_path_factory):
     cache = tmp_path_factory.getbasetemp() / "studio-int8-cache"  # shared with test_int8_cpu.py
     _check_same_as_single(

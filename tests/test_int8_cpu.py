@@ -186,3 +186,9 @@ def test_calibration_sentences_sources(tmp_path):
     assert gather_calibration_sentences(["Only this."], builtin=False, env={}) == ["Only this."]
     with pytest.raises(Exception):
         gather_calibration_sentences(None, env={"CALIBRATION_DATA_PATH": str(tmp_path / "missing.txt")})
+    # a whole book is thinned evenly across lengths, the built-in set is kept whole
+    book = [f"Sentence {i}" + " and more" * (i % 23) + "." for i in range(500)]
+    got = gather_calibration_sentences(book, env={}, max_extra=12)
+    extra = got[len(BUILTIN_CALIBRATION_SENTENCES):]
+    assert len(extra) == 12
+    assert min(map(len, extra)) == min(map(len, book)) and max(map(len, extra)) == max(map(len, book))

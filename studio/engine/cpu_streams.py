@@ -76,6 +76,36 @@ class MultiStreamSynthesizer:
         self._lock = threading.Lock()
         self._call_lock = threading.Lock()
 
+    @classmethod
+    def for_piper_voice(
+        cls,
+        model_path,
+        config_path=None,
+        *,
+        int8: bool = False,
+        streams: int | None = None,
+        **int8_options,
+    ) -> "MultiStreamSynthesizer":
+        """N single-thread sessions of a Piper voice, FP32 or its INT8 build.
+
+        ``int8_options`` go to :class:`~studio.engine.int8_cpu.Int8OnnxEngine`
+        (``calibration_sentences``, ``cache_dir``, ``recipe``...).
+        """
+        if int8:
+            from studio.engine.int8_cpu import Int8OnnxEngine
+
+            def factory() -> Engine:
+                return Int8OnnxEngine(model_path, config_path, threads=1, **int8_options)
+        else:
+            if int8_options:
+                raise EngineError(f"options {sorted(int8_options)} only apply to the INT8 engine")
+            from studio.engine.onnx_piper import OnnxPiperEngine
+
+            def factory() -> Engine:
+                return OnnxPiperEngine(model_path, config_path, threads=1)
+
+        return cls(factory, streams=streams)
+
     # ----------------------------------------------------------------- life cycle
 
     @property
