@@ -27,7 +27,7 @@ from studio import __version__
 from studio.core.errors import DiskFull, StudioError, is_disk_full
 
 #: Modules with a ``register(subparsers)`` function adding more subcommands.
-COMMAND_MODULES: tuple[str, ...] = ("studio.ui.command",)
+COMMAND_MODULES: tuple[str, ...] = ("studio.ui.command", "studio.cli_bench")
 
 EXIT_ERROR = 2
 #: the render finished but some sentences failed: their chapters were not exported
@@ -239,6 +239,9 @@ def _register_render(sub: argparse._SubParsersAction) -> None:
     model.add_argument("--cuda-alloc-conf", metavar="CONF",
                        help="PYTORCH_CUDA_ALLOC_CONF for the model (default: the environment's, "
                             "else expandable_segments:True in the model process)")
+    from studio.cli_bench import add_preset_arguments  # --preset / --streams: see studio/cli_bench.py
+
+    add_preset_arguments(p)
     p.set_defaults(func=_cmd_render)
 
 
@@ -261,25 +264,30 @@ def _isolation(args: argparse.Namespace):  # -> studio.jobs.session.Isolation | 
 def _cmd_render(args: argparse.Namespace) -> int:
     from studio.jobs.export import default_chapters, export_chapter_files, incomplete_chapters
     from studio.jobs.render import render_project
-    from studio.jobs.session import apply_choices, engine_factory, make_engine
+    from studio.jobs.preset_render import check_choice, choose_preset, preset_engines
+    from studio.jobs.session import apply_choices
 
     started = time.monotonic()
     if args.sample_rate is not None and not 8000 <= args.sample_rate <= 192000:
         raise StudioError(f"--sample-rate {args.sample_rate} is out of range (8000-192000 Hz)")
     isolation = _isolation(args)
+    check_choice(args.preset, args.engine, args.streams)  # an unavailable preset stops here, with the reason
     project = _open_project(args)
     engine = None
     bar = ProgressLine(sys.stderr)
     try:
         settings = apply_choices(project, voice_id=args.voice, backend=args.engine)
+        settings = choose_preset(project, settings, args.preset, args.engine)
         chapters = (
             parse_chapters(args.chapters, len(project.chapters())) if args.chapters else default_chapters(project)
         )
         skipped = 0 if args.chapters else len(project.chapters()) - len(chapters)
-        engine = make_engine(settings.voice_id, settings.backend, isolation=isolation)
-        factory = engine_factory(settings.backend, isolation=isolation)
+        run = preset_engines(settings, streams=args.streams, isolation=isolation)
+        engine, factory = run.engine, run.engine_for
+        sys.stderr.write(f"studio: {run.label}\n")
         try:
-            result = render_project(project, engine, chapters=set(chapters), progress=bar, engine_for=factory)
+            result = render_project(project, engine, chapters=set(chapters), progress=bar, engine_for=factory,
+                                    batch_size=run.batch_size)
         finally:
             bar.finish()
         broken = incomplete_chapters(project, chapters)
