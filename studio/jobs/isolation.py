@@ -1,0 +1,698 @@
+"""Run the model in a child process, so a native crash costs one sentence, not the render.
+
+Why: ONNX Runtime, torch and the CUDA stack are native code. A segfault, an abort in a
+kernel, or the kernel's OOM killer takes down whatever process they run in. If that
+is the render worker (or the GUI), the user loses the session. Here the model lives in
+a child process owned by the render worker; :class:`IsolatedEngine` keeps the ordinary
+:class:`~studio.engine.base.Engine` interface in the parent, so the render loop does
+not know or care.
+
+Design
+------
+* **spawn, never fork.** The child is started with the ``"spawn"`` context: forking a
+  process that already runs ORT/torch thread pools or holds a CUDA context gives a
+  child with dead threads and a broken driver state.
+* **The child is built from a picklable spec.** :class:`EngineSpec` (voice + backend
+  or preset + device + threads + allocator settings) is sent to the child, whose
+  :meth:`EngineSpec.build` makes the real engine there. The parent never loads the
+  model.
+* **Front end in the child.** ``text_to_ids`` is a round trip to the child (~0.5 ms
+  of pipe overhead measured on a busy 2-core box, against hundreds of milliseconds
+  of synthesis per sentence). The parent cannot run it itself without loading an
+  engine, and espeak-ng is native code too: a crash in the phonemizer is contained
+  like a crash in the model. The parent remembers ``(text, language) -> ids`` (and
+  the reverse) in an LRU of 4,096 entries, so repeats cost nothing and each
+  synthesis item travels to the child with its text (``None`` for ids that did not
+  come from this engine's ``text_to_ids``).
+* **The engine's name** is the real engine's (``"onnx"``, ``"torch"``) once loaded, so
+  cache keys do not change with isolation; before :meth:`~IsolatedEngine.load` it is
+  the spec's backend or preset name.
+* **Scripts** that create an :class:`IsolatedEngine` need the usual
+  ``if __name__ == "__main__":`` guard (spawn re-imports the main module).
+* **Death is noticed at once.** While it waits for a result the parent waits on the
+  pipe *and* on the child's process sentinel (``multiprocessing.connection.wait``,
+  in steps of ``poll_interval`` seconds), so a dead child is seen within
+  milliseconds, at worst within one step (0.1 s by default). The parent then starts a
+  new child and retries the request **once**; a second death raises
+  :class:`InferenceCrashed` naming the cause (``"model process killed by SIGSEGV"``).
+  :meth:`IsolatedEngine.synthesize_each` goes further for batches: after the batch
+  died twice it retries item by item, so only the poisonous item fails.
+* **Recycling.** The child is replaced after ``recycle_after`` sentences (default
+  1,000) and on demand (:meth:`IsolatedEngine.recycle`). A fresh process is the only
+  reliable way to hand back memory that a long run has fragmented (glibc arenas, the
+  CUDA caching allocator); ``PYTORCH_CUDA_ALLOC_CONF`` (default
+  ``expandable_segments:True``) is set in the child's environment before torch is
+  imported, and so are two CPU-side bounds measured with ``bench/soak.py``: a fixed
+  glibc mmap threshold and a smaller oneDNN primitive cache (:func:`memory_env`;
+  without them the torch engine's RSS grows by 5-50 MB per passage with no bound in
+  sight). In-process engines get the same with :func:`tame_process_memory`.
+* **Live memory.** Every answer carries the child's RSS and, on CUDA, allocated /
+  peak / reserved VRAM, kept as a frozen :class:`ChildMemory` in
+  :attr:`IsolatedEngine.memory` for a GUI to show.
+
+**Test-only** fault switch: ``STUDIO_FAULT_CRASH_ON`` (see :mod:`studio.jobs._child`).
+When set to a substring in the child's environment (the child inherits the parent's
+environment, or use ``EngineSpec.env``), the child kills itself with SIGSEGV when asked
+to synthesize an item whose text contains it (the text is known for ids obtained
+from this engine's ``text_to_ids``). Off unless set; only tests set it, never set it
+in production.
+
+Thread safety: one request at a time (an internal lock serialises callers);
+:attr:`~IsolatedEngine.memory`, :meth:`~IsolatedEngine.memory_now`,
+:meth:`~IsolatedEngine.stats` and :meth:`~IsolatedEngine.close` may be called from any
+thread while a request runs (``close`` then kills the child and the request raises
+:class:`~studio.core.errors.EngineError`).
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing as mp
+import os
+import signal
+import sys
+import threading
+import time
+import weakref
+from collections import OrderedDict, deque
+from dataclasses import dataclass
+from multiprocessing.connection import wait as _wait_any
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+import numpy as np
+
+from studio.core.errors import EngineError
+from studio.engine.base import Engine, SynthesisSettings
+from studio.jobs._child import FAULT_ENV, child_main
+
+if TYPE_CHECKING:  # voices.py is a sibling's module; only needed for the annotation
+    from studio.engine.voices import VoiceInfo
+
+__all__ = [
+    "ChildEvent",
+    "ChildMemory",
+    "DEFAULT_RECYCLE_AFTER",
+    "EngineSpec",
+    "FAULT_ENV",
+    "InferenceCrashed",
+    "IsolatedEngine",
+    "IsolationStats",
+    "memory_env",
+    "tame_process_memory",
+]
+
+_LOGGER = logging.getLogger(__name__)
+
+DEFAULT_RECYCLE_AFTER = 1000
+DEFAULT_CUDA_ALLOC_CONF = "expandable_segments:True"
+#: glibc: allocations from 4 MiB up are served by ``mmap`` and unmapped on free.
+#: glibc's default *dynamic* threshold rises (up to 32 MiB) after the first large
+#: free, after which torch's variable-sized activation buffers land in the heap,
+#: fragment it and are never returned: the torch engine's RSS then grows 5-30 MB per
+#: sentence without a visible bound (``bench/soak.py --no-tuning``). Measured over 30
+#: one-sentence passages: 128 KiB -> +1.4 %, 1 MiB -> +2.3 %, 4 MiB -> +0.07 % (flat),
+#: 16 MiB -> +21 %, default -> +26..37 %. The price is page faults on fresh mappings
+#: (about 5 s more system CPU per 30 sentences at 4 MiB, less than at 128 KiB).
+DEFAULT_MALLOC_MMAP_THRESHOLD = 4 * 1024 * 1024
+#: oneDNN (torch's CPU convolutions) caches a primitive per input shape, 1,024 by
+#: default; with every sentence a new length that is ~100 MB filled for nothing.
+#: 256 still holds a few forward passes' worth of layers.
+DEFAULT_ONEDNN_CACHE_CAPACITY = 256
+_CACHE_SIZE = 4096
+
+
+def memory_env(
+    malloc_mmap_threshold: int | None = DEFAULT_MALLOC_MMAP_THRESHOLD,
+    onednn_cache_capacity: int | None = DEFAULT_ONEDNN_CACHE_CAPACITY,
+) -> dict[str, str]:
+    """Environment that bounds a model process's heap growth (read at process start)."""
+    env: dict[str, str] = {}
+    if malloc_mmap_threshold is not None:
+        env["MALLOC_MMAP_THRESHOLD_"] = str(int(malloc_mmap_threshold))
+    if onednn_cache_capacity is not None:
+        env["ONEDNN_PRIMITIVE_CACHE_CAPACITY"] = str(int(onednn_cache_capacity))
+    return env
+
+
+def tame_process_memory(
+    malloc_mmap_threshold: int | None = DEFAULT_MALLOC_MMAP_THRESHOLD,
+    onednn_cache_capacity: int | None = DEFAULT_ONEDNN_CACHE_CAPACITY,
+) -> bool:
+    """Apply :func:`memory_env`'s settings to *this* process, for in-process engines.
+
+    Call it early -- before torch runs its first convolution (oneDNN reads its cache
+    size once) and before the model is loaded (the heap is not defragmented after
+    the fact). Children of :class:`IsolatedEngine` get the same settings through
+    their environment and need no call. Returns whether glibc accepted the threshold
+    (``False`` off glibc, where nothing is changed).
+    """
+    if onednn_cache_capacity is not None:
+        os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", str(int(onednn_cache_capacity)))
+    if malloc_mmap_threshold is None or not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        m_mmap_threshold = -3  # <malloc.h> M_MMAP_THRESHOLD
+        return bool(libc.mallopt(m_mmap_threshold, int(malloc_mmap_threshold)))
+    except (OSError, AttributeError):  # musl or another libc: leave it alone
+        return False
+
+
+class InferenceCrashed(EngineError):
+    """The model process died twice on the same request (segfault, abort, OOM kill...).
+
+    ``reason`` is the human part (``"model process killed by SIGSEGV"``), ``exitcode``
+    the child's exit status as :mod:`multiprocessing` reports it (negative = signal),
+    ``signal_name`` e.g. ``"SIGSEGV"`` or ``None``. The render loop marks the sentence
+    failed and goes on.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        exitcode: int | None = None,
+        signal_name: str | None = None,
+        attempts: int = 2,
+    ) -> None:
+        self.reason = reason
+        self.exitcode = exitcode
+        self.signal_name = signal_name
+        self.attempts = attempts
+        super().__init__(reason)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.reason, self.exitcode, self.signal_name, self.attempts))
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    """Everything the child needs to build the engine; picklable by construction.
+
+    ``voice=None`` means the bundled voice (``get_voice(None)``), resolved in the child.
+    With ``preset`` set, :func:`studio.engine.presets.open_preset` builds the engine
+    (``preset_options`` are its keyword arguments); otherwise
+    :func:`studio.engine.registry.load_engine` with ``backend``/``device``/``threads``.
+    ``cuda_alloc_conf`` becomes ``PYTORCH_CUDA_ALLOC_CONF`` in the child (``None``:
+    inherit the parent's); ``malloc_mmap_threshold`` and ``onednn_cache_capacity``
+    bound heap growth (see :func:`memory_env`; ``None``: library default); ``env``
+    adds further variables (and wins over the others).
+    """
+
+    voice: "VoiceInfo | None" = None
+    backend: str = "onnx"
+    preset: str | None = None
+    device: str = "cpu"
+    threads: int | None = None
+    cuda_alloc_conf: str | None = DEFAULT_CUDA_ALLOC_CONF
+    malloc_mmap_threshold: int | None = DEFAULT_MALLOC_MMAP_THRESHOLD
+    onednn_cache_capacity: int | None = DEFAULT_ONEDNN_CACHE_CAPACITY
+    env: tuple[tuple[str, str], ...] = ()
+    preset_options: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def label(self) -> str:
+        return self.preset or self.backend
+
+    def child_env(self) -> dict[str, str]:
+        """Variables set in the child before anything heavy is imported."""
+        env = memory_env(self.malloc_mmap_threshold, self.onednn_cache_capacity)
+        if self.cuda_alloc_conf is not None:
+            env["PYTORCH_CUDA_ALLOC_CONF"] = self.cuda_alloc_conf
+        env.update({str(k): str(v) for k, v in self.env})
+        return env
+
+    def build(self) -> Engine:
+        """Make the (not yet loaded) engine. Runs in the child."""
+        from studio.engine.voices import get_voice
+
+        voice = self.voice if self.voice is not None else get_voice(None)
+        if self.preset is not None:
+            from studio.engine.presets import open_preset
+
+            return open_preset(self.preset, voice, **dict(self.preset_options))
+        from studio.engine.registry import load_engine
+
+        return load_engine(voice, self.backend, device=self.device, threads=self.threads)
+
+
+@dataclass(frozen=True)
+class ChildMemory:
+    """One memory snapshot of the model process (sent with every answer).
+
+    CUDA fields are ``None`` unless the child has initialised CUDA. ``sentences`` is
+    how many sentences this child has synthesized; ``at`` is ``time.time()``.
+    """
+
+    pid: int
+    rss_bytes: int
+    cuda_allocated_bytes: int | None = None
+    cuda_peak_bytes: int | None = None
+    cuda_reserved_bytes: int | None = None
+    sentences: int = 0
+    at: float = 0.0
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> "ChildMemory":
+        return cls(**{k: data.get(k) for k in cls.__dataclass_fields__})  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class ChildEvent:
+    """Something that happened to the model process (for logs and the GUI).
+
+    ``kind``: ``"started"`` (``duration_s`` = spawn to ready), ``"crashed"`` (``at`` =
+    when the parent noticed), ``"recycled"``, ``"stopped"``. ``at`` is
+    ``time.monotonic()``.
+    """
+
+    kind: str
+    pid: int | None
+    at: float
+    reason: str = ""
+    duration_s: float | None = None
+
+
+@dataclass(frozen=True)
+class IsolationStats:
+    """Counters of one :class:`IsolatedEngine` (all since construction)."""
+
+    child_pid: int | None
+    restarts: int
+    recycles: int
+    crashes: int
+    sentences: int
+    memory: ChildMemory | None
+    last_start_s: float | None
+
+
+class _ChildDied(Exception):
+    def __init__(self, reason: str, exitcode: int | None, signal_name: str | None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.exitcode = exitcode
+        self.signal_name = signal_name
+
+
+def _death(exitcode: int | None, *, hung_s: float | None = None) -> _ChildDied:
+    if hung_s is not None:
+        return _ChildDied(f"model process did not answer within {hung_s:g} s", exitcode, None)
+    if exitcode is None:
+        return _ChildDied("model process stopped unexpectedly", None, None)
+    if exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        reason = f"model process killed by {name}"
+        if name == "SIGKILL":
+            reason += " (out of memory, or killed by another program)"
+        return _ChildDied(reason, exitcode, name)
+    return _ChildDied(f"model process exited with code {exitcode}", exitcode, None)
+
+
+# Environment changes around ``Process.start()`` must not interleave between threads.
+_SPAWN_LOCK = threading.Lock()
+
+
+class _Child:
+    """One running model process and our end of its pipe."""
+
+    def __init__(self, proc: Any, conn: Any) -> None:
+        self.proc = proc
+        self.conn = conn
+        self.pid: int | None = proc.pid
+        self.served = 0
+
+    def kill(self) -> None:
+        try:
+            if self.proc.is_alive():
+                self.proc.kill()
+            self.proc.join(5)
+        except Exception:  # pragma: no cover - best effort
+            pass
+        self.conn.close()
+
+    def stop(self, grace_s: float = 5.0) -> None:
+        """Ask politely, then terminate, then kill."""
+        try:
+            self.conn.send(("close",))
+        except (OSError, ValueError):
+            pass
+        self.proc.join(grace_s)
+        if self.proc.is_alive():
+            self.proc.terminate()
+            self.proc.join(2.0)
+        self.kill()
+        try:
+            self.proc.close()
+        except Exception:  # pragma: no cover
+            pass
+
+
+def _reap(holder: dict[str, Any]) -> None:
+    """Finaliser: an engine that was never closed must not leave its child behind."""
+    child = holder.get("child")
+    holder["child"] = None
+    if child is not None:
+        child.kill()
+
+
+class IsolatedEngine(Engine):
+    """An :class:`Engine` whose model runs in a child process (see the module doc).
+
+    ``recycle_after``: replace the child after this many sentences (``None``/0: never).
+    ``timeout_s``: a request that takes longer counts as a death (the child is
+    killed); ``None`` = wait forever. ``start_timeout_s`` bounds model loading.
+    ``on_event`` is called (in the requesting thread) with each :class:`ChildEvent`.
+    """
+
+    def __init__(
+        self,
+        spec: EngineSpec,
+        *,
+        recycle_after: int | None = DEFAULT_RECYCLE_AFTER,
+        timeout_s: float | None = None,
+        start_timeout_s: float = 600.0,
+        poll_interval: float = 0.1,
+        on_event: Callable[[ChildEvent], None] | None = None,
+    ) -> None:
+        self.spec = spec
+        self.name = spec.label  # replaced by the real engine's name once it is loaded
+        self.recycle_after = recycle_after
+        self.timeout_s = timeout_s
+        self.start_timeout_s = start_timeout_s
+        self.poll_interval = poll_interval
+        self.on_event = on_event
+        self.events: deque[ChildEvent] = deque(maxlen=256)
+
+        self._ctx = mp.get_context("spawn")
+        self._lock = threading.RLock()
+        self._holder: dict[str, Any] = {"child": None}
+        self._finalizer = weakref.finalize(self, _reap, self._holder)
+        self._closed = False
+        self._sample_rate: int | None = None
+        self._memory: ChildMemory | None = None
+        self._ids: OrderedDict[tuple[str, str], tuple[int, ...]] = OrderedDict()
+        self._texts: OrderedDict[tuple[int, ...], str] = OrderedDict()
+        self._restarts = 0
+        self._recycles = 0
+        self._crashes = 0
+        self._sentences = 0
+        self._last_start_s: float | None = None
+        self._after_crash = False  # the next start replaces a dead child
+
+    # ----------------------------------------------------------------- Engine API
+
+    @property
+    def sample_rate(self) -> int:
+        if self._sample_rate is None:
+            self.load()
+        assert self._sample_rate is not None
+        return self._sample_rate
+
+    def load(self) -> None:
+        with self._lock:
+            self._check_open()
+            if self._child is None:
+                self._start()
+
+    def text_to_ids(self, text: str, language: str) -> list[int]:
+        key = (text, language)
+        with self._lock:
+            cached = self._ids.get(key)
+            if cached is None:
+                cached = tuple(self._request(("ids", text, language)))
+                self._remember(key, cached)
+            else:
+                self._ids.move_to_end(key)
+            return list(cached)
+
+    def synthesize_batch(
+        self, ids: Sequence[Sequence[int]], settings: SynthesisSettings
+    ) -> list[np.ndarray]:
+        """Synthesize in the child; one restart + retry on a crash, then :class:`InferenceCrashed`."""
+        if not ids:
+            return []
+        with self._lock:
+            items = [(self._texts.get(tuple(seq)), list(seq)) for seq in ids]
+            audio = self._request(("synth", items, settings), sentences=len(items))
+            self._sentences += len(items)
+            return [np.asarray(a, dtype=np.float32) for a in audio]
+
+    def synthesize_each(
+        self, ids_list: Sequence[Sequence[int]], settings: SynthesisSettings
+    ) -> list[np.ndarray | InferenceCrashed]:
+        """Like :meth:`synthesize_batch`, but a crash fails only the item that causes it.
+
+        The batch is tried as a batch (with its one retry); if it crashes twice, each
+        item is tried alone (again with one retry), so the result holds audio for every
+        healthy item and an :class:`InferenceCrashed` for each poisonous one. Other
+        errors (:class:`EngineError` from the engine itself, a closed engine) propagate.
+        """
+        try:
+            return list(self.synthesize_batch(ids_list, settings))
+        except InferenceCrashed as crashed:
+            if len(ids_list) == 1:
+                return [crashed]
+            _LOGGER.warning("batch of %d crashed twice (%s); retrying one by one",
+                            len(ids_list), crashed.reason)
+        results: list[np.ndarray | InferenceCrashed] = []
+        for seq in ids_list:
+            try:
+                results.append(self.synthesize_batch([seq], settings)[0])
+            except InferenceCrashed as crashed:
+                results.append(crashed)
+        return results
+
+    def close(self) -> None:
+        """Stop the child (politely if idle, at once if a request is running). Idempotent."""
+        self._closed = True
+        if self._lock.acquire(blocking=False):
+            try:
+                child = self._take_child()
+                if child is not None:
+                    child.stop()
+                    self._event("stopped", child.pid, "closed")
+            finally:
+                self._lock.release()
+        else:
+            # A request is in flight in another thread: kill the child; that thread
+            # sees the death, notices ``_closed`` and raises instead of restarting.
+            child = self._holder.get("child")
+            if child is not None:
+                try:
+                    child.proc.kill()
+                except Exception:  # pragma: no cover
+                    pass
+
+    # ----------------------------------------------------------- isolation extras
+
+    @property
+    def child_pid(self) -> int | None:
+        child = self._holder.get("child")
+        return None if child is None else child.pid
+
+    @property
+    def restarts(self) -> int:
+        """How many times a dead child was replaced (recycling not counted)."""
+        return self._restarts
+
+    @property
+    def memory(self) -> ChildMemory | None:
+        """The child's memory as of its last answer (``None`` before the first)."""
+        return self._memory
+
+    def memory_now(self) -> ChildMemory | None:
+        """The child's RSS right now (psutil, no round trip; CUDA fields from the last answer)."""
+        child = self._holder.get("child")
+        if child is None or child.pid is None:
+            return None
+        try:
+            import psutil
+
+            rss = int(psutil.Process(child.pid).memory_info().rss)
+        except Exception:
+            return self._memory
+        last = self._memory
+        return ChildMemory(
+            pid=child.pid,
+            rss_bytes=rss,
+            cuda_allocated_bytes=last.cuda_allocated_bytes if last else None,
+            cuda_peak_bytes=last.cuda_peak_bytes if last else None,
+            cuda_reserved_bytes=last.cuda_reserved_bytes if last else None,
+            sentences=child.served,
+            at=time.time(),
+        )
+
+    def stats(self) -> IsolationStats:
+        return IsolationStats(
+            child_pid=self.child_pid,
+            restarts=self._restarts,
+            recycles=self._recycles,
+            crashes=self._crashes,
+            sentences=self._sentences,
+            memory=self._memory,
+            last_start_s=self._last_start_s,
+        )
+
+    def recycle(self, reason: str = "on demand") -> None:
+        """Replace the child by a fresh one now (waits for a running request)."""
+        with self._lock:
+            self._check_open()
+            child = self._take_child()
+            if child is not None:
+                child.stop()
+                self._recycles += 1
+                self._event("recycled", child.pid, reason)
+            self._start()
+
+    # ------------------------------------------------------------------ internals
+
+    @property
+    def _child(self) -> _Child | None:
+        return self._holder.get("child")
+
+    def _take_child(self) -> _Child | None:
+        child = self._holder.get("child")
+        self._holder["child"] = None
+        return child
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise EngineError("the model process was closed")
+
+    def _event(self, kind: str, pid: int | None, reason: str = "", duration_s: float | None = None) -> None:
+        event = ChildEvent(kind, pid, time.monotonic(), reason, duration_s)
+        self.events.append(event)
+        level = logging.WARNING if kind == "crashed" else logging.INFO
+        _LOGGER.log(level, "model process %s: %s%s%s", pid, kind,
+                    f" ({reason})" if reason else "",
+                    f" in {duration_s:.2f} s" if duration_s is not None else "")
+        if self.on_event is not None:
+            self.on_event(event)
+
+    def _remember(self, key: tuple[str, str], ids: tuple[int, ...]) -> None:
+        self._ids[key] = ids
+        self._texts[ids] = key[0]
+        self._texts.move_to_end(ids)
+        while len(self._ids) > _CACHE_SIZE:
+            self._ids.popitem(last=False)
+        while len(self._texts) > _CACHE_SIZE:
+            self._texts.popitem(last=False)
+
+    def _start(self) -> None:
+        """Spawn a child and wait until its engine is loaded."""
+        t0 = time.monotonic()
+        parent_conn, child_conn = self._ctx.Pipe(duplex=True)
+        env = self.spec.child_env()
+        proc = self._ctx.Process(
+            target=child_main,
+            args=(child_conn, self.spec, env),
+            name=f"studio-model-{self.spec.label}",
+            daemon=True,
+        )
+        with _SPAWN_LOCK:  # the spawned interpreter inherits os.environ at exec time
+            saved = {k: os.environ.get(k) for k in env}
+            os.environ.update(env)
+            try:
+                proc.start()
+            finally:
+                for k, v in saved.items():
+                    if v is None:
+                        os.environ.pop(k, None)
+                    else:
+                        os.environ[k] = v
+        child_conn.close()  # so the child's death shows as EOF on our end
+        child = _Child(proc, parent_conn)
+        try:
+            reply = self._receive(child, self.start_timeout_s)
+        except _ChildDied as died:
+            child.kill()
+            raise EngineError(f"the model could not be started: {died.reason}") from None
+        if reply[0] != "ready":
+            child.stop(grace_s=2.0)
+            raise EngineError(f"the model could not be started: {reply[1]}")
+        if self._closed:  # closed from another thread while we were starting
+            child.stop(grace_s=2.0)
+            raise EngineError("the model process was closed")
+        _, rate, name, mem = reply
+        self._sample_rate = int(rate)
+        self.name = name
+        self._memory = ChildMemory.from_wire(mem)
+        self._holder["child"] = child
+        self._last_start_s = time.monotonic() - t0
+        reason = ""
+        if self._after_crash:
+            self._after_crash = False
+            self._restarts += 1
+            reason = "replacing a crashed one"
+        self._event("started", proc.pid, reason, duration_s=self._last_start_s)
+
+    def _receive(self, child: _Child, timeout_s: float | None) -> tuple[Any, ...]:
+        """Wait for the child's next message, watching its liveness all the while."""
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        sentinel = child.proc.sentinel
+        while True:
+            ready = _wait_any([child.conn, sentinel], timeout=self.poll_interval)
+            if child.conn in ready:
+                try:
+                    return child.conn.recv()
+                except (EOFError, OSError):
+                    child.proc.join(1.0)
+                    raise _death(child.proc.exitcode) from None
+            if sentinel in ready or not child.proc.is_alive():
+                child.proc.join(1.0)
+                raise _death(child.proc.exitcode)
+            if deadline is not None and time.monotonic() > deadline:
+                child.proc.kill()
+                child.proc.join(5.0)
+                raise _death(child.proc.exitcode, hung_s=timeout_s)
+
+    def _request(self, msg: tuple[Any, ...], *, sentences: int = 0) -> Any:
+        """Send one request; on a child death restart and retry once."""
+        self._check_open()
+        attempt = 0
+        while True:
+            attempt += 1
+            child = self._child
+            if child is not None and sentences and self.recycle_after and child.served >= self.recycle_after:
+                self.recycle(f"after {child.served} sentences")
+                child = self._child
+            if child is None:
+                self._start()
+                child = self._child
+                assert child is not None
+            try:
+                try:
+                    child.conn.send(msg)
+                except (BrokenPipeError, ConnectionResetError, EOFError):
+                    child.proc.join(1.0)
+                    raise _death(child.proc.exitcode) from None
+                reply = self._receive(child, self.timeout_s)
+            except BaseException as exc:
+                if not isinstance(exc, _ChildDied):
+                    # interrupted (KeyboardInterrupt, ...) with a request in flight: the
+                    # child's answer would arrive for the *next* request, so drop it
+                    self._take_child()
+                    child.kill()
+                    self._event("stopped", child.pid, f"request interrupted ({type(exc).__name__})")
+                    raise
+                died = exc
+                self._take_child()
+                child.kill()
+                if self._closed:
+                    raise EngineError("the model process was closed") from None
+                self._crashes += 1
+                self._after_crash = True
+                self._event("crashed", child.pid, died.reason)
+                if attempt >= 2:
+                    raise InferenceCrashed(died.reason, died.exitcode, died.signal_name, attempt) from None
+                continue
+            if reply[0] == "error":
+                raise EngineError(str(reply[1]))
+            _, payload, mem = reply
+            child.served += sentences
+            self._memory = ChildMemory.from_wire(mem)
+            return payload
