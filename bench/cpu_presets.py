@@ -12,6 +12,7 @@ Rows (same voice, same text, one sentence per line):
   run); the ratios use the steady state *without* start-up, the harder comparison.
 * ``FP32 1x2``: one OnnxPiperEngine session, 2 intra-op threads, one sentence at a time.
 * ``FP32 2x1``: MultiStreamSynthesizer, N single-thread sessions, longest first.
+* ``FP32 2x1 4-D``: the same with the decoder on 4-D tensors (same math, NCHWc kernels).
 * ``INT8 1x2`` / ``INT8 2x1``: the same with the INT8 build (studio.engine.int8_cpu).
 
 Timed region of the studio rows: front end (text -> ids) + synthesis of all
@@ -146,8 +147,8 @@ class Single:
 
 
 class Streams:
-    def __init__(self, factory, streams):
-        self.synth = MultiStreamSynthesizer(factory, streams=streams)
+    def __init__(self, factory=None, streams=None, synth=None):
+        self.synth = synth or MultiStreamSynthesizer(factory, streams=streams)
         self.synth.load()
 
     def render(self, sentences, settings) -> list[np.ndarray]:
@@ -276,6 +277,8 @@ def main(argv=None) -> int:
     runners = {
         "FP32 1x2": Single(fp32(2)()),
         f"FP32 {streams}x1": Streams(fp32(1), streams),
+        f"FP32 {streams}x1 4-D": Streams(synth=MultiStreamSynthesizer.for_piper_voice(
+            model, config, streams=streams, layout_4d=True, cache_dir=args.cache_dir)),
         "INT8 1x2": Single(int8(2)()),
         f"INT8 {streams}x1": Streams(int8(1), streams),
     }
@@ -322,6 +325,16 @@ def main(argv=None) -> int:
         print(f"piper start-up (import + model load + 'Hi.'): {best_wall:.2f} s")
 
     quality = quality_rows(runners["FP32 1x2"].engine, runners["INT8 1x2"].engine, sentences, not args.no_wer)
+    # the 4-D FP32 layout is the same math: check it on a few sentences
+    silent = SynthesisSettings(noise_scale=0.0, length_scale=1.0, noise_w=0.0)
+    ref_engine = runners["FP32 1x2"].engine
+    layout = runners[f"FP32 {streams}x1 4-D"].synth
+    ids = [ref_engine.text_to_ids(s, LANGUAGE) for s in sentences[:5]]
+    ref_audio = [ref_engine.synthesize_batch([x], silent)[0] for x in ids]
+    diffs = [float(np.abs(a - ref_audio[i]).max()) if a.size == ref_audio[i].size else float("inf")
+             for i, a in layout.synthesize(ids, silent)]
+    print(f"FP32 4-D vs FP32 (noise 0, 5 sentences): max |diff| {max(diffs):.2e}, "
+          f"same lengths: {all(d != float('inf') for d in diffs)}")
     for runner in runners.values():
         runner.close()
 

@@ -135,7 +135,26 @@ def test_for_piper_voice_builds_single_thread_engines(tmp_path):
     int8 = MultiStreamSynthesizer.for_piper_voice(MODEL, CONFIG, int8=True, cache_dir=tmp_path)._factory()
     assert isinstance(int8, Int8OnnxEngine) and int8.threads == 1
     with pytest.raises(EngineError):
-        MultiStreamSynthesizer.for_piper_voice(MODEL, CONFIG, cache_dir=tmp_path)
+        MultiStreamSynthesizer.for_piper_voice(MODEL, CONFIG, recipe=None)
+
+
+def test_fp32_layout_4d_streams_match_reference(tmp_path):
+    from studio.engine.int8_cpu import build_fp32_layout_model
+
+    synth = MultiStreamSynthesizer.for_piper_voice(MODEL, CONFIG, streams=2, layout_4d=True, cache_dir=tmp_path)
+    path = synth._factory().model_path
+    assert path != MODEL and path.parent == tmp_path / "cpu"
+    assert build_fp32_layout_model(MODEL, tmp_path) == path  # cached
+    ref = OnnxPiperEngine(MODEL, CONFIG, threads=1)
+    ids = [ref.text_to_ids(s, "en") for s in SENTENCES[:3]]
+    expected = ref.synthesize_batch_with_alignments(ids[:1], SILENT) + [
+        ref.synthesize_batch_with_alignments([x], SILENT)[0] for x in ids[1:]
+    ]
+    with synth:
+        for r in synth.synthesize_results(ids, SILENT):
+            audio, samples = expected[r.index]
+            np.testing.assert_array_equal(r.samples_per_id, samples)
+            assert float(np.abs(r.audio - audio).max()) < 1e-4
 
 
 def test_int8_streams_equal_single_stream(tmp_path_factory):

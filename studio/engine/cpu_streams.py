@@ -84,25 +84,40 @@ class MultiStreamSynthesizer:
         *,
         int8: bool = False,
         streams: int | None = None,
+        layout_4d: bool = False,
+        cache_dir=None,
         **int8_options,
     ) -> "MultiStreamSynthesizer":
         """N single-thread sessions of a Piper voice, FP32 or its INT8 build.
 
-        ``int8_options`` go to :class:`~studio.engine.int8_cpu.Int8OnnxEngine`
-        (``calibration_sentences``, ``cache_dir``, ``recipe``...).
+        ``layout_4d`` (FP32 only; the INT8 build always has it): run the FP32 model
+        with its decoder on 4-D tensors, ~7 % less CPU, same math to ~1e-6 (see
+        :func:`~studio.engine.int8_cpu.build_fp32_layout_model`). ``cache_dir`` holds
+        the built models. ``int8_options`` go to
+        :class:`~studio.engine.int8_cpu.Int8OnnxEngine` (``calibration_sentences``,
+        ``recipe``...).
         """
+        from pathlib import Path
+
+        config = Path(config_path) if config_path else Path(f"{model_path}.json")
         if int8:
             from studio.engine.int8_cpu import Int8OnnxEngine
 
             def factory() -> Engine:
-                return Int8OnnxEngine(model_path, config_path, threads=1, **int8_options)
+                return Int8OnnxEngine(model_path, config, threads=1, cache_dir=cache_dir, **int8_options)
         else:
             if int8_options:
                 raise EngineError(f"options {sorted(int8_options)} only apply to the INT8 engine")
             from studio.engine.onnx_piper import OnnxPiperEngine
 
+            path = model_path
+            if layout_4d:
+                from studio.engine.int8_cpu import build_fp32_layout_model
+
+                path = build_fp32_layout_model(model_path, cache_dir)
+
             def factory() -> Engine:
-                return OnnxPiperEngine(model_path, config_path, threads=1)
+                return OnnxPiperEngine(path, config, threads=1)
 
         return cls(factory, streams=streams)
 

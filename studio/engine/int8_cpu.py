@@ -690,6 +690,44 @@ def build_int8(
         return Int8Build(out_path, key, plan, len(ids), n_q, False, seconds, recipe, layout_convs)
 
 
+LAYOUT_VERSION = 1
+
+
+def build_fp32_layout_model(model_path: str | Path, cache_dir: str | Path | None = None) -> Path:
+    """The FP32 voice with its decoder on 4-D tensors (:func:`decoder_to_4d`), cached.
+
+    Same weights and math as the source (outputs agree to ~1e-6, durations identical),
+    ~7 % less CPU time on ORT's CPU provider. Returns ``model_path`` itself when the
+    graph does not have the expected decoder. Load it with the source's config
+    (``OnnxPiperEngine(path, config_path=<source>.json)``).
+    """
+    import onnx
+    import onnxruntime
+
+    model_path = Path(model_path)
+    if not model_path.is_file():
+        raise EngineError(f"{model_path}: voice model not found")
+    cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    key = hashlib.sha256(
+        f"{_sha256_file(model_path)}\0decoder_4d={LAYOUT_VERSION}\0ort={onnxruntime.__version__}".encode()
+    ).hexdigest()
+    out = cache_dir / "cpu" / f"{model_path.stem}.fp32-4d-{key[:24]}.onnx"
+    with _build_lock(out.with_suffix(".lock")):
+        if out.is_file():
+            return out
+        model = onnx.load(str(model_path))
+        if decoder_to_4d(model) == 0:
+            return model_path
+        fd, tmp = tempfile.mkstemp(prefix=out.stem + ".", suffix=".tmp.onnx", dir=out.parent)
+        os.close(fd)
+        try:
+            onnx.save(model, tmp)
+            os.replace(tmp, out)
+        finally:
+            Path(tmp).unlink(missing_ok=True)
+    return out
+
+
 def build_int8_model(
     model_path: str | Path,
     calibration_sentences: Sequence[str] | None = None,
