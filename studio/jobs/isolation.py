@@ -44,8 +44,8 @@ Design
   ``expandable_segments:True``) is set in the child's environment before torch is
   imported, and so are two CPU-side bounds measured with ``bench/soak.py``: a fixed
   glibc mmap threshold and a smaller oneDNN primitive cache (:func:`memory_env`;
-  without them the torch engine's RSS grows by 5-50 MB per passage with no bound in
-  sight). In-process engines get the same with :func:`tame_process_memory`.
+  without them the torch engine's RSS grew by ~36 MB per 5-sentence passage, +114 %
+  in 60 passages). In-process engines get the same with :func:`tame_process_memory`.
 * **Live memory.** Every answer carries the child's RSS and, on CUDA, allocated /
   peak / reserved VRAM, kept as a frozen :class:`ChildMemory` in
   :attr:`IsolatedEngine.memory` for a GUI to show.
@@ -105,15 +105,16 @@ _LOGGER = logging.getLogger(__name__)
 
 DEFAULT_RECYCLE_AFTER = 1000
 DEFAULT_CUDA_ALLOC_CONF = "expandable_segments:True"
-#: glibc: allocations from 4 MiB up are served by ``mmap`` and unmapped on free.
+#: glibc: allocations from 128 KiB up are served by ``mmap`` and unmapped on free.
 #: glibc's default *dynamic* threshold rises (up to 32 MiB) after the first large
 #: free, after which torch's variable-sized activation buffers land in the heap,
-#: fragment it and are never returned: the torch engine's RSS then grows 5-30 MB per
-#: sentence without a visible bound (``bench/soak.py --no-tuning``). Measured over 30
-#: one-sentence passages: 128 KiB -> +1.4 %, 1 MiB -> +2.3 %, 4 MiB -> +0.07 % (flat),
-#: 16 MiB -> +21 %, default -> +26..37 %. The price is page faults on fresh mappings
-#: (about 5 s more system CPU per 30 sentences at 4 MiB, less than at 128 KiB).
-DEFAULT_MALLOC_MMAP_THRESHOLD = 4 * 1024 * 1024
+#: fragment it and are never returned. Measured with the torch engine on CPU (2
+#: threads), 60 passages of ~350 chars (5 sentences each), RSS growth after a
+#: 10-passage warm-up: glibc default +114 % (1.2 -> 3.4 GB, +36 MB per passage and
+#: no plateau in sight); 1 MiB +4.7 %; 128 KiB +2.5 % (976 MB at the end); 4 MiB
+#: +9.8 % over 100 passages. Wall time was the same within noise (179 s vs 176 s);
+#: the price is system time for page faults on fresh mappings (about 2x).
+DEFAULT_MALLOC_MMAP_THRESHOLD = 128 * 1024
 #: oneDNN (torch's CPU convolutions) caches a primitive per input shape, 1,024 by
 #: default; with every sentence a new length that is ~100 MB filled for nothing.
 #: 256 still holds a few forward passes' worth of layers.
