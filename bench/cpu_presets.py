@@ -22,7 +22,8 @@ shows each row's fastest round (``--stat median`` for the median; both times are
 brackets): on shared/virtual CPUs the neighbours' load moves single runs by tens of
 percent, and the fastest round is the least disturbed one. ``xRT/CPU`` (audio seconds
 per CPU second of all threads) barely depends on that load, but counts ORT's
-spin-waiting in multi-thread sessions (piper's included) as work.
+spin-waiting in multi-thread sessions (piper's included) as work. The ratio columns
+are paired: the median over rounds of the ratio measured within one round.
 
 Quality (deterministic, all noise scales 0) is measured against FP32 1x2: log-mel
 correlation (min over sentences), pause noise floor (worst pause; FP32 ~ -96 dBFS),
@@ -339,8 +340,21 @@ def main(argv=None) -> int:
         runner.close()
 
     all_rows = ([piper, piper_total] if piper.times else []) + list(rows.values())
-    base = piper.xrt if piper.times else None
-    fp32_base = rows["FP32 1x2"].xrt
+    def paired(row: Row, ref: Row | None) -> float | None:
+        """Median over rounds of (row x RT / ref x RT) in the same round: robust to load drift."""
+        if ref is None or not ref.times or not row.times:
+            return None
+        return statistics.median(
+            (row.audio_seconds / t) / (ref.audio_seconds / r) for t, r in zip(row.times, ref.times)
+        )
+
+    def fp32_twin(row: Row) -> Row:
+        """The FP32 row with the same session layout (1x2 <-> 1x2, Nx1 <-> Nx1)."""
+        if row.label.startswith("INT8"):
+            return rows.get(row.label.replace("INT8", "FP32"), rows["FP32 1x2"])
+        if row.label.startswith("FP32") and row.label.endswith("4-D"):
+            return rows[f"FP32 {streams}x1"]
+        return rows["FP32 1x2"]
     print()
     hdr = (f"{'config':<20}{'sent/s':>8}{'x RT':>8}{'RTF':>8}{'vs piper':>10}{'vs FP32':>9}{'xRT/CPU':>9}"
            f"{'corr':>8}{'floor dBFS':>12}{'dur diff':>10}{'WER':>7}")
@@ -350,8 +364,10 @@ def main(argv=None) -> int:
     for row in all_rows:
         kind = "INT8" if row.label.startswith("INT8") else ("FP32" if row.label.startswith("FP32") else None)
         q = quality.get(kind, {}) if kind else {}
-        vs_piper = f"{row.xrt / base:.2f}x" if base else "-"
-        vs_fp32 = f"{row.xrt / fp32_base:.2f}x"
+        r_piper = paired(row, piper if piper.times else None)
+        r_fp32 = paired(row, fp32_twin(row))
+        vs_piper = f"{r_piper:.2f}x" if r_piper is not None else "-"
+        vs_fp32 = f"{r_fp32:.2f}x" if r_fp32 is not None and not row.label.startswith("piper") else "-"
         corr = f"{q['logmel_corr']:.4f}" if "logmel_corr" in q else "-"
         floor = f"{q['noise_floor_dbfs']:.1f}" if q.get("noise_floor_dbfs") is not None else "-"
         dur = f"{q['duration_diff_samples']:+d}" if "duration_diff_samples" in q else "-"
@@ -363,14 +379,16 @@ def main(argv=None) -> int:
               f"median {statistics.median(row.times):.1f}s]")
         result["rows"][row.label] = {
             "times": row.times, "audio_seconds": row.audio_seconds, "sentences_per_s": row.sentences_per_s,
-            "xrt": row.xrt, "rtf": row.rtf, "vs_piper": row.xrt / base if base else None,
-            "vs_fp32": row.xrt / fp32_base, "cpu_times": row.cpu_times,
+            "xrt": row.xrt, "rtf": row.rtf, "vs_piper": r_piper,
+            "vs_fp32": r_fp32, "vs_fp32_row": fp32_twin(row).label, "cpu_times": row.cpu_times,
             "audio_per_cpu_s": row.audio_per_cpu_s,
         }
     i8 = quality["INT8"]
     print(f"\nINT8 alignment identical to FP32: {i8['identical_alignment']}; "
           f"log-mel corr mean {i8['logmel_corr_mean']:.4f}; pauses measured {i8['pauses']}")
-    print(f"{args.stat} of {args.rounds} rounds; 'x RT' = audio seconds per wall second; RTF = 1 / x RT; "
+    print(f"sent/s, x RT, RTF: {args.stat} of {args.rounds} rounds; 'x RT' = audio seconds per wall second; "
+          "RTF = 1 / x RT;\nvs piper / vs FP32: median over rounds of the same-round x RT ratio; 'vs FP32' "
+          "compares with the FP32 row of the same session layout (INT8 Nx1 vs FP32 Nx1, 4-D vs FP32 Nx1);\n"
           "xRT/CPU = audio seconds per CPU second (all threads); quality at noise 0 vs FP32 1x2")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1))
