@@ -92,7 +92,7 @@ def test_describe_is_honest(build, engines):
     assert f"{n} Conv nodes run INT8" in text
     for scope in ("flow", "conv_pre", "stage 0", "stage 1", "enc_p", "(dp)", "stage 2", "conv_post", "ConvTranspose"):
         assert scope in text, scope
-    assert build.decoder_4d_convs == 23 and "decoder on 4-D tensors (23 convs" in text
+    assert build.decoder_4d_convs == 22 and "decoder on 4-D tensors (22 convs" in text
     # what the file says, not just what the plan says
     model = onnx.load(str(build.path))
     assert count_quantized_convs(model) == n
@@ -138,7 +138,7 @@ def test_decoder_to_4d_keeps_the_math(tmp_path):
     from studio.engine.int8_cpu import decoder_to_4d
 
     model = onnx.load(str(MODEL))
-    assert decoder_to_4d(model) == 23  # 20 Conv + 3 ConvTranspose
+    assert decoder_to_4d(model) == 22  # 19 Conv + 3 ConvTranspose; conv_post stays 1-D
     names = {n.name for n in model.graph.node}
     assert "/dec/resblocks.8/convs.1/Conv" in names and "/dec/to_4d" in names
     fp32 = OnnxPiperEngine(MODEL, CONFIG, threads=1)
