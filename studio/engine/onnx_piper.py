@@ -199,26 +199,6 @@ class OnnxPiperEngine(Engine):
         self._has_alignment = True
         return model.SerializeToString()
 
-    #: every Nth call hands the CPU arena's unused chunks back (see ``_run_options``)
-    ARENA_SHRINK_EVERY = 16
-
-    def _run_options(self):  # -> onnxruntime.RunOptions | None
-        """Run options that periodically shrink ORT's CPU memory arena.
-
-        Why: the arena grows to fit the largest input it has seen and never gives the
-        memory back; over a long book (measured: 100 long passages) RSS grew 52 %.
-        Shrinking on every call costs ~20 % speed, so it is done every Nth call,
-        which bounds the growth at a few percent of the time.
-        """
-        self._calls = getattr(self, "_calls", 0) + 1
-        if self._calls % self.ARENA_SHRINK_EVERY:
-            return None
-        import onnxruntime
-
-        options = onnxruntime.RunOptions()
-        options.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
-        return options
-
     def _run(self, batch: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[AlignedAudio]:
         """One session call for a batch; crops each item to its own length."""
         session = self._session
@@ -243,7 +223,7 @@ class OnnxPiperEngine(Engine):
         if sid is not None:
             feeds["sid"] = np.full(len(batch), sid, dtype=np.int64)
         try:
-            result = session.run(None, feeds, self._run_options())
+            result = session.run(None, feeds)
         except Exception as exc:
             raise EngineError(f"synthesis failed for {self.model_path.name}: {exc}") from exc
 
