@@ -12,12 +12,8 @@ import functools
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Sequence
-
-import numpy as np
-
 import studio.qt  # noqa: F401 - the binding guard, before any Qt call
-from studio.engine.base import Engine, SynthesisSettings
+from studio.engine.base import DelegatingEngine, Engine
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "resources" / "sample.md"
@@ -48,31 +44,19 @@ def bundled_engine() -> Engine:
     return engine
 
 
-class SharedEngine(Engine):
+class SharedEngine(DelegatingEngine):
     """The process-wide bundled engine, counting what it is asked to say."""
 
     name = "onnx"
 
     def __init__(self, inner: Engine) -> None:
-        self.inner = inner
+        super().__init__(inner)
+        self.name = "onnx"
         self.spoken: list[str] = []
-
-    @property
-    def sample_rate(self) -> int:
-        return self.inner.sample_rate
-
-    def load(self) -> None:
-        self.inner.load()
 
     def text_to_ids(self, text: str, language: str) -> list[int]:
         self.spoken.append(text)
         return self.inner.text_to_ids(text, language)
-
-    def synthesize_batch(self, ids: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[np.ndarray]:
-        return self.inner.synthesize_batch(ids, settings)
-
-    def close(self) -> None:  # stays loaded for the next test
-        pass
 
 
 def shared_factory(log: list[SharedEngine] | None = None):  # noqa: ANN201

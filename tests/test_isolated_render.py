@@ -18,7 +18,7 @@ import pytest
 
 from studio.cli import RETRY_MESSAGE, _isolation, build_parser
 from studio.core.errors import EngineError, StudioError
-from studio.engine.base import MAX_IDS_PER_SENTENCE, Engine, SentenceTooLong, SynthesisSettings
+from studio.engine.base import MAX_IDS_PER_SENTENCE, DelegatingEngine, Engine, SentenceTooLong, SynthesisSettings
 from studio.engine.voices import get_voice
 from studio.jobs.isolation import FAULT_ENV, IsolatedEngine
 from studio.jobs.render import render_project
@@ -125,26 +125,17 @@ def test_render_options_configure_the_model_process(monkeypatch: pytest.MonkeyPa
 # ------------------------------------------------------------------ per-sentence failures
 
 
-class BatchPoisonEngine(Engine):
+class BatchPoisonEngine(DelegatingEngine):
     """The real voice, but any batch holding the poisonous sentence raises (as a
     model crash would); records the size of every batch it is given."""
 
     name = "onnx"
 
     def __init__(self, inner: Engine, poison: str) -> None:
-        self.inner = inner
+        super().__init__(inner)
+        self.name = "onnx"
         self.poison_ids = inner.text_to_ids(poison, "en")
         self.batches: list[int] = []
-
-    @property
-    def sample_rate(self) -> int:
-        return self.inner.sample_rate
-
-    def load(self) -> None:
-        self.inner.load()
-
-    def text_to_ids(self, text: str, language: str) -> list[int]:
-        return self.inner.text_to_ids(text, language)
 
     def synthesize_batch(self, ids: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[np.ndarray]:
         self.batches.append(len(ids))

@@ -11,13 +11,12 @@ import functools
 import subprocess
 import sys
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
 from studio.core.errors import EngineError
 from studio.core.types import Book, Chapter, Paragraph, Sentence
-from studio.engine.base import Engine, SynthesisSettings
+from studio.engine.base import DelegatingEngine, Engine, SynthesisSettings
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -56,37 +55,22 @@ def real_engine() -> Engine:
     return engine
 
 
-class CountingEngine(Engine):
+class CountingEngine(DelegatingEngine):
     """Delegates to a real engine; records every sentence it is asked to speak."""
 
     name = "onnx"
 
     def __init__(self, inner: Engine, fail_on: str | None = None) -> None:
-        self.inner = inner
+        super().__init__(inner)
+        self.name = "onnx"
         self.fail_on = fail_on
         self.spoken: list[str] = []
-
-    @property
-    def sample_rate(self) -> int:
-        return self.inner.sample_rate
-
-    def load(self) -> None:
-        self.inner.load()
-
-    def text_to_ids(self, text: str, language: str) -> list[int]:
-        return self.inner.text_to_ids(text, language)
-
-    def synthesize_batch(self, ids: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[np.ndarray]:
-        return self.inner.synthesize_batch(ids, settings)
 
     def synthesize(self, text: str, language: str, settings: SynthesisSettings) -> np.ndarray:
         self.spoken.append(text)
         if self.fail_on and self.fail_on in text:
             raise EngineError(f"refusing to say {text!r}")
         return super().synthesize(text, language, settings)
-
-    def close(self) -> None:  # the shared real engine stays loaded
-        pass
 
 
 def studio_cmd(*args: str, **kwargs) -> subprocess.CompletedProcess:

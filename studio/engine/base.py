@@ -111,3 +111,32 @@ class Engine(ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class DelegatingEngine(Engine):
+    """An engine that forwards to another one; wrappers override only what they change.
+
+    Why: lending, counting or guarding an engine (the GUI worker lends its loaded
+    model to a render; tests count what is spoken) should not restate the interface.
+    ``close`` is not forwarded: the owner of ``inner`` closes it.
+    """
+
+    def __init__(self, inner: Engine) -> None:
+        self.inner = inner
+        self.name = inner.name
+
+    @property
+    def sample_rate(self) -> int:
+        return self.inner.sample_rate
+
+    def load(self) -> None:
+        self.inner.load()
+
+    def text_to_ids(self, text: str, language: str) -> list[int]:
+        return self.inner.text_to_ids(text, language)
+
+    def synthesize_batch(self, ids: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[np.ndarray]:
+        return self.inner.synthesize_batch(ids, settings)
+
+    def close(self) -> None:
+        pass

@@ -28,7 +28,7 @@ from typing import Callable, Iterator, Sequence
 import numpy as np
 from PySide6.QtCore import QThread, Signal
 
-from studio.engine.base import Engine, SynthesisSettings
+from studio.engine.base import DelegatingEngine, Engine, SynthesisSettings
 from studio.jobs.render import RenderProgress, SynthRequest, render_project, sequential_synthesizer
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project
@@ -69,28 +69,9 @@ def default_engine_factory(isolated: bool = True) -> EngineFactory:
     return make
 
 
-class _Borrowed(Engine):
-    """Lends a worker-owned engine to ``render_project``, which closes what it is given."""
-
-    def __init__(self, inner: Engine) -> None:
-        self.inner = inner
-        self.name = inner.name
-
-    @property
-    def sample_rate(self) -> int:
-        return self.inner.sample_rate
-
-    def load(self) -> None:
-        self.inner.load()
-
-    def text_to_ids(self, text: str, language: str) -> list[int]:
-        return self.inner.text_to_ids(text, language)
-
-    def synthesize_batch(self, ids: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[np.ndarray]:
-        return self.inner.synthesize_batch(ids, settings)
-
-    def close(self) -> None:  # the worker closes it when it is done with it
-        pass
+class _Borrowed(DelegatingEngine):
+    """Lends a worker-owned engine to ``render_project``, which closes what it is given
+    (``DelegatingEngine.close`` does nothing: the worker closes the model itself)."""
 
 
 class PreviewFeed:
