@@ -62,31 +62,43 @@ Thread safety: one request at a time (an internal lock serialises callers);
 :meth:`~IsolatedEngine.stats` and :meth:`~IsolatedEngine.close` may be called from any
 thread while a request runs (``close`` then kills the child and the request raises
 :class:`~studio.core.errors.EngineError`).
+
+Layout: the picklable spec and reports live in :mod:`studio.jobs.isolation_spec`, the
+process plumbing (spawn, receive, death) in :mod:`studio.jobs.isolation_process`; this
+module keeps :class:`IsolatedEngine` and re-exports the rest, so imports from
+``studio.jobs.isolation`` keep working.
 """
+
 
 from __future__ import annotations
 
 import logging
 import multiprocessing as mp
-import os
-import signal
-import sys
 import threading
 import time
 import weakref
 from collections import OrderedDict, deque
-from dataclasses import dataclass
-from multiprocessing.connection import wait as _wait_any
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from studio.core.errors import EngineError
 from studio.engine.base import Engine, SynthesisSettings
-from studio.jobs._child import FAULT_ENV, child_main
-
-if TYPE_CHECKING:  # voices.py is a sibling's module; only needed for the annotation
-    from studio.engine.voices import VoiceInfo
+from studio.jobs._child import FAULT_ENV
+from studio.jobs.isolation_process import _Child, _ChildDied, _death, _reap, spawn_child
+from studio.jobs.isolation_spec import (  # noqa: F401 - DEFAULT_* re-exported (studio.jobs.session)
+    DEFAULT_CUDA_ALLOC_CONF,
+    DEFAULT_MALLOC_MMAP_THRESHOLD,
+    DEFAULT_ONEDNN_CACHE_CAPACITY,
+    DEFAULT_RECYCLE_AFTER,
+    ChildEvent,
+    ChildMemory,
+    EngineSpec,
+    InferenceCrashed,
+    IsolationStats,
+    memory_env,
+    tame_process_memory,
+)
 
 __all__ = [
     "ChildEvent",
@@ -103,261 +115,7 @@ __all__ = [
 
 _LOGGER = logging.getLogger(__name__)
 
-DEFAULT_RECYCLE_AFTER = 1000
-DEFAULT_CUDA_ALLOC_CONF = "expandable_segments:True"
-#: glibc: allocations from 128 KiB up are served by ``mmap`` and unmapped on free.
-#: glibc's default *dynamic* threshold rises (up to 32 MiB) after the first large
-#: free, after which torch's variable-sized activation buffers land in the heap,
-#: fragment it and are never returned. Measured with the torch engine on CPU (2
-#: threads), 60 passages of ~350 chars (5 sentences each), RSS growth after a
-#: 10-passage warm-up: glibc default +114 % (1.2 -> 3.4 GB, +36 MB per passage and
-#: no plateau in sight); 1 MiB +4.7 %; 128 KiB +2.5 % (976 MB at the end); 4 MiB
-#: +9.8 % over 100 passages. Wall time was the same within noise (179 s vs 176 s);
-#: the price is system time for page faults on fresh mappings (about 2x).
-DEFAULT_MALLOC_MMAP_THRESHOLD = 128 * 1024
-#: oneDNN (torch's CPU convolutions) caches a primitive per input shape, 1,024 by
-#: default; with every sentence a new length that is ~100 MB filled for nothing.
-#: 256 still holds a few forward passes' worth of layers.
-DEFAULT_ONEDNN_CACHE_CAPACITY = 256
 _CACHE_SIZE = 4096
-
-
-def memory_env(
-    malloc_mmap_threshold: int | None = DEFAULT_MALLOC_MMAP_THRESHOLD,
-    onednn_cache_capacity: int | None = DEFAULT_ONEDNN_CACHE_CAPACITY,
-) -> dict[str, str]:
-    """Environment that bounds a model process's heap growth (read at process start)."""
-    env: dict[str, str] = {}
-    if malloc_mmap_threshold is not None:
-        env["MALLOC_MMAP_THRESHOLD_"] = str(int(malloc_mmap_threshold))
-    if onednn_cache_capacity is not None:
-        env["ONEDNN_PRIMITIVE_CACHE_CAPACITY"] = str(int(onednn_cache_capacity))
-    return env
-
-
-def tame_process_memory(
-    malloc_mmap_threshold: int | None = DEFAULT_MALLOC_MMAP_THRESHOLD,
-    onednn_cache_capacity: int | None = DEFAULT_ONEDNN_CACHE_CAPACITY,
-) -> bool:
-    """Apply :func:`memory_env`'s settings to *this* process, for in-process engines.
-
-    Call it early -- before torch runs its first convolution (oneDNN reads its cache
-    size once) and before the model is loaded (the heap is not defragmented after
-    the fact). Children of :class:`IsolatedEngine` get the same settings through
-    their environment and need no call. Returns whether glibc accepted the threshold
-    (``False`` off glibc, where nothing is changed).
-    """
-    if onednn_cache_capacity is not None:
-        os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", str(int(onednn_cache_capacity)))
-    if malloc_mmap_threshold is None or not sys.platform.startswith("linux"):
-        return False
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL("libc.so.6")
-        m_mmap_threshold = -3  # <malloc.h> M_MMAP_THRESHOLD
-        return bool(libc.mallopt(m_mmap_threshold, int(malloc_mmap_threshold)))
-    except (OSError, AttributeError):  # musl or another libc: leave it alone
-        return False
-
-
-class InferenceCrashed(EngineError):
-    """The model process died twice on the same request (segfault, abort, OOM kill...).
-
-    ``reason`` is the human part (``"model process killed by SIGSEGV"``), ``exitcode``
-    the child's exit status as :mod:`multiprocessing` reports it (negative = signal),
-    ``signal_name`` e.g. ``"SIGSEGV"`` or ``None``. The render loop marks the sentence
-    failed and goes on.
-    """
-
-    def __init__(
-        self,
-        reason: str,
-        exitcode: int | None = None,
-        signal_name: str | None = None,
-        attempts: int = 2,
-    ) -> None:
-        self.reason = reason
-        self.exitcode = exitcode
-        self.signal_name = signal_name
-        self.attempts = attempts
-        super().__init__(reason)
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.reason, self.exitcode, self.signal_name, self.attempts))
-
-
-@dataclass(frozen=True)
-class EngineSpec:
-    """Everything the child needs to build the engine; picklable by construction.
-
-    ``voice=None`` means the bundled voice (``get_voice(None)``), resolved in the child.
-    With ``preset`` set, :func:`studio.engine.presets.open_preset` builds the engine
-    (``preset_options`` are its keyword arguments); otherwise
-    :func:`studio.engine.registry.load_engine` with ``backend``/``device``/``threads``.
-    ``cuda_alloc_conf`` becomes ``PYTORCH_CUDA_ALLOC_CONF`` in the child (``None``:
-    inherit the parent's); ``malloc_mmap_threshold`` and ``onednn_cache_capacity``
-    bound heap growth (see :func:`memory_env`; ``None``: library default); ``env``
-    adds further variables (and wins over the others).
-    """
-
-    voice: "VoiceInfo | None" = None
-    backend: str = "onnx"
-    preset: str | None = None
-    device: str = "cpu"
-    threads: int | None = None
-    cuda_alloc_conf: str | None = DEFAULT_CUDA_ALLOC_CONF
-    malloc_mmap_threshold: int | None = DEFAULT_MALLOC_MMAP_THRESHOLD
-    onednn_cache_capacity: int | None = DEFAULT_ONEDNN_CACHE_CAPACITY
-    env: tuple[tuple[str, str], ...] = ()
-    preset_options: tuple[tuple[str, Any], ...] = ()
-
-    @property
-    def label(self) -> str:
-        return self.preset or self.backend
-
-    def child_env(self) -> dict[str, str]:
-        """Variables set in the child before anything heavy is imported."""
-        env = memory_env(self.malloc_mmap_threshold, self.onednn_cache_capacity)
-        if self.cuda_alloc_conf is not None:
-            env["PYTORCH_CUDA_ALLOC_CONF"] = self.cuda_alloc_conf
-        env.update({str(k): str(v) for k, v in self.env})
-        return env
-
-    def build(self) -> Engine:
-        """Make the (not yet loaded) engine. Runs in the child."""
-        from studio.engine.voices import get_voice
-
-        voice = self.voice if self.voice is not None else get_voice(None)
-        if self.preset is not None:
-            from studio.engine.presets import open_preset
-
-            return open_preset(self.preset, voice, **dict(self.preset_options))
-        from studio.engine.registry import load_engine
-
-        return load_engine(voice, self.backend, device=self.device, threads=self.threads)
-
-
-@dataclass(frozen=True)
-class ChildMemory:
-    """One memory snapshot of the model process (sent with every answer).
-
-    CUDA fields are ``None`` unless the child has initialised CUDA. ``sentences`` is
-    how many sentences this child has synthesized; ``at`` is ``time.time()``.
-    """
-
-    pid: int
-    rss_bytes: int
-    cuda_allocated_bytes: int | None = None
-    cuda_peak_bytes: int | None = None
-    cuda_reserved_bytes: int | None = None
-    sentences: int = 0
-    at: float = 0.0
-
-    @classmethod
-    def from_wire(cls, data: dict[str, Any]) -> "ChildMemory":
-        return cls(**{k: data.get(k) for k in cls.__dataclass_fields__})  # type: ignore[arg-type]
-
-
-@dataclass(frozen=True)
-class ChildEvent:
-    """Something that happened to the model process (for logs and the GUI).
-
-    ``kind``: ``"started"`` (``duration_s`` = spawn to ready), ``"crashed"`` (``at`` =
-    when the parent noticed), ``"recycled"``, ``"stopped"``. ``at`` is
-    ``time.monotonic()``.
-    """
-
-    kind: str
-    pid: int | None
-    at: float
-    reason: str = ""
-    duration_s: float | None = None
-
-
-@dataclass(frozen=True)
-class IsolationStats:
-    """Counters of one :class:`IsolatedEngine` (all since construction)."""
-
-    child_pid: int | None
-    restarts: int
-    recycles: int
-    crashes: int
-    sentences: int
-    memory: ChildMemory | None
-    last_start_s: float | None
-
-
-class _ChildDied(Exception):
-    def __init__(self, reason: str, exitcode: int | None, signal_name: str | None) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.exitcode = exitcode
-        self.signal_name = signal_name
-
-
-def _death(exitcode: int | None, *, hung_s: float | None = None) -> _ChildDied:
-    if hung_s is not None:
-        return _ChildDied(f"model process did not answer within {hung_s:g} s", exitcode, None)
-    if exitcode is None:
-        return _ChildDied("model process stopped unexpectedly", None, None)
-    if exitcode < 0:
-        try:
-            name = signal.Signals(-exitcode).name
-        except ValueError:
-            name = f"signal {-exitcode}"
-        reason = f"model process killed by {name}"
-        if name == "SIGKILL":
-            reason += " (out of memory, or killed by another program)"
-        return _ChildDied(reason, exitcode, name)
-    return _ChildDied(f"model process exited with code {exitcode}", exitcode, None)
-
-
-# Environment changes around ``Process.start()`` must not interleave between threads.
-_SPAWN_LOCK = threading.Lock()
-
-
-class _Child:
-    """One running model process and our end of its pipe."""
-
-    def __init__(self, proc: Any, conn: Any) -> None:
-        self.proc = proc
-        self.conn = conn
-        self.pid: int | None = proc.pid
-        self.served = 0
-
-    def kill(self) -> None:
-        try:
-            if self.proc.is_alive():
-                self.proc.kill()
-            self.proc.join(5)
-        except Exception:  # pragma: no cover - best effort
-            pass
-        self.conn.close()
-
-    def stop(self, grace_s: float = 5.0) -> None:
-        """Ask politely, then terminate, then kill."""
-        try:
-            self.conn.send(("close",))
-        except (OSError, ValueError):
-            pass
-        self.proc.join(grace_s)
-        if self.proc.is_alive():
-            self.proc.terminate()
-            self.proc.join(2.0)
-        self.kill()
-        try:
-            self.proc.close()
-        except Exception:  # pragma: no cover
-            pass
-
-
-def _reap(holder: dict[str, Any]) -> None:
-    """Finaliser: an engine that was never closed must not leave its child behind."""
-    child = holder.get("child")
-    holder["child"] = None
-    if child is not None:
-        child.kill()
 
 
 class IsolatedEngine(Engine):
@@ -586,29 +344,9 @@ class IsolatedEngine(Engine):
     def _start(self) -> None:
         """Spawn a child and wait until its engine is loaded."""
         t0 = time.monotonic()
-        parent_conn, child_conn = self._ctx.Pipe(duplex=True)
-        env = self.spec.child_env()
-        proc = self._ctx.Process(
-            target=child_main,
-            args=(child_conn, self.spec, env),
-            name=f"studio-model-{self.spec.label}",
-            daemon=True,
-        )
-        with _SPAWN_LOCK:  # the spawned interpreter inherits os.environ at exec time
-            saved = {k: os.environ.get(k) for k in env}
-            os.environ.update(env)
-            try:
-                proc.start()
-            finally:
-                for k, v in saved.items():
-                    if v is None:
-                        os.environ.pop(k, None)
-                    else:
-                        os.environ[k] = v
-        child_conn.close()  # so the child's death shows as EOF on our end
-        child = _Child(proc, parent_conn)
+        child = spawn_child(self._ctx, self.spec)
         try:
-            reply = self._receive(child, self.start_timeout_s)
+            reply = child.receive(self.start_timeout_s, self.poll_interval)
         except _ChildDied as died:
             child.kill()
             raise EngineError(f"the model could not be started: {died.reason}") from None
@@ -629,27 +367,7 @@ class IsolatedEngine(Engine):
             self._after_crash = False
             self._restarts += 1
             reason = "replacing a crashed one"
-        self._event("started", proc.pid, reason, duration_s=self._last_start_s)
-
-    def _receive(self, child: _Child, timeout_s: float | None) -> tuple[Any, ...]:
-        """Wait for the child's next message, watching its liveness all the while."""
-        deadline = None if timeout_s is None else time.monotonic() + timeout_s
-        sentinel = child.proc.sentinel
-        while True:
-            ready = _wait_any([child.conn, sentinel], timeout=self.poll_interval)
-            if child.conn in ready:
-                try:
-                    return child.conn.recv()
-                except (EOFError, OSError):
-                    child.proc.join(1.0)
-                    raise _death(child.proc.exitcode) from None
-            if sentinel in ready or not child.proc.is_alive():
-                child.proc.join(1.0)
-                raise _death(child.proc.exitcode)
-            if deadline is not None and time.monotonic() > deadline:
-                child.proc.kill()
-                child.proc.join(5.0)
-                raise _death(child.proc.exitcode, hung_s=timeout_s)
+        self._event("started", child.pid, reason, duration_s=self._last_start_s)
 
     def _request(self, msg: tuple[Any, ...], *, sentences: int = 0) -> Any:
         """Send one request; on a child death restart and retry once."""
@@ -671,7 +389,7 @@ class IsolatedEngine(Engine):
                 except (BrokenPipeError, ConnectionResetError, EOFError):
                     child.proc.join(1.0)
                     raise _death(child.proc.exitcode) from None
-                reply = self._receive(child, self.timeout_s)
+                reply = child.receive(self.timeout_s, self.poll_interval)
             except BaseException as exc:
                 if not isinstance(exc, _ChildDied):
                     # interrupted (KeyboardInterrupt, ...) with a request in flight: the
