@@ -11,7 +11,7 @@ after a warm-up (one pass over them) the script samples ``tracemalloc``'s traced
 ``gc.collect()``) at regular points and reports its growth, the pool's held bytes
 and hit rate, the process RSS, and the growth broken down by the file that
 allocated it. Pass criterion: no growth after warm-up in what the pooled path
-allocates (blocks from studio/engine/{buffers,batching,streaming}.py within a few
+allocates (blocks from studio/engine/{buffers,batcher,batching,streaming}.py within a few
 KB, pool bytes held constant, no new pool misses). Growth inside third-party code
 (the espeak phonemizer, onnxruntime) is reported separately, per sentence.
 
@@ -54,7 +54,7 @@ BASE_SENTENCES = [
 ]
 
 
-OURS = ("studio/engine/buffers.py", "studio/engine/batching.py", "studio/engine/streaming.py")
+OURS = ("studio/engine/buffers.py", "studio/engine/batcher.py", "studio/engine/batching.py", "studio/engine/streaming.py")
 
 
 def _short(path: str) -> str:
@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
           f"pool held growth {held_growth} B, new pool misses {result['misses_after_warmup']}, "
           f"hit rate {st.hit_rate:.3f}, RSS growth {result['rss_growth_mb']:.1f} MiB")
     n_after = last["sentences"] - first["sentences"]
-    print(f"# growth allocated by studio/engine/{{buffers,batching,streaming}}.py: {ours} B")
+    print(f"# growth allocated by studio/engine/{{buffers,batcher,batching,streaming}}.py: {ours} B")
     for d in our_lines[:4]:
         print(f"#   {_short(d.traceback[0].filename)}:{d.traceback[0].lineno}: {d.size_diff:+d} B "
               f"({d.count_diff:+d} blocks)")
