@@ -246,4 +246,4 @@ if __name__ == "__main__":  # the child of gather_facts_in_subprocess
 
     logging.basicConfig(level=logging.WARNING, stream=_sys.stderr)
     _facts = gather_facts(_sys.argv[1] if len(_sys.argv) > 1 and _sys.argv[1] else None)
-    print(json.dumps(dataclasses.asdict(_facts)))
+    _sys.stdout.write(json.dumps(dataclasses.asdict(_facts)) + "\n")  # the answer, read by the parent
