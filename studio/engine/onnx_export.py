@@ -166,33 +166,15 @@ def flow_decoder_module(model) -> "torch.nn.Module":
     return _FD_CLASS(model)
 
 
-_FULL_CLASS = None
-
-
 def full_module(model, hop_length: int) -> "torch.nn.Module":
-    """Piper's ONNX signature ``(input, input_lengths, scales) -> (output [B,1,T], output_lengths)``."""
-    global _FULL_CLASS
-    if _FULL_CLASS is None:
-        import torch
+    """Piper's ONNX signature ``(input, input_lengths, scales) -> (output [B,1,T], output_lengths)``.
 
-        from studio.engine.torch_vits import piper_vits_infer
+    The same module ``TorchVitsEngine.infer_module`` serves, so the export and the
+    engine can never drift apart.
+    """
+    from studio.engine.torch_vits import infer_module_class
 
-        class VitsFull(torch.nn.Module):
-            """coqui ``Vits`` behind Piper's exported ``infer`` signature."""
-
-            def __init__(self, vits, hop: int) -> None:
-                super().__init__()
-                self.vits = vits
-                self.hop_length = int(hop)
-
-            def forward(self, input, input_lengths, scales):  # noqa: A002 - Piper's name
-                audio, lengths = piper_vits_infer(
-                    self.vits, input, input_lengths, scales[0], scales[1], scales[2], self.hop_length
-                )
-                return audio.unsqueeze(1), lengths
-
-        _FULL_CLASS = VitsFull
-    return _FULL_CLASS(model, hop_length)
+    return infer_module_class()(model, hop_length)
 
 
 # ------------------------------------------------------------------ export

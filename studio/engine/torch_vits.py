@@ -242,7 +242,7 @@ class TorchVitsEngine(Engine):
         returns ``(audio [B, 1, T_wav], audio_lengths [B])``; it shares the engine's
         model (no copy).
         """
-        return _infer_module_class()(self.model, self.hop_length)
+        return infer_module_class()(self.model, self.hop_length)
 
     # -------------------------------------------------------------- internals
 
@@ -348,7 +348,7 @@ def _module_dtype(module) -> "torch.dtype":
 _INFER_CLASS = None
 
 
-def _infer_module_class():
+def infer_module_class():
     """Defined lazily so importing this module never imports torch."""
     global _INFER_CLASS
     if _INFER_CLASS is None:
