@@ -24,3 +24,15 @@ def shared_epubs() -> Path:
     if not SHARED_EPUBS.is_dir():
         pytest.skip(f"shared EPUB fixtures not found at {SHARED_EPUBS}")
     return SHARED_EPUBS
+
+
+@pytest.fixture(scope="module")
+def onnx_engine():
+    """The real bundled voice on ONNX Runtime, loaded once per test module."""
+    from studio.engine.registry import load_engine
+    from studio.engine.voices import get_voice
+
+    engine = load_engine(get_voice(None), "onnx")
+    engine.load()
+    yield engine
+    engine.close()

@@ -45,16 +45,6 @@ LONG = (
 # --------------------------------------------------------------------- fixtures
 
 
-@pytest.fixture(scope="module")
-def onnx_engine():
-    from studio.engine.registry import load_engine
-    from studio.engine.voices import get_voice
-
-    engine = load_engine(get_voice(None), "onnx")
-    engine.load()
-    yield engine
-    engine.close()
-
 
 @pytest.fixture(scope="module")
 def torch_engine():

@@ -6,7 +6,6 @@ No timing here (time-to-first-audio is measured by bench/streaming.py).
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
 from studio.engine.base import Engine, SynthesisSettings
@@ -145,16 +144,6 @@ class FakeEngine(Engine):
         self.calls.append(len(ids))
         return [np.full(len(s), s[0] / 100.0, np.float32) for s in ids]
 
-
-@pytest.fixture(scope="module")
-def onnx_engine():
-    from studio.engine.registry import load_engine
-    from studio.engine.voices import get_voice
-
-    engine = load_engine(get_voice(None), "onnx")
-    engine.load()
-    yield engine
-    engine.close()
 
 
 def test_stream_real_voice(onnx_engine):
