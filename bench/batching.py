@@ -9,7 +9,7 @@ hits every size alike, and reports the best and median wall time, the process CP
 time (total work, robust to other load on the machine), the real-time factor
 (audio seconds per wall second), the speed-up over batch size 1, the CPU-time
 ratio to batch size 1 and the padding overhead. The defaults in
-``studio.engine.batching`` (CPU: 1, CUDA: 32) come from this script's output.
+``studio.engine.serving.batched`` (CPU: 1, CUDA: 32) come from this script's output.
 """
 
 from __future__ import annotations
@@ -25,9 +25,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from studio.engine.base import SynthesisSettings  # noqa: E402
-from studio.engine.batching import BatchedEngine  # noqa: E402
-from studio.engine.registry import load_engine  # noqa: E402
-from studio.engine.voices import get_voice  # noqa: E402
+from studio.engine.serving.batched import BatchedEngine  # noqa: E402
+from studio.engine.presets import open_preset
+from studio.jobs.engines import BACKEND_PRESETS  # noqa: E402
+from studio.engine.voice.catalog import get_voice  # noqa: E402
 
 SENTENCES = [
     "The rain had stopped.",
@@ -69,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
 
-    engine = load_engine(get_voice(None), args.backend, device=args.device, threads=args.threads)
+    engine = open_preset(BACKEND_PRESETS[args.backend], get_voice(None), device=args.device, threads=args.threads)
     engine.load()
     settings: SynthesisSettings = getattr(engine, "default_settings", SynthesisSettings())
     ids = [engine.text_to_ids(s, "en") for s in SENTENCES]

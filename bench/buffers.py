@@ -37,11 +37,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 
 from studio.engine.base import SynthesisSettings  # noqa: E402
-from studio.engine.batching import BatchedEngine  # noqa: E402
-from studio.engine.buffers import BufferPool  # noqa: E402
-from studio.engine.registry import load_engine  # noqa: E402
-from studio.engine.streaming import stream_passage  # noqa: E402
-from studio.engine.voices import get_voice  # noqa: E402
+from studio.engine.serving.batched import BatchedEngine  # noqa: E402
+from studio.engine.serving.buffers import BufferPool  # noqa: E402
+from studio.engine.presets import open_preset
+from studio.jobs.engines import BACKEND_PRESETS  # noqa: E402
+from studio.engine.serving.streaming import stream_passage  # noqa: E402
+from studio.engine.voice.catalog import get_voice  # noqa: E402
 
 BASE_SENTENCES = [
     "The lamp was lit.", "She opened the door.", "Nobody came.", "It was late.",
@@ -54,7 +55,7 @@ BASE_SENTENCES = [
 ]
 
 
-OURS = ("studio/engine/buffers.py", "studio/engine/batcher.py", "studio/engine/batching.py", "studio/engine/streaming.py")
+OURS = ("studio/engine/serving/buffers.py", "studio/engine/serving/batcher.py", "studio/engine/serving/batched.py", "studio/engine/serving/streaming.py")
 
 
 def _short(path: str) -> str:
@@ -95,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
 
-    engine = load_engine(get_voice(None), args.backend, device=args.device)
+    engine = open_preset(BACKEND_PRESETS[args.backend], get_voice(None), device=args.device)
     engine.load()
     # noise-free: the same passage gives the same audio length every time, so the
     # warm-up really meets every buffer size (with noise, durations jitter and a
@@ -110,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     if cuda:
         import torch
 
-        from studio.engine.buffers import TorchBufferPool
+        from studio.engine.serving.buffers import TorchBufferPool
 
         torch_pool = TorchBufferPool(args.device)
 

@@ -13,7 +13,7 @@ Rows (same voice, same text, one sentence per line):
 * ``FP32 1x2``: one OnnxPiperEngine session, 2 intra-op threads, one sentence at a time.
 * ``FP32 2x1``: MultiStreamSynthesizer, N single-thread sessions, longest first.
 * ``FP32 2x1 4-D``: the same with the decoder on 4-D tensors (same math, NCHWc kernels).
-* ``INT8 1x2`` / ``INT8 2x1``: the same with the INT8 build (studio.engine.int8_cpu).
+* ``INT8 1x2`` / ``INT8 2x1``: the same with the INT8 build (studio.engine.onnx.int8).
 
 Timed region of the studio rows: front end (text -> ids) + synthesis of all
 sentences, sessions already loaded and warmed up. Timing runs use the voice's default
@@ -27,7 +27,7 @@ are paired: the median over rounds of the ratio measured within one round.
 
 Quality (deterministic, all noise scales 0) is measured against FP32 1x2: log-mel
 correlation (min over sentences), pause noise floor (worst pause; FP32 ~ -96 dBFS),
-duration difference, and word error rate by pocketsphinx (studio.engine.asr).
+duration difference, and word error rate by pocketsphinx (studio.bench.asr).
 """
 
 from __future__ import annotations
@@ -52,9 +52,9 @@ import numpy as np  # noqa: E402
 
 from studio.bench import quality as Q  # noqa: E402
 from studio.engine.base import SynthesisSettings  # noqa: E402
-from studio.engine.cpu_streams import MultiStreamSynthesizer, physical_cores  # noqa: E402
-from studio.engine.int8_cpu import Int8OnnxEngine  # noqa: E402
-from studio.engine.onnx_piper import OnnxPiperEngine  # noqa: E402
+from studio.engine.serving.streams import MultiStreamSynthesizer, physical_cores  # noqa: E402
+from studio.engine.onnx.int8 import Int8OnnxEngine  # noqa: E402
+from studio.engine.onnx.piper import OnnxPiperEngine  # noqa: E402
 
 BOOK_TEXT = """\
 The old lighthouse keeper had not spoken to anyone in nearly three weeks, and he found that he did not mind.
@@ -222,7 +222,7 @@ def quality_rows(fp32, int8, sentences, with_wer: bool) -> dict[str, dict]:
     }
     if with_wer:
         try:
-            from studio.engine.asr import transcribe, word_error_rate
+            from studio.bench.asr import transcribe, word_error_rate
         except ImportError as exc:
             print(f"(WER skipped: {exc})")
         else:

@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
-    from studio.engine.dynamic_quant import (
+    from studio.engine.torchvits.dynamic_quant import (
         copy_model,
         quantize_dynamic_model,
         random_tacotron2,

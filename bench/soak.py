@@ -66,13 +66,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _isolated(args, progress):
-    from studio.jobs.isolation import EngineSpec, IsolatedEngine
+    from studio.jobs.engines import BACKEND_PRESETS, plan_engine
+    from studio.jobs.isolation import IsolatedEngine
+    from studio.jobs.isolation_spec import EngineSpec
 
     backend = "torch" if args.engine == "auto" else args.engine
-    spec = EngineSpec(backend=backend, device=args.device, threads=args.threads)
+    plan = plan_engine(BACKEND_PRESETS[backend], device=args.device, streams=1, threads=args.threads)
+    spec = EngineSpec(plan)
     if args.no_tuning:
-        spec = EngineSpec(backend=backend, device=args.device, threads=args.threads,
-                          malloc_mmap_threshold=None, onednn_cache_capacity=None)
+        spec = EngineSpec(plan, malloc_mmap_threshold=None, onednn_cache_capacity=None)
     engine = IsolatedEngine(spec, recycle_after=None)
 
     def measure():

@@ -25,10 +25,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from studio.engine.base import SynthesisSettings  # noqa: E402
-from studio.engine.buffers import BufferPool  # noqa: E402
-from studio.engine.registry import load_engine  # noqa: E402
-from studio.engine.streaming import split_sentences, stream_passage  # noqa: E402
-from studio.engine.voices import get_voice  # noqa: E402
+from studio.engine.serving.buffers import BufferPool  # noqa: E402
+from studio.engine.presets import open_preset  # noqa: E402
+from studio.engine.serving.streaming import split_sentences, stream_passage  # noqa: E402
+from studio.engine.voice.catalog import get_voice  # noqa: E402
 
 PARAGRAPH = (
     "The harbour was quiet when Elena came down the hill, her boots slipping on the wet "
@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     firsts = [int(x) for x in args.first.split(",")]
 
-    engine = load_engine(get_voice(None), "onnx", device="cpu", threads=args.threads)
+    engine = open_preset("fp32-cpu", get_voice(None), device="cpu", threads=args.threads)
     engine.load()
     settings: SynthesisSettings = engine.default_settings
     text = PARAGRAPH

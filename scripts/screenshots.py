@@ -70,7 +70,7 @@ def shoot(args: argparse.Namespace, tmp: Path) -> int:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from studio.qt.render_worker import default_engine_factory
+    from studio.jobs.engines import Isolation
     from studio.qt.session import ProjectSession
     from studio.qt.sinks import NullSink
     from studio.ui.main_window import MainWindow
@@ -78,7 +78,7 @@ def shoot(args: argparse.Namespace, tmp: Path) -> int:
     app = QApplication.instance() or QApplication(["studio"])
     app.setApplicationDisplayName("Audiobook Studio")
     settings = QSettings(str(tmp / "studio.ini"), QSettings.Format.IniFormat)
-    session = ProjectSession(engine_factory=default_engine_factory(isolated=not args.in_process),
+    session = ProjectSession(isolation=None if args.in_process else Isolation(),
                              sink_factory=lambda: NullSink())
     win = MainWindow(session, settings)
     win.resize(1440, 900)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tests/voice.py, shared by fixtures and helpers
 RESOURCES = REPO / "resources"
 SHARED_EPUBS = REPO.parent / "shared" / "fixtures" / "epub"
 
@@ -26,13 +28,9 @@ def shared_epubs() -> Path:
     return SHARED_EPUBS
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def onnx_engine():
-    """The real bundled voice on ONNX Runtime, loaded once per test module."""
-    from studio.engine.registry import load_engine
-    from studio.engine.voices import get_voice
+    """The real bundled voice on ONNX Runtime, loaded once per test session (shared: do not close)."""
+    from voice import bundled_engine
 
-    engine = load_engine(get_voice(None), "onnx")
-    engine.load()
-    yield engine
-    engine.close()
+    return bundled_engine()

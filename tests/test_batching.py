@@ -17,15 +17,9 @@ import pytest
 
 from studio.core.errors import EngineError
 from studio.engine.base import Engine, SynthesisSettings
-from studio.engine.batching import (
-    BatchConfig,
-    BatchedEngine,
-    Batcher,
-    default_batch_config,
-    length_bucket,
-    pad_batch,
-)
-from studio.engine.buffers import BufferPool
+from studio.engine.serving.batcher import BatchConfig, Batcher, length_bucket, pad_batch
+from studio.engine.serving.batched import BatchedEngine, default_batch_config
+from studio.engine.serving.buffers import BufferPool
 
 DETERMINISTIC = SynthesisSettings(noise_scale=0.0, length_scale=1.0, noise_w=0.0)
 
@@ -48,8 +42,8 @@ LONG = (
 
 @pytest.fixture(scope="module")
 def torch_engine():
-    from studio.engine.registry import load_engine
-    from studio.engine.voices import get_voice
+    from studio.engine.presets import open_preset
+    from studio.engine.voice.catalog import get_voice
 
     try:
         import torch
@@ -57,7 +51,7 @@ def torch_engine():
         threads_before = torch.get_num_threads()
         # one thread: robust on a busy 2-core box (torch sets this process-wide,
         # so the previous value is restored afterwards)
-        engine = load_engine(get_voice(None), "torch", threads=1)
+        engine = open_preset("fp32-torch", get_voice(None), threads=1)
         engine.load()
     except Exception as exc:  # noqa: BLE001 - any failure means "not available here"
         pytest.skip(f"torch engine not available: {type(exc).__name__}: {exc}")

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from studio.bench import report
-from studio.bench.runner import BenchConfig, run_bench, spread, targets
+from studio.bench.runner import BenchConfig, run_bench, spread
+from studio.bench.targets import targets
 from test_render_support import studio_cmd
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -158,7 +159,7 @@ def test_gui_reads_the_bench_file(quick_run) -> None:
 
 def test_summary_printing_and_report_of_a_failed_preset(capsys, tmp_path: Path) -> None:
     """The CLI summary and the Markdown cope with a preset that failed and no piper row."""
-    from studio.cli_bench import _print_summary
+    from studio.cli.bench import _print_summary
 
     result = {
         "machine_description": "test box", "machine": {"logical_cpus": 2, "physical_cores": 2, "cpu": "x"},
@@ -179,7 +180,7 @@ def test_summary_printing_and_report_of_a_failed_preset(capsys, tmp_path: Path) 
 
 
 def test_target_verdicts_say_by_how_much() -> None:
-    from studio.bench.runner import Target
+    from studio.bench.targets import Target
 
     assert Target("a", "p", "d", 1.5, 1.3, ">=", "x").verdict()["verdict"] == "met (1.50x >= 1.30x)"
     missed = Target("a", "p", "d", 1.17, 1.3, ">=", "x").verdict()

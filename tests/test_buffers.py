@@ -9,7 +9,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from studio.engine.buffers import BufferPool, round_up_pow2
+from studio.engine.serving.buffers import BufferPool, round_up_pow2
 
 
 def _cycle(pool: BufferPool, rng: np.random.Generator) -> None:
@@ -147,7 +147,7 @@ def test_thread_safety():
 
 def test_torch_pool_on_cpu():
     torch = pytest.importorskip("torch")
-    from studio.engine.buffers import TorchBufferPool
+    from studio.engine.serving.buffers import TorchBufferPool
 
     pool = TorchBufferPool("cpu", min_elements=64)
     a = pool.acquire((4, 10), np.int64)

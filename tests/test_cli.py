@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from studio.cli import parse_chapters
+from studio.cli.common import parse_chapters
 from studio.core.errors import StudioError
 from test_render_support import REPO, ffprobe_duration, studio_cmd
 
@@ -165,7 +165,7 @@ def test_user_errors_are_one_line_exit_2(tmp_path: Path) -> None:
     other = write_manuscript(tmp_path / "other.md", sentences=4, chapters=1)
     (tmp_path / "o").mkdir(exist_ok=True)
     from studio.jobs.session import new_project_settings, open_for_manuscript
-    from studio.engine.voices import get_voice
+    from studio.engine.voice.catalog import get_voice
 
     open_for_manuscript(other, tmp_path / "shared.studio", new_project_settings(get_voice(None))).project.close()
     assert_one_line_error(

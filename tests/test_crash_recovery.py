@@ -27,7 +27,7 @@ import pytest
 
 from studio.core.errors import DiskFull, ProjectError
 from studio.core.types import Book, Chapter
-from studio.engine.voices import get_voice
+from studio.engine.voice.catalog import get_voice
 from studio.jobs.export import export_chapter_files
 from studio.jobs.render import prepare_voices, render_project
 from studio.jobs.session import new_project_settings

@@ -12,7 +12,7 @@ pytest.importorskip("TTS.tts.models.tacotron2")
 
 from studio.core.errors import EngineError  # noqa: E402
 from studio.engine.base import SynthesisSettings  # noqa: E402
-from studio.engine.dynamic_quant import (  # noqa: E402
+from studio.engine.torchvits.dynamic_quant import (  # noqa: E402
     DynamicQuantTorchEngine,
     quantize_dynamic_model,
     random_tacotron2,
@@ -77,7 +77,7 @@ def test_quantize_refuses_non_cpu_fp32(tacotron):
 
 @pytest.fixture(scope="module")
 def vits_engine():
-    from studio.engine.voices import get_voice
+    from studio.engine.voice.catalog import get_voice
 
     engine = DynamicQuantTorchEngine(get_voice(None), threads=2)
     engine.load()

@@ -12,13 +12,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from studio.core.errors import EngineError, VoiceError
+from studio.core.errors import EngineError, PresetUnavailable, VoiceError
 from studio.engine.base import SynthesisSettings
-from studio.engine.onnx_piper import OnnxPiperEngine, cuda_available
-from studio.engine.phonemize import ESPEAK_VOICES, PiperFrontEnd
-from studio.engine.registry import load_engine
-from studio.engine.voice_config import VoiceConfig
-from studio.engine.voices import get_voice
+from studio.engine.onnx.piper import OnnxPiperEngine, cuda_available
+from studio.engine.voice.phonemize import ESPEAK_VOICES, PiperFrontEnd
+from studio.engine.presets import open_preset
+from studio.engine.voice.config import VoiceConfig
+from studio.engine.voice.catalog import get_voice
 
 DETERMINISTIC = SynthesisSettings(noise_scale=0.0, length_scale=1.0, noise_w=0.0)
 SENTENCES = [
@@ -39,11 +39,8 @@ def config(voice) -> VoiceConfig:
 
 
 @pytest.fixture(scope="module")
-def engine(voice):
-    eng = load_engine(voice, "onnx", threads=2)
-    eng.load()
-    yield eng
-    eng.close()
+def engine(onnx_engine):
+    return onnx_engine
 
 
 def _piper_ids(config_path: Path, text: str) -> list[list[int]]:
@@ -234,14 +231,14 @@ def test_cuda_request_without_cuda_falls_back(voice):
     eng.close()
 
 
-def test_registry_errors(voice, tmp_path):
-    with pytest.raises(EngineError, match="unknown backend"):
-        load_engine(voice, "tensorflow")
-    with pytest.raises(EngineError, match="device"):
-        load_engine(voice, "onnx", device="tpu")
+def test_open_preset_errors(voice, tmp_path):
+    with pytest.raises(PresetUnavailable, match="unknown preset"):
+        open_preset("tensorflow", voice)
+    with pytest.raises(PresetUnavailable, match="device"):
+        open_preset("fp32-cpu", voice, device="tpu")
     coqui = voice.__class__(**{**voice.__dict__, "backend": "coqui"})
-    with pytest.raises(EngineError, match="torch backend"):
-        load_engine(coqui, "onnx")
+    with pytest.raises(PresetUnavailable, match="needs a Piper"):
+        open_preset("fp32-cpu", coqui)
 
 
 def test_unreadable_model_is_engine_error(voice, tmp_path):

@@ -57,8 +57,8 @@ def voice_paths():
 
 @pytest.fixture(scope="module")
 def engine(voice_paths):
-    from studio.engine.torch_vits import TorchVitsEngine
-    from studio.engine.voices import bundled_voice
+    from studio.engine.torchvits.engine import TorchVitsEngine
+    from studio.engine.voice.catalog import bundled_voice
 
     eng = TorchVitsEngine(bundled_voice(), device="cpu")
     eng.load()
@@ -100,7 +100,7 @@ def _ort_single(session, seq) -> np.ndarray:
 
 
 def test_initializers_get_their_vits_names(voice_paths):
-    from studio.engine.vits_weights import load_onnx_initializers
+    from studio.engine.torchvits.weights import load_onnx_initializers
 
     inits = load_onnx_initializers(voice_paths[0])
     assert not [k for k in inits if k.startswith("onnx::Conv")], "an anonymous conv weight kept its ONNX name"
@@ -155,7 +155,7 @@ def test_architecture_is_derived_from_the_onnx(engine):
 
 
 def test_front_end_matches_the_piper_front_end(engine, ids):
-    from studio.engine.phonemize import PiperFrontEnd
+    from studio.engine.voice.phonemize import PiperFrontEnd
 
     assert ids[0] == PiperFrontEnd(engine.config).text_to_ids(SENTENCES[0], "en")
     assert ids[0][0] == engine.config.phoneme_id_map["^"][0]
@@ -214,7 +214,7 @@ def test_empty_inputs(engine, ids):
 
 
 def test_close_is_idempotent_and_reload_works(voice_paths):
-    from studio.engine.torch_vits import TorchVitsEngine
+    from studio.engine.torchvits.engine import TorchVitsEngine
 
     eng = TorchVitsEngine(voice_paths[0])
     assert eng.name == "torch" and eng.sample_rate == 22050
@@ -224,7 +224,7 @@ def test_close_is_idempotent_and_reload_works(voice_paths):
 
 def test_low_precision_keeps_durations_in_float32(voice_paths, ids, solos):
     """bfloat16 (fast to test on CPU) for flow + decoder; lengths must not move."""
-    from studio.engine.torch_vits import TorchVitsEngine
+    from studio.engine.torchvits.engine import TorchVitsEngine
 
     eng = TorchVitsEngine(voice_paths[0], dtype="bfloat16")
     try:

@@ -8,7 +8,6 @@ uses :class:`~studio.qt.sinks.NullSink`, a real consumer without a sound card.
 
 from __future__ import annotations
 
-import functools
 import shutil
 import subprocess
 from pathlib import Path
@@ -34,14 +33,7 @@ Le chat dort. Il fait beau aujourd'hui dans le jardin, et les oiseaux chantent d
 """
 
 
-@functools.lru_cache(maxsize=1)
-def bundled_engine() -> Engine:
-    from studio.engine.registry import load_engine
-    from studio.engine.voices import get_voice
-
-    engine = load_engine(get_voice(None), "onnx")
-    engine.load()
-    return engine
+from voice import bundled_engine  # noqa: E402 - the one shared bundled voice
 
 
 class SharedEngine(DelegatingEngine):
@@ -60,7 +52,7 @@ class SharedEngine(DelegatingEngine):
 
 
 def shared_factory(log: list[SharedEngine] | None = None):  # noqa: ANN201
-    def make(voice_id: str, settings) -> Engine:  # noqa: ANN001
+    def make(plan) -> Engine:  # noqa: ANN001 - an EnginePlan, planned exactly as the app plans it
         engine = SharedEngine(bundled_engine())
         if log is not None:
             log.append(engine)

@@ -34,7 +34,7 @@ def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def make_window(qtbot, tmp_path: Path, engines: list | None = None, **session_kw) -> MainWindow:  # noqa: ANN001
-    session_kw.setdefault("engine_factory", shared_factory(engines))
+    session_kw.setdefault("build", shared_factory(engines))
     session_kw.setdefault("sink_factory", lambda: NullSink(speed=8.0))
     session = ProjectSession(readout_interval=0.25, **session_kw)
     win = MainWindow(session, QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat))
@@ -229,9 +229,9 @@ def test_no_audio_device_is_reported_in_the_window(qtbot, tmp_path: Path) -> Non
 
 
 def test_isolated_model_process_renders_and_shows_child_memory(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
-    from studio.qt.render_worker import default_engine_factory
+    from studio.jobs.engines import build_engine
 
-    win = make_window(qtbot, tmp_path, engine_factory=default_engine_factory(isolated=True))
+    win = make_window(qtbot, tmp_path, build=build_engine)
     try:
         open_and_wait(qtbot, win, write_manuscript(tmp_path / "books"))
         children = []

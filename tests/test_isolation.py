@@ -16,21 +16,18 @@ import pytest
 
 from studio.core.errors import EngineError
 from studio.engine.base import SynthesisSettings
-from studio.engine.registry import load_engine
-from studio.engine.voices import get_voice
-from studio.jobs.isolation import (
-    FAULT_ENV,
-    ChildMemory,
-    EngineSpec,
-    InferenceCrashed,
-    IsolatedEngine,
-)
+from studio.engine.presets import open_preset
+from studio.engine.voice.catalog import get_voice
+from studio.jobs._child import FAULT_ENV
+from studio.jobs.engines import plan_engine
+from studio.jobs.isolation_spec import ChildMemory, EngineSpec, InferenceCrashed
+from studio.jobs.isolation import IsolatedEngine
 
 pytestmark = pytest.mark.timeout(120)
 
 # noise 0: deterministic audio, so "correct" means bit-identical to a direct render
 QUIET = SynthesisSettings(noise_scale=0.0, length_scale=1.0, noise_w=0.0)
-SPEC = EngineSpec(backend="onnx", threads=1)
+SPEC = EngineSpec(plan_engine("fp32-cpu", streams=1))
 
 SENTENCES = [
     "The rain had stopped by the time the last train pulled into the station.",
@@ -46,7 +43,7 @@ POISON = "kettle"  # the fault switch's substring: only SENTENCES[3] contains it
 @pytest.fixture(scope="module")
 def direct():
     """The same voice in this process: the reference for every comparison."""
-    engine = load_engine(get_voice(None), "onnx", threads=1)
+    engine = open_preset("fp32-cpu", get_voice(None), threads=1)
     engine.load()
     yield engine
     engine.close()
@@ -153,7 +150,7 @@ def test_sigkill_mid_batch_restarts_and_retries_once(direct, ids):
 
 def test_fault_switch_fails_only_the_poisonous_sentence(direct, ids):
     """(b): crash for real (SIGSEGV) on one sentence of six; the others are exact."""
-    spec = EngineSpec(backend="onnx", threads=1, env=((FAULT_ENV, POISON),))
+    spec = EngineSpec(plan_engine("fp32-cpu", streams=1), env=((FAULT_ENV, POISON),))
     parent_children_before = _children_of_us()
     with IsolatedEngine(spec) as engine:
         results = engine.synthesize_each([engine.text_to_ids(s, "en") for s in SENTENCES], QUIET)
@@ -242,8 +239,8 @@ def test_closed_engine_leaves_no_child_process(ids):
 
 
 def test_engine_that_cannot_load_is_a_readable_error():
-    engine = IsolatedEngine(EngineSpec(backend="no-such-backend"))
-    with pytest.raises(EngineError, match="could not be started.*no-such-backend"):
+    engine = IsolatedEngine(EngineSpec(plan_engine("fp32-cpu", streams=1, options=(("no_such_option", 1),))))
+    with pytest.raises(EngineError, match="could not be started.*no_such_option"):
         engine.load()
     engine.close()
 

@@ -11,7 +11,7 @@ pytest.importorskip("torch")
 pytest.importorskip("TTS.tts.models.vits")
 onnx = pytest.importorskip("onnx")
 
-from studio.engine import onnx_export as ox  # noqa: E402
+from studio.engine.torchvits import export as ox  # noqa: E402
 
 SENTENCES = (
     "The old house at the end of the lane had been empty for years.",
@@ -21,8 +21,8 @@ SENTENCES = (
 
 @pytest.fixture(scope="module")
 def engine():
-    from studio.engine.torch_vits import TorchVitsEngine
-    from studio.engine.voices import get_voice
+    from studio.engine.torchvits.engine import TorchVitsEngine
+    from studio.engine.voice.catalog import get_voice
 
     eng = TorchVitsEngine(get_voice(None), threads=2)
     eng.load()

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from studio.core.errors import ProjectError
-from studio.engine.voices import get_voice
+from studio.engine.voice.catalog import get_voice
 from studio.jobs.export import default_chapters, export_chapter_files, safe_filename
 from studio.jobs.render import RenderProgress, export_chapters, render_project
 from studio.jobs.session import new_project_settings

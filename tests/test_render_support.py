@@ -7,7 +7,6 @@ tests exercise, run unmodified.
 
 from __future__ import annotations
 
-import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -44,15 +43,11 @@ def make_book() -> Book:
     )
 
 
-@functools.lru_cache(maxsize=1)
 def real_engine() -> Engine:
-    """The bundled voice, loaded once per test process (loading takes seconds)."""
-    from studio.engine.registry import load_engine
-    from studio.engine.voices import get_voice
+    """The bundled voice, shared by the whole test process (tests/voice.py)."""
+    from voice import bundled_engine
 
-    engine = load_engine(get_voice(None), "onnx")
-    engine.load()
-    return engine
+    return bundled_engine()
 
 
 class CountingEngine(DelegatingEngine):

@@ -12,10 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from studio.engine.asr import resample, transcribe, word_error_rate
+from studio.bench.asr import resample, transcribe, word_error_rate
 from studio.engine.base import SynthesisSettings
-from studio.engine.registry import load_engine
-from studio.engine.voices import get_voice
 
 pytest.importorskip("pocketsphinx")
 
@@ -29,11 +27,8 @@ BAD = 0.9  # silence and noise must score at or above this
 
 
 @pytest.fixture(scope="module")
-def engine():
-    eng = load_engine(get_voice(None), "onnx", threads=2)
-    eng.load()
-    yield eng
-    eng.close()
+def engine(onnx_engine):
+    return onnx_engine
 
 
 @pytest.fixture(scope="module")

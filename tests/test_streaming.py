@@ -9,8 +9,8 @@ import numpy as np
 from hypothesis import given, settings as hsettings, strategies as st
 
 from studio.engine.base import Engine, SynthesisSettings
-from studio.engine.buffers import BufferPool
-from studio.engine.streaming import AudioChunk, plan_chunks, split_sentences, stream_passage
+from studio.engine.serving.buffers import BufferPool
+from studio.engine.serving.streaming import AudioChunk, plan_chunks, split_sentences, stream_passage
 
 DETERMINISTIC = SynthesisSettings(noise_scale=0.0, length_scale=1.0, noise_w=0.0)
 

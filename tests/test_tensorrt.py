@@ -14,7 +14,7 @@ import pytest
 
 from studio.core.errors import EngineError, PresetUnavailable
 from studio.engine import calibration as cal
-from studio.engine import tensorrt_engine as te
+from studio.engine.tensorrt import engine as te
 from studio.engine.calibration import ShapeProfile
 
 torch = pytest.importorskip("torch")
@@ -276,7 +276,7 @@ def test_engine_refuses_to_load_without_cuda_or_tensorrt():
 
 
 def _voice():
-    from studio.engine.voices import get_voice
+    from studio.engine.voice.catalog import get_voice
 
     return get_voice(None)
 
@@ -295,7 +295,7 @@ def _need_gpu_and_trt():
 def test_tensorrt_int8_builds_caches_and_matches_torch(tmp_path):
     _need_gpu_and_trt()
     from studio.engine.base import SynthesisSettings
-    from studio.engine.torch_vits import TorchVitsEngine
+    from studio.engine.torchvits.engine import TorchVitsEngine
 
     settings = SynthesisSettings(0.0, 1.0, 0.0)
     sentences = list(cal.BUILTIN_SENTENCES[:16])

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from studio.core.errors import VoiceError
-from studio.engine.download import download_coqui_model, download_piper_voice
-from studio.engine.voices import DEFAULT_VOICE_ID, get_voice, list_voices
+from studio.engine.voice.download import download_coqui_model, download_piper_voice
+from studio.engine.voice.catalog import DEFAULT_VOICE_ID, get_voice, list_voices
 
 TEST_VOICE = "en_GB-testjoe-medium"  # served copy of the bundled voice under another name
 
@@ -94,7 +94,7 @@ def test_broken_voices_are_skipped_with_a_warning(tmp_path, empty_coqui, caplog)
     broken_coqui = user / "broken-coqui"
     _install_coqui(broken_coqui)
     (broken_coqui / "config.json").write_text("[]")
-    with caplog.at_level(logging.WARNING, logger="studio.engine.voices"):
+    with caplog.at_level(logging.WARNING, logger="studio.engine.voice.catalog"):
         voices = list_voices(user, coqui_dir=empty_coqui)
     assert [v.id for v in voices] == [DEFAULT_VOICE_ID, "en_US-good-medium"]
     assert voices[0].source == "bundled"

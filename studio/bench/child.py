@@ -62,7 +62,7 @@ class PresetSession:
     def __init__(self, job: dict[str, Any]) -> None:
         from studio.engine.base import SynthesisSettings
         from studio.engine.presets import get_preset, open_preset
-        from studio.engine.voices import get_voice
+        from studio.engine.voice.catalog import get_voice
 
         self.job = job
         self.open_preset = open_preset
@@ -123,7 +123,7 @@ class PresetSession:
 
         # ---------------------------------------------------------- the render path
         if name in STREAM_PRESETS:
-            from studio.engine.cpu_streams import MultiStreamSynthesizer
+            from studio.engine.serving.streams import MultiStreamSynthesizer
 
             engine.close()
             engine = None
@@ -135,7 +135,7 @@ class PresetSession:
             res["streams"] = self.synth.streams
             self.synth.synthesize_all(self.ids_all[:2], settings)  # warm-up
         elif self.cuda:
-            from studio.engine.batching import BatchedEngine
+            from studio.engine.serving.batched import BatchedEngine
 
             self.batched = BatchedEngine(engine, device="cuda", close_engine=False)
             res["mode"] = f"batches of up to {self.batched.max_batch_size} (length buckets)"
@@ -211,7 +211,7 @@ class PresetSession:
             engine = self.open_preset(name, self.voice, **self.options)
             engine.load()
         if sweep:
-            from studio.engine.batching import BatchedEngine
+            from studio.engine.serving.batched import BatchedEngine
 
             sub = [self.ids_all[i] for i in self.job["sweep_indices"]]
             if self.cuda:

@@ -20,7 +20,7 @@ What is measured, per preset:
   for the torch CPU presets. Timed region: front end + synthesis of every sentence,
   engines loaded and warmed up. Slow presets (torch on a small CPU) render the text
   from the start until their time budget is spent; the row says how many sentences.
-* **speed vs batch size** (:class:`~studio.engine.batching.BatchedEngine`) on a few
+* **speed vs batch size** (:class:`~studio.engine.serving.batched.BatchedEngine`) on a few
   sentences, where batching applies (ONNX Runtime on CPU, the CUDA presets).
 * **memory**: peak RSS of the preset's process and its children (sampled every
   0.1 s by the parent, psutil); on CUDA resident / peak VRAM
@@ -28,7 +28,7 @@ What is measured, per preset:
 * **quality** against FP32 (``fp32-cpu``) on the same sentences: log-mel correlation
   (lowest sentence), noise floor in pauses, duration difference
   (:mod:`studio.bench.quality`) and word error rate by pocketsphinx
-  (:mod:`studio.engine.asr`, on a subset: it runs at about real time on a busy
+  (:mod:`studio.bench.asr`, on a subset: it runs at about real time on a busy
   2-core CPU).
 
 Everything, the ``piper`` row included (``--noise-scale 0 --noise-w-scale 0``), is
@@ -67,17 +67,16 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 # the parts; names not used here are re-exported for callers of studio.bench.runner
-from studio.bench.child import (  # noqa: F401 - re-exported
+from studio.bench.child import (
     LATENCY_SENTENCE,
     STREAM_PRESETS,
     ChildFailed,
     PresetChild,
-    PresetSession,
 )
-from studio.bench.machine import LoadMonitor, describe_machine, machine_info, tree_rss  # noqa: F401 - re-exported
-from studio.bench.piper_cli import piper_command, piper_rows, run_piper_cli  # noqa: F401 - re-exported
+from studio.bench.machine import LoadMonitor, describe_machine, machine_info
+from studio.bench.piper_cli import piper_rows, run_piper_cli
 from studio.bench.scoring import REFERENCE_PRESET, Transcripts, quality_vs_reference
-from studio.bench.targets import Target, targets  # noqa: F401 - re-exported
+from studio.bench.targets import targets
 from studio.core.errors import StudioError
 
 log = logging.getLogger(__name__)
@@ -199,8 +198,8 @@ def select_presets(names: Sequence[str] | None) -> tuple[list[str], dict[str, st
 def run_bench(config: BenchConfig, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Measure, compare, judge and write ``bench.json`` / ``bench.md`` / plots; return the result."""
     from studio.engine.presets import get_preset
-    from studio.engine.voice_config import VoiceConfig
-    from studio.engine.voices import get_voice
+    from studio.engine.voice.config import VoiceConfig
+    from studio.engine.voice.catalog import get_voice
 
     say = progress or (lambda _msg: None)
     started = time.perf_counter()
@@ -448,12 +447,8 @@ def _jsonable(value: Any) -> Any:
 
 __all__ = [
     "BenchConfig",
-    "LATENCY_SENTENCE",
     "book_sentences",
-    "machine_info",
     "run_bench",
-    "run_piper_cli",
     "select_presets",
-    "targets",
     "write_outputs",
 ]

@@ -2,7 +2,7 @@
 
 The children only save their noise-0 audio (``<preset>.npz``); scoring happens
 here, after every child has exited, so the metrics (:mod:`studio.bench.quality`)
-and speech recognition (:mod:`studio.engine.asr`, slow: about real time) never
+and speech recognition (:mod:`studio.bench.asr`, slow: about real time) never
 compete with a timed round for the CPU. Transcripts are cached per (preset,
 sentence) so the reference is recognised once, not once per row.
 """
@@ -35,7 +35,7 @@ class Transcripts:
             if self.error is not None:
                 return None
             try:
-                from studio.engine.asr import transcribe, word_error_rate
+                from studio.bench.asr import transcribe, word_error_rate
 
                 t = time.perf_counter()
                 self.cache[key] = word_error_rate(text, transcribe(audio, self.sample_rate))

@@ -102,6 +102,12 @@ class Engine(ABC):
         check_ids_length(ids)
         return self.synthesize_batch([ids], settings)[0]
 
+    def describe(self) -> str:
+        """One line a producer can read: what this engine really runs, on what, in
+        which precision. Presets are honest through it: wrappers add what they do
+        (streams, batches, a model process) to their inner engine's line."""
+        return f"{self.name} engine at {self.sample_rate} Hz"
+
     def close(self) -> None:
         """Release sessions / GPU memory. Idempotent."""
 
@@ -137,6 +143,9 @@ class DelegatingEngine(Engine):
 
     def synthesize_batch(self, ids: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[np.ndarray]:
         return self.inner.synthesize_batch(ids, settings)
+
+    def describe(self) -> str:
+        return self.inner.describe()
 
     def close(self) -> None:
         pass

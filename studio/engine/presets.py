@@ -5,10 +5,9 @@ A preset is data (:class:`Preset`); whether it can run *here* is checked for rea
 and opening one (:func:`open_preset`) either returns an engine or raises
 :class:`~studio.core.errors.PresetUnavailable` with the reason a person can act on.
 
-Every engine :func:`open_preset` returns has ``describe()``, which says what the
-preset actually did on *this* voice (e.g. dynamic quantization counts the layers it
-quantized: zero on a VITS voice, which is all convolutions), and a ``preset``
-attribute naming the :class:`Preset`.
+Every engine says what it actually does on *this* voice through
+:meth:`~studio.engine.base.Engine.describe` (e.g. dynamic quantization counts the
+layers it quantized: zero on a VITS voice, which is all convolutions).
 
 Presets:
 
@@ -28,11 +27,10 @@ from __future__ import annotations
 
 import importlib
 import logging
-import types
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from studio.core.errors import EngineError, PresetUnavailable, StudioError
+from studio.core.errors import EngineError, PresetUnavailable
 from studio.engine.base import Engine
 
 _LOGGER = logging.getLogger(__name__)
@@ -178,9 +176,7 @@ def availability(preset: str | Preset, device: str | None = None) -> tuple[bool,
         if p.precision == "int8":
             try:
                 _import("onnxruntime.quantization")
-                module = _import("studio.engine.int8_cpu")
-                getattr(module, "Int8OnnxEngine")
-            except (ImportError, AttributeError) as exc:
+            except ImportError as exc:
                 return False, f"ONNX Runtime INT8 quantization is unavailable: {exc}"
             return True, f"ONNX Runtime {ort.__version__} INT8 on CPU"
         return True, f"ONNX Runtime {ort.__version__} on CPU"
@@ -222,123 +218,60 @@ def available_presets() -> dict[str, tuple[bool, str]]:
 # ------------------------------------------------------------------ opening
 
 
-def _resolve_voice(voice):
-    if voice is None or isinstance(voice, str):
-        from studio.engine.voices import get_voice
+def open_preset(preset_name: str | Preset, voice=None, *, device: str | None = None,
+                threads: int | None = None, **kw) -> Engine:
+    """One backend engine for ``voice`` (VoiceInfo, voice id, or None = bundled) under a preset.
 
-        return get_voice(voice)
-    return voice
-
-
-def _attach(engine: Engine, preset: Preset, describe=None) -> Engine:
-    """Name the preset on the engine and make sure it can ``describe()`` itself."""
-    engine.preset = preset  # type: ignore[attr-defined]
-    if describe is not None and not callable(getattr(type(engine), "describe", None)):
-        engine.describe = types.MethodType(describe, engine)  # type: ignore[attr-defined]
-    return engine
-
-
-def _describe_onnx(self) -> str:
-    import onnxruntime
-
-    self.load()
-    providers = ", ".join(getattr(self, "providers", []) or ["CPUExecutionProvider"])
-    threads = getattr(self, "threads", None)
-    return (
-        f"fp32-cpu: {self.model_path.name} on ONNX Runtime {onnxruntime.__version__} "
-        f"({providers}, {threads or 'default'} threads), float32, unmodified graph"
-    )
-
-
-def _describe_torch(self) -> str:
-    import torch
-
-    self.load()
-    device = self.torch_device
-    where = (
-        f"{device} ({torch.cuda.get_device_name(device)})"
-        if device.type == "cuda"
-        else f"CPU ({torch.get_num_threads()} threads)"
-    )
-    precision = str(self.dtype).removeprefix("torch.")
-    n_params = sum(p.numel() for p in self.model.parameters())
-    n_half = sum(p.numel() for p in self.model.parameters() if p.dtype == torch.float16)
-    text = (
-        f"{self.preset.name}: coqui Vits on PyTorch {torch.__version__}, {where}, {precision} "
-        f"({n_half if precision == 'float16' else n_params:,} of {n_params:,} parameters in {precision})"
-    )
-    report = getattr(self, "weights_report", None)
-    if report is not None and hasattr(report, "summary"):
-        text += f"; weights: {report.summary()}"
-    return text
-
-
-def open_preset(preset_name: str | Preset, voice=None, **kw) -> Engine:
-    """An engine for ``voice`` (VoiceInfo, voice id, or None = bundled) under the preset.
-
-    Raises PresetUnavailable (with the reason) when the preset cannot run here.
-    Keyword arguments go to the engine: ``threads`` everywhere; ``device`` for
-    ``fp32-torch``; ``calibration_sentences`` / ``cache_dir`` for the INT8 presets;
-    anything else the engine's constructor takes. The engine is returned unloaded
-    except where building it is the point of opening it (none today).
+    The leaf of :func:`studio.jobs.engines.build_engine`, which adds streams,
+    batching and the model process around it; call that one to render. Raises
+    PresetUnavailable (with the reason) when the preset cannot run here.
+    ``device`` overrides the preset's device where it allows (``fp32-torch``);
+    ``threads`` is the engine's intra-op thread count; other keywords go to the
+    engine (``calibration_sentences`` / ``cache_dir`` for the INT8 presets). The
+    engine is returned constructed, not loaded.
     """
     preset = get_preset(preset_name)
-    device = kw.pop("device", None)
     ok, reason = availability(preset, device)
     if not ok:
         raise PresetUnavailable(f"preset {preset.name} is unavailable: {reason}")
-    voice = _resolve_voice(voice)
-    threads = kw.pop("threads", None)
+    if voice is None or isinstance(voice, str):
+        from studio.engine.voice.catalog import get_voice
+
+        voice = get_voice(voice)
+    if preset.engine == "onnx" and getattr(voice, "backend", "piper") != "piper":
+        raise PresetUnavailable(f"preset {preset.name} needs a Piper (.onnx) voice; {voice.id} is {voice.backend}")
     try:
         if preset.name == "fp32-cpu":
-            from studio.engine.registry import load_engine
+            from studio.engine.onnx.piper import OnnxPiperEngine
 
             if kw:
                 raise EngineError(f"fp32-cpu takes only threads, got {sorted(kw)}")
-            engine = load_engine(voice, "onnx", device="cpu", threads=threads)
-            return _attach(engine, preset, _describe_onnx)
+            return OnnxPiperEngine(voice.model_path, voice.config_path, threads=threads)
+        if preset.name == "int8-cpu":
+            from studio.engine.onnx.int8 import Int8OnnxEngine
 
+            return Int8OnnxEngine(voice.model_path, voice.config_path, threads=threads, **kw)
         if preset.name == "fp32-torch":
-            from studio.engine.registry import load_engine
+            from studio.engine.torchvits.engine import TorchVitsEngine
 
             if kw:
                 raise EngineError(f"fp32-torch takes only device and threads, got {sorted(kw)}")
-            engine = load_engine(voice, "torch", device=device or "cpu", threads=threads)
-            return _attach(engine, preset, _describe_torch)
-
+            return TorchVitsEngine(voice, device=device or "cpu", threads=threads)
         if preset.name == "dynamic-int8":
-            from studio.engine.dynamic_quant import DynamicQuantTorchEngine
+            from studio.engine.torchvits.dynamic_quant import DynamicQuantTorchEngine
 
-            return _attach(DynamicQuantTorchEngine(voice, threads=threads, **kw), preset)
-
-        if preset.name == "int8-cpu":
-            from studio.engine.int8_cpu import Int8OnnxEngine
-
-            _require_piper(voice, preset)
-            engine = Int8OnnxEngine(voice.model_path, voice.config_path, threads=threads, **kw)
-            return _attach(engine, preset)
-
+            return DynamicQuantTorchEngine(voice, threads=threads, **kw)
         if preset.name == "fp16-cuda":
-            from studio.engine.torch_vits import TorchVitsEngine
+            from studio.engine.torchvits.engine import TorchVitsEngine
 
-            engine = TorchVitsEngine(voice, device="cuda", dtype="float16", threads=threads, **kw)
-            return _attach(engine, preset, _describe_torch)
-
+            return TorchVitsEngine(voice, device=device or "cuda", dtype="float16", threads=threads, **kw)
         if preset.name == "tensorrt-int8":
-            from studio.engine.tensorrt_engine import TensorRTEngine
+            from studio.engine.tensorrt.engine import TensorRTEngine
 
-            engine = TensorRTEngine(voice, device="cuda", precision="int8", threads=threads, **kw)
-            return _attach(engine, preset)
-    except StudioError:
-        raise
+            return TensorRTEngine(voice, device=device or "cuda", precision="int8", threads=threads, **kw)
     except TypeError as exc:  # an engine rejected a keyword
         raise EngineError(f"preset {preset.name}: {exc}") from exc
     raise PresetUnavailable(f"preset {preset.name} has no engine")  # pragma: no cover
-
-
-def _require_piper(voice, preset: Preset) -> None:
-    if getattr(voice, "backend", "piper") != "piper":
-        raise PresetUnavailable(f"preset {preset.name} needs a Piper (.onnx) voice; {voice.id} is {voice.backend}")
 
 
 __all__ = [

@@ -26,6 +26,7 @@ today that serves only the test-only fault switch below, later it can serve logg
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import sys
@@ -38,6 +39,8 @@ from typing import Any
 #: that substring. It exists so the tests can prove that one poisonous sentence fails
 #: alone and the render goes on. It is off unless set; never set it in production.
 FAULT_ENV = "STUDIO_FAULT_CRASH_ON"
+
+log = logging.getLogger(__name__)
 
 
 def _crash() -> None:
@@ -60,8 +63,8 @@ def _memory(served: int) -> dict[str, Any]:
         import psutil
 
         rss = int(psutil.Process().memory_info().rss)
-    except Exception:  # pragma: no cover - psutil is a dependency; stay alive anyway
-        pass
+    except Exception:  # noqa: BLE001 - psutil is a dependency; stay alive anyway, but say so
+        log.exception("cannot read this process's memory")
     stats: dict[str, Any] = {
         "pid": os.getpid(),
         "rss_bytes": rss,
@@ -78,8 +81,8 @@ def _memory(served: int) -> dict[str, Any]:
                 stats["cuda_allocated_bytes"] = int(torch.cuda.memory_allocated())
                 stats["cuda_peak_bytes"] = int(torch.cuda.max_memory_allocated())
                 stats["cuda_reserved_bytes"] = int(torch.cuda.memory_reserved())
-        except Exception:  # pragma: no cover - a broken CUDA stack must not kill us here
-            pass
+        except Exception:  # noqa: BLE001 - a broken CUDA stack must not kill us here, but say so
+            log.exception("cannot read CUDA memory")
     return stats
 
 
@@ -125,6 +128,8 @@ def child_main(conn: Any, spec: Any, env: dict[str, str]) -> None:
                     _crash()
                 payload = engine.synthesize_batch([ids for _, ids in items], settings)
                 served += len(items)
+            elif kind == "describe":
+                payload = engine.describe()
             elif kind == "stats":
                 payload = None
             else:
@@ -140,5 +145,5 @@ def child_main(conn: Any, spec: Any, env: dict[str, str]) -> None:
 
     try:
         engine.close()
-    except Exception:
-        pass
+    except Exception:  # noqa: BLE001 - the parent has gone or asked us to stop; say why in the log
+        log.exception("closing the model failed")

@@ -84,33 +84,19 @@ import numpy as np
 
 from studio.core.errors import EngineError
 from studio.engine.base import Engine, SynthesisSettings
-from studio.jobs._child import FAULT_ENV
 from studio.jobs.isolation_process import _Child, _ChildDied, _death, _reap, spawn_child
-from studio.jobs.isolation_spec import (  # noqa: F401 - DEFAULT_* re-exported (studio.jobs.session)
-    DEFAULT_CUDA_ALLOC_CONF,
-    DEFAULT_MALLOC_MMAP_THRESHOLD,
-    DEFAULT_ONEDNN_CACHE_CAPACITY,
+from studio.jobs.isolation_spec import (
     DEFAULT_RECYCLE_AFTER,
     ChildEvent,
     ChildMemory,
     EngineSpec,
     InferenceCrashed,
     IsolationStats,
-    memory_env,
-    tame_process_memory,
 )
 
+
 __all__ = [
-    "ChildEvent",
-    "ChildMemory",
-    "DEFAULT_RECYCLE_AFTER",
-    "EngineSpec",
-    "FAULT_ENV",
-    "InferenceCrashed",
     "IsolatedEngine",
-    "IsolationStats",
-    "memory_env",
-    "tame_process_memory",
 ]
 
 _LOGGER = logging.getLogger(__name__)
@@ -176,6 +162,11 @@ class IsolatedEngine(Engine):
             self._check_open()
             if self._child is None:
                 self._start()
+
+    def describe(self) -> str:
+        with self._lock:
+            inner = self._request(("describe",))
+        return f"{inner}; model in a child process (restarted if it crashes)"
 
     def text_to_ids(self, text: str, language: str) -> list[int]:
         key = (text, language)
@@ -272,7 +263,8 @@ class IsolatedEngine(Engine):
             import psutil
 
             rss = int(psutil.Process(child.pid).memory_info().rss)
-        except Exception:
+        except Exception as exc:  # noqa: BLE001 - the child may be gone between two readings
+            _LOGGER.debug("cannot read the model process's memory (%s); showing the last answer's", exc)
             return self._memory
         last = self._memory
         return ChildMemory(

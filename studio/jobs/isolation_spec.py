@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 from studio.core.errors import EngineError
 from studio.engine.base import Engine
 
-if TYPE_CHECKING:  # voices.py is a sibling's module; only needed for the annotation
-    from studio.engine.voices import VoiceInfo
+if TYPE_CHECKING:  # engines.py imports this module; the plan type is only an annotation here
+    from studio.jobs.engines import EnginePlan
 
 DEFAULT_RECYCLE_AFTER = 1000
 DEFAULT_CUDA_ALLOC_CONF = "expandable_segments:True"
@@ -107,30 +107,23 @@ class InferenceCrashed(EngineError):
 class EngineSpec:
     """Everything the child needs to build the engine; picklable by construction.
 
-    ``voice=None`` means the bundled voice (``get_voice(None)``), resolved in the child.
-    With ``preset`` set, :func:`studio.engine.presets.open_preset` builds the engine
-    (``preset_options`` are its keyword arguments); otherwise
-    :func:`studio.engine.registry.load_engine` with ``backend``/``device``/``threads``.
-    ``cuda_alloc_conf`` becomes ``PYTORCH_CUDA_ALLOC_CONF`` in the child (``None``:
-    inherit the parent's); ``malloc_mmap_threshold`` and ``onednn_cache_capacity``
-    bound heap growth (see :func:`memory_env`; ``None``: library default); ``env``
-    adds further variables (and wins over the others).
+    ``plan`` is built in the child by :func:`studio.jobs.engines.build_engine` (the
+    same stack a render in this process would get). ``cuda_alloc_conf`` becomes
+    ``PYTORCH_CUDA_ALLOC_CONF`` in the child (``None``: inherit the parent's);
+    ``malloc_mmap_threshold`` and ``onednn_cache_capacity`` bound heap growth (see
+    :func:`memory_env`; ``None``: library default); ``env`` adds further variables
+    (and wins over the others).
     """
 
-    voice: "VoiceInfo | None" = None
-    backend: str = "onnx"
-    preset: str | None = None
-    device: str = "cpu"
-    threads: int | None = None
+    plan: "EnginePlan"
     cuda_alloc_conf: str | None = DEFAULT_CUDA_ALLOC_CONF
     malloc_mmap_threshold: int | None = DEFAULT_MALLOC_MMAP_THRESHOLD
     onednn_cache_capacity: int | None = DEFAULT_ONEDNN_CACHE_CAPACITY
     env: tuple[tuple[str, str], ...] = ()
-    preset_options: tuple[tuple[str, Any], ...] = ()
 
     @property
     def label(self) -> str:
-        return self.preset or self.backend
+        return self.plan.preset
 
     def child_env(self) -> dict[str, str]:
         """Variables set in the child before anything heavy is imported."""
@@ -142,16 +135,9 @@ class EngineSpec:
 
     def build(self) -> Engine:
         """Make the (not yet loaded) engine. Runs in the child."""
-        from studio.engine.voices import get_voice
+        from studio.jobs.engines import build_engine
 
-        voice = self.voice if self.voice is not None else get_voice(None)
-        if self.preset is not None:
-            from studio.engine.presets import open_preset
-
-            return open_preset(self.preset, voice, **dict(self.preset_options))
-        from studio.engine.registry import load_engine
-
-        return load_engine(voice, self.backend, device=self.device, threads=self.threads)
+        return build_engine(self.plan.in_process())
 
 
 @dataclass(frozen=True)

@@ -8,12 +8,12 @@ Why commit per sentence: a book renders for hours, and an interrupted render
 sentence's audio reaches disk atomically before its row says ``done``; a sentence
 whose synthesis raises is marked ``failed`` with the reason and the job goes on.
 
-The seam for batching: synthesis goes through a :data:`BatchSynthesizer` (a list
-of requests in, one audio array or exception per request out). With ``batch_size``
-1 the default, :func:`sequential_synthesizer`, speaks one sentence at a time; with
-larger batches the default is :func:`each_synthesizer`, which batches yet still
-fails only the sentence at fault. Another batcher can be dropped in through
-``make_synthesizer`` without touching the bookkeeping here.
+Synthesis goes through one :data:`BatchSynthesizer` (a list of requests in, one
+audio array or exception per request out), :func:`each_synthesizer`: it hands the
+engine ``batch_size`` sentences at a time (the engine plan's, see
+:mod:`studio.jobs.engines`) yet fails only the sentence at fault. The desktop
+worker wraps the same synthesizer (``make_synthesizer``) to watch it, never to
+replace it.
 
 Failures and what they cost: a sentence the engine cannot speak (an error, a
 sentence over :data:`~studio.engine.base.MAX_IDS_PER_SENTENCE`, or -- with the model
@@ -96,21 +96,6 @@ BatchSynthesizer = Callable[[Sequence[SynthRequest]], "list[np.ndarray | Excepti
 SynthesizerFactory = Callable[[Engine, SynthesisSettings], BatchSynthesizer]
 #: voice id -> engine for that voice (constructed; render_project loads it)
 EngineFactory = Callable[[str], Engine]
-
-
-def sequential_synthesizer(engine: Engine, settings: SynthesisSettings) -> BatchSynthesizer:
-    """The simplest synthesizer: one ``engine.synthesize`` call per sentence."""
-
-    def run(requests: Sequence[SynthRequest]) -> list[np.ndarray | Exception]:
-        out: list[np.ndarray | Exception] = []
-        for req in requests:
-            try:
-                out.append(engine.synthesize(req.text, req.language, settings))
-            except Exception as exc:  # noqa: BLE001 - recorded as the sentence's failure
-                out.append(exc)
-        return out
-
-    return run
 
 
 def each_synthesizer(engine: Engine, settings: SynthesisSettings) -> BatchSynthesizer:
@@ -230,10 +215,10 @@ def prepare_voices(project: Project, voice_ids: Iterable[str], lookup: Callable[
     """Record each voice's model-file fingerprint (it is part of every cache key).
 
     ``lookup`` maps a voice id to something with ``model_path`` (a VoiceInfo);
-    default :func:`studio.engine.voices.get_voice`. A missing voice raises VoiceError.
+    default :func:`studio.engine.voice.catalog.get_voice`. A missing voice raises VoiceError.
     """
     if lookup is None:
-        from studio.engine.voices import get_voice as lookup
+        from studio.engine.voice.catalog import get_voice as lookup
     known = project.voice_fingerprints()
     for vid in sorted(set(voice_ids)):
         fingerprint = file_fingerprint(lookup(vid).model_path)
@@ -281,8 +266,7 @@ def render_project(
     ``engine`` speaks the project's default voice; sentences mapped to another voice
     get ``engine_for(voice_id)`` (those engines are closed at the end) or fail when
     no factory is given. Sentences whose audio is already cached are marked done
-    without synthesis. ``make_synthesizer`` None picks :func:`sequential_synthesizer`
-    for ``batch_size`` 1, else :func:`each_synthesizer`. Returns the final progress
+    without synthesis. ``make_synthesizer`` None is :func:`each_synthesizer`. Returns the final progress
     (``stopped`` if ``should_stop`` ended it early). A failed sentence is recorded and
     the job goes on; :class:`~studio.core.errors.DiskFull` and KeyboardInterrupt stop
     it (sentences in flight go back to ``pending``); everything finished is kept.
@@ -304,11 +288,8 @@ def render_project(
         rows = select()  # keys now carry the current fingerprints
         if verify_present(project, rows):
             rows = select()
-        batch_size = max(1, batch_size)
-        if make_synthesizer is None:
-            make_synthesizer = sequential_synthesizer if batch_size == 1 else each_synthesizer
-        return _Renderer(project, engine, settings, engine_for, make_synthesizer, progress).run(
-            rows, should_stop, batch_size
+        return _Renderer(project, engine, settings, engine_for, make_synthesizer or each_synthesizer, progress).run(
+            rows, should_stop, max(1, batch_size)
         )
 
 
@@ -486,13 +467,3 @@ class _Renderer:
         if self.progress_cb is not None:
             self.progress_cb(snap)
         return snap
-
-
-def __getattr__(name: str) -> Any:
-    """``export_chapters`` lives in :mod:`studio.jobs.export` (it calls back into this
-    module to re-render); importing it lazily here keeps one import path for callers."""
-    if name in ("export_chapters", "export_chapter_files", "ExportedFile"):
-        from studio.jobs import export
-
-        return getattr(export, name)
-    raise AttributeError(name)

@@ -16,9 +16,7 @@ from typing import Literal
 
 from studio.core.errors import ProjectError, StudioError
 from studio.core.types import Book
-from studio.engine.base import Engine, SynthesisSettings
-from studio.jobs.isolation import DEFAULT_CUDA_ALLOC_CONF, DEFAULT_RECYCLE_AFTER
-from studio.jobs.render import EngineFactory
+from studio.engine.base import SynthesisSettings
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project
 
@@ -117,7 +115,7 @@ def apply_choices(project: Project, *, voice_id: str | None = None, backend: str
     settings = project.settings()
     changes: dict[str, object] = {}
     if voice_id and voice_id != settings.voice_id:
-        from studio.engine.voices import get_voice
+        from studio.engine.voice.catalog import get_voice
 
         changes["voice_id"] = voice_id
         changes["synthesis"] = new_project_settings(get_voice(voice_id)).synthesis
@@ -130,62 +128,12 @@ def apply_choices(project: Project, *, voice_id: str | None = None, backend: str
     return settings
 
 
-@dataclass(frozen=True)
-class Isolation:
-    """How to run the model in a child process (:mod:`studio.jobs.isolation`).
-
-    ``recycle_after``: start a fresh model process after this many sentences (0 or
-    None: never) -- a new process is the only sure way to give back memory a long
-    run has fragmented. ``cuda_alloc_conf`` becomes ``PYTORCH_CUDA_ALLOC_CONF`` in
-    the model process (None: inherit this process's environment).
-    """
-
-    recycle_after: int | None = DEFAULT_RECYCLE_AFTER
-    cuda_alloc_conf: str | None = DEFAULT_CUDA_ALLOC_CONF
-
-
-def make_engine(
-    voice_id: str | None,
-    backend: str,
-    *,
-    isolation: Isolation | None = None,
-    device: str = "cpu",
-    threads: int | None = None,
-) -> Engine:
-    """A constructed (not yet loaded) engine for a voice: in this process, or -- with
-    ``isolation`` -- an :class:`~studio.jobs.isolation.IsolatedEngine` whose model
-    runs in a child process, so a native crash costs one sentence, not the job."""
-    from studio.engine.voices import get_voice
-
-    voice = get_voice(voice_id)
-    if isolation is None:
-        from studio.engine.registry import load_engine
-
-        return load_engine(voice, backend, device=device, threads=threads)
-    from studio.jobs.isolation import EngineSpec, IsolatedEngine
-
-    spec = EngineSpec(voice=voice, backend=backend, device=device, threads=threads,
-                      cuda_alloc_conf=isolation.cuda_alloc_conf)
-    return IsolatedEngine(spec, recycle_after=isolation.recycle_after or None)
-
-
-def engine_factory(
-    backend: str, *, device: str = "cpu", threads: int | None = None, isolation: Isolation | None = None
-) -> EngineFactory:
-    """voice id -> constructed engine, for voices mapped to other languages."""
-
-    def make(voice_id: str) -> Engine:
-        return make_engine(voice_id, backend, isolation=isolation, device=device, threads=threads)
-
-    return make
-
-
 def new_project_settings(voice, backend: str = "onnx") -> ProjectSettings:  # voice: VoiceInfo
     """Settings for a new project: the voice author's recommended scales (and, for
     multi-speaker voices, its default speaker) as the starting point."""
     synthesis = SynthesisSettings()
     if voice.backend == "piper":
-        from studio.engine.voice_config import VoiceConfig
+        from studio.engine.voice.config import VoiceConfig
 
         synthesis = VoiceConfig.from_file(voice.config_path).default_settings
     return ProjectSettings(voice_id=voice.id, backend=backend, synthesis=synthesis)

@@ -28,6 +28,7 @@ Used by ``bench/soak.py`` (100 passages of ~300-500 characters) and by
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import random
 import sys
@@ -37,6 +38,8 @@ from typing import Callable, Sequence
 
 from studio.core.errors import EngineError
 from studio.engine.base import Engine, SynthesisSettings
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "SoakResult",
@@ -214,8 +217,8 @@ def process_memory() -> tuple[int, int | None, int | None]:
             if torch.cuda.is_available() and torch.cuda.is_initialized():
                 torch.cuda.synchronize()
                 return rss, int(torch.cuda.memory_allocated()), int(torch.cuda.memory_reserved())
-        except Exception:
-            pass
+        except Exception:  # noqa: BLE001 - a broken CUDA stack: report RSS alone, and say why
+            log.exception("cannot read CUDA memory; reporting RSS only")
     return rss, None, None
 
 
@@ -288,18 +291,20 @@ def run_soak(
 def open_engine(
     backend: str = "auto", *, device: str = "cpu", threads: int | None = None
 ) -> tuple[Engine, tuple[str, ...]]:
-    """The bundled voice on ``backend``, loaded; ``"auto"`` = torch, else onnx.
+    """The bundled voice on ``backend``'s FP32 preset, loaded; ``"auto"`` = torch, else onnx.
 
-    Returns the engine and notes (why a fallback happened).
+    Built like a render's engine (:func:`studio.jobs.engines.build_engine`), one
+    stream, in this process: the soak measures this process. Returns the engine and
+    notes (why a fallback happened).
     """
-    from studio.engine.registry import load_engine
-    from studio.engine.voices import get_voice
+    from studio.jobs.engines import BACKEND_PRESETS, build_engine, plan_engine
 
     order = ["torch", "onnx"] if backend == "auto" else [backend]
     notes: list[str] = []
     for name in order:
         try:
-            engine = load_engine(get_voice(None), name, device=device, threads=threads)
+            plan = plan_engine(BACKEND_PRESETS.get(name, name), device=device, streams=1, threads=threads)
+            engine = build_engine(plan)
             engine.load()
             return engine, tuple(notes)
         except EngineError as exc:
@@ -332,7 +337,7 @@ def soak(
     """
     notes: list[str] = []
     if tune:
-        from studio.jobs.isolation import tame_process_memory
+        from studio.jobs.isolation_spec import tame_process_memory
 
         applied = tame_process_memory()
         notes.append("allocator bounds applied (glibc mmap threshold 128 KiB, oneDNN cache 256)"

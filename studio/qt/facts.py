@@ -168,7 +168,7 @@ def read_bench(project_folder: str | Path | None) -> tuple[dict[str, BenchFigure
 
 
 def list_voice_choices() -> tuple[VoiceChoice, ...]:
-    from studio.engine.voices import list_voices
+    from studio.engine.voice.catalog import list_voices
     from studio.text.inspect import language_prefix
 
     return tuple(

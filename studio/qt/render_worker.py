@@ -3,15 +3,15 @@
 Why one thread that owns the model (Picard's single-thread pool for work that
 must not overlap, Qt's mandelbrot RenderThread for the shape): a GPU or a
 2-core CPU gains nothing from two syntheses at a time and an engine need not be
-thread-safe. The worker loads engines lazily through an :data:`EngineFactory`
-(in-process, or :class:`~studio.jobs.isolation.IsolatedEngine` in a child
-process -- it only ever sees the :class:`~studio.engine.base.Engine` interface)
-and runs jobs with the jobs layer's ``render_project`` (or, for a selection, the
-same loop filtered, :mod:`studio.qt.selection`).
+thread-safe. The worker plans engines exactly as ``studio render`` does
+(:func:`studio.jobs.engines.plan_for_project`: same streams, same CUDA batches,
+same model process), builds them lazily with :func:`~studio.jobs.engines.build_engine`
+(tests lend a shared engine through the same seam) and runs jobs with the jobs
+layer's ``render_project`` and its one synthesizer, which it only watches.
 
 Between two sentences ``render_project`` asks ``should_stop``; that is where the
 worker obeys pause/cancel and serves previews: a preview chunk (from
-:func:`studio.engine.streaming.stream_passage`) goes before the next render
+:func:`studio.engine.serving.streaming.stream_passage`) goes before the next render
 sentence, so a click is heard within one sentence even during a long render, and
 only the newest preview request is ever synthesized.
 
@@ -23,50 +23,26 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
-from typing import Callable, Iterator, Sequence
+from typing import Iterator, Sequence
 
 import numpy as np
 from PySide6.QtCore import QThread, Signal
 
 from studio.engine.base import DelegatingEngine, Engine, SynthesisSettings
-from studio.jobs.render import RenderProgress, SynthRequest, render_project, sequential_synthesizer
+from studio.jobs.engines import EngineBuilder, EnginePlan, Isolation, build_engine, plan_for_project
+from studio.jobs.render import RenderProgress, SynthRequest, each_synthesizer, render_project
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project
 from studio.qt.jobqueue import JobQueue
 from studio.qt.messages import EngineStatus, JobState, PreviewRequest, SentenceState, StateDelta
 from studio.qt.monitor import RenderStats
-from studio.qt.selection import batch_synthesizer, render_sentences
 from studio.qt.tasks import describe_error
 
 log = logging.getLogger(__name__)
 
-#: voice id + project settings -> a constructed (not yet loaded) engine
-EngineFactory = Callable[[str, ProjectSettings], Engine]
 #: loaded engines kept at most (the default voice plus the last other voices used)
 MAX_ENGINES = 3
 EMIT_EVERY_S = 0.25
-
-
-def default_engine_factory(isolated: bool = True) -> EngineFactory:
-    """Engines for the GUI: the project's preset (or backend), optionally in a child process."""
-
-    def make(voice_id: str, settings: ProjectSettings) -> Engine:
-        from studio.engine.voices import get_voice
-
-        voice = get_voice(voice_id)
-        if isolated:
-            from studio.jobs.isolation import EngineSpec, IsolatedEngine
-
-            return IsolatedEngine(EngineSpec(voice=voice, backend=settings.backend, preset=settings.preset or None))
-        if settings.preset:
-            from studio.engine.presets import open_preset
-
-            return open_preset(settings.preset, voice)
-        from studio.engine.registry import load_engine
-
-        return load_engine(voice, settings.backend)
-
-    return make
 
 
 class _Borrowed(DelegatingEngine):
@@ -99,17 +75,18 @@ class RenderWorker(QThread):
     engineStatus = Signal(object)  # EngineStatus
     failed = Signal(object)  # ErrorInfo
 
-    def __init__(self, project: Project, queue: JobQueue, stats: RenderStats, factory: EngineFactory,
-                 feed: PreviewFeed | None = None) -> None:
+    def __init__(self, project: Project, queue: JobQueue, stats: RenderStats, feed: PreviewFeed | None = None, *,
+                 build: EngineBuilder = build_engine, isolation: Isolation | None = Isolation()) -> None:
         super().__init__()
         self.setObjectName("studio-model-worker")
         self.project = project
         self.queue = queue
         self.stats = stats
-        self.factory = factory
+        self.build = build
+        self.isolation = isolation
         self.feed = feed
         self._engines: dict[str, Engine] = {}
-        self._engine_key: tuple[str, str] | None = None
+        self._plan: EnginePlan | None = None
         self._preview: _Preview | None = None
         self._known: dict[int, tuple] = {}
         self._touched: set[int] = set()
@@ -148,19 +125,17 @@ class RenderWorker(QThread):
         try:
             settings = self._job_settings = self.project.settings()
             engine = self._engine(settings.voice_id, settings)
+            assert self._plan is not None
             ids, chapters = self._scope(job)
             self._touched = set(chapters)
-            kwargs = dict(
+            result = render_project(
+                self.project, engine, chapters=set(chapters), sentence_ids=ids,
                 progress=lambda p: self._progress(job_id, p),
                 should_stop=lambda: self._should_stop(job_id),
                 engine_for=lambda vid: _Borrowed(self._engine(vid, settings)),
-                make_synthesizer=self._synthesizer_factory(engine),
-                batch_size=self._batch_size(engine),
+                make_synthesizer=self._watched_synthesizer,
+                batch_size=self._plan.batch_size,
             )
-            if ids is None:
-                result = render_project(self.project, engine, chapters=set(chapters), **kwargs)
-            else:
-                result = render_sentences(self.project, engine, ids, **kwargs)
             self._touched = set(chapters)
             message = f"{result.synthesized} synthesized, {result.reused} from cache, {result.failed} failed"
             status = "cancelled" if result.stopped else "done"
@@ -256,35 +231,23 @@ class RenderWorker(QThread):
         if changes:
             self.statesChanged.emit(StateDelta(tuple(changes)))
 
-    def _synthesizer_factory(self, engine: Engine):
-        base = batch_synthesizer if self._batch_size(engine) > 1 else sequential_synthesizer
+    def _watched_synthesizer(self, eng: Engine, settings: SynthesisSettings):  # noqa: ANN202
+        """The render loop's own synthesizer, watched: sentences show as rendering
+        before they are spoken, and the readouts learn the speed."""
+        inner = each_synthesizer(eng, settings)
 
-        def make(eng: Engine, settings: SynthesisSettings):
-            inner = base(eng, settings)
+        def run(requests: Sequence[SynthRequest]) -> list:
+            ids = [r.sentence_id for r in requests]
+            self.statesChanged.emit(StateDelta(tuple(SentenceState(i, "rendering") for i in ids)))
+            self._touched.update(self._chapter_of[i] for i in ids if i in self._chapter_of)
+            started = time.monotonic()
+            out = inner(requests)
+            spent = time.monotonic() - started
+            good = [a for a in out if isinstance(a, np.ndarray)]
+            self.stats.record(sum(a.size for a in good) / float(eng.sample_rate), spent, len(good))
+            return out
 
-            def run(requests: Sequence[SynthRequest]) -> list:
-                ids = [r.sentence_id for r in requests]
-                self.statesChanged.emit(StateDelta(tuple(SentenceState(i, "rendering") for i in ids)))
-                self._touched.update(self._chapter_of[i] for i in ids if i in self._chapter_of)
-                started = time.monotonic()
-                out = inner(requests)
-                spent = time.monotonic() - started
-                good = [a for a in out if isinstance(a, np.ndarray)]
-                self.stats.record(sum(a.size for a in good) / float(eng.sample_rate), spent, len(good))
-                return out
-
-            return run
-
-        return make
-
-    @staticmethod
-    def _batch_size(engine: Engine) -> int:
-        device = str(getattr(engine, "device", "") or getattr(getattr(engine, "spec", None), "device", "cpu"))
-        if not device.startswith("cuda"):
-            return 1
-        from studio.engine.batching import default_batch_config
-
-        return default_batch_config(device).max_batch_size
+        return run
 
     # ------------------------------------------------------------ previews
 
@@ -306,7 +269,7 @@ class RenderWorker(QThread):
         passage = act.request.passages[act.k]
         try:
             if act.chunks is None:
-                from studio.engine.streaming import stream_passage
+                from studio.engine.serving.streaming import stream_passage
 
                 settings = self._job_settings or self.project.settings()  # never swap engines mid-job
                 engine = self._engine(passage.voice_id, settings)
@@ -348,17 +311,23 @@ class RenderWorker(QThread):
 
     # ------------------------------------------------------------ engines
 
+    def plan_for(self, settings: ProjectSettings) -> EnginePlan:
+        """The engine plan of a job: ``studio render``'s, with this app's model-process choice."""
+        return plan_for_project(settings, isolation=self.isolation)
+
     def _engine(self, voice_id: str, settings: ProjectSettings) -> Engine:
-        key = (settings.backend, settings.preset)
-        if key != self._engine_key:
+        plan = self.plan_for(settings)
+        if plan != self._plan:
             self._close_engines()
-            self._engine_key = key
+            self._plan = plan
         engine = self._engines.pop(voice_id, None)
         if engine is None:
-            label = settings.preset or settings.backend
+            from studio.engine.voice.catalog import get_voice
+
+            label = plan.preset
             self.engineStatus.emit(EngineStatus(f"Loading voice {voice_id} ({label})\u2026", True, label))
             started = time.monotonic()
-            engine = self.factory(voice_id, settings)
+            engine = self.build(plan.with_voice(get_voice(voice_id)))
             try:
                 engine.load()
             except BaseException:

@@ -22,13 +22,14 @@ from typing import Callable, Iterable, Sequence
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from studio.core.errors import StudioError
+from studio.jobs.engines import EngineBuilder, Isolation, build_engine
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project
 from studio.qt.jobqueue import JobQueue
 from studio.qt.messages import ErrorInfo, ExportProgress, JobSpec
 from studio.qt.monitor import MonitorThread, RenderStats, StallMeter
 from studio.qt.preview import PreviewController, SinkFactory
-from studio.qt.render_worker import EngineFactory, RenderWorker, default_engine_factory
+from studio.qt.render_worker import RenderWorker
 from studio.qt.sinks import SoundDeviceSink
 from studio.qt.snapshot import BookSnapshot, ChapterNode, SentenceNode, build_chapter, build_snapshot, with_long_chapters
 from studio.qt.tasks import TaskRunner
@@ -38,7 +39,7 @@ log = logging.getLogger(__name__)
 
 def open_any(path: str | Path, max_sentence_chars: int = 500) -> tuple[Project, str]:
     """A project folder, or a manuscript (its project ``<name>.studio`` beside it is made or resumed)."""
-    from studio.engine.voices import get_voice
+    from studio.engine.voice.catalog import get_voice
     from studio.jobs.session import default_project_dir, new_project_settings, open_for_manuscript
 
     path = Path(path)
@@ -54,7 +55,7 @@ def open_any(path: str | Path, max_sentence_chars: int = 500) -> tuple[Project, 
 
 
 def create_project(manuscript: str | Path, folder: str | Path) -> tuple[Project, str]:
-    from studio.engine.voices import get_voice
+    from studio.engine.voice.catalog import get_voice
     from studio.jobs.session import new_project_settings, open_for_manuscript
 
     opened = open_for_manuscript(Path(manuscript), Path(folder), new_project_settings(get_voice(None)))
@@ -75,11 +76,12 @@ class ProjectSession(QObject):
     error = Signal(object)  # ErrorInfo
     message = Signal(str)
 
-    def __init__(self, parent: QObject | None = None, *, engine_factory: EngineFactory | None = None,
-                 sink_factory: SinkFactory | None = SoundDeviceSink, long_chapter_minutes: float = 60.0,
+    def __init__(self, parent: QObject | None = None, *, build: EngineBuilder = build_engine,
+                 isolation: Isolation | None = Isolation(), sink_factory: SinkFactory | None = SoundDeviceSink, long_chapter_minutes: float = 60.0,
                  readout_interval: float = 1.0) -> None:
         super().__init__(parent)
-        self.engine_factory = engine_factory or default_engine_factory(isolated=True)
+        self.build = build
+        self.isolation = isolation
         self.long_chapter_minutes = long_chapter_minutes
         self.tasks = TaskRunner(self, threads=1, on_error=self.error.emit)
         self.export_tasks = TaskRunner(self, threads=1, on_error=self.error.emit)
@@ -135,7 +137,8 @@ class ProjectSession(QObject):
         self.close_project()
         self.project, self.snapshot, self.settings = project, snapshot, settings
         self.queue = JobQueue()
-        self.worker = RenderWorker(project, self.queue, self.stats, self.engine_factory, self.preview.player)
+        self.worker = RenderWorker(project, self.queue, self.stats, self.preview.player,
+                                   build=self.build, isolation=self.isolation)
         w = self.worker
         w.queueChanged.connect(self.queueChanged)
         w.statesChanged.connect(self.statesChanged)

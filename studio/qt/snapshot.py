@@ -102,7 +102,7 @@ def voice_languages(project: Project, known_voices: Iterable[object] | None = No
     them the voices are looked up (which scans the voice folders).
     """
     if known_voices is None:
-        from studio.engine.voices import list_voices
+        from studio.engine.voice.catalog import list_voices
 
         known_voices = list_voices()
     by_id = {v.id: v for v in known_voices}  # type: ignore[attr-defined]

@@ -46,7 +46,7 @@ def run(path: Path | None = None, *, in_process: bool = False) -> int:
     from PySide6.QtWidgets import QApplication
 
     from studio.qt.logsetup import install_excepthook, setup_file_logging
-    from studio.qt.render_worker import default_engine_factory
+    from studio.jobs.engines import Isolation
     from studio.qt.session import ProjectSession
     from studio.ui.main_window import MainWindow
 
@@ -58,7 +58,7 @@ def run(path: Path | None = None, *, in_process: bool = False) -> int:
     logfile = setup_file_logging()
     settings = QSettings()
     isolated = not in_process and str(settings.value("engine/isolated", "true")).lower() != "false"
-    session = ProjectSession(engine_factory=default_engine_factory(isolated=isolated))
+    session = ProjectSession(isolation=Isolation() if isolated else None)
     window = MainWindow(session, settings)
     undo = install_excepthook(window.show_error)
     log.info("studio GUI started (log file: %s, model %s)", logfile, "in a child process" if isolated else "in-process")

@@ -1,0 +1,87 @@
+"""The ``studio`` command line: one module per command.
+
+Why this shape: every command module has a ``register(subparsers)`` function that
+adds its parser and sets ``func``; the modules are imported when the parser is
+built, so they must import lightly (heavy imports belong inside their handlers).
+``gui`` lives with the desktop app (:mod:`studio.ui.command`). Errors a person can
+act on (:class:`~studio.core.errors.StudioError`) become one ``studio: error:`` line
+and exit code 2 -- never a traceback; a full disk reads ``studio: error: disk full:
+...``. Ctrl-C exits 130 and keeps finished work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import os
+import sys
+from typing import Sequence
+
+from studio import __version__
+from studio.cli.common import EXIT_ERROR, EXIT_INTERRUPTED, INTERRUPTED_MESSAGE
+from studio.core.errors import DiskFull, StudioError, is_disk_full
+
+#: Modules with a ``register(subparsers)`` function, in the order of ``studio --help``.
+COMMAND_MODULES: tuple[str, ...] = (
+    "studio.cli.voices", "studio.cli.inspect", "studio.cli.render", "studio.ui.command", "studio.cli.bench",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="studio", description="Audiobook studio: manuscripts in, chapters out.")
+    parser.add_argument("--version", action="version", version=f"studio {__version__}")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv: debug)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def _setup_logging(verbosity: int) -> None:
+    level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else logging.DEBUG
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("studio: %(levelname)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``studio`` console script and ``python -m studio``."""
+    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv:  # plain `studio` opens the desktop app, as a producer expects
+        argv = ["gui"]
+    args = parser.parse_args(argv)
+    _setup_logging(args.verbose)
+    try:
+        return int(args.func(args) or 0)
+    except StudioError as err:
+        _error(str(err))
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        sys.stderr.write(f"\nstudio: {INTERRUPTED_MESSAGE}\n")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `studio voices | head`
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+        except OSError:
+            pass
+        return 0
+    except OSError as err:  # disk full, permission denied: the environment, not a bug
+        if is_disk_full(err):  # a write the cache, database and writers did not map
+            _error(str(DiskFull(err.filename or "a file", (err.strerror or "no space left on device").lower())))
+            return EXIT_ERROR
+        where = f": {err.filename}" if getattr(err, "filename", None) else ""
+        _error(f"{err.strerror or err}{where}")
+        return EXIT_ERROR
+
+
+def _error(message: str) -> None:
+    line = " ".join(message.split()) or "unknown error"
+    sys.stderr.write(f"studio: error: {line}\n")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

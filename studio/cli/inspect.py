@@ -1,0 +1,76 @@
+"""``studio inspect``: a manuscript's chapters, durations, languages and flags."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from studio.cli.common import format_duration, print_table, require_file
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "inspect", help="show a manuscript's chapters and problems",
+        description="Import a manuscript and report chapters, word counts, estimated "
+        "durations, languages and anything to look at before rendering.",
+    )
+    p.add_argument("file", type=Path, help="manuscript (.txt, .md, .docx, .epub, ...)")
+    p.add_argument("--long-chapter-minutes", type=float, default=60.0, metavar="MIN",
+                   help="flag chapters longer than this when spoken (default: 60)")
+    p.add_argument("--words-per-minute", type=float, default=155.0, metavar="WPM",
+                   help="speaking rate for duration estimates (default: 155)")
+    p.add_argument("--max-sentence-chars", type=int, default=500, metavar="N",
+                   help="split sentences longer than this (default: 500)")
+    p.set_defaults(func=_cmd_inspect)
+
+
+def _cmd_inspect(args: argparse.Namespace) -> int:
+    from studio.engine.voice.catalog import list_voices
+    from studio.text.importer import load_manuscript
+    from studio.text.inspect import inspect_book
+
+    require_file(args.file)
+    book = load_manuscript(args.file, max_sentence_chars=args.max_sentence_chars)
+    voice_languages = {v.language for v in list_voices()}
+    report = inspect_book(
+        book, words_per_minute=args.words_per_minute,
+        long_chapter_minutes=args.long_chapter_minutes, voice_languages=voice_languages,
+    )
+    _print_report(report, sys.stdout)
+    return 0
+
+
+def _print_report(report, out: TextIO) -> None:  # report: studio.text.inspect.BookReport
+    out.write(f"{report.title} -- {report.author or 'unknown author'} (main language: {report.language})\n\n")
+    rows = [("#", "CHAPTER", "WORDS", "DURATION", "LANGUAGES", "FLAGS")]
+    for c in report.chapters:
+        flags = []
+        if c.front_matter:
+            flags.append("front matter (skipped unless chosen)")
+        if c.too_long:
+            flags.append("LONG")
+        if c.split_sentences:
+            flags.append(f"{len(c.split_sentences)} split sentence(s)")
+        if c.unvoiced:
+            flags.append(f"{len(c.unvoiced)} passage(s) without a voice")
+        title = c.title if len(c.title) <= 40 else c.title[:39] + "\u2026"
+        rows.append((str(c.index + 1), title, str(c.word_count), format_duration(c.duration_seconds),
+                     ", ".join(c.languages) or "-", "; ".join(flags)))
+    print_table(rows, out)
+    out.write(
+        f"\n{len(report.chapters)} chapter(s), {report.word_count} words, about "
+        f"{format_duration(report.duration_seconds)} at {report.words_per_minute:g} words per minute; "
+        f"languages: {', '.join(report.languages) or '-'}\n"
+    )
+    warnings = report.warnings()
+    if warnings:
+        out.write("\nto check before rendering:\n")
+        for line in warnings:
+            out.write(f"  - {line}\n")
+        for s in (s for c in report.chapters for s in c.split_sentences):
+            out.write(f"    split: chapter {s.chapter_index + 1}, paragraph {s.paragraph_index + 1}: {s.preview}\n")
+        for p in report.unvoiced:
+            out.write(f"    no '{p.language}' voice: chapter {p.chapter_index + 1}, "
+                      f"paragraph {p.paragraph_index + 1}: {p.preview}\n")

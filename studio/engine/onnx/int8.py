@@ -1,0 +1,133 @@
+"""INT8 Piper voices for the CPU: static quantization only where it does not hurt.
+
+What was measured on the bundled voice (en_US-joe-medium, 2-core AMD EPYC VM,
+ORT 1.32; quality at noise 0 against FP32 with ``studio.bench.quality``; see
+``bench/cpu_presets.py``), and why the default recipe looks the way it does:
+
+* FP32 time per part: decoder stage 2 (full rate) 28 %, stage 1 20 %, flow 16 %,
+  text encoder 10 %, stage 0 8 %, upsamplers 9 %, duration predictor 3 %.
+* The text encoder (``enc_p``) and the duration predictor (``dp``) feed the phoneme
+  durations (``ceil`` of a continuous value): any error there moves durations, so they
+  stay FP32 and the alignment output is bit-identical to the FP32 model.
+* Safe and worth it: the normalizing ``flow`` (alone: log-mel corr 0.997, no pause
+  noise), the decoder's ``conv_pre`` and the resblocks of decoder stages 0 and 1
+  (stage 1 sets the floor). Per-channel s8 weights, u8 asymmetric activations,
+  percentile calibration at 99.95 (99.999 let outliers widen the ranges: pause floor
+  -76 dBFS / corr 0.985; 99.9-99.95: -83 dBFS / 0.993; 99.0 clips: 0.955).
+* Not safe: the resblocks of the last decoder stage (log-mel corr 0.91-0.95, pause
+  floor -59..-65 dBFS, even one resblock of three) and ``conv_post`` (it writes the
+  waveform). ``ConvTranspose`` is not fused into an integer kernel by ORT's CPU
+  provider, so quantizing the upsamplers only adds error.
+* With stage 2 in FP32 it dominates the INT8 graph (~38 %); running the decoder on
+  4-D tensors (:func:`decoder_to_4d`) lets ORT use its blocked NCHWc FP32 kernels
+  there: ~6 % less CPU time, same math.
+
+Calibration feeds each sentence alone (``CalibStridedMinMax=1``): the histogram
+collector cannot stack activations of different lengths. Sentences: a built-in set of
+varied English narration, plus the project's own sentences and/or the file named by
+``$CALIBRATION_DATA_PATH`` when given. Ranges are collected for every Conv and cached
+separately, so a recipe that only picks other nodes rebuilds in seconds.
+
+The quantized model is cached on disk under a key made of the source model's sha256,
+the recipe, the calibration set and the onnxruntime version, and written atomically,
+so a second render (or a second process) reuses it.
+
+The code lives in sibling modules, re-exported here so ``studio.engine.onnx.int8``
+stays the one import path: :mod:`~studio.engine.onnx.int8_recipe` (recipe and node
+plan), :mod:`~studio.engine.onnx.layout` (decoder on 4-D tensors),
+:mod:`~studio.engine.onnx.int8_calibration` (calibration sentences and reader) and
+:mod:`~studio.engine.onnx.int8_build` (quantize, cache). This module keeps the engine.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Sequence
+
+from studio.engine.onnx.int8_build import (
+    Int8Build,
+    _config_for,
+    build_int8,
+)
+from studio.engine.onnx.int8_recipe import (
+    DEFAULT_RECIPE,
+    QuantRecipe,
+)
+from studio.engine.onnx.piper import OnnxPiperEngine
+
+__all__ = [
+    "Int8OnnxEngine",
+]
+
+
+# -------------------------------------------------------------------------- engine
+
+
+class Int8OnnxEngine(OnnxPiperEngine):
+    """:class:`OnnxPiperEngine` running the INT8 build of a Piper voice (CPU only).
+
+    The INT8 model is built (or taken from the cache) on :meth:`load`, since a first
+    build calibrates for a minute or so. Durations, and so the alignment output, are
+    identical to the FP32 voice; see :meth:`describe` for what was quantized.
+    """
+
+    name = "onnx-int8"
+
+    def __init__(
+        self,
+        model_path: str | Path,
+        config_path: str | Path | None = None,
+        *,
+        threads: int | None = None,
+        calibration_sentences: Sequence[str] | None = None,
+        cache_dir: str | Path | None = None,
+        recipe: QuantRecipe = DEFAULT_RECIPE,
+        max_calibration_sentences: int | None = None,
+    ) -> None:
+        source = Path(model_path)
+        super().__init__(source, _config_for(source, config_path), device="cpu", threads=threads)
+        self.source_model_path = source
+        self.recipe = recipe
+        self._calibration_sentences = list(calibration_sentences) if calibration_sentences else None
+        self._cache_dir = cache_dir
+        self._max_calibration = max_calibration_sentences
+        self.build: Int8Build | None = None
+        self._build_lock = threading.Lock()
+
+    def prepare(self) -> Int8Build:
+        """Build or fetch the INT8 model without creating a session."""
+        with self._build_lock:
+            if self.build is None:
+                self.build = build_int8(
+                    self.source_model_path,
+                    self._calibration_sentences,
+                    self._cache_dir,
+                    config_path=self.config_path,
+                    recipe=self.recipe,
+                    max_calibration_sentences=self._max_calibration,
+                )
+                self.model_path = self.build.path
+            return self.build
+
+    def load(self) -> None:
+        self.prepare()
+        super().load()
+
+    def describe(self) -> str:
+        """What is INT8 and what stayed FP32 (and why), from the built model."""
+        build = self.prepare()
+        origin = "cached" if build.cache_hit else f"built in {build.build_seconds:.0f} s"
+        head = (
+            f"{self.source_model_path.name} -> {build.path.name} ({origin}); "
+            f"{build.quantized_conv_nodes} Conv nodes run INT8 (per-channel s8 weights, "
+            f"u8 activations, {self.recipe.calibrate_method} calibration on "
+            f"{build.calibration_sentences} sentences)"
+        )
+        layout = (
+            f"\nlayout: decoder on 4-D tensors ({build.decoder_4d_convs} convs as 2-D, "
+            "ORT's blocked NCHWc FP32 kernels; same math)"
+            if build.decoder_4d_convs
+            else "\nlayout: decoder left 1-D"
+        )
+        return head + "\n" + build.plan.describe() + layout

@@ -1,0 +1,257 @@
+"""Piper voices on ONNX Runtime: the default, CPU-friendly backend.
+
+Why the alignment patch: Piper models accept a dynamic batch, but the audio output
+is padded to the longest item, and the padding region is *not* silent (the decoder
+runs over it). To hand each item exactly its own audio we need each item's true
+length. The model computes it internally (``y_lengths = sum(ceil(durations))``), so
+we expose the per-phoneme-id durations tensor as an extra graph output (Piper's own
+``add_alignment_output``, applied in memory) and crop item ``i`` to
+``sum(durations_i) * hop_length`` samples. The same numbers give per-phoneme
+alignments, which the quality metrics use to find pauses.
+
+If a model cannot be patched (no single ``Ceil`` node), the engine still works by
+running items one at a time, where the output length is exact by construction.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from studio.core.errors import EngineError, VoiceError
+from studio.engine.base import Engine, SynthesisSettings
+from studio.engine.voice.phonemize import PiperFrontEnd
+from studio.engine.voice.config import VoiceConfig
+
+_LOGGER = logging.getLogger(__name__)
+
+#: Per item: (float32 audio in [-1, 1], samples per phoneme id or None).
+AlignedAudio = tuple[np.ndarray, "np.ndarray | None"]
+
+
+def cuda_available() -> bool:
+    """True when this onnxruntime build can run on an NVIDIA GPU."""
+    try:
+        import onnxruntime
+    except ImportError:  # pragma: no cover - core dependency
+        return False
+    return "CUDAExecutionProvider" in onnxruntime.get_available_providers()
+
+
+class OnnxPiperEngine(Engine):
+    """A Piper ``.onnx`` voice run by ONNX Runtime.
+
+    ``device`` is ``"cpu"`` or ``"cuda"``; CUDA falls back to CPU with a warning
+    when this onnxruntime has no CUDA provider (check :attr:`providers` after
+    :meth:`load`, or :func:`cuda_available` before). ``threads`` sets the
+    intra-op thread count (None = onnxruntime's default, all cores); the render
+    pool uses it to split cores between parallel engines.
+    """
+
+    name = "onnx"
+
+    def __init__(
+        self,
+        model_path: str | Path,
+        config_path: str | Path | None = None,
+        *,
+        device: str = "cpu",
+        threads: int | None = None,
+    ) -> None:
+        self.model_path = Path(model_path)
+        self.config_path = Path(config_path) if config_path else Path(f"{self.model_path}.json")
+        if device not in ("cpu", "cuda"):
+            raise EngineError(f"unknown device {device!r} for the onnx engine (cpu or cuda)")
+        if threads is not None and threads < 1:
+            raise EngineError(f"threads must be >= 1, got {threads}")
+        self.device = device
+        self.threads = threads
+        self.config: VoiceConfig = VoiceConfig.from_file(self.config_path)
+        self.front_end = PiperFrontEnd(self.config)
+        self._session = None
+        self._has_alignment = False
+        self._load_lock = threading.Lock()
+        self.providers: list[str] = []
+
+    # ------------------------------------------------------------- interface
+
+    def describe(self) -> str:
+        import onnxruntime
+
+        self.load()
+        providers = ", ".join(self.providers or ["CPUExecutionProvider"])
+        return (
+            f"{self.model_path.name} on ONNX Runtime {onnxruntime.__version__} "
+            f"({providers}, {self.threads or 'default'} threads), float32, unmodified graph"
+        )
+
+    @property
+    def sample_rate(self) -> int:
+        return self.config.sample_rate
+
+    @property
+    def default_settings(self) -> SynthesisSettings:
+        """The voice's own recommended scales."""
+        return self.config.default_settings
+
+    def load(self) -> None:
+        """Create the ONNX session (patched for alignments). Idempotent, thread-safe."""
+        with self._load_lock:
+            if self._session is None:
+                self._session = self._create_session()
+
+    def text_to_ids(self, text: str, language: str) -> list[int]:
+        return self.front_end.text_to_ids(text, language)
+
+    def synthesize_batch(
+        self, ids: Sequence[Sequence[int]], settings: SynthesisSettings
+    ) -> list[np.ndarray]:
+        return [audio for audio, _ in self.synthesize_batch_with_alignments(ids, settings)]
+
+    def synthesize_batch_with_alignments(
+        self, ids: Sequence[Sequence[int]], settings: SynthesisSettings
+    ) -> list[AlignedAudio]:
+        """Like :meth:`synthesize_batch`, plus audio samples per input id.
+
+        ``samples_per_id[k]`` is how many output samples id ``k`` produced (so pad
+        ids between words show the pauses); it sums to ``len(audio)``. It is None
+        only for models that could not be patched for alignments.
+        """
+        if not ids:
+            return []
+        self.load()
+        results: list[AlignedAudio | None] = [None] * len(ids)
+        todo = []
+        for i, seq in enumerate(ids):
+            if len(seq) == 0:
+                results[i] = (np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.int64))
+            else:
+                todo.append(i)
+        if todo:
+            if self._has_alignment:
+                outs = self._run([ids[i] for i in todo], settings)
+            else:
+                outs = [self._run([ids[i]], settings)[0] for i in todo]
+            for i, out in zip(todo, outs):
+                results[i] = out
+        return [r for r in results if r is not None]
+
+    def close(self) -> None:
+        """Drop the session (frees its memory / GPU arena). Idempotent."""
+        with self._load_lock:
+            self._session = None
+
+    # -------------------------------------------------------------- internals
+
+    def _create_session(self):  # -> onnxruntime.InferenceSession
+        try:
+            import onnxruntime
+        except ImportError as exc:  # pragma: no cover - core dependency
+            raise EngineError(f"onnxruntime is not installed ({exc})") from exc
+        if not self.model_path.is_file():
+            raise VoiceError(f"{self.model_path}: voice model not found")
+
+        model_bytes = self._patched_model_bytes()
+
+        options = onnxruntime.SessionOptions()
+        options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
+        options.inter_op_num_threads = 1
+        if self.threads is not None:
+            options.intra_op_num_threads = self.threads
+
+        providers: list = ["CPUExecutionProvider"]
+        if self.device == "cuda":
+            if cuda_available():
+                providers.insert(0, ("CUDAExecutionProvider", {"cudnn_conv_algo_search": "HEURISTIC"}))
+            else:
+                _LOGGER.warning("CUDA requested but onnxruntime has no CUDA provider; using CPU")
+        try:
+            session = onnxruntime.InferenceSession(
+                model_bytes if model_bytes is not None else str(self.model_path),
+                sess_options=options,
+                providers=providers,
+            )
+        except Exception as exc:  # onnxruntime raises its own Fail/InvalidGraph types
+            raise EngineError(f"{self.model_path.name}: cannot load voice model ({exc})") from exc
+        self.providers = list(session.get_providers())
+        _LOGGER.info(
+            "loaded %s (providers=%s, threads=%s, alignment=%s)",
+            self.model_path.name, self.providers, self.threads or "default", self._has_alignment,
+        )
+        return session
+
+    def _patched_model_bytes(self) -> bytes | None:
+        """The model with its duration tensor as an extra output, or None if not patchable."""
+        try:
+            import onnx
+            from piper.patch_voice_with_alignment import add_alignment_output
+        except ImportError as exc:
+            _LOGGER.warning("onnx not importable (%s): batching disabled for %s", exc, self.model_path.name)
+            return None
+        try:
+            model = onnx.load(str(self.model_path))
+        except Exception as exc:  # protobuf DecodeError, OSError, ...
+            raise EngineError(f"{self.model_path.name}: not a readable ONNX model ({exc})") from exc
+        outputs = [o.name for o in model.graph.output]
+        if len(outputs) >= 2:
+            # Already patched on disk (piper's CLI tool writes the file in place).
+            self._has_alignment = True
+            return model.SerializeToString()
+        try:
+            add_alignment_output(model)
+        except ValueError as exc:
+            _LOGGER.warning("%s: no alignment output (%s); items run one by one", self.model_path.name, exc)
+            return model.SerializeToString()
+        self._has_alignment = True
+        return model.SerializeToString()
+
+    def _run(self, batch: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[AlignedAudio]:
+        """One session call for a batch; crops each item to its own length."""
+        session = self._session
+        if session is None:  # closed concurrently
+            raise EngineError("engine is closed")
+        lengths = np.array([len(seq) for seq in batch], dtype=np.int64)
+        pad_id = self.config.phoneme_id_map["_"][0]
+        inputs = np.full((len(batch), int(lengths.max())), pad_id, dtype=np.int64)
+        for row, seq in enumerate(batch):
+            inputs[row, : len(seq)] = np.asarray(seq, dtype=np.int64)
+        feeds = {
+            "input": inputs,
+            "input_lengths": lengths,
+            "scales": np.array(
+                [settings.noise_scale, settings.length_scale, settings.noise_w], dtype=np.float32
+            ),
+        }
+        try:
+            sid = self.config.resolve_speaker(settings.speaker_id)
+        except ValueError as exc:
+            raise EngineError(str(exc)) from exc
+        if sid is not None:
+            feeds["sid"] = np.full(len(batch), sid, dtype=np.int64)
+        try:
+            result = session.run(None, feeds)
+        except Exception as exc:
+            raise EngineError(f"synthesis failed for {self.model_path.name}: {exc}") from exc
+
+        audio = result[0].reshape(len(batch), -1)
+        hop = self.config.hop_length
+        out: list[AlignedAudio] = []
+        for row, seq in enumerate(batch):
+            samples: np.ndarray | None = None
+            if self._has_alignment and len(result) > 1:
+                durations = result[1].reshape(len(batch), -1)[row, : len(seq)]
+                samples = (np.rint(durations).astype(np.int64) * hop)
+                n = max(int(samples.sum()), hop)  # the model clamps y_length to >= 1 frame
+                if n > audio.shape[1]:
+                    raise EngineError(
+                        f"alignment says {n} samples but the model produced {audio.shape[1]}"
+                    )
+                item = audio[row, :n]
+            else:
+                item = audio[row]
+            out.append((np.clip(item, -1.0, 1.0).astype(np.float32, copy=True), samples))
+        return out

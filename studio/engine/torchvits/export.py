@@ -1,0 +1,398 @@
+"""Export the torch VITS (coqui ``Vits`` with a Piper voice's weights) to ONNX.
+
+Two variants, both with dynamic batch and length axes:
+
+``full``
+    Piper's own signature, the whole ``infer`` graph:
+    ``input [B, T] int64, input_lengths [B] int64, scales [3] float32 ->
+    output [B, 1, T_wav] float32, output_lengths [B] int64``. The audio length is
+    data dependent (it comes from the predicted durations), which every runtime
+    must support (ONNX Runtime does; TensorRT needs an output allocator).
+
+``flow_decoder``
+    Only the reverse flow + HiFi-GAN decoder:
+    ``z_p [B, C, T_y] float32, y_mask [B, 1, T_y] float32 -> output [B, 1, T_y*hop]``.
+    ``z_p`` is the expanded prior *after* the noise has been added
+    (``m_p + eps * exp(logs_p) * noise_scale``), so the graph is deterministic and
+    every shape is a plain function of the input shape. This part is ~90% of the
+    FLOPs (the decoder upsamples 256x) and contains only convolutions, so it is the
+    part that always builds in TensorRT. The text encoder and the stochastic
+    duration predictor (small, data-dependent shapes, random ops) stay in torch:
+    :func:`encode_latents` runs them, :func:`split_infer` glues both halves.
+
+Why the TorchScript-based exporter (``dynamo=False``): the output length depends
+on tensor *values* (``ceil(durations)``), which ``torch.export`` cannot express
+without rewriting coqui's modules; the tracer handles it the same way Piper's own
+export does. Its warnings about Python booleans come from coqui's shape asserts
+and the relative-attention window padding (taken for inputs longer than the
+window, which every real sentence is: BOS + pads + phonemes >= 6 ids).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import logging
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    import torch
+
+_LOGGER = logging.getLogger(__name__)
+
+VARIANTS = ("full", "flow_decoder")
+FULL_INPUTS = ("input", "input_lengths", "scales")
+FULL_OUTPUTS = ("output", "output_lengths")
+FLOW_DECODER_INPUTS = ("z_p", "y_mask")
+FLOW_DECODER_OUTPUTS = ("output",)
+DEFAULT_OPSET = 17
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    """One exported graph and what it takes / returns."""
+
+    path: Path
+    variant: str
+    input_names: tuple[str, ...]
+    output_names: tuple[str, ...]
+    opset: int
+    seconds: float
+    hop_length: int
+    latent_channels: int
+    sha256: str = field(default="")
+
+    @property
+    def size_bytes(self) -> int:
+        return self.path.stat().st_size
+
+
+class Latents(NamedTuple):
+    """What the torch half hands the flow+decoder half."""
+
+    z_p: "torch.Tensor"  # [B, C, T_y], noise already applied
+    y_mask: "torch.Tensor"  # [B, 1, T_y] 0/1 in the model dtype
+    y_lengths: "torch.Tensor"  # [B] int64 frames
+
+
+# ------------------------------------------------------------------ torch halves
+
+
+def encode_latents(
+    model,
+    x: "torch.Tensor",
+    x_lengths: "torch.Tensor",
+    noise_scale: float = 0.667,
+    length_scale: float = 1.0,
+    noise_w: float = 0.8,
+) -> Latents:
+    """Text encoder + stochastic duration predictor + prior expansion + noise.
+
+    The same operations in the same order as the first half of
+    :func:`studio.engine.torchvits.engine.piper_vits_infer` (everything up to the flow),
+    so ``flow_decode(encode_latents(...))`` reproduces the whole model.
+    """
+    import torch
+    from TTS.tts.utils.helpers import generate_path, sequence_mask
+
+    x_enc, m_p, logs_p, x_mask = model.text_encoder(x, x_lengths)
+    logw = model.duration_predictor(x_enc, x_mask, g=None, reverse=True, noise_scale=noise_w)
+    w = torch.exp(logw) * x_mask * length_scale
+    w_ceil = torch.ceil(w)
+    y_lengths = torch.clamp_min(torch.sum(w_ceil, [1, 2]), 1).long()
+    y_mask = sequence_mask(y_lengths, None).to(x_mask.dtype).unsqueeze(1)
+    attn_mask = x_mask.transpose(1, 2) * y_mask
+    attn = generate_path(w_ceil.squeeze(1), attn_mask)
+    m_p = torch.matmul(m_p, attn)
+    logs_p = torch.matmul(logs_p, attn)
+    z_p = m_p + torch.randn_like(m_p) * torch.exp(logs_p) * noise_scale
+    return Latents(z_p, y_mask, y_lengths)
+
+
+def flow_decode(model, z_p: "torch.Tensor", y_mask: "torch.Tensor") -> "torch.Tensor":
+    """Reverse flow + HiFi-GAN decoder: ``[B, 1, T_y * hop]`` audio."""
+    z = model.flow(z_p, y_mask, g=None, reverse=True)
+    return model.waveform_decoder(z * y_mask, g=None)
+
+
+def split_infer(
+    model,
+    decode: Callable[["torch.Tensor", "torch.Tensor"], "torch.Tensor"],
+    x: "torch.Tensor",
+    x_lengths: "torch.Tensor",
+    noise_scale: float,
+    length_scale: float,
+    noise_w: float,
+    hop_length: int,
+) -> tuple["torch.Tensor", "torch.Tensor"]:
+    """Whole inference with the flow+decoder half delegated to ``decode(z_p, y_mask)``.
+
+    Returns ``(audio [B, T_wav], audio_lengths [B])`` like ``piper_vits_infer``.
+    ``decode`` may be ONNX Runtime, TensorRT or :func:`flow_decode` itself.
+    """
+    lat = encode_latents(model, x, x_lengths, noise_scale, length_scale, noise_w)
+    audio = decode(lat.z_p, lat.y_mask)
+    return audio[:, 0, :], lat.y_lengths * hop_length
+
+
+_FD_CLASS = None
+
+
+def flow_decoder_module(model) -> "torch.nn.Module":
+    """An ``nn.Module`` ``(z_p, y_mask) -> audio [B, 1, T]`` sharing ``model``'s weights."""
+    global _FD_CLASS
+    if _FD_CLASS is None:
+        import torch
+
+        class VitsFlowDecoder(torch.nn.Module):
+            """Reverse flow + waveform decoder of a coqui ``Vits``."""
+
+            def __init__(self, vits) -> None:
+                super().__init__()
+                self.flow = vits.flow
+                self.waveform_decoder = vits.waveform_decoder
+
+            def forward(self, z_p, y_mask):
+                z = self.flow(z_p, y_mask, g=None, reverse=True)
+                return self.waveform_decoder(z * y_mask, g=None)
+
+        _FD_CLASS = VitsFlowDecoder
+    return _FD_CLASS(model)
+
+
+def full_module(model, hop_length: int) -> "torch.nn.Module":
+    """Piper's ONNX signature ``(input, input_lengths, scales) -> (output [B,1,T], output_lengths)``.
+
+    The same module ``TorchVitsEngine.infer_module`` serves, so the export and the
+    engine can never drift apart.
+    """
+    from studio.engine.torchvits.engine import infer_module_class
+
+    return infer_module_class()(model, hop_length)
+
+
+# ------------------------------------------------------------------ export
+
+
+def _model_and_hop(source) -> tuple[Any, int]:
+    """(coqui Vits, hop length) from a TorchVitsEngine or ``(model, hop)``."""
+    if isinstance(source, tuple):
+        return source[0], int(source[1])
+    model = source.model  # TorchVitsEngine loads on access
+    return model, int(getattr(source, "hop_length", 256))
+
+
+def _export_copy(model):
+    """The model itself when it is fp32 on CPU, else an fp32 CPU copy (export on CPU)."""
+    param = next(model.parameters())
+    if param.device.type == "cpu" and param.dtype == __import__("torch").float32:
+        return model
+    return copy.deepcopy(model).float().cpu()
+
+
+def _example_ids(batch: int, vocab: int, seed: int = 0) -> tuple["torch.Tensor", "torch.Tensor"]:
+    """A padded batch of different-length id sequences shaped like real sentences."""
+    import torch
+
+    gen = torch.Generator().manual_seed(seed)
+    lengths = [40 - 9 * i for i in range(batch)]
+    lengths = [max(l, 12) for l in lengths]
+    x = torch.zeros(batch, max(lengths), dtype=torch.long)
+    for b, n in enumerate(lengths):
+        x[b, :n] = torch.randint(1, min(vocab, 120), (n,), generator=gen)
+        x[b, 0] = 1  # BOS
+    return x, torch.tensor(lengths, dtype=torch.long)
+
+
+def file_sha256(path: str | Path, chunk: int = 1 << 20) -> str:
+    """sha256 of a file's bytes (the ``model hash`` of engine cache keys)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while True:
+            block = fh.read(chunk)
+            if not block:
+                break
+            h.update(block)
+    return h.hexdigest()
+
+
+def export_onnx(
+    source,
+    path: str | Path,
+    variant: str = "full",
+    *,
+    opset: int = DEFAULT_OPSET,
+    example_batch: int = 2,
+) -> ExportResult:
+    """Export ``source`` (a TorchVitsEngine, or ``(vits_model, hop_length)``) to ``path``.
+
+    ``variant`` is ``"full"`` or ``"flow_decoder"`` (see the module doc). The export
+    runs on CPU in fp32 (a copy is made if the engine lives on CUDA / in fp16).
+    """
+    import torch
+
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown export variant {variant!r}; choose one of {VARIANTS}")
+    model, hop = _model_and_hop(source)
+    model = _export_copy(model).eval()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    vocab = model.text_encoder.emb.num_embeddings
+    x, x_lengths = _example_ids(example_batch, vocab)
+
+    with torch.inference_mode():
+        lat = encode_latents(model, x, x_lengths, 0.0, 1.0, 0.0)
+    channels = int(lat.z_p.shape[1])
+
+    if variant == "full":
+        module = full_module(model, hop).eval()
+        args = (x, x_lengths, torch.tensor([0.667, 1.0, 0.8], dtype=torch.float32))
+        inputs, outputs = FULL_INPUTS, FULL_OUTPUTS
+        axes = {
+            "input": {0: "batch", 1: "phonemes"},
+            "input_lengths": {0: "batch"},
+            "output": {0: "batch", 2: "samples"},
+            "output_lengths": {0: "batch"},
+        }
+    else:
+        module = flow_decoder_module(model).eval()
+        args = (lat.z_p.clone(), lat.y_mask.clone())
+        inputs, outputs = FLOW_DECODER_INPUTS, FLOW_DECODER_OUTPUTS
+        axes = {
+            "z_p": {0: "batch", 2: "frames"},
+            "y_mask": {0: "batch", 2: "frames"},
+            "output": {0: "batch", 2: "samples"},
+        }
+
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        # coqui's asserts / window padding under tracing: see the module doc
+        warnings.simplefilter("ignore")
+        with torch.no_grad():
+            torch.onnx.export(
+                module,
+                args,
+                str(path),
+                dynamo=False,
+                opset_version=opset,
+                input_names=list(inputs),
+                output_names=list(outputs),
+                dynamic_axes=axes,
+                do_constant_folding=True,
+            )
+    seconds = time.perf_counter() - start
+    result = ExportResult(
+        path=path,
+        variant=variant,
+        input_names=tuple(inputs),
+        output_names=tuple(outputs),
+        opset=opset,
+        seconds=seconds,
+        hop_length=hop,
+        latent_channels=channels,
+        sha256=file_sha256(path),
+    )
+    _LOGGER.info("exported %s VITS to %s in %.1f s (%.1f MiB)", variant, path, seconds, result.size_bytes / 2**20)
+    return result
+
+
+# ------------------------------------------------------------------ checking
+
+
+def pad_ids(id_seqs: Sequence[Sequence[int]], pad_id: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``(ids [B, T] int64, lengths [B] int64)`` zero-padded."""
+    lengths = np.array([len(s) for s in id_seqs], dtype=np.int64)
+    ids = np.full((len(id_seqs), int(lengths.max())), pad_id, dtype=np.int64)
+    for row, seq in enumerate(id_seqs):
+        ids[row, : len(seq)] = seq
+    return ids, lengths
+
+
+def ort_session(path: str | Path, threads: int | None = None):
+    """A CPU ONNX Runtime session for an exported graph."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    if threads:
+        options.intra_op_num_threads = threads
+    options.log_severity_level = 3
+    return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def run_ort(
+    result: ExportResult,
+    session,
+    model,
+    id_seqs: Sequence[Sequence[int]],
+    scales: tuple[float, float, float] = (0.0, 1.0, 0.0),
+) -> list[np.ndarray]:
+    """Per-item audio from an exported graph (the torch half runs ``model`` for ``flow_decoder``)."""
+    import torch
+
+    ids, lengths = pad_ids(id_seqs)
+    if result.variant == "full":
+        audio, out_lengths = session.run(
+            None,
+            {"input": ids, "input_lengths": lengths, "scales": np.asarray(scales, dtype=np.float32)},
+        )
+        return [audio[b, 0, : int(out_lengths[b])] for b in range(len(id_seqs))]
+
+    def decode(z_p, y_mask):
+        (out,) = session.run(None, {"z_p": z_p.float().cpu().numpy(), "y_mask": y_mask.float().cpu().numpy()})
+        return torch.from_numpy(out)
+
+    with torch.inference_mode():
+        audio, out_lengths = split_infer(
+            model, decode, torch.from_numpy(ids), torch.from_numpy(lengths), *scales, result.hop_length
+        )
+    return [audio[b, : int(out_lengths[b])].numpy() for b in range(len(id_seqs))]
+
+
+def run_torch(model, hop_length: int, id_seqs: Sequence[Sequence[int]], scales=(0.0, 1.0, 0.0)) -> list[np.ndarray]:
+    """Reference per-item audio from the torch model (same padding as :func:`run_ort`)."""
+    import torch
+
+    from studio.engine.torchvits.engine import piper_vits_infer
+
+    ids, lengths = pad_ids(id_seqs)
+    with torch.inference_mode():
+        audio, out_lengths = piper_vits_infer(
+            model, torch.from_numpy(ids), torch.from_numpy(lengths), *scales, hop_length
+        )
+    return [audio[b, : int(out_lengths[b])].float().numpy() for b in range(len(id_seqs))]
+
+
+def correlation(a: np.ndarray, b: np.ndarray) -> float:
+    """Pearson correlation of two equal-length signals (1.0 for two identical silences)."""
+    a = np.asarray(a, dtype=np.float64).ravel()
+    b = np.asarray(b, dtype=np.float64).ravel()
+    if a.shape != b.shape:
+        raise ValueError(f"length mismatch {a.shape} vs {b.shape}")
+    if a.std() == 0 or b.std() == 0:
+        return 1.0 if np.allclose(a, b) else 0.0
+    return float(np.corrcoef(a, b)[0, 1])
+
+
+__all__ = [
+    "VARIANTS",
+    "ExportResult",
+    "Latents",
+    "encode_latents",
+    "flow_decode",
+    "flow_decoder_module",
+    "full_module",
+    "split_infer",
+    "export_onnx",
+    "file_sha256",
+    "pad_ids",
+    "ort_session",
+    "run_ort",
+    "run_torch",
+    "correlation",
+]

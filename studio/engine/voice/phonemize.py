@@ -1,0 +1,179 @@
+"""The Piper voices' front end: one sentence + its language -> phoneme ids.
+
+Why this exists instead of calling ``PiperVoice.phonemize``:
+
+* the language is **explicit**. The text layer detects each paragraph's language
+  and we honour it: a French quotation inside an English book is phonemized with
+  espeak's French rules, never guessed from the voice;
+* one of *our* sentences must become exactly one id sequence (one synthesis item,
+  one cache entry), whereas espeak may split it further (``"Dr. Smith went."``),
+  so its sub-sentences are joined with a space;
+* it is a pure function of ``(text, language, config)``, so results can be cached
+  and child processes produce the same ids. The only shared thing is espeak-ng
+  itself, a process-global C library, which is driven under a lock (the same lock
+  Piper's own ``PiperVoice`` uses, so both can coexist in one process).
+
+The torch engine reuses this module for Piper-format voices.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import unicodedata
+from functools import lru_cache
+from typing import Any
+
+from studio.core.errors import EngineError
+from studio.engine.voice.config import VoiceConfig
+
+_LOGGER = logging.getLogger(__name__)
+
+BOS = "^"
+EOS = "$"
+PAD = "_"
+
+#: ISO 639-1 (optionally with region) -> espeak-ng voice name as piper's bundled
+#: espeak-ng-data knows it (``espeakbridge.set_voice`` matches voice *file* names
+#: under ``espeak-ng-data/lang``; e.g. ``fr-fr`` is not a file, ``fr`` is).
+#: Every entry is checked against the bundled data by the tests. Languages whose
+#: espeak dictionary is not bundled (Faroese, Pashto) are left out on purpose.
+ESPEAK_VOICES: dict[str, str] = {
+    # regional variants first; lookups try the full tag, then the family
+    "en-us": "en-us", "en-gb": "en", "en-029": "en-029",
+    "pt-br": "pt-br", "pt-pt": "pt",
+    "es-419": "es-419", "es-mx": "es-419", "es-ar": "es-419",
+    "fr-be": "fr-be", "fr-ch": "fr-ch",
+    "zh": "cmn", "zh-cn": "cmn", "zh-tw": "cmn", "zh-hk": "yue",
+    "no": "nb", "nn": "nb", "nb": "nb",
+    # plain families
+    "en": "en-us", "fr": "fr", "de": "de", "es": "es", "it": "it", "pt": "pt",
+    "nl": "nl", "ru": "ru", "pl": "pl", "uk": "uk", "cs": "cs", "sk": "sk",
+    "sl": "sl", "hr": "hr", "sr": "sr", "bs": "bs", "bg": "bg", "mk": "mk",
+    "be": "be", "ro": "ro", "hu": "hu", "fi": "fi", "et": "et", "lt": "lt",
+    "lv": "lv", "sv": "sv", "da": "da", "is": "is", "el": "el", "tr": "tr",
+    "az": "az", "kk": "kk", "ky": "ky", "uz": "uz", "tt": "tt", "ba": "ba",
+    "tk": "tk", "ug": "ug", "ca": "ca", "eu": "eu", "an": "an", "la": "la",
+    "eo": "eo", "cy": "cy", "ga": "ga", "gd": "gd", "mt": "mt", "sq": "sq",
+    "hy": "hy", "ka": "ka", "af": "af", "lb": "lb", "sw": "sw", "tn": "tn",
+    "am": "am", "om": "om", "ti": "ti", "ar": "ar", "he": "he", "fa": "fa",
+    "ku": "ku", "hi": "hi", "ur": "ur", "bn": "bn", "pa": "pa", "gu": "gu",
+    "mr": "mr", "ne": "ne", "or": "or", "as": "as", "sd": "sd", "si": "si",
+    "ta": "ta", "te": "te", "kn": "kn", "ml": "ml", "vi": "vi", "th": "th",
+    "my": "my", "id": "id", "ms": "ms", "mi": "mi", "ja": "ja", "ko": "ko",
+    "ht": "ht", "gn": "gn", "qu": "qu", "kl": "kl",
+}
+
+_BOOTSTRAP = threading.Lock()
+_espeak: tuple[threading.Lock, Any] | None = None
+
+
+def _espeak_handle() -> tuple[threading.Lock, Any]:
+    """The process-wide (lock, EspeakPhonemizer) pair, created on first use.
+
+    Reuses ``piper.voice``'s lock and phonemizer when present so that espeak-ng is
+    initialised once and never driven by two threads at a time, whoever calls it.
+    """
+    global _espeak
+    if _espeak is not None:
+        return _espeak
+    with _BOOTSTRAP:
+        if _espeak is None:
+            try:
+                import piper.voice as piper_voice
+                from piper.phonemize_espeak import EspeakPhonemizer
+            except ImportError as exc:  # pragma: no cover - piper is a core dependency
+                raise EngineError(f"piper-tts is not installed ({exc})") from exc
+            lock = getattr(piper_voice, "_ESPEAK_PHONEMIZER_LOCK", None) or threading.Lock()
+            with lock:
+                phonemizer = getattr(piper_voice, "_ESPEAK_PHONEMIZER", None)
+                if phonemizer is None:
+                    phonemizer = EspeakPhonemizer()
+                    if hasattr(piper_voice, "_ESPEAK_PHONEMIZER"):
+                        piper_voice._ESPEAK_PHONEMIZER = phonemizer
+            _espeak = (lock, phonemizer)
+    return _espeak
+
+
+def normalize_language(language: str) -> str:
+    """``"pt_BR"`` / ``"PT-br"`` -> ``"pt-br"``; the form the tables use."""
+    return language.strip().replace("_", "-").lower()
+
+
+@lru_cache(maxsize=256)
+def espeak_voice_for(language: str, voice_espeak: str, voice_family: str) -> str:
+    """Pick the espeak voice for a sentence in ``language`` spoken by this voice.
+
+    Same language family as the voice -> the voice's own espeak voice (its accent,
+    and the phonemization it was trained on). Otherwise the espeak voice of that
+    language. Unknown language -> EngineError (we never silently fall back).
+    """
+    tag = normalize_language(language)
+    if not tag:
+        raise EngineError("no language given for phonemization")
+    family = tag.split("-", 1)[0]
+    if voice_espeak and family == voice_family:
+        return voice_espeak
+    for key in (tag, family):
+        if key in ESPEAK_VOICES:
+            return ESPEAK_VOICES[key]
+    raise EngineError(f"no espeak-ng voice for language {language!r}")
+
+
+class PiperFrontEnd:
+    """Text -> phonemes -> ids for one Piper voice config.
+
+    Holds only the (immutable) config, so it is cheap to pickle and to share
+    between threads.
+    """
+
+    def __init__(self, config: VoiceConfig) -> None:
+        self.config = config
+        if config.phoneme_type not in ("espeak", "text"):
+            # Piper's pinyin/hebrew/japanese/thai front ends need extra models that
+            # we do not ship; fail at load rather than mid-book.
+            raise EngineError(
+                f"{config.source_path or 'voice'}: phoneme type {config.phoneme_type!r} "
+                "is not supported (only espeak and text voices)"
+            )
+
+    def espeak_voice(self, language: str) -> str:
+        """The espeak-ng voice used for ``language`` with this voice."""
+        return espeak_voice_for(language, self.config.espeak_voice, self.config.language_family)
+
+    def phonemize(self, text: str, language: str) -> list[str]:
+        """One flat phoneme list for one sentence (espeak sub-sentences joined by a space)."""
+        if self.config.phoneme_type == "text":
+            return list(unicodedata.normalize("NFD", text))
+        voice = self.espeak_voice(language)
+        lock, phonemizer = _espeak_handle()
+        with lock:
+            try:
+                sentences = phonemizer.phonemize(
+                    voice, text, vowel_clusters=self.config.vowel_clusters
+                )
+            except RuntimeError as exc:  # espeak could not set the voice
+                raise EngineError(f"espeak-ng failed for language {language!r} ({voice}): {exc}") from exc
+        phonemes: list[str] = []
+        for sentence in sentences:
+            if not sentence:
+                continue
+            if phonemes and phonemes[-1] != " ":
+                phonemes.append(" ")
+            phonemes.extend(sentence)
+        return phonemes
+
+    def phonemes_to_ids(self, phonemes: list[str]) -> list[int]:
+        """Piper's id layout: ``^ _ p1 _ p2 _ ... $`` with unknown phonemes dropped."""
+        from piper.phoneme_ids import phonemes_to_ids
+
+        id_map = self.config.phoneme_id_map
+        known = [p for p in phonemes if p in id_map]
+        if len(known) != len(phonemes):
+            missing = sorted({p for p in phonemes if p not in id_map})
+            _LOGGER.debug("dropping phonemes missing from the voice's id map: %s", missing)
+        return phonemes_to_ids(known, id_map)
+
+    def text_to_ids(self, text: str, language: str) -> list[int]:
+        """The whole front end for one sentence."""
+        return self.phonemes_to_ids(self.phonemize(text, language))

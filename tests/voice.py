@@ -1,0 +1,22 @@
+"""The real bundled voice, loaded once per test process (loading takes seconds).
+
+Plain Python, no Qt and no torch, so every test module can use it on an ONNX-only
+install: :func:`bundled_engine` for helpers, the ``onnx_engine`` fixture
+(``conftest.py``) for tests. Borrowers must not close it.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from studio.engine.base import Engine
+
+
+@functools.lru_cache(maxsize=1)
+def bundled_engine() -> Engine:
+    from studio.engine.presets import open_preset
+    from studio.engine.voice.catalog import get_voice
+
+    engine = open_preset("fp32-cpu", get_voice(None))
+    engine.load()
+    return engine
