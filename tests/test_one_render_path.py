@@ -1,0 +1,116 @@
+"""One render path: the desktop app and ``studio render`` get the same engine stack,
+and the sample renders bit for bit as it did before the engine stack was unified.
+
+The desktop side is the real :class:`~studio.qt.render_worker.RenderWorker` (not
+started: planning and building need no thread); the CLI side is the real parser and
+``render_plan``. Where no GPU exists the CUDA presets are planned and built on a
+fake device: ``torch.cuda`` says a device is there, and nothing is loaded on it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from studio.engine.base import SynthesisSettings
+from studio.engine.presets import PRESETS
+from studio.engine.voice.catalog import get_voice
+from studio.jobs.engines import build_engine
+from studio.jobs.isolation import IsolatedEngine
+from studio.jobs.session import new_project_settings, open_for_manuscript
+from test_render_support import REPO, studio_cmd
+
+CUDA_PRESETS = tuple(name for name, p in PRESETS.items() if p.device == "cuda")
+
+#: sha256 of `studio render` of resources/sample.md with noise off (scales 0), WAV,
+#: measured on the render path as it was before one builder replaced six (commit 3b35aeb)
+SAMPLE_WAV_SHA256 = {
+    "01 - Chapter One The Lamp.wav": "a19bb30644abf41eb20c49e89aee34180eb90a04e46e9cd2c135b044c7f08d3b",
+    "02 - Chapter Two The Visitor.wav": "2a59005a537b227ff2363dd661582413cdc22010d36df8e2b9e595a4701e8f45",
+    "03 - Chapter Three The Storm.wav": "dea362967ef2e0c3542a312e6ff069e34a1ca119651f10652eb01ef0ea99ef9e",
+}
+
+
+@pytest.fixture
+def fake_cuda(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CUDA device for planning and constructing (never loading) the GPU presets."""
+    torch = pytest.importorskip("torch", reason="the CUDA presets are torch presets")
+    if not torch.cuda.is_available():
+        monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+        monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+        monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a: "Fake GPU (test)")
+        monkeypatch.setattr(torch.version, "cuda", torch.version.cuda or "13.0")
+
+
+def _stack(engine) -> tuple:  # noqa: ANN001
+    """What decides how a render runs: wrapper types, streams, batch size, model process."""
+    layers = []
+    while engine is not None:
+        layers.append(type(engine).__name__)
+        engine = getattr(engine, "engine", None)  # BatchedEngine wraps .engine
+    return tuple(layers)
+
+
+@pytest.mark.parametrize("in_process", [False, True], ids=["model-process", "in-process"])
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_desktop_and_cli_build_the_same_engine_stack(qtbot, tmp_path: Path, preset: str, in_process: bool,  # noqa: ANN001
+                                                     request: pytest.FixtureRequest) -> None:
+    from studio.cli import build_parser
+    from studio.cli.render import render_plan
+    from studio.engine.presets import availability, get_preset
+    from studio.jobs.engines import Isolation
+    from studio.qt.jobqueue import JobQueue
+    from studio.qt.monitor import RenderStats
+    from studio.qt.render_worker import RenderWorker
+
+    if preset in CUDA_PRESETS:
+        request.getfixturevalue("fake_cuda")
+    p = get_preset(preset)
+    settings = new_project_settings(get_voice(None)).with_changes(
+        preset=preset, backend="onnx" if p.engine == "onnx" else "torch")
+    args = build_parser().parse_args(["render", "book.md", "-o", str(tmp_path)] + (["--in-process"] if in_process else []))
+    cli = render_plan(args, settings)
+
+    project = open_for_manuscript(REPO / "resources" / "sample.md", tmp_path / "p.studio", settings).project
+    try:
+        worker = RenderWorker(project, JobQueue(), RenderStats(), isolation=None if in_process else Isolation())
+        desktop = worker.plan_for(project.settings())
+    finally:
+        project.close()
+
+    assert desktop == cli  # preset, voice, device, streams, batch size, threads, isolation
+    assert desktop.device == p.device
+    assert desktop.batch_size == (32 if p.device == "cuda" else 8 if p.name in ("fp32-cpu", "int8-cpu") else 1)
+    if in_process and not availability(preset)[0]:
+        pytest.skip(f"{preset} cannot be constructed here: {availability(preset)[1]}")
+    a, b = build_engine(desktop), build_engine(cli)
+    try:
+        assert _stack(a) == _stack(b)
+        if in_process:
+            want = {"fp32-cpu": "MultiStreamEngine", "int8-cpu": "MultiStreamEngine"}.get(
+                preset, "BatchedEngine" if p.device == "cuda" else None)
+            assert want is None or _stack(a)[0] == want
+            assert getattr(a, "streams", 1) == getattr(b, "streams", 1) == desktop.streams
+            assert getattr(a, "max_batch_size", desktop.batch_size) == desktop.batch_size
+        else:
+            assert isinstance(a, IsolatedEngine) and isinstance(b, IsolatedEngine)
+            assert a.spec == b.spec and a.spec.plan == desktop.in_process()
+            assert a.recycle_after == b.recycle_after == 1000
+            assert a.child_pid is None  # constructed only: nothing runs until the first sentence
+    finally:
+        a.close()
+        b.close()
+
+
+def test_sample_render_is_bit_identical_to_the_reference(tmp_path: Path) -> None:
+    """`studio render` of the sample, noise off: the same bytes as before the unification."""
+    quiet = SynthesisSettings(noise_scale=0.0, noise_w=0.0)
+    settings = new_project_settings(get_voice(None)).with_changes(synthesis=quiet)
+    folder = tmp_path / "sample.studio"
+    open_for_manuscript(REPO / "resources" / "sample.md", folder, settings).project.close()
+    done = studio_cmd("render", str(folder), "-o", str(tmp_path / "wav"), "--format", "wav", timeout=600)
+    assert done.returncode == 0, done.stderr
+    got = {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in sorted((tmp_path / "wav").glob("*.wav"))}
+    assert got == SAMPLE_WAV_SHA256
