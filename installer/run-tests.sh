@@ -6,4 +6,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$here/installer/install.sh" --dev
 export QT_QPA_PLATFORM=offscreen
 cd "$here"
-exec "${STUDIO_VENV:-$here/.venv}/bin/python" -m pytest -q "$@"
+py="${STUDIO_VENV:-$here/.venv}"
+# the layer rules (pyproject.toml, [tool.importlinter]) before the suite
+"$py/bin/lint-imports"
+exec "$py/bin/python" -m pytest -q "$@"

@@ -1,0 +1,58 @@
+"""The layer rules (``[tool.importlinter]`` in pyproject.toml) hold, and they bite.
+
+``installer/run-tests.sh`` runs ``lint-imports`` before the suite; these tests show
+the same contracts pass on the real tree and fail on a copy with a deliberate
+violation, so a rule cannot silently stop checking anything.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+LINT = Path(sys.executable).with_name("lint-imports")
+
+pytestmark = pytest.mark.skipif(not LINT.exists(), reason="import-linter is not installed (pip install 'studio[test]')")
+
+
+def lint(root: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    return subprocess.run([str(LINT), "--config", str(root / "pyproject.toml"), "--no-cache"],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=300)
+
+
+def copy_tree(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    shutil.copytree(REPO / "studio", root / "studio", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
+    return root
+
+
+def test_the_tree_keeps_every_contract() -> None:
+    done = lint(REPO)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 broken" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("where", "code", "contract"),
+    [
+        ("studio/engine/onnx/bad.py", "import PySide6\n", "Only the desktop layers import PySide6"),
+        ("studio/engine/onnx/bad.py", "import torch\n", "The ONNX backend never imports torch"),
+        ("studio/text/bad.py", "from studio.jobs import render\n", "Layers:"),
+        ("studio/ui/bad.py", "from studio.engine import presets\n", "The UI reaches the engine only through"),
+    ],
+)
+def test_a_deliberate_violation_breaks_its_contract(tmp_path: Path, where: str, code: str, contract: str) -> None:
+    root = copy_tree(tmp_path)
+    (root / where).write_text(code)
+    done = lint(root)
+    assert done.returncode != 0
+    broken = done.stdout.split("Broken contracts", 1)[-1]
+    assert contract in broken, done.stdout
