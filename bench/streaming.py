@@ -27,7 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from studio.engine.base import SynthesisSettings  # noqa: E402
 from studio.engine.serving.buffers import BufferPool  # noqa: E402
 from studio.engine.presets import open_preset  # noqa: E402
-from studio.engine.serving.streaming import split_sentences, stream_passage  # noqa: E402
+from studio.engine.serving.streaming import stream_passage  # noqa: E402
+from studio.text.segment import sentence_bounds  # noqa: E402
 from studio.engine.voice.catalog import get_voice  # noqa: E402
 
 PARAGRAPH = (
@@ -108,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
 
     # baseline: every sentence rendered before anything can play
     base = []
-    sentences = [text[a:b].strip() for a, b in split_sentences(text)]
+    sentences = [text[a:b].strip() for a, b in sentence_bounds(text)]
     for _ in range(args.reps):
         t0 = time.perf_counter()
         for s in sentences:

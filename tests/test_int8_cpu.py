@@ -15,7 +15,8 @@ import pytest
 
 from studio.bench import quality as Q
 from studio.engine.base import SynthesisSettings
-from studio.engine.onnx.int8_calibration import BUILTIN_CALIBRATION_SENTENCES, gather_calibration_sentences
+from studio.engine.calibration import BUILTIN_SENTENCES as BUILTIN_CALIBRATION_SENTENCES
+from studio.engine.calibration import gather_calibration_sentences
 from studio.engine.onnx.int8_recipe import DEFAULT_RECIPE, QuantRecipe, plan_quantization
 from studio.engine.onnx.int8 import Int8OnnxEngine
 from studio.engine.onnx.int8_build import build_int8, build_int8_model, cache_key, count_quantized_convs

@@ -12,7 +12,8 @@ import pytest
 from studio.core.errors import ProjectError
 from studio.engine.voice.catalog import get_voice
 from studio.jobs.export import default_chapters, export_chapter_files, safe_filename
-from studio.jobs.render import RenderProgress, export_chapters, render_project
+from studio.jobs.export import export_chapters
+from studio.jobs.render import RenderProgress, render_project
 from studio.jobs.session import new_project_settings
 from studio.project import Project
 from test_render_support import CountingEngine, ffprobe_duration, make_book, para, real_engine

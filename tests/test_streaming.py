@@ -10,7 +10,8 @@ from hypothesis import given, settings as hsettings, strategies as st
 
 from studio.engine.base import Engine, SynthesisSettings
 from studio.engine.serving.buffers import BufferPool
-from studio.engine.serving.streaming import AudioChunk, plan_chunks, split_sentences, stream_passage
+from studio.engine.serving.streaming import AudioChunk, plan_chunks, stream_passage
+from studio.text.segment import sentence_bounds, split_spans
 
 DETERMINISTIC = SynthesisSettings(noise_scale=0.0, length_scale=1.0, noise_w=0.0)
 
@@ -38,15 +39,19 @@ def _flat(plan):
 # ------------------------------------------------------------------ planning
 
 
-def test_sentence_splitter_handles_abbreviations_and_quotes():
-    text = 'Mr. Smith met J. R. Tolkien in the U.S. on Monday. "Really?" she asked! It was I. Fine'
-    parts = [text[a:b] for a, b in split_sentences(text)]
+def test_streaming_cuts_where_the_book_is_cut():
+    """Preview chunks start at the text layer's sentence boundaries (one splitter)."""
+    text = 'Mr. Smith met J. R. Tolkien in the U.S. on Monday. "Really?" she asked! It was late. Fine'
+    parts = [text[a:b] for a, b in sentence_bounds(text)]
     assert parts == [
         "Mr. Smith met J. R. Tolkien in the U.S. on Monday. ",
         '"Really?" she asked! ',
-        "It was I. ",
+        "It was late. ",
         "Fine",
     ]
+    assert [p.strip() for p in parts] == [s.text for s in split_spans(text)]
+    starts = {a for a, _ in sentence_bounds(text)}
+    assert {c[0][0] for c in plan_chunks(text, first_chunk_chars=60, chunk_chars=60, growth=1.0)} <= starts
 
 
 def test_first_chunk_is_short_and_ends_at_a_clause():

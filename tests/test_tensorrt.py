@@ -14,8 +14,21 @@ import pytest
 
 from studio.core.errors import EngineError, PresetUnavailable
 from studio.engine import calibration as cal
-from studio.engine.tensorrt import engine as te
-from studio.engine.calibration import ShapeProfile
+from studio.engine.tensorrt import profile as prof
+from studio.engine.tensorrt.build import (
+    FRAME_HEADROOM,
+    VARIANT_ORDER,
+    feed_device_buffers,
+    first_that_builds,
+    fit_frames,
+    full_calibration_batches,
+    int8_mode,
+    layer_precision,
+    make_profile,
+)
+from studio.engine.tensorrt.cache import engine_cache_key, engine_cache_path, load_or_build
+from studio.engine.tensorrt.engine import TensorRTEngine
+from studio.engine.tensorrt.profile import ShapeProfile
 
 torch = pytest.importorskip("torch")
 HAS_CUDA = torch.cuda.is_available()
@@ -30,7 +43,7 @@ BASE = dict(model_hash="ab" * 32, trt_version="10.3.0", gpu_name="NVIDIA H200 sm
 
 def key(**changes):
     args = {**BASE, "profile": PROFILE, **changes}
-    return te.engine_cache_key(
+    return engine_cache_key(
         args.pop("model_hash"), args.pop("trt_version"), args.pop("gpu_name"), args.pop("precision"),
         args.pop("profile"), **args,
     )
@@ -70,37 +83,30 @@ def test_cache_key_rejects_bad_input():
 
 
 def test_cache_path(tmp_path):
-    assert te.engine_cache_path(tmp_path, "abc") == tmp_path / "tensorrt" / "abc.plan"
+    assert engine_cache_path(tmp_path, "abc") == tmp_path / "tensorrt" / "abc.plan"
 
 
 # ------------------------------------------------------------------ calibration data
 
 
-def test_sentence_sources_in_priority_order(tmp_path):
-    assert cal.calibration_sentences(None, env={}).origin == "builtin"
-    assert cal.calibration_sentences(["  One.  ", ""], env={}).sentences == ("One.",)
+def test_sentence_file_is_split_by_the_text_layer(tmp_path):
     lines = tmp_path / "lines.txt"
-    lines.write_text("First line without a stop\nSecond one. It has two.\n\n", encoding="utf-8")
-    src = cal.calibration_sentences(["ignored"], env={cal.CALIBRATION_DATA_ENV: str(lines)})
-    assert src.origin == f"file:{lines}"
-    assert src.sentences == ("First line without a stop", "Second one.", "It has two.")
+    lines.write_text("First line without a stop\nSecond one. It has two.\n", encoding="utf-8")
+    assert cal.read_sentences_file(lines) == ["First line without a stop", "Second one.", "It has two."]
     paras = tmp_path / "paras.txt"
-    paras.write_text("A wrapped\nparagraph. Goes on\nhere.\n\nSecond paragraph!\n", encoding="utf-8")
-    assert cal.read_sentences_file(paras) == ["A wrapped paragraph.", "Goes on here.", "Second paragraph!"]
-    with pytest.raises(FileNotFoundError):
-        cal.calibration_sentences(None, env={cal.CALIBRATION_DATA_ENV: str(tmp_path / "missing.txt")})
+    paras.write_text("A wrapped\nparagraph. Goes on\nhere, said Mr. Smith.\n\nSecond paragraph!\n", encoding="utf-8")
+    assert cal.read_sentences_file(paras) == ["A wrapped paragraph.", "Goes on here, said Mr. Smith.",
+                                              "Second paragraph!"]
 
 
-def test_select_dedupes_sorts_and_spans_lengths():
-    sentences = [f"{'word ' * n}end." for n in range(1, 101)] + ["WORD end.", "word  end."]
-    chosen = cal.select_calibration_set(sentences, n=10)
-    assert len(chosen) == 10
-    assert chosen == sorted(chosen, key=len)
+def test_spread_by_length_spans_the_distribution():
+    sentences = [f"{'word ' * n}end." for n in range(1, 101)]
+    chosen = cal.spread_by_length(sentences, 10)
+    assert len(chosen) == 10 and chosen == [s for s in sentences if s in chosen]  # original order kept
     assert chosen[0] == "word end." and chosen[-1] == f"{'word ' * 100}end."
-    lengths = [len(s) for s in chosen]
+    lengths = sorted(len(s) for s in chosen)
     assert lengths[4] < np.median([len(s) for s in sentences]) < lengths[6]  # spread, not clumped
-    assert cal.select_calibration_set(["b.", "a.", "A."], n=10) == ["a.", "b."]
-    assert len(cal.select_calibration_set(cal.BUILTIN_SENTENCES, 64)) == len(set(cal.BUILTIN_SENTENCES))
+    assert cal.spread_by_length(["b.", "a."], 10) == ["b.", "a."]
 
 
 def test_sentences_to_ids_uses_the_front_end():
@@ -116,42 +122,42 @@ def test_sentences_to_ids_uses_the_front_end():
 
 def test_make_batches_pads_truncates_and_fills():
     seqs = [[1] * n for n in (3, 9, 5, 2, 7)]
-    batches = cal.make_batches(seqs, 2)
+    batches = prof.make_batches(seqs, 2)
     assert [b.shape for b in batches] == [(2, 3), (2, 7), (2, 9)]  # sorted, last filled by cycling
     assert batches[0].lengths.tolist() == [2, 3] and batches[0].ids[0].tolist() == [1, 1, 0]
-    fixed = cal.make_batches(seqs, 4, length=6, sort=False)
+    fixed = prof.make_batches(seqs, 4, length=6, sort=False)
     assert [b.shape for b in fixed] == [(4, 6), (4, 6)]
     assert fixed[0].lengths.tolist() == [3, 6, 5, 2]  # 9 truncated to 6
     assert fixed[1].lengths.tolist() == [6, 3, 6, 5]  # 7 truncated, then cycled
-    assert cal.make_batches([], 4) == []
-    assert [b.shape for b in cal.make_batches(seqs, 4, fill_last=False)] == [(4, 7), (1, 9)]
+    assert prof.make_batches([], 4) == []
+    assert [b.shape for b in prof.make_batches(seqs, 4, fill_last=False)] == [(4, 7), (1, 9)]
 
 
 def test_profile_shapes_from_length_distribution():
     lengths = list(range(10, 110))  # 10..109
-    p = cal.profile_shapes(lengths)
+    p = prof.profile_shapes(lengths)
     assert p.min == 10 and p.opt == int(np.ceil(np.percentile(lengths, 75)))
     assert p.max == int(np.ceil(np.percentile(lengths, 99)))
-    assert cal.profile_shapes(lengths, max_cap=64).as_tuple() == (10, 64, 64)
-    assert cal.profile_shapes(lengths, opt_percentile=50).opt == 60
-    assert cal.profile_shapes([5]).as_tuple() == (5, 5, 5)
-    rounded = cal.profile_shapes(lengths, round_to=8)
+    assert prof.profile_shapes(lengths, max_cap=64).as_tuple() == (10, 64, 64)
+    assert prof.profile_shapes(lengths, opt_percentile=50).opt == 60
+    assert prof.profile_shapes([5]).as_tuple() == (5, 5, 5)
+    rounded = prof.profile_shapes(lengths, round_to=8)
     assert rounded.opt % 8 == 0 and rounded.max % 8 == 0 and rounded.min == 10
     with pytest.raises(ValueError):
-        cal.profile_shapes([])
+        prof.profile_shapes([])
     with pytest.raises(ValueError):
         ShapeProfile(5, 4, 6)
 
 
 def test_trt_profile_shapes_per_variant():
-    prof = te.make_profile(list(range(12, 200)), list(range(60, 1200)), channels=192)
-    assert prof.frames.max >= int(np.percentile(range(60, 1200), 99) * te.FRAME_HEADROOM) - 8
+    prof = make_profile(list(range(12, 200)), list(range(60, 1200)), channels=192)
+    assert prof.frames.max >= int(np.percentile(range(60, 1200), 99) * FRAME_HEADROOM) - 8
     full = prof.input_shapes("full")
     assert full["input"] == ((1, prof.phonemes.min), (8, prof.phonemes.opt), (64, prof.phonemes.max))
     assert full["input_lengths"] == ((1,), (8,), (64,))
     fd = prof.input_shapes("flow_decoder")
     assert fd["z_p"][1] == (8, 192, prof.frames.opt) and fd["y_mask"][2] == (64, 1, prof.frames.max)
-    te.engine_cache_key("h", "10", "g", "int8", fd)  # valid profile for the key
+    engine_cache_key("h", "10", "g", "int8", fd)  # valid profile for the key
     with pytest.raises(ValueError):
         prof.input_shapes("encoder")
 
@@ -162,7 +168,7 @@ def test_trt_profile_shapes_per_variant():
 def test_feeder_checks_shapes_and_runs_out():
     shapes = {"z_p": (2, 4, 8), "y_mask": (2, 1, 8)}
     good = {"z_p": np.ones((2, 4, 8)), "y_mask": np.ones((2, 1, 8))}
-    feeder = cal.CalibrationFeeder([good, good], shapes, {"z_p": np.float32, "y_mask": np.float32})
+    feeder = prof.CalibrationFeeder([good, good], shapes, {"z_p": np.float32, "y_mask": np.float32})
     assert len(feeder) == 2 and feeder.batch_size == 2
     first = feeder.next_batch(["y_mask", "z_p"])
     assert [a.shape for a in first] == [(2, 1, 8), (2, 4, 8)] and first[1].dtype == np.float32
@@ -172,16 +178,16 @@ def test_feeder_checks_shapes_and_runs_out():
     with pytest.raises(KeyError):
         feeder.next_batch(["nope"])
     with pytest.raises(ValueError, match="shape"):
-        cal.CalibrationFeeder([{"z_p": np.ones((2, 4, 9)), "y_mask": np.ones((2, 1, 8))}], shapes)
+        prof.CalibrationFeeder([{"z_p": np.ones((2, 4, 9)), "y_mask": np.ones((2, 1, 8))}], shapes)
     with pytest.raises(ValueError, match="lacks"):
-        cal.CalibrationFeeder([{"z_p": np.ones((2, 4, 8))}], shapes)
+        prof.CalibrationFeeder([{"z_p": np.ones((2, 4, 8))}], shapes)
 
 
 def test_feed_device_buffers_reuses_buffers_and_copies():
     """The calibrator's get_batch, with CPU tensors standing in for CUDA ones."""
-    batches = cal.make_batches([[1, 2, 3], [4, 5], [6], [7, 8, 9, 10]], 2, length=4, sort=False)
-    feeds = te.full_calibration_batches(batches, (0.667, 1.0, 0.8))
-    feeder = cal.CalibrationFeeder(feeds, {"input": (2, 4), "input_lengths": (2,), "scales": (3,)})
+    batches = prof.make_batches([[1, 2, 3], [4, 5], [6], [7, 8, 9, 10]], 2, length=4, sort=False)
+    feeds = full_calibration_batches(batches, (0.667, 1.0, 0.8))
+    feeder = prof.CalibrationFeeder(feeds, {"input": (2, 4), "input_lengths": (2,), "scales": (3,)})
     buffers: dict = {}
     made = []
 
@@ -190,22 +196,22 @@ def test_feed_device_buffers_reuses_buffers_and_copies():
         return torch.from_numpy(arr.copy())
 
     names = ["input", "input_lengths", "scales"]
-    p1 = te.feed_device_buffers(feeder, names, buffers, to_device)
+    p1 = feed_device_buffers(feeder, names, buffers, to_device)
     assert p1 == [buffers[n].data_ptr() for n in names]
     assert buffers["input"].tolist() == [[1, 2, 3, 0], [4, 5, 0, 0]]
-    p2 = te.feed_device_buffers(feeder, names, buffers, to_device)
+    p2 = feed_device_buffers(feeder, names, buffers, to_device)
     assert p2 == p1 and len(made) == 3  # same device memory, new contents
     assert buffers["input"].tolist() == [[6, 0, 0, 0], [7, 8, 9, 10]]
     assert buffers["input_lengths"].tolist() == [1, 4]
-    assert te.feed_device_buffers(feeder, names, buffers, to_device) is None
+    assert feed_device_buffers(feeder, names, buffers, to_device) is None
 
 
 def test_fit_frames_pads_and_crops():
     z = np.arange(2 * 3 * 5, dtype=np.float32).reshape(2, 3, 5)
     m = np.ones((2, 1, 5), dtype=np.float32)
-    z8, m8 = te.fit_frames(z, m, 8)
+    z8, m8 = fit_frames(z, m, 8)
     assert z8.shape == (2, 3, 8) and m8[:, :, 5:].sum() == 0 and (z8[:, :, :5] == z).all()
-    z3, m3 = te.fit_frames(z, m, 3)
+    z3, m3 = fit_frames(z, m, 3)
     assert z3.shape == (2, 3, 3) and m3.shape == (2, 1, 3) and z3.flags["C_CONTIGUOUS"]
 
 
@@ -213,13 +219,13 @@ def test_fit_frames_pads_and_crops():
 
 
 def test_layer_precision_policy_on_exported_names():
-    assert te.layer_precision("/text_encoder/encoder/attn_layers.0/conv_q/Conv") == "fp32"
-    assert te.layer_precision("/duration_predictor/convs/convs_sep.0/Conv") == "fp32"
-    assert te.layer_precision("/waveform_decoder/conv_post/Conv") == "fp16"
-    assert te.layer_precision("/waveform_decoder/resblocks.7/convs.0/Conv") == "fp16"
-    assert te.layer_precision("/waveform_decoder/resblocks.1/convs.0/Conv") == "int8"
-    assert te.layer_precision("/flow/flows.3/enc/in_layers.0/Conv") == "int8"
-    assert te.layer_precision("/waveform_decoder/resblocks.4/convs.0/Conv", last_stage_resblocks=(3, 4, 5)) == "fp16"
+    assert layer_precision("/text_encoder/encoder/attn_layers.0/conv_q/Conv") == "fp32"
+    assert layer_precision("/duration_predictor/convs/convs_sep.0/Conv") == "fp32"
+    assert layer_precision("/waveform_decoder/conv_post/Conv") == "fp16"
+    assert layer_precision("/waveform_decoder/resblocks.7/convs.0/Conv") == "fp16"
+    assert layer_precision("/waveform_decoder/resblocks.1/convs.0/Conv") == "int8"
+    assert layer_precision("/flow/flows.3/enc/in_layers.0/Conv") == "int8"
+    assert layer_precision("/waveform_decoder/resblocks.4/convs.0/Conv", last_stage_resblocks=(3, 4, 5)) == "fp16"
 
 
 def test_load_or_build_caches_atomically(tmp_path):
@@ -230,8 +236,8 @@ def test_load_or_build_caches_atomically(tmp_path):
         calls.append(1)
         return b"serialized-engine"
 
-    assert te.load_or_build(path, build) == (b"serialized-engine", False)
-    assert te.load_or_build(path, build) == (b"serialized-engine", True)
+    assert load_or_build(path, build) == (b"serialized-engine", False)
+    assert load_or_build(path, build) == (b"serialized-engine", True)
     assert len(calls) == 1 and [p.name for p in path.parent.iterdir()] == ["k.plan"]
 
     def broken():
@@ -239,7 +245,7 @@ def test_load_or_build_caches_atomically(tmp_path):
 
     other = tmp_path / "tensorrt" / "other.plan"
     with pytest.raises(RuntimeError):
-        te.load_or_build(other, broken)
+        load_or_build(other, broken)
     assert not other.exists() and len(list(path.parent.iterdir())) == 1
 
 
@@ -249,30 +255,30 @@ def test_whole_graph_first_then_flow_decoder():
             raise EngineError("ONNX parser: NonZero with data-dependent shape")
         return f"engine:{variant}"
 
-    variant, result, failures = te.first_that_builds(te.VARIANT_ORDER, attempt)
+    variant, result, failures = first_that_builds(VARIANT_ORDER, attempt)
     assert (variant, result) == ("flow_decoder", "engine:flow_decoder")
     assert "NonZero" in failures["full"]
-    assert te.first_that_builds(te.VARIANT_ORDER, lambda v: v)[0] == "full"
+    assert first_that_builds(VARIANT_ORDER, lambda v: v)[0] == "full"
     with pytest.raises(EngineError, match="could not build any graph"):
-        te.first_that_builds(te.VARIANT_ORDER, lambda v: 1 / 0)
+        first_that_builds(VARIANT_ORDER, lambda v: 1 / 0)
 
 
 def test_int8_mode_follows_tensorrt_api():
     trt10 = types.SimpleNamespace(BuilderFlag=types.SimpleNamespace(INT8=1, FP16=2), IInt8EntropyCalibrator2=object)
     trt11 = types.SimpleNamespace(BuilderFlag=types.SimpleNamespace(STRIP_PLAN=3))
-    assert te.int8_mode(trt10) == "implicit" and te.int8_mode(trt11) == "explicit"
+    assert int8_mode(trt10) == "implicit" and int8_mode(trt11) == "explicit"
 
 
 @pytest.mark.skipif(HAS_CUDA and HAS_TRT, reason="this machine has CUDA and TensorRT")
 def test_engine_refuses_to_load_without_cuda_or_tensorrt():
-    engine = te.TensorRTEngine(_voice())
+    engine = TensorRTEngine(_voice())
     assert "not built yet" in engine.describe()
     with pytest.raises(PresetUnavailable, match="no CUDA device|TensorRT is not installed"):
         engine.load()
     with pytest.raises(EngineError):
-        te.TensorRTEngine(_voice(), device="cpu")
+        TensorRTEngine(_voice(), device="cpu")
     with pytest.raises(EngineError):
-        te.TensorRTEngine(_voice(), precision="int4")
+        TensorRTEngine(_voice(), precision="int4")
 
 
 def _voice():
@@ -300,7 +306,7 @@ def test_tensorrt_int8_builds_caches_and_matches_torch(tmp_path):
     settings = SynthesisSettings(0.0, 1.0, 0.0)
     sentences = list(cal.BUILTIN_SENTENCES[:16])
     cache = os.environ.get("STUDIO_CACHE_DIR") or tmp_path  # gpu_check.sh shares it with its benchmark
-    engine = te.TensorRTEngine(_voice(), cache_dir=cache, calibration_sentences=sentences,
+    engine = TensorRTEngine(_voice(), cache_dir=cache, calibration_sentences=sentences,
                                max_calibration_sentences=16)
     ref = TorchVitsEngine(_voice(), device="cuda")
     with engine, ref:
@@ -315,7 +321,7 @@ def test_tensorrt_int8_builds_caches_and_matches_torch(tmp_path):
         assert abs(len(g) - len(w)) <= 2 * 256  # durations come from the FP32 encoder/dp layers
         n = min(len(g), len(w))
         assert np.corrcoef(g[:n], w[:n])[0, 1] > 0.9
-    again = te.TensorRTEngine(_voice(), cache_dir=cache, calibration_sentences=sentences,
+    again = TensorRTEngine(_voice(), cache_dir=cache, calibration_sentences=sentences,
                               max_calibration_sentences=16)
     with again:
         assert again.build_info.cache_hit and again.build_info.key == info.key
@@ -326,7 +332,7 @@ def test_tensorrt_flow_decoder_fallback_builds(tmp_path):
     _need_gpu_and_trt()
     from studio.engine.base import SynthesisSettings
 
-    engine = te.TensorRTEngine(_voice(), cache_dir=tmp_path, variants=("flow_decoder",), precision="fp16",
+    engine = TensorRTEngine(_voice(), cache_dir=tmp_path, variants=("flow_decoder",), precision="fp16",
                                calibration_sentences=list(cal.BUILTIN_SENTENCES[:8]))
     with engine:
         (audio,) = engine.synthesize_batch([engine.text_to_ids("Hello there.", "en")], SynthesisSettings(0.0, 1.0, 0.0))

@@ -18,7 +18,7 @@ child -> parent
     ``("ok", payload, stats)``                   answer to one request
     ``("error", "ExcType: message")``            Python-level failure; the child lives on
 
-``stats`` is a plain dict (see :class:`studio.jobs.isolation.ChildMemory`).
+``stats`` is a plain dict (see :class:`studio.jobs.isolation_spec.ChildMemory`).
 
 The text of every item travels with its ids so the child knows what it is speaking;
 today that serves only the test-only fault switch below, later it can serve logging.

@@ -105,7 +105,7 @@ def each_synthesizer(engine: Engine, settings: SynthesisSettings) -> BatchSynthe
     just that request. The rest go to the engine in one call: ``synthesize_each``
     where the engine has it (:class:`~studio.jobs.isolation.IsolatedEngine`: a batch
     that kills the model process twice is retried item by item, so only the
-    poisonous sentence gets :class:`~studio.jobs.isolation.InferenceCrashed`), else
+    poisonous sentence gets :class:`~studio.jobs.isolation_spec.InferenceCrashed`), else
     ``synthesize_batch``; if that call raises, each item is tried alone, so one bad
     sentence never sinks its neighbours.
     """

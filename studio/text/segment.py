@@ -132,6 +132,24 @@ def split_spans(text: str, *, max_chars: int = DEFAULT_MAX_SENTENCE_CHARS) -> li
     return spans
 
 
+def sentence_bounds(text: str) -> list[tuple[int, int]]:
+    """Contiguous ``(start, stop)`` pairs covering ``text``, one per sentence.
+
+    The same boundaries as :func:`split_spans` (without the length cap), as offsets
+    into ``text`` with the whitespace after a sentence included: streaming and
+    calibration cut where the book's sentences are cut, so a preview never starts
+    or pauses anywhere a render would not.
+    """
+    bounds: list[tuple[int, int]] = []
+    start = 0
+    for _end, next_start in _sentence_boundaries(text):
+        bounds.append((start, next_start))
+        start = next_start
+    if start < len(text):
+        bounds.append((start, len(text)))
+    return bounds
+
+
 def _sentence_boundaries(text: str) -> Iterable[tuple[int, int]]:
     """Yield ``(end_of_sentence, start_of_next)`` pairs, left to right.
 

@@ -22,13 +22,8 @@ from pathlib import Path
 from typing import Sequence
 
 from studio.core.errors import EngineError
-from studio.engine.onnx.int8_calibration import (
-    _feeds,
-    _IdsReader,
-    gather_calibration_sentences,
-    sentences_to_ids,
-    spread_by_length,
-)
+from studio.engine.calibration import gather_calibration_sentences, spread_by_length
+from studio.engine.onnx.int8_calibration import _feeds, _IdsReader, sentences_to_ids
 from studio.engine.onnx.layout import decoder_to_4d
 from studio.engine.onnx.int8_recipe import DEFAULT_RECIPE, QuantPlan, QuantRecipe, plan_quantization
 

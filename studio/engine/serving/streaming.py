@@ -48,10 +48,10 @@ import numpy as np
 
 from studio.engine.base import Engine, SynthesisSettings
 from studio.engine.serving.buffers import BufferPool
+from studio.text.segment import sentence_bounds
 
 __all__ = [
     "AudioChunk",
-    "split_sentences",
     "plan_chunks",
     "stream_passage",
     "DEFAULT_FIRST_CHUNK_CHARS",
@@ -103,32 +103,9 @@ class AudioChunk:
 
 # ----------------------------------------------------------------- text splitting
 
-_ABBREVIATIONS = frozenset(
-    """mr mrs ms dr prof sr jr st mt vs etc eg ie cf no vol fig ch pp approx dept est
-    gen col capt lt sgt rev hon jan feb mar apr jun jul aug sep sept oct nov dec""".split()
-)
 _CLOSERS = "\"'”’»)]}"
-# sentence end: terminal punctuation, optional closing quotes/brackets, then whitespace
-_SENTENCE_END = re.compile(r"[.!?…]+[" + re.escape(_CLOSERS) + r"]*(?=\s|$)")
 # clause boundary: , ; : followed by space, or a dash set off by spaces / an em dash
 _CLAUSE_END = re.compile(r"[,;:](?=\s)|\s[-–—]\s|—|–")
-
-
-def _is_abbreviation(text: str, dot: int) -> bool:
-    """True when the ``.`` at ``dot`` ends an abbreviation or an initial (``J.``)."""
-    if text[dot] != ".":
-        return False
-    j = dot
-    while j > 0 and (text[j - 1].isalpha() or text[j - 1] == "."):
-        j -= 1
-    word = text[j:dot].replace(".", "").lower()
-    if not word:
-        return False
-    if len(word) == 1 and text[j:dot].isalpha() and text[j].isupper() and word != "i":
-        return True  # an initial: "J. R. R. Tolkien" (but not "... said I.")
-    if "." in text[j:dot]:
-        return True  # "e.g." / "U.S." style
-    return word in _ABBREVIATIONS
 
 
 def _with_trailing_space(text: str, end: int) -> int:
@@ -136,27 +113,6 @@ def _with_trailing_space(text: str, end: int) -> int:
     while end < n and text[end].isspace():
         end += 1
     return end
-
-
-def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[Span]:
-    """Contiguous sentence spans covering ``text[start:end]`` (trailing space included)."""
-    end = len(text) if end is None else end
-    spans: list[Span] = []
-    pos = start
-    for m in _SENTENCE_END.finditer(text, start, end):
-        punct_end = m.end()
-        # the first char of the match is the punctuation; an abbreviation only if a lone "."
-        if m.group().rstrip(_CLOSERS) == "." and _is_abbreviation(text, m.start()):
-            continue
-        stop = min(_with_trailing_space(text, punct_end), end)
-        if stop < end and text[stop].islower():
-            continue  # '"Really?" she asked.' is one sentence
-        if stop > pos:
-            spans.append((pos, stop))
-            pos = stop
-    if pos < end:
-        spans.append((pos, end))
-    return spans
 
 
 def _visible_len(text: str, span: Span) -> int:
@@ -213,7 +169,7 @@ def plan_chunks(
     if not text.strip():
         return [[(0, n)]]
 
-    sentences = split_sentences(text)
+    sentences = sentence_bounds(text)
     chunks: list[list[Span]] = []
 
     # -- the first chunk: short, ends at a sentence or an early clause boundary

@@ -28,7 +28,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from studio.core.errors import EngineError
-from studio.engine.calibration import CalibrationBatch, CalibrationFeeder, ShapeProfile, make_batches, profile_shapes
+from studio.engine.tensorrt.profile import CalibrationBatch, CalibrationFeeder, ShapeProfile, make_batches, profile_shapes
 from studio.engine.tensorrt.cache import ids_digest
 from studio.engine.tensorrt.runtime import tensorrt_version
 

@@ -6,8 +6,8 @@ Pipeline (all on the user's machine, cached):
    graph first; if TensorRT cannot parse or build it, the ``flow_decoder`` graph
    (reverse flow + HiFi-GAN, ~90% of the FLOPs, convolutions only), with the text
    encoder and duration predictor kept in torch on the same GPU.
-2. **Calibrate** with real sentences (:mod:`studio.engine.calibration`: the file in
-   ``$CALIBRATION_DATA_PATH``, else the project's sentences, else a built-in set),
+2. **Calibrate** with real sentences (:mod:`studio.engine.calibration`: the built-in
+   set, plus the project's sentences, plus ``$CALIBRATION_DATA_PATH``),
    run through the voice's own front end and batched at the profile's *opt* shape.
 3. **Build** (:mod:`studio.engine.tensorrt.build`) with an optimization profile from the
    sentence-length distribution and a precision policy that keeps what decides the
@@ -30,6 +30,7 @@ is plain Python.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from pathlib import Path
@@ -40,11 +41,10 @@ import numpy as np
 from studio.core.errors import EngineError
 from studio.engine.base import Engine, SynthesisSettings
 from studio.engine.calibration import (
-    ShapeProfile,
-    calibration_sentences,
-    make_batches,
-    select_calibration_set,
+    CALIBRATION_DATA_ENV,
+    gather_calibration_sentences,
     sentences_to_ids,
+    spread_by_length,
 )
 from studio.engine.tensorrt.build import (
     DEFAULT_BATCH,
@@ -68,6 +68,7 @@ from studio.engine.tensorrt.cache import (
     raise_if_failed_before,
     remember_failure,
 )
+from studio.engine.tensorrt.profile import ShapeProfile, make_batches
 from studio.engine.tensorrt.runtime import TrtRunner, gpu_token, require_tensorrt_and_cuda, tensorrt_version
 
 _LOGGER = logging.getLogger(__name__)
@@ -220,12 +221,14 @@ class TensorRTEngine(Engine):
 
     def _calibration(self) -> tuple[str, list[list[int]]]:
         """(origin, ids of the selected sentences)."""
-        source = calibration_sentences(self._calibration_input)
-        chosen = select_calibration_set(source.sentences, self.max_calibration_sentences)
+        sentences = gather_calibration_sentences(self._calibration_input)
+        chosen = spread_by_length(sentences, self.max_calibration_sentences)
         ids = sentences_to_ids(chosen, self.torch_engine.text_to_ids, self.language)
         if not ids:
             raise EngineError("no calibration sentence produced phoneme ids")
-        return source.origin, ids
+        origin = "built-in" + (" + project" if self._calibration_input else "") + (
+            f" + {CALIBRATION_DATA_ENV}" if os.environ.get(CALIBRATION_DATA_ENV) else "")
+        return origin, ids
 
     def _prepare(self, trt, torch) -> TrtRunner:
         from studio.engine.torchvits.export import file_sha256
