@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from studio.text import apply_language_override, detect_language, load_manuscript, normalize_language_code
+from studio.core.language import language_family as normalize_language_code
+from studio.text import apply_language_override, detect_language, load_manuscript
 from studio.text.language import assign_languages, clear_cache
 
 ENGLISH = (

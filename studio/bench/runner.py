@@ -66,25 +66,21 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-# the parts; names not used here are re-exported for callers of studio.bench.runner
-from studio.bench.child import (
-    LATENCY_SENTENCE,
-    STREAM_PRESETS,
-    ChildFailed,
-    PresetChild,
-)
+from studio.bench.child import LATENCY_SENTENCE, STREAM_PRESETS, ChildFailed, PresetChild
 from studio.bench.machine import LoadMonitor, describe_machine, machine_info
 from studio.bench.piper_cli import piper_rows, run_piper_cli
 from studio.bench.scoring import REFERENCE_PRESET, Transcripts, quality_vs_reference
 from studio.bench.targets import targets
 from studio.core.errors import StudioError
 
+# the parts; names not used here are re-exported for callers of studio.bench.runner
+from studio.core.paths import cache_dir
+
 log = logging.getLogger(__name__)
 
 SCHEMA = "studio-bench/1"
 SAMPLE_TEXT = Path(__file__).resolve().parents[2] / "resources" / "sample.md"
 BENCH_NAME = "bench.json"
-CACHE_ENV = "STUDIO_CACHE_DIR"
 
 
 @dataclass
@@ -167,11 +163,6 @@ def spread(n: int, k: int) -> list[int]:
 # ------------------------------------------------------------------ the run
 
 
-def _default_cache_dir() -> Path:
-    env = os.environ.get(CACHE_ENV)
-    if env:
-        return Path(env).expanduser()
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache").expanduser() / "studio"
 
 
 def select_presets(names: Sequence[str] | None) -> tuple[list[str], dict[str, str]]:
@@ -198,8 +189,8 @@ def select_presets(names: Sequence[str] | None) -> tuple[list[str], dict[str, st
 def run_bench(config: BenchConfig, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Measure, compare, judge and write ``bench.json`` / ``bench.md`` / plots; return the result."""
     from studio.engine.presets import get_preset
-    from studio.engine.voice.config import VoiceConfig
     from studio.engine.voice.catalog import get_voice
+    from studio.engine.voice.config import VoiceConfig
 
     say = progress or (lambda _msg: None)
     started = time.perf_counter()
@@ -403,7 +394,7 @@ def _ratios(result: dict[str, Any]) -> None:
 
 def copy_to_cache(path: Path) -> Path | None:
     """Copy ``bench.json`` to ``$STUDIO_CACHE_DIR`` (else ``~/.cache/studio``) for the GUI."""
-    dest_dir = _default_cache_dir()
+    dest_dir = cache_dir()
     try:
         dest_dir.mkdir(parents=True, exist_ok=True)
         dest = dest_dir / BENCH_NAME

@@ -13,7 +13,6 @@ from pathlib import Path
 from studio.cli.common import EXIT_INCOMPLETE, print_table
 from studio.core.errors import StudioError
 
-
 # ------------------------------------------------------------------ render options
 
 

@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from studio.core.errors import DiskFull, ProjectError, is_disk_full
+from studio.core.language import language_family
 from studio.core.types import Book
 from studio.project import bookdb
 from studio.project.cache import AudioCache, CacheEntry, VoiceIdentity, cache_key
 from studio.project.schema import STATES, configure, ensure_schema
 from studio.project.settings import ProjectSettings
-from studio.text.language import normalize_language_code
 
 log = logging.getLogger(__name__)
 
@@ -259,7 +259,7 @@ class Project:
         Only that paragraph's sentences get new cache keys, so only they re-render.
         """
         if lang is not None and lang.strip():
-            code = normalize_language_code(lang)  # same rule as the text layer: fr_FR -> fr
+            code = language_family(lang)  # the one rule: fr_FR -> fr
             if not code:
                 raise ProjectError(f"'{lang}' is not a language code (use ISO 639-1, e.g. 'en', 'fr')")
             lang = code
@@ -305,7 +305,7 @@ class Project:
     def voice_for(self, language: str, settings: ProjectSettings | None = None) -> str:
         """Voice id for a language: its mapped voice, else the project's default voice."""
         settings = settings or self.settings()
-        family = language.replace("-", "_").split("_", 1)[0].lower()
+        family = language_family(language) or language.lower()
         return settings.language_voices.get(family) or settings.voice_id
 
     def set_voice_fingerprint(self, voice_id: str, fingerprint: str) -> None:

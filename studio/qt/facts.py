@@ -30,10 +30,11 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
+
+from studio.core.paths import cache_dir
 
 log = logging.getLogger(__name__)
 
@@ -107,10 +108,7 @@ def bench_paths(project_folder: str | Path | None) -> list[Path]:
     paths = []
     if project_folder:
         paths.append(Path(project_folder) / BENCH_NAME)
-    if os.environ.get("STUDIO_CACHE_DIR"):
-        paths.append(Path(os.environ["STUDIO_CACHE_DIR"]).expanduser() / BENCH_NAME)
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache").expanduser()
-    paths.append(cache / "studio" / BENCH_NAME)
+    paths.append(cache_dir() / BENCH_NAME)
     return paths
 
 

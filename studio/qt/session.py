@@ -22,6 +22,7 @@ from typing import Callable, Iterable, Sequence
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from studio.core.errors import StudioError
+from studio.core.language import language_family
 from studio.jobs.engines import EngineBuilder, Isolation, build_engine
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project
@@ -31,7 +32,14 @@ from studio.qt.monitor import MonitorThread, RenderStats, StallMeter
 from studio.qt.preview import PreviewController, SinkFactory
 from studio.qt.render_worker import RenderWorker
 from studio.qt.sinks import SoundDeviceSink
-from studio.qt.snapshot import BookSnapshot, ChapterNode, SentenceNode, build_chapter, build_snapshot, with_long_chapters
+from studio.qt.snapshot import (
+    BookSnapshot,
+    ChapterNode,
+    SentenceNode,
+    build_chapter,
+    build_snapshot,
+    with_long_chapters,
+)
 from studio.qt.tasks import TaskRunner
 
 log = logging.getLogger(__name__)
@@ -198,7 +206,7 @@ class ProjectSession(QObject):
         settings = self.settings
         if settings is None:
             return ""
-        family = language.replace("-", "_").split("_", 1)[0].lower()
+        family = language_family(language) or language.lower()
         return settings.language_voices.get(family) or settings.voice_id
 
     def refresh(self) -> None:

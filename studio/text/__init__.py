@@ -7,12 +7,12 @@ Public API::
                  voice_languages=None) -> BookReport
     apply_language_override(book, chapter_idx, paragraph_idx, lang) -> Book
     normalize_text / split_paragraphs / split_sentences / is_speakable
-    detect_language(text) -> (code, confidence); normalize_language_code(code)
+    detect_language(text) -> (code, confidence)
 """
 
 from studio.text.importer import SUPPORTED_SUFFIXES, load_manuscript
 from studio.text.inspect import BookReport, ChapterReport, SplitSentence, UnvoicedPassage, inspect_book
-from studio.text.language import apply_language_override, detect_language, normalize_language_code
+from studio.text.language import apply_language_override, detect_language
 from studio.text.segment import is_speakable, normalize_text, split_paragraphs, split_sentences
 
 __all__ = [
@@ -26,7 +26,6 @@ __all__ = [
     "inspect_book",
     "is_speakable",
     "load_manuscript",
-    "normalize_language_code",
     "normalize_text",
     "split_paragraphs",
     "split_sentences",

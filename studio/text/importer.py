@@ -14,8 +14,9 @@ import time
 from pathlib import Path
 
 from studio.core.errors import ManuscriptError
+from studio.core.language import language_family
 from studio.core.types import Book, Chapter, Paragraph, Sentence
-from studio.text.language import assign_languages, normalize_language_code
+from studio.text.language import assign_languages
 from studio.text.raw import RawBook, RawChapter
 from studio.text.safety import ParserLimit
 from studio.text.segment import DEFAULT_MAX_SENTENCE_CHARS, is_speakable, normalize_text, split_paragraphs, split_spans
@@ -145,7 +146,7 @@ def _build(path: Path, raw: RawBook, max_sentence_chars: int) -> Book:
     return Book(
         title=normalize_text(raw.title) or path.stem,
         author=normalize_text(raw.author),
-        language=book_language or normalize_language_code(raw.language) or "en",
+        language=book_language or language_family(raw.language) or "en",
         chapters=tuple(built),
         source=str(path),
         metadata=metadata,

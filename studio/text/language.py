@@ -17,6 +17,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Sequence
 
+from studio.core.language import language_family
 from studio.core.types import Book
 
 log = logging.getLogger(__name__)
@@ -36,36 +37,11 @@ TRIALS = 3
 #: used when nothing at all could be detected and the file declares nothing
 FALLBACK_LANGUAGE = "en"
 
-_ALIASES = {
-    "iw": "he", "in": "id", "ji": "yi", "jw": "jv", "mo": "ro",
-    "eng": "en", "fre": "fr", "fra": "fr", "ger": "de", "deu": "de", "spa": "es",
-    "ita": "it", "por": "pt", "dut": "nl", "nld": "nl", "rus": "ru", "chi": "zh",
-    "zho": "zh", "jpn": "ja", "ara": "ar", "heb": "he", "pol": "pl", "swe": "sv",
-    "english": "en", "french": "fr", "francais": "fr", "fran\u00e7ais": "fr",
-    "german": "de", "deutsch": "de", "spanish": "es", "espa\u00f1ol": "es",
-    "italian": "it", "portuguese": "pt", "dutch": "nl", "russian": "ru",
-    "chinese": "zh", "japanese": "ja", "arabic": "ar", "hebrew": "he",
-}
 
 _LOCK = threading.Lock()
 _FACTORY = None
 
 
-def normalize_language_code(code: str | None) -> str:
-    """ISO 639-1 from whatever a file or a library says: ``en-US``/``zh-cn``/``fra`` -> ``en``/``zh``/``fr``.
-
-    Returns ``""`` when the value cannot be understood.
-    """
-    if not code:
-        return ""
-    low = code.strip().lower().replace("_", "-")
-    if low in _ALIASES:
-        return _ALIASES[low]
-    primary = low.split("-")[0]
-    primary = _ALIASES.get(primary, primary)
-    if len(primary) == 2 and primary.isascii() and primary.isalpha():
-        return primary
-    return ""
 
 
 def _factory():  # pragma: no cover - trivial lazy init, exercised by every test
@@ -118,7 +94,7 @@ def _detect_sample(sample: str) -> tuple[str, float]:
             return "", 0.0
     totals: Counter[str] = Counter()
     for guess in guesses:
-        code = normalize_language_code(guess.lang)
+        code = language_family(guess.lang)
         if code:
             totals[code] += guess.prob
     if not totals:
@@ -145,7 +121,7 @@ def assign_languages(
     the book's language.
     """
     detected = [[_probe(t) for t in ch] for ch in chapters]
-    book = normalize_language_code(declared) or _majority(detected, chapters) or FALLBACK_LANGUAGE
+    book = language_family(declared) or _majority(detected, chapters) or FALLBACK_LANGUAGE
     out: list[list[tuple[str, float]]] = []
     for ch in detected:
         confident = [
@@ -257,7 +233,7 @@ def apply_language_override(
         raise IndexError(f"no paragraph {paragraph_idx} in chapter {chapter_idx}")
     code: str | None = None
     if lang:
-        code = normalize_language_code(lang)
+        code = language_family(lang)
         if not code:
             raise ValueError(f"not a language code: {lang!r}")
     para = chapter.paragraphs[paragraph_idx]

@@ -21,25 +21,22 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from studio.core import paths
 from studio.core.errors import EngineError
 from studio.engine.calibration import gather_calibration_sentences, spread_by_length
 from studio.engine.onnx.int8_calibration import _feeds, _IdsReader, sentences_to_ids
-from studio.engine.onnx.layout import decoder_to_4d
 from studio.engine.onnx.int8_recipe import DEFAULT_RECIPE, QuantPlan, QuantRecipe, plan_quantization
+from studio.engine.onnx.layout import decoder_to_4d
 
 # logged under the public module's name, as before the split, so logging settings that
 # name ``studio.engine.onnx.int8`` keep applying to builds
 _LOGGER = logging.getLogger("studio.engine.onnx.int8")
 
-CACHE_ENV = "STUDIO_CACHE_DIR"
 
 
 # --------------------------------------------------------------------------- cache
 
 
-def default_cache_dir() -> Path:
-    env = os.environ.get(CACHE_ENV)
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "studio"
 
 
 def _sha256_file(path: Path) -> str:
@@ -145,7 +142,7 @@ def build_int8(
     if not model_path.is_file():
         raise EngineError(f"{model_path}: voice model not found")
     config_path = _config_for(model_path, config_path)
-    cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    cache_dir = Path(cache_dir) if cache_dir is not None else paths.cache_dir()
 
     sentences = gather_calibration_sentences(calibration_sentences, builtin=builtin_sentences)
     if max_calibration_sentences is not None:
@@ -233,7 +230,7 @@ def build_fp32_layout_model(model_path: str | Path, cache_dir: str | Path | None
     model_path = Path(model_path)
     if not model_path.is_file():
         raise EngineError(f"{model_path}: voice model not found")
-    cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    cache_dir = Path(cache_dir) if cache_dir is not None else paths.cache_dir()
     key = hashlib.sha256(
         f"{_sha256_file(model_path)}\0decoder_4d={LAYOUT_VERSION}\0ort={onnxruntime.__version__}".encode()
     ).hexdigest()

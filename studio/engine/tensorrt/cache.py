@@ -24,14 +24,9 @@ import numpy as np
 
 from studio.core.errors import EngineError
 
-CACHE_ENV = "STUDIO_CACHE_DIR"
 PRECISIONS = ("int8", "fp16", "fp32")
 
 
-def default_cache_dir() -> Path:
-    """``$STUDIO_CACHE_DIR`` or ``~/.cache/studio`` (shared with the CPU INT8 preset)."""
-    env = os.environ.get(CACHE_ENV)
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "studio"
 
 
 def _canonical_profile(profile: Mapping[str, Sequence[Sequence[int]]]) -> dict[str, list[list[int]]]:
@@ -149,9 +144,7 @@ def remember_failure(plan_path: Path, exc: BaseException) -> None:
 
 
 __all__ = [
-    "CACHE_ENV",
     "PRECISIONS",
-    "default_cache_dir",
     "engine_cache_key",
     "engine_cache_path",
     "exported_onnx",

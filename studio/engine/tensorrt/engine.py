@@ -38,6 +38,7 @@ from typing import Sequence
 
 import numpy as np
 
+from studio.core import paths
 from studio.core.errors import EngineError
 from studio.engine.base import Engine, SynthesisSettings
 from studio.engine.calibration import (
@@ -59,7 +60,6 @@ from studio.engine.tensorrt.build import (
 )
 from studio.engine.tensorrt.cache import (
     PRECISIONS,
-    default_cache_dir,
     engine_cache_key,
     engine_cache_path,
     exported_onnx,
@@ -122,7 +122,7 @@ class TensorRTEngine(Engine):
         self.precision = precision
         self.variants = tuple(variants)
         self.batch_profile = batch_profile
-        self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else paths.cache_dir()
         self._calibration_input = list(calibration_sentences) if calibration_sentences else None
         self.max_calibration_sentences = max_calibration_sentences
         self.calibration_batch = calibration_batch
@@ -386,8 +386,8 @@ class TensorRTEngine(Engine):
         computes something else must not be used). Returns a one-line result."""
         import torch
 
-        from studio.engine.torchvits.export import encode_latents
         from studio.engine.torchvits.engine import piper_vits_infer
+        from studio.engine.torchvits.export import encode_latents
 
         ordered = sorted(cal_ids, key=len)
         sample = [ordered[0], ordered[len(ordered) // 2]][: info.profile.batch.max]

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Literal
 
 from studio.core.errors import StudioError, VoiceError
+from studio.core.language import language_family, piper_language
 from studio.engine.voice.config import VoiceConfig
 
 _LOGGER = logging.getLogger(__name__)
@@ -47,7 +48,7 @@ class VoiceInfo:
 
     @property
     def language_family(self) -> str:
-        return self.language.replace("-", "_").split("_", 1)[0].lower()
+        return language_family(self.language)
 
 
 # ------------------------------------------------------------------ folders
@@ -147,7 +148,7 @@ def coqui_voice_info(
         language = language or folder.name.split("--")[1]
         voice_id = voice_id or folder.name.replace("--", "/")  # tts_models/en/ljspeech/vits
     voice_id = voice_id or folder.name
-    language = _language_code(language)
+    language = piper_language(language)
     model_kind = str(config.get("model", "")) or "model"
     label = voice_id.split("/", 2)[-1].replace("/", " ") if voice_id.startswith("tts_models/") else voice_id
     return VoiceInfo(
@@ -239,12 +240,6 @@ def _safe_sorted(paths, key=None) -> list[Path]:
         return []
 
 
-def _language_code(tag: str) -> str:
-    """``en-us`` -> ``en_US`` (the Piper spelling, so all voices read alike)."""
-    parts = tag.replace("-", "_").split("_")
-    if len(parts) >= 2 and len(parts[1]) == 2:
-        parts[1] = parts[1].upper()
-    return "_".join(p for p in parts if p)
 
 
 def _piper_display_name(voice_id: str, config: VoiceConfig) -> str:

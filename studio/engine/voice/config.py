@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from studio.core.errors import VoiceError
+from studio.core.language import language_family
 from studio.engine.base import SynthesisSettings
 
 _LOGGER = logging.getLogger(__name__)
@@ -100,7 +101,7 @@ class VoiceConfig:
     @property
     def language_family(self) -> str:
         """ISO 639-1-ish family of the voice's language (``en_US`` -> ``en``)."""
-        return self.language.split("_", 1)[0].lower() if self.language else ""
+        return language_family(self.language)
 
     @property
     def default_settings(self) -> SynthesisSettings:

@@ -25,6 +25,7 @@ from functools import lru_cache
 from typing import Any
 
 from studio.core.errors import EngineError
+from studio.core.language import language_tag
 from studio.engine.voice.config import VoiceConfig
 
 _LOGGER = logging.getLogger(__name__)
@@ -95,9 +96,6 @@ def _espeak_handle() -> tuple[threading.Lock, Any]:
     return _espeak
 
 
-def normalize_language(language: str) -> str:
-    """``"pt_BR"`` / ``"PT-br"`` -> ``"pt-br"``; the form the tables use."""
-    return language.strip().replace("_", "-").lower()
 
 
 @lru_cache(maxsize=256)
@@ -108,7 +106,7 @@ def espeak_voice_for(language: str, voice_espeak: str, voice_family: str) -> str
     and the phonemization it was trained on). Otherwise the espeak voice of that
     language. Unknown language -> EngineError (we never silently fall back).
     """
-    tag = normalize_language(language)
+    tag = language_tag(language)
     if not tag:
         raise EngineError("no language given for phonemization")
     family = tag.split("-", 1)[0]
