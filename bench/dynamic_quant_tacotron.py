@@ -39,12 +39,8 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
-    from studio.engine.torchvits.dynamic_quant import (
-        copy_model,
-        quantize_dynamic_model,
-        random_tacotron2,
-        tacotron2_input,
-    )
+    from studio.engine.torchvits.dynamic_quant import quantize_dynamic_model
+    from tacotron import copy_model, random_tacotron2, tacotron2_input
 
     torch.set_num_threads(args.threads)
     fp32 = random_tacotron2(seed=0, max_decoder_steps=args.steps)

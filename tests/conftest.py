@@ -12,6 +12,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # tests/voice.py, shared by fixtures and helpers
+sys.path.insert(1, str(REPO / "bench"))  # bench/tacotron.py, shared by a benchmark and its tests
 RESOURCES = REPO / "resources"
 SHARED_EPUBS = REPO.parent / "shared" / "fixtures" / "epub"
 

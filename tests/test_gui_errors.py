@@ -34,7 +34,9 @@ def test_log_file_lives_in_the_state_folder(tmp_path: Path, monkeypatch: pytest.
 
 def test_uncaught_exceptions_are_logged_and_shown(qtbot, caplog: pytest.LogCaptureFixture) -> None:  # noqa: ANN001
     shown: list[ErrorInfo] = []
+    before = (sys.excepthook, threading.excepthook)
     undo = install_excepthook(shown.append)
+    assert (sys.excepthook, threading.excepthook) != before  # both hooks are ours now
     try:
         try:
             raise ValueError("boom in a slot")
@@ -54,7 +56,7 @@ def test_uncaught_exceptions_are_logged_and_shown(qtbot, caplog: pytest.LogCaptu
         assert "in thread test-thread" in caplog.text and "boom in a slot" in caplog.text
     finally:
         undo()
-    assert sys.excepthook is sys.__excepthook__ or sys.excepthook is not None
+    assert (sys.excepthook, threading.excepthook) == before  # undo gives the previous hooks back
 
 
 def test_task_errors_reach_the_gui_thread_readably(qtbot, caplog: pytest.LogCaptureFixture) -> None:  # noqa: ANN001

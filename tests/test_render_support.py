@@ -11,11 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 
 from studio.core.errors import EngineError
 from studio.core.types import Book, Chapter, Paragraph, Sentence
-from studio.engine.base import DelegatingEngine, Engine, SynthesisSettings
+from studio.engine.base import DelegatingEngine, Engine
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -61,11 +60,12 @@ class CountingEngine(DelegatingEngine):
         self.fail_on = fail_on
         self.spoken: list[str] = []
 
-    def synthesize(self, text: str, language: str, settings: SynthesisSettings) -> np.ndarray:
+    def text_to_ids(self, text: str, language: str) -> list[int]:
+        """Every sentence the render loop speaks passes here exactly once."""
         self.spoken.append(text)
         if self.fail_on and self.fail_on in text:
             raise EngineError(f"refusing to say {text!r}")
-        return super().synthesize(text, language, settings)
+        return super().text_to_ids(text, language)
 
 
 def studio_cmd(*args: str, **kwargs) -> subprocess.CompletedProcess:

@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from studio.audio.resample import resample
+
 _LOGGER = logging.getLogger(__name__)
 
 #: pocketsphinx's default acoustic model is trained on 16 kHz audio
@@ -31,20 +33,6 @@ _decoder_lock = threading.Lock()
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z0-9]+)*")
 
 
-def resample(audio: np.ndarray, sr_in: int, sr_out: int) -> np.ndarray:
-    """Band-limited resampling by FFT (numpy only; ideal low-pass at the new Nyquist).
-
-    Good enough for recognition; the FFT treats the signal as periodic, which only
-    matters at the very edges, where rendered speech is silent anyway.
-    """
-    audio = np.asarray(audio, dtype=np.float64).reshape(-1)
-    if sr_in == sr_out or audio.size == 0:
-        return audio.astype(np.float32)
-    n_out = max(1, int(round(audio.size * sr_out / sr_in)))
-    spectrum = np.fft.rfft(audio)
-    keep = min(spectrum.size, n_out // 2 + 1)
-    out = np.fft.irfft(spectrum[:keep], n_out) * (n_out / audio.size)
-    return out.astype(np.float32)
 
 
 def transcribe(audio: np.ndarray, sr: int) -> str:

@@ -21,6 +21,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from studio.bench.machine import LoadMonitor
+from studio.engine.base import Engine
 
 __all__ = ["LATENCY_SENTENCE", "STREAM_PRESETS", "PresetSession", "ChildFailed", "PresetChild"]
 
@@ -42,11 +43,10 @@ def _rss() -> int:
     return int(psutil.Process().memory_info().rss)
 
 
-def _engine_describe(engine: Any) -> str:
+def _engine_describe(engine: Engine) -> str:
     try:
-        fn = getattr(engine, "describe", None)
-        return str(fn()) if callable(fn) else type(engine).__name__
-    except Exception as exc:  # noqa: BLE001
+        return engine.describe()
+    except Exception as exc:  # noqa: BLE001 - the row still reports the speed
         return f"{type(engine).__name__} ({exc})"
 
 

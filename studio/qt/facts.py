@@ -177,11 +177,8 @@ def list_voice_choices() -> tuple[VoiceChoice, ...]:
 
 def list_presets(bench: Mapping[str, BenchFigures]) -> tuple[tuple[PresetInfo, ...], str]:
     """Every preset with its availability here and its benchmark figures."""
-    try:
-        from studio.engine import presets as presets_mod
-    except ImportError as exc:  # pragma: no cover - the engine layer ships presets
-        log.warning("presets unavailable: %s", exc)
-        return (), ""
+    from studio.engine import presets as presets_mod
+
     out = []
     for name, p in presets_mod.PRESETS.items():
         try:
@@ -189,7 +186,7 @@ def list_presets(bench: Mapping[str, BenchFigures]) -> tuple[tuple[PresetInfo, .
         except Exception as exc:  # noqa: BLE001 - a broken optional install must not hide the list
             ok, reason = False, f"{type(exc).__name__}: {exc}"
         out.append(PresetInfo(name, p.engine, p.device, p.precision, p.summary, ok, reason, bench.get(name)))
-    return tuple(out), getattr(presets_mod, "DEFAULT_PRESET", "")
+    return tuple(out), presets_mod.DEFAULT_PRESET
 
 
 def gather_facts(project_folder: str | Path | None) -> MachineFacts:

@@ -17,7 +17,6 @@ instead of pretending to be INT8.
 
 from __future__ import annotations
 
-import copy
 import io
 import logging
 import warnings
@@ -28,7 +27,7 @@ from studio.core.errors import EngineError
 from studio.engine.torchvits.engine import TorchVitsEngine
 
 if TYPE_CHECKING:  # pragma: no cover
-    import torch
+    pass
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -220,51 +219,10 @@ class DynamicQuantTorchEngine(TorchVitsEngine):
         return f"dynamic-int8 on torch CPU: {report.summary()}"
 
 
-# ------------------------------------------------------------------ Tacotron 2
-
-
-def random_tacotron2(seed: int = 0, max_decoder_steps: int = 200):
-    """A randomly initialised coqui ``Tacotron2`` (default ``Tacotron2Config``), built offline.
-
-    Its stop token is disabled (threshold above sigmoid's range) so inference
-    always runs exactly ``max_decoder_steps`` decoder steps: a fixed amount of
-    work for benchmarks. The default character tokenizer is built from the
-    config, nothing is downloaded.
-    """
-    import torch
-    from TTS.tts.configs.tacotron2_config import Tacotron2Config
-    from TTS.tts.models.tacotron2 import Tacotron2
-
-    torch.manual_seed(seed)
-    logging.getLogger("TTS").setLevel(logging.ERROR)
-    config = Tacotron2Config(max_decoder_steps=max_decoder_steps)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = Tacotron2(config).eval()
-    model.decoder.stop_threshold = 2.0  # sigmoid < 1: never stop early
-    model.decoder.max_decoder_steps = max_decoder_steps
-    return model
-
-
-def tacotron2_input(model, length: int = 60, seed: int = 0) -> "torch.Tensor":
-    """``[1, length]`` random character ids valid for ``model``'s embedding."""
-    import torch
-
-    gen = torch.Generator().manual_seed(seed)
-    return torch.randint(1, model.num_chars, (1, length), generator=gen)
-
-
-def copy_model(model):
-    """A deep copy (quantize the copy, keep the FP32 original for comparison)."""
-    return copy.deepcopy(model)
-
-
 __all__ = [
     "QuantReport",
     "count_layers",
     "serialized_size",
     "quantize_dynamic_model",
     "DynamicQuantTorchEngine",
-    "random_tacotron2",
-    "tacotron2_input",
 ]

@@ -314,71 +314,6 @@ def pad_ids(id_seqs: Sequence[Sequence[int]], pad_id: int = 0) -> tuple[np.ndarr
     return ids, lengths
 
 
-def ort_session(path: str | Path, threads: int | None = None):
-    """A CPU ONNX Runtime session for an exported graph."""
-    import onnxruntime
-
-    options = onnxruntime.SessionOptions()
-    if threads:
-        options.intra_op_num_threads = threads
-    options.log_severity_level = 3
-    return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-
-
-def run_ort(
-    result: ExportResult,
-    session,
-    model,
-    id_seqs: Sequence[Sequence[int]],
-    scales: tuple[float, float, float] = (0.0, 1.0, 0.0),
-) -> list[np.ndarray]:
-    """Per-item audio from an exported graph (the torch half runs ``model`` for ``flow_decoder``)."""
-    import torch
-
-    ids, lengths = pad_ids(id_seqs)
-    if result.variant == "full":
-        audio, out_lengths = session.run(
-            None,
-            {"input": ids, "input_lengths": lengths, "scales": np.asarray(scales, dtype=np.float32)},
-        )
-        return [audio[b, 0, : int(out_lengths[b])] for b in range(len(id_seqs))]
-
-    def decode(z_p, y_mask):
-        (out,) = session.run(None, {"z_p": z_p.float().cpu().numpy(), "y_mask": y_mask.float().cpu().numpy()})
-        return torch.from_numpy(out)
-
-    with torch.inference_mode():
-        audio, out_lengths = split_infer(
-            model, decode, torch.from_numpy(ids), torch.from_numpy(lengths), *scales, result.hop_length
-        )
-    return [audio[b, : int(out_lengths[b])].numpy() for b in range(len(id_seqs))]
-
-
-def run_torch(model, hop_length: int, id_seqs: Sequence[Sequence[int]], scales=(0.0, 1.0, 0.0)) -> list[np.ndarray]:
-    """Reference per-item audio from the torch model (same padding as :func:`run_ort`)."""
-    import torch
-
-    from studio.engine.torchvits.engine import piper_vits_infer
-
-    ids, lengths = pad_ids(id_seqs)
-    with torch.inference_mode():
-        audio, out_lengths = piper_vits_infer(
-            model, torch.from_numpy(ids), torch.from_numpy(lengths), *scales, hop_length
-        )
-    return [audio[b, : int(out_lengths[b])].float().numpy() for b in range(len(id_seqs))]
-
-
-def correlation(a: np.ndarray, b: np.ndarray) -> float:
-    """Pearson correlation of two equal-length signals (1.0 for two identical silences)."""
-    a = np.asarray(a, dtype=np.float64).ravel()
-    b = np.asarray(b, dtype=np.float64).ravel()
-    if a.shape != b.shape:
-        raise ValueError(f"length mismatch {a.shape} vs {b.shape}")
-    if a.std() == 0 or b.std() == 0:
-        return 1.0 if np.allclose(a, b) else 0.0
-    return float(np.corrcoef(a, b)[0, 1])
-
-
 __all__ = [
     "VARIANTS",
     "ExportResult",
@@ -391,8 +326,4 @@ __all__ = [
     "export_onnx",
     "file_sha256",
     "pad_ids",
-    "ort_session",
-    "run_ort",
-    "run_torch",
-    "correlation",
 ]
