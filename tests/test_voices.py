@@ -7,6 +7,7 @@ import hashlib
 import http.server
 import json
 import logging
+import os
 import shutil
 import socket
 import threading
@@ -231,3 +232,37 @@ def test_coqui_download_offline_is_a_clear_error(tmp_path, monkeypatch):
     assert not (tmp_path / "tts" / "tts_models--en--ljspeech--vits").exists()
     with pytest.raises(VoiceError, match="unknown Coqui model"):
         download_coqui_model("tts_models/xx/nobody/vits", output_prefix=tmp_path)
+
+
+def test_cli_voices_add_verifies_and_installs(voice_server, tmp_path, empty_coqui):
+    """`studio voices add NAME`: the index is fetched, the files verified, the voice listed."""
+    from test_render_support import studio_cmd
+
+    base_url, model, config = voice_server
+    (model.parents[4] / "voices.json").write_text(json.dumps(_index(model, config)), encoding="utf-8")
+    env = {**os.environ, "STUDIO_VOICES_DIR": str(tmp_path / "voices")}
+    done = studio_cmd("voices", "add", TEST_VOICE, "--base-url", base_url, env=env)
+    assert done.returncode == 0, done.stderr
+    assert TEST_VOICE in done.stdout and (tmp_path / "voices" / f"{TEST_VOICE}.onnx").is_file()
+    listed = studio_cmd("voices", env=env)
+    assert TEST_VOICE in listed.stdout
+
+    # a checksum that does not match the served file: refused, nothing installed
+    (model.parents[4] / "voices.json").write_text(json.dumps(_index(model, config, md5_model="0" * 32)))
+    env["STUDIO_VOICES_DIR"] = str(tmp_path / "other")
+    bad = studio_cmd("voices", "add", TEST_VOICE, "--base-url", base_url, env=env)
+    assert bad.returncode == 2 and "corrupt (md5 mismatch)" in bad.stderr
+    assert not list((tmp_path / "other").glob("*.onnx"))
+
+
+def test_cli_voices_add_offline_is_one_line(tmp_path):
+    from test_render_support import studio_cmd
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "STUDIO_VOICES_DIR": str(tmp_path / "voices")}
+    done = studio_cmd("voices", "add", "en_US-lessac-medium", "--base-url", f"http://127.0.0.1:{port}",
+                      "--timeout", "5", env=env)
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and done.stderr.startswith("studio: error: cannot reach 127.0.0.1")

@@ -116,6 +116,26 @@ def download_piper_voice(
     return piper_voice_info(model_path)
 
 
+def fetch_voice_index(base_url: str = DEFAULT_BASE_URL, timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
+    """The piper-voices ``voices.json`` (sizes and checksums of every voice's files).
+
+    Why fetch it before a voice: it is what makes a download verifiable; without it
+    only the length the server announces can be checked.
+    """
+    import json
+
+    url = f"{base_url.rstrip('/')}/voices.json"
+    with tempfile.TemporaryDirectory(prefix="studio-index-") as tmp:
+        path = _fetch(url, Path(tmp), timeout, {}, None)
+        try:
+            index = json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise VoiceError(f"the voice index {url} is not valid JSON ({_short(exc)})") from exc
+    if not isinstance(index, dict):
+        raise VoiceError(f"the voice index {url} is not a JSON object")
+    return index
+
+
 def download_coqui_model(model_name: str, output_prefix: Path | None = None) -> VoiceInfo:
     """Download a coqui-tts model (``tts_models/en/ljspeech/vits``) with coqui's own manager.
 
