@@ -96,6 +96,16 @@ class Engine(ABC):
         Padding used internally must never leak into an item's audio.
         """
 
+    def synthesize_each(
+        self, ids: Sequence[Sequence[int]], settings: SynthesisSettings
+    ) -> "list[np.ndarray | Exception]":
+        """Like :meth:`synthesize_batch`, but an item may come back as the exception
+        that item alone raised. The render loop calls this: an engine that can tell
+        which item broke the batch (a model process that crashed on one sentence)
+        fails that sentence only. Other errors propagate; the loop then tries each
+        item alone."""
+        return list(self.synthesize_batch(ids, settings))
+
     def synthesize(self, text: str, language: str, settings: SynthesisSettings) -> np.ndarray:
         """Convenience for one sentence; refuses over-long ones (:class:`SentenceTooLong`)."""
         ids = self.text_to_ids(text, language)
@@ -124,7 +134,9 @@ class DelegatingEngine(Engine):
 
     Why: lending, counting or guarding an engine (the GUI worker lends its loaded
     model to a render; tests count what is spoken) should not restate the interface.
-    ``close`` is not forwarded: the owner of ``inner`` closes it.
+    ``close`` is not forwarded: the owner of ``inner`` closes it. Nor is
+    ``synthesize_each``: it goes through this wrapper's ``synthesize_batch``, so a
+    wrapper that changes batches is obeyed; a pure lend forwards it itself.
     """
 
     def __init__(self, inner: Engine) -> None:

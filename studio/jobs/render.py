@@ -102,18 +102,15 @@ def each_synthesizer(engine: Engine, settings: SynthesisSettings) -> BatchSynthe
     """Whole batches through the model, yet one result per sentence.
 
     Ids are made per request, so a front-end error or an over-long sentence fails
-    just that request. The rest go to the engine in one call: ``synthesize_each``
-    where the engine has it (:class:`~studio.jobs.isolation.IsolatedEngine`: a batch
-    that kills the model process twice is retried item by item, so only the
-    poisonous sentence gets :class:`~studio.jobs.isolation_spec.InferenceCrashed`), else
-    ``synthesize_batch``; if that call raises, each item is tried alone, so one bad
-    sentence never sinks its neighbours.
+    just that request. The rest go to the engine in one
+    :meth:`~studio.engine.base.Engine.synthesize_each` call (in a model process, a
+    batch that kills it twice is retried item by item, so only the poisonous sentence
+    gets :class:`~studio.jobs.isolation_spec.InferenceCrashed`); if that call raises,
+    each item is tried alone, so one bad sentence never sinks its neighbours.
     """
-    each = getattr(engine, "synthesize_each", None)
-    call = each if callable(each) else engine.synthesize_batch
 
     def one_call(ids_list: list[list[int]]) -> list[np.ndarray | Exception]:
-        results = list(call(ids_list, settings))
+        results = list(engine.synthesize_each(ids_list, settings))
         if len(results) != len(ids_list):
             raise ProjectError(f"engine returned {len(results)} results for {len(ids_list)} sentences")
         return results

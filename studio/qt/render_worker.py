@@ -47,7 +47,11 @@ EMIT_EVERY_S = 0.25
 
 class _Borrowed(DelegatingEngine):
     """Lends a worker-owned engine to ``render_project``, which closes what it is given
-    (``DelegatingEngine.close`` does nothing: the worker closes the model itself)."""
+    (``DelegatingEngine.close`` does nothing: the worker closes the model itself).
+    A pure lend: the model process's per-sentence crash handling stays in effect."""
+
+    def synthesize_each(self, ids: Sequence[Sequence[int]], settings: SynthesisSettings) -> list:
+        return self.inner.synthesize_each(ids, settings)
 
 
 class PreviewFeed:
