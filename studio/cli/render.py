@@ -169,21 +169,11 @@ def _report_incomplete(broken, titles: dict[int, str], *, exported: int, out: Te
 
 def _open_project(args: argparse.Namespace):  # -> studio.project.Project
     """The project for ``args.input``: a project folder, or a manuscript's (new or resumed)."""
-    from studio.engine.voice.catalog import get_voice
-    from studio.jobs.session import default_project_dir, new_project_settings, open_for_manuscript
-    from studio.project import Project
+    from studio.jobs.session import default_project_dir, open_project
 
-    src: Path = args.input
-    if not src.exists():
-        raise StudioError(f"{src}: no such file or folder")
-    if src.is_dir():
-        if not Project.is_project(src):
-            raise StudioError(f"{src} is a folder but not a studio project; give a manuscript file or a project folder")
-        return Project.open(src)
-    voice = get_voice(args.voice)
-    settings = new_project_settings(voice, args.engine or "onnx")
-    folder = args.project or default_project_dir(src, args.output)
-    opened = open_for_manuscript(src, folder, settings, max_sentence_chars=args.max_sentence_chars)
-    if opened.action != "created":
+    folder = None if args.input.is_dir() else args.project or default_project_dir(args.input, args.output)
+    opened = open_project(args.input, folder=folder, voice_id=args.voice, backend=args.engine or "onnx",
+                          max_sentence_chars=args.max_sentence_chars)
+    if opened.action not in ("created", "opened"):
         sys.stderr.write(f"studio: {opened.action} project {folder}\n")
     return opened.project

@@ -27,10 +27,40 @@ PROJECT_SUFFIX = ".studio"
 
 @dataclass(frozen=True)
 class Opened:
-    """What :func:`open_for_manuscript` did: ``created``, ``reopened`` or ``reimported``."""
+    """What was done to open it: ``opened`` (a project folder), or for a manuscript
+    ``created``, ``reopened`` or ``reimported``."""
 
     project: Project
-    action: Literal["created", "reopened", "reimported"]
+    action: Literal["opened", "created", "reopened", "reimported"]
+
+
+def open_project(
+    path: str | Path,
+    *,
+    folder: str | Path | None = None,
+    voice_id: str | None = None,
+    backend: str = "onnx",
+    max_sentence_chars: int = 500,
+) -> Opened:
+    """A project folder as it is (``opened``), or a manuscript's project, made or resumed.
+
+    The one way the command line and the desktop app open what the user points at.
+    A manuscript's project goes in ``folder`` (default: ``<name>.studio`` beside the
+    manuscript); a new one starts with ``voice_id`` (None: the bundled voice) on
+    ``backend``.
+    """
+    from studio.engine.voice.catalog import get_voice
+
+    path = Path(path)
+    if not path.exists():
+        raise StudioError(f"{path}: no such file or folder")
+    if path.is_dir():
+        if not Project.is_project(path):
+            raise StudioError(f"{path} is a folder but not a studio project; give a manuscript file or a project folder")
+        return Opened(Project.open(path), "opened")
+    settings = new_project_settings(get_voice(voice_id), backend)
+    folder = Path(folder) if folder is not None else default_project_dir(path, path.parent)
+    return open_for_manuscript(path, folder, settings, max_sentence_chars=max_sentence_chars)
 
 
 def sha256_file(path: str | Path) -> str:

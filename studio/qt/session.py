@@ -24,6 +24,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal
 from studio.core.errors import StudioError
 from studio.core.language import language_family
 from studio.jobs.engines import EngineBuilder, Isolation, build_engine
+from studio.jobs.session import Opened, open_project
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project
 from studio.qt.jobqueue import JobQueue
@@ -43,31 +44,6 @@ from studio.qt.snapshot import (
 from studio.qt.tasks import TaskRunner
 
 log = logging.getLogger(__name__)
-
-
-def open_any(path: str | Path, max_sentence_chars: int = 500) -> tuple[Project, str]:
-    """A project folder, or a manuscript (its project ``<name>.studio`` beside it is made or resumed)."""
-    from studio.engine.voice.catalog import get_voice
-    from studio.jobs.session import default_project_dir, new_project_settings, open_for_manuscript
-
-    path = Path(path)
-    if path.is_dir():
-        if Project.is_project(path):
-            return Project.open(path), "opened"
-        raise StudioError(f"{path} is a folder but not a studio project; open a manuscript file or a project folder")
-    if not path.exists():
-        raise StudioError(f"{path}: no such file or folder")
-    folder = default_project_dir(path, path.parent)
-    opened = open_for_manuscript(path, folder, new_project_settings(get_voice(None)), max_sentence_chars=max_sentence_chars)
-    return opened.project, opened.action
-
-
-def create_project(manuscript: str | Path, folder: str | Path) -> tuple[Project, str]:
-    from studio.engine.voice.catalog import get_voice
-    from studio.jobs.session import new_project_settings, open_for_manuscript
-
-    opened = open_for_manuscript(Path(manuscript), Path(folder), new_project_settings(get_voice(None)))
-    return opened.project, opened.action
 
 
 class ProjectSession(QObject):
@@ -115,17 +91,18 @@ class ProjectSession(QObject):
 
     def open_path(self, path: str | Path, on_done: Callable[[BookSnapshot], None] | None = None) -> None:
         self.message.emit(f"Opening {Path(path).name}\u2026")
-        self._load(lambda: open_any(path), on_done)
+        self._load(lambda: open_project(path), on_done)
 
     def create(self, manuscript: str | Path, folder: str | Path) -> None:
         self.message.emit(f"Importing {Path(manuscript).name}\u2026")
-        self._load(lambda: create_project(manuscript, folder), None)
+        self._load(lambda: open_project(manuscript, folder=folder), None)
 
-    def _load(self, opener: Callable[[], tuple[Project, str]], on_done) -> None:  # noqa: ANN001
+    def _load(self, opener: Callable[[], Opened], on_done) -> None:  # noqa: ANN001
         minutes = self.long_chapter_minutes
 
         def work():
-            project, action = opener()
+            opened = opener()
+            project, action = opened.project, opened.action
             try:
                 return project, action, build_snapshot(project, long_chapter_minutes=minutes), project.settings()
             except BaseException:
