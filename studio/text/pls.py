@@ -138,7 +138,7 @@ def write_pls(entries: Iterable[LexiconEntry], language: str | None = None) -> b
     )
     for entry in entries:
         lexeme = etree.SubElement(root, f"{{{PLS_NS}}}lexeme")
-        if (entry.language or "") != file_lang:
+        if (entry.language or "und") != file_lang:
             lexeme.set(f"{{{STUDIO_NS}}}lang", entry.language or "")
         if entry.case_sensitive:
             lexeme.set(f"{{{STUDIO_NS}}}case", "exact")
