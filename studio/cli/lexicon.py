@@ -160,21 +160,12 @@ def _cmd_add(args: argparse.Namespace) -> int:
 
 def _check_ipa(target: _Target, entry) -> None:  # entry: LexiconEntry
     """Refuse IPA the voice cannot say (its symbols would be dropped silently)."""
-    from studio.engine.voice.catalog import get_voice
-    from studio.engine.voice.config import VoiceConfig
-    from studio.engine.voice.phonemize import PiperFrontEnd
+    from studio.jobs.lexicon import unknown_ipa
 
-    if target.project is not None:
-        voice_id = target.project.voice_for(entry.language or target.project.book().language)
-    else:
-        voice_id = None
-    info = get_voice(voice_id)
-    if info.backend != "piper":
-        return
-    unknown = PiperFrontEnd(VoiceConfig.from_file(info.config_path)).unknown_phonemes(entry.value)
+    voice_id, unknown = unknown_ipa(target.project, entry)
     if unknown:
         raise StudioError(
-            f"the voice {info.id} has no phoneme for {' '.join(repr(c) for c in unknown)} in {entry.value!r}; "
+            f"the voice {voice_id} has no phoneme for {' '.join(repr(c) for c in unknown)} in {entry.value!r}; "
             "use the IPA symbols the voice's phonemizer (espeak-ng) writes for this language"
         )
 
