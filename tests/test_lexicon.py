@@ -74,6 +74,8 @@ def test_bad_entries_are_refused() -> None:
         LexiconEntry("  ", "alias", "x")
     with pytest.raises(ValueError):
         LexiconEntry("word", "sound", "x")  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        LexiconEntry("word", "alias", "x", language="klingon")
 
 
 # ------------------------------------------------------------------ PLS

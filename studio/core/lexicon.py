@@ -60,7 +60,11 @@ class LexiconEntry:
         object.__setattr__(self, "grapheme", normalize_grapheme(self.grapheme))
         object.__setattr__(self, "value", normalize_grapheme(self.value))
         if self.language is not None:
-            object.__setattr__(self, "language", language_family(self.language) or None)
+            family = language_family(self.language)
+            if self.language.strip() and not family:
+                # never widen an entry meant for one language to every language
+                raise ValueError(f"{self.language!r} is not a language code (use ISO 639-1, e.g. 'en', 'fr')")
+            object.__setattr__(self, "language", family or None)
         if not self.grapheme:
             raise ValueError("a lexicon entry needs a word or phrase")
         if self.kind not in KINDS:
