@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QSettings
-
 from test_gui_support import shared_factory, write_manuscript
+
 from studio.project.lexicon import USER_LEXICON_ENV
 from studio.qt.session import ProjectSession
 from studio.qt.sinks import NullSink
@@ -40,7 +40,7 @@ def project(tmp_path: Path):
     opened.project.close()
 
 
-def test_add_edit_remove_and_play_requests(qtbot, project) -> None:  # noqa: ANN001
+def test_add_edit_remove_and_play_requests(qtbot, project) -> None:
     dlg = LexiconDialog(project)
     qtbot.addWidget(dlg)
     words = [dlg.suggestions.item(r, 0).text() for r in range(dlg.suggestions.rowCount())]
@@ -79,7 +79,7 @@ def test_play_text_for() -> None:
     assert play_text_for("Win", "") == "Win."
 
 
-def test_window_menu_opens_the_dialog_and_the_preview_speaks_with_the_entry(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+def test_window_menu_opens_the_dialog_and_the_preview_speaks_with_the_entry(qtbot, tmp_path: Path) -> None:
     engines: list = []
     session = ProjectSession(readout_interval=0.25, build=shared_factory(engines),
                              sink_factory=lambda: NullSink(speed=8.0))

@@ -6,6 +6,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from test_render_support import para
 
 from studio.cli import main
 from studio.core.errors import ProjectError
@@ -17,7 +18,6 @@ from studio.project import Project
 from studio.project.lexicon import USER_LEXICON_ENV
 from studio.project.schema import SCHEMA_VERSION
 from studio.text.pls import read_pls_file, write_pls_file
-from test_render_support import para
 
 SENTENCES = ("Mr Nguyen came home.", "The river was cold.", "Nguyen smiled at the river.", "Birds sang.")
 

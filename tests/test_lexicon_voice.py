@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_render_support import CountingEngine, para, real_engine
 
 from studio.core.lexicon import Lexicon, LexiconEntry
 from studio.core.types import Book, Chapter
@@ -18,7 +19,6 @@ from studio.jobs.render import render_project
 from studio.jobs.session import new_project_settings
 from studio.project import Project
 from studio.project.lexicon import USER_LEXICON_ENV
-from test_render_support import CountingEngine, para, real_engine
 
 pytestmark = pytest.mark.slow
 

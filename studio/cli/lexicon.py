@@ -72,7 +72,7 @@ class _Target:
             raise StudioError("give a project folder, or --user for your own lexicon (not both)")
         self.project = Project.open(args.project) if args.project is not None else None
 
-    def __enter__(self) -> "_Target":
+    def __enter__(self) -> _Target:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -171,8 +171,8 @@ def _check_ipa(target: _Target, entry) -> None:  # entry: LexiconEntry
 
 
 def _cmd_remove(args: argparse.Namespace) -> int:
-    from studio.core.lexicon import Lexicon, normalize_grapheme
     from studio.core.language import language_family
+    from studio.core.lexicon import Lexicon, normalize_grapheme
     from studio.project.lexicon import save_user_lexicon, user_lexicon
 
     with _Target(args) as target:

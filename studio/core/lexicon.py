@@ -24,8 +24,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable, Literal
+from typing import Literal
 
 from studio.core.language import language_family
 
@@ -114,7 +115,7 @@ class Lexicon:
     )
 
     @classmethod
-    def of(cls, entries: Iterable[LexiconEntry]) -> "Lexicon":
+    def of(cls, entries: Iterable[LexiconEntry]) -> Lexicon:
         """Entries deduplicated by key; a later entry replaces an earlier one."""
         by_key: dict[tuple[str, str, bool], LexiconEntry] = {}
         for entry in entries:
@@ -134,7 +135,7 @@ class Lexicon:
         object.__setattr__(self, "entries", state["entries"])
         object.__setattr__(self, "_compiled", {})
 
-    def inherit(self, base: "Lexicon") -> "Lexicon":
+    def inherit(self, base: Lexicon) -> Lexicon:
         """``base`` (the user's lexicon) with this one's entries replacing same-key ones."""
         return Lexicon.of([*base.entries, *self.entries])
 
@@ -167,7 +168,7 @@ class Lexicon:
                 out.append(Match(m.start(), m.end(), entry))
         return out
 
-    def applicable(self, text: str, language: str) -> "Lexicon":
+    def applicable(self, text: str, language: str) -> Lexicon:
         """Only the entries that occur in ``text``: what a sentence's audio depends on."""
         if not self.entries:
             return self

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from studio.core.errors import ProjectError
 from studio.core.language import language_family
@@ -83,7 +84,7 @@ class ProjectLexicon:
     project state like settings, and must commit with the same guarantees.
     """
 
-    def __init__(self, project: "Project") -> None:
+    def __init__(self, project: Project) -> None:
         self.project = project
 
     def entries(self) -> Lexicon:

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Iterable, Iterator
 
 from studio.core.lexicon import Lexicon, LexiconEntry
 from studio.core.types import Book

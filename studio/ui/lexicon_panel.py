@@ -13,7 +13,7 @@ project's lexicon applied, so what is heard is what the render will say.
 from __future__ import annotations
 
 import logging
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -113,7 +113,7 @@ class LexiconDialog(QDialog):
         self.entries.setRowCount(len(own))
         for i, e in enumerate(own):
             use = uses.get(e.key)
-            cells = (e.grapheme, e.value, dict((k, lbl) for lbl, k in KINDS)[e.kind],
+            cells = (e.grapheme, e.value, {k: lbl for lbl, k in KINDS}[e.kind],
                      "exact" if e.case_sensitive else "any", str(use.count if use else 0),
                      use.first_sentence if use else "")
             for col, text in enumerate(cells):
