@@ -96,13 +96,22 @@ class Match:
     entry: LexiconEntry
 
 
+_WORDISH = re.compile(r"\w")
+#: Where a match can start: a word's first character, or a character that is
+#: neither a word character nor a space (``°``, ``℔``, an opening ``-``).
+_CANDIDATE = re.compile(r"(?<!\w)\w|[^\w\s]")
+
+
 def _pattern(entry: LexiconEntry) -> str:
     body = r"\s+".join(re.escape(part) for part in entry.grapheme.split(" "))
     if not entry.case_sensitive:
         body = f"(?i:{body})"
-    lead = r"(?<!\w)" if entry.grapheme[0].isalnum() or entry.grapheme[0] == "_" else ""
-    tail = r"(?!\w)" if entry.grapheme[-1].isalnum() or entry.grapheme[-1] == "_" else ""
+    lead = r"(?<!\w)" if _WORDISH.match(entry.grapheme[0]) else ""
+    tail = r"(?!\w)" if _WORDISH.match(entry.grapheme[-1]) else ""
     return f"{lead}{body}{tail}"
+
+
+_Compiled = tuple[dict[str, re.Pattern[str]], dict[tuple[str, bool], LexiconEntry]]
 
 
 @dataclass(frozen=True)
@@ -110,7 +119,7 @@ class Lexicon:
     """An immutable set of entries (picklable: it travels to model processes)."""
 
     entries: tuple[LexiconEntry, ...] = ()
-    _compiled: dict[str, tuple[re.Pattern[str] | None, dict[tuple[str, bool], LexiconEntry]]] = field(
+    _compiled: dict[str, _Compiled] = field(
         default_factory=dict, compare=False, hash=False, repr=False
     )
 
@@ -139,7 +148,10 @@ class Lexicon:
         """``base`` (the user's lexicon) with this one's entries replacing same-key ones."""
         return Lexicon.of([*base.entries, *self.entries])
 
-    def _for_language(self, language: str) -> tuple[re.Pattern[str] | None, dict[tuple[str, bool], LexiconEntry]]:
+    def _for_language(self, language: str) -> _Compiled:
+        """Patterns grouped by the (lower-cased) first character of the grapheme, so a
+        sentence is scanned once and only a few alternatives are tried at each word
+        start -- one alternation of every entry costs seconds per book."""
         family = language_family(language) or language.lower()
         cached = self._compiled.get(family)
         if cached is not None:
@@ -151,21 +163,31 @@ class Lexicon:
             g = entry.grapheme if entry.case_sensitive else entry.grapheme.casefold()
             lookup[(g, entry.case_sensitive)] = entry
         ordered = sorted(usable, key=lambda e: (-len(e.grapheme), not e.case_sensitive))
-        pattern = re.compile("|".join(_pattern(e) for e in ordered)) if ordered else None
-        self._compiled[family] = (pattern, lookup)
-        return pattern, lookup
+        grouped: dict[str, list[str]] = {}
+        for entry in ordered:
+            grouped.setdefault(entry.grapheme[0].lower(), []).append(_pattern(entry))
+        groups = {first: re.compile("|".join(alts)) for first, alts in grouped.items()}
+        self._compiled[family] = (groups, lookup)
+        return groups, lookup
 
     def find(self, text: str, language: str) -> list[Match]:
         """Non-overlapping occurrences in ``text`` of entries usable in ``language``."""
-        pattern, lookup = self._for_language(language)
-        if pattern is None:
+        groups, lookup = self._for_language(language)
+        if not groups:
             return []
         out: list[Match] = []
-        for m in pattern.finditer(text):
+        end = 0
+        for candidate in _CANDIDATE.finditer(text):
+            start = candidate.start()
+            pattern = groups.get(text[start].lower()) if start >= end else None
+            m = pattern.match(text, start) if pattern is not None else None
+            if m is None:
+                continue
             found = normalize_grapheme(m.group(0))
             entry = lookup.get((found, True)) or lookup.get((found.casefold(), False))
             if entry is not None:
                 out.append(Match(m.start(), m.end(), entry))
+                end = m.end()
         return out
 
     def applicable(self, text: str, language: str) -> Lexicon:

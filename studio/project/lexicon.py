@@ -34,6 +34,8 @@ log = logging.getLogger(__name__)
 USER_LEXICON_ENV = "STUDIO_USER_LEXICON"
 
 _USER_CACHE: dict[str, tuple[tuple[int, int], Lexicon]] = {}
+#: project folder -> its last effective lexicon (see ProjectLexicon.effective)
+_EFFECTIVE: dict[str, Lexicon] = {}
 
 
 def user_lexicon_path() -> Path:
@@ -95,8 +97,19 @@ class ProjectLexicon:
         return Lexicon.of(LexiconEntry(g, k, v, bool(cs), lang or None) for g, k, v, cs, lang in rows)
 
     def effective(self) -> Lexicon:
-        """What sentences use: the user's lexicon with the project's entries on top."""
-        return self.entries().inherit(user_lexicon())
+        """What sentences use: the user's lexicon with the project's entries on top.
+
+        The same entries give back the same :class:`Lexicon` object, so its compiled
+        patterns are reused across the many ``Project.sentences()`` calls of a session
+        instead of being rebuilt for each.
+        """
+        merged = self.entries().inherit(user_lexicon())
+        memo_key = str(self.project.folder)
+        cached = _EFFECTIVE.get(memo_key)
+        if cached is not None and cached == merged:
+            return cached
+        _EFFECTIVE[memo_key] = merged
+        return merged
 
     def sources(self) -> dict[tuple[str, str, bool], str]:
         """Where each project entry came from (``"user"`` typed, a file name, ``"epub"``)."""
