@@ -1,0 +1,158 @@
+"""Mastering for delivery: 44.1 kHz, room tone at head and tail, RMS normalized,
+true peak limited, a constant room-tone floor.
+
+Why these steps, in this order: stores (ACX and the like) judge a file by its
+whole-file RMS (-23 to -18 dB), its peaks (at most -3 dBFS), its noise floor (at
+most -60 dB) and the quiet before the first and after the last word (0.5-1 s and
+1-5 s). A neural voice gives clean speech at whatever level it likes, with
+digital silence between sentences, so the master sets the edges first (they
+count in the RMS), then finds the gain that puts the RMS on target while a
+look-ahead limiter keeps true peaks under the ceiling (limiting lowers the RMS a
+little, so gain and limiting alternate until the RMS settles), and last lays a
+faint, constant room tone under everything: a floor that measures well under
+-60 dB but is not the dead digital silence some checkers flag.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, replace
+
+import numpy as np
+from scipy.ndimage import maximum_filter1d, minimum_filter1d, uniform_filter1d
+from scipy.signal import resample_poly
+
+from studio.audio.measure import quiet_edges
+from studio.audio.pcm import to_float32
+from studio.audio.resample import resample
+from studio.core.errors import StudioError
+
+log = logging.getLogger(__name__)
+
+DELIVERY_RATE = 44100
+
+
+@dataclass(frozen=True)
+class MasteringConfig:
+    """Targets of the master; levels in dBFS, times in seconds.
+
+    ``peak_margin_db`` is kept below ``peak_ceiling_db`` when limiting, room for a
+    lossy encoder's overshoot (the delivered file is measured again afterwards).
+    ``room_tone_db`` is the RMS of the added floor (None: leave digital silence).
+    """
+
+    target_rms_db: float = -20.0
+    peak_ceiling_db: float = -3.0
+    peak_margin_db: float = 0.5
+    head_s: float = 0.75
+    tail_s: float = 2.0
+    room_tone_db: float | None = -70.0
+    sample_rate: int = DELIVERY_RATE
+
+    def __post_init__(self) -> None:
+        if not -23.0 <= self.target_rms_db <= -18.0:
+            raise StudioError(f"target RMS {self.target_rms_db} dB is outside the -23 to -18 dB range stores accept")
+        if not 0.5 <= self.head_s <= 1.0:
+            raise StudioError(f"head room tone {self.head_s} s must be 0.5-1 s")
+        if not 1.0 <= self.tail_s <= 5.0:
+            raise StudioError(f"tail room tone {self.tail_s} s must be 1-5 s")
+        if self.room_tone_db is not None and not -90.0 <= self.room_tone_db <= -60.0:
+            raise StudioError(f"room tone {self.room_tone_db} dB must be -90 to -60 dB")
+        if not -12.0 <= self.peak_ceiling_db <= 0.0:
+            raise StudioError(f"peak ceiling {self.peak_ceiling_db} dBFS must be -12 to 0 dBFS")
+
+    def quieter(self, db: float) -> "MasteringConfig":
+        """The same targets with a lower peak ceiling (an encoder overshot the first)."""
+        return replace(self, peak_margin_db=self.peak_margin_db + db)
+
+
+@dataclass(frozen=True)
+class Master:
+    """A mastered file's audio; ``shift_s`` moved every original time (cue times follow)."""
+
+    audio: np.ndarray
+    sample_rate: int
+    shift_s: float
+    gain_db: float
+
+
+def _rms(x: np.ndarray) -> float:
+    return float(np.sqrt(np.mean(x.astype(np.float64) ** 2))) if x.size else 0.0
+
+
+def set_edges(audio: np.ndarray, rate: int, head_s: float, tail_s: float) -> tuple[np.ndarray, float]:
+    """Exactly ``head_s``/``tail_s`` of quiet before the first and after the last sound.
+
+    Quiet is judged after scaling a copy to speech level, so a quietly rendered
+    voice is not mistaken for silence. Returns the audio and the shift of its
+    content in seconds (positive: padded, negative: trimmed).
+    """
+    x = to_float32(audio)
+    level = _rms(x)
+    probe = x * (0.1 / level) if level > 0 else x  # about -20 dB RMS
+    head, tail = quiet_edges(probe, rate)
+    if head >= x.size / rate:  # nothing audible: leave it to the check to say so
+        return x, 0.0
+    head_n, tail_n = int(round(head * rate)), int(round(tail * rate))
+    body = x[head_n: x.size - tail_n]
+    want_head, want_tail = int(round(head_s * rate)), int(round(tail_s * rate))
+    out = np.concatenate([np.zeros(want_head, np.float32), body, np.zeros(want_tail, np.float32)])
+    return out, (want_head - head_n) / rate
+
+
+def limit(audio: np.ndarray, rate: int, ceiling_db: float, window_s: float = 0.02) -> np.ndarray:
+    """Look-ahead peak limiter keeping the 4x-oversampled (true) peak under ``ceiling_db``.
+
+    The gain each sample needs is the ceiling over the loudest true peak within
+    half a window either side; a minimum filter then a moving average of the same
+    width smooths it without ever exceeding what any sample needed (every
+    averaged value is a minimum over a window that contains the sample).
+    """
+    x = to_float32(audio)
+    if x.size < 2:
+        return x.copy()
+    ceiling = 10 ** (ceiling_db / 20)
+    over = np.abs(resample_poly(x, 4, 1)).reshape(-1, 4).max(axis=1)
+    env = np.maximum(over, np.abs(x))
+    if env.max() <= ceiling:
+        return x.copy()
+    width = max(3, int(round(window_s * rate)) | 1)
+    need = np.minimum(1.0, ceiling / np.maximum(maximum_filter1d(env, width), 1e-12))
+    gain = uniform_filter1d(minimum_filter1d(need, width), width)
+    return (x * np.minimum(gain, need)).astype(np.float32)
+
+
+def room_tone(samples: int, level_db: float, seed: int = 0) -> np.ndarray:
+    """``samples`` of gentle noise at ``level_db`` RMS (low-passed, so it sounds like air)."""
+    rng = np.random.default_rng(seed)
+    noise = uniform_filter1d(rng.standard_normal(samples + 8), 4)[:samples]
+    return (noise * (10 ** (level_db / 20) / max(_rms(noise), 1e-12))).astype(np.float32)
+
+
+def master(audio: np.ndarray, rate: int, config: MasteringConfig | None = None, *, seed: int = 0) -> Master:
+    """Master one file's audio (see the module's docstring for the steps)."""
+    cfg = config or MasteringConfig()
+    x = resample(to_float32(audio), rate, cfg.sample_rate)
+    sr = cfg.sample_rate
+    x, shift = set_edges(x, sr, cfg.head_s, cfg.tail_s)
+    tone = room_tone(x.size, cfg.room_tone_db, seed) if cfg.room_tone_db is not None else None
+    level = _rms(x)
+    if level == 0:
+        return Master(x if tone is None else tone, sr, shift, 0.0)
+    target = 10 ** (cfg.target_rms_db / 20)
+    gain = target / level
+    ceiling = cfg.peak_ceiling_db - cfg.peak_margin_db
+    out = x
+    for _ in range(4):
+        out = limit(x * gain, sr, ceiling)
+        achieved = _rms(out)
+        if abs(20 * np.log10(target / achieved)) < 0.05:
+            break
+        gain *= target / achieved
+    if tone is not None:
+        out = out + tone
+    log.debug("mastered %.1f s: gain %+.1f dB, head/tail shift %+.3f s", out.size / sr, 20 * np.log10(gain), shift)
+    return Master(np.clip(out, -1.0, 1.0).astype(np.float32), sr, shift, float(20 * np.log10(gain)))
+
+
+__all__ = ["DELIVERY_RATE", "Master", "MasteringConfig", "limit", "master", "room_tone", "set_edges"]
