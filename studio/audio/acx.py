@@ -78,10 +78,11 @@ class AcxReport:
 
 
 def check(levels: Levels, stream: StreamInfo, *, cbr: bool | None = None, file: str = "",
-          rules: AcxRules | None = None) -> AcxReport:
+          rules: AcxRules | None = None, whole_book: bool = False) -> AcxReport:
     """Judge measured ``levels`` and the ``stream`` ffprobe saw against ``rules``.
 
-    ``cbr`` is whether an MP3 has a constant bit rate (None: unknown, not judged).
+    ``cbr`` is whether an MP3 has a constant bit rate (None: unknown, not judged);
+    ``whole_book`` (an M4B or single-file MP3) leaves the per-file length unjudged.
     """
     r = rules or AcxRules()
     minutes = levels.duration / 60
@@ -96,7 +97,8 @@ def check(levels: Levels, stream: StreamInfo, *, cbr: bool | None = None, file: 
               r.head_s[0] <= levels.head_s <= r.head_s[1]),
         Check("tail", f"{levels.tail_s:.2f} s", f"{r.tail_s[0]:g}-{r.tail_s[1]:g} s of room tone",
               r.tail_s[0] <= levels.tail_s <= r.tail_s[1]),
-        Check("length", f"{minutes:.1f} min", f"at most {r.max_minutes:g} min", minutes <= r.max_minutes),
+        Check("length", f"{minutes:.1f} min", f"at most {r.max_minutes:g} min", minutes <= r.max_minutes)
+        if not whole_book else Check("length", f"{minutes:.1f} min", "whole book in one file; not judged", None),
         Check("sample rate", f"{stream.sample_rate} Hz", f"{r.sample_rate} Hz", stream.sample_rate == r.sample_rate)
         if stream.codec != "opus" else Check("sample rate", f"{stream.sample_rate} Hz", "Opus is always 48 kHz", None),
         Check("channels", stream.channel_layout or _LAYOUTS.get(stream.channels, str(stream.channels)),
@@ -120,11 +122,13 @@ def mp3_is_cbr(path: str | Path) -> bool | None:
     return None if mode == BitrateMode.UNKNOWN else mode == BitrateMode.CBR
 
 
-def check_file(path: str | Path, *, levels: Levels | None = None, rules: AcxRules | None = None) -> AcxReport:
+def check_file(path: str | Path, *, levels: Levels | None = None, rules: AcxRules | None = None,
+               whole_book: bool = False) -> AcxReport:
     """Measure (unless ``levels`` are given) and judge a delivered file."""
     stream = probe(path)
     cbr = mp3_is_cbr(path) if stream.codec == "mp3" else None
-    return check(levels or measure_file(path), stream, cbr=cbr, file=Path(path).name, rules=rules)
+    return check(levels or measure_file(path), stream, cbr=cbr, file=Path(path).name, rules=rules,
+                 whole_book=whole_book)
 
 
 __all__ = ["AcxReport", "AcxRules", "Check", "check", "check_file", "mp3_is_cbr"]
