@@ -27,7 +27,7 @@ from studio import __version__
 from studio.core.errors import DiskFull, StudioError, is_disk_full
 
 #: Modules with a ``register(subparsers)`` function adding more subcommands.
-COMMAND_MODULES: tuple[str, ...] = ("studio.ui.command", "studio.cli_bench")
+COMMAND_MODULES: tuple[str, ...] = ("studio.ui.command", "studio.cli_bench", "studio.cli_export")
 
 EXIT_ERROR = 2
 #: the render finished but some sentences failed: their chapters were not exported
