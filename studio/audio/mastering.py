@@ -130,9 +130,9 @@ def limit(audio: np.ndarray, rate: int, ceiling_db: float, window_s: float = 0.0
 
 
 def room_tone(samples: int, level_db: float, seed: int = 0) -> np.ndarray:
-    """``samples`` of gentle noise at ``level_db`` RMS (low-passed, so it sounds like air)."""
-    rng = np.random.default_rng(seed)
-    noise = uniform_filter1d(rng.standard_normal(samples + 8), 4)[:samples]
+    """``samples`` of white noise at ``level_db`` RMS (inaudible at -70 dB; white, so
+    its level is steady over a 50 ms window and the measured floor is its RMS)."""
+    noise = np.random.default_rng(seed).standard_normal(samples)
     return (noise * (10 ** (level_db / 20) / max(_rms(noise), 1e-12))).astype(np.float32)
 
 
