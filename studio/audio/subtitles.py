@@ -1,11 +1,11 @@
 """Subtitles (SRT and WebVTT): one cue per spoken sentence, timed from the audio.
 
-Why cues come from the assembled audio and not from estimates: every sentence's
-real rendered length and every inserted pause are known exactly at assembly
-(:class:`~studio.audio.assemble.Span`), and the voice's own lead-in and trailing
-silence inside a clip are found by level, so a cue starts when the words start
-and ends when they end. Mastering moves everything by its head shift; that shift
-is applied here, so cues match the delivered file.
+Why cues come from the audio and not from estimates: every sentence's real
+rendered length and every inserted pause are known exactly at assembly
+(:class:`~studio.audio.assemble.Span`); mastering moves them all by its head
+shift. Within each sentence's place in the *mastered* audio, the voice's own
+lead-in and trailing silence are found by level, so a cue starts when the words
+start and ends when they end, in the file as delivered.
 """
 
 from __future__ import annotations
@@ -16,10 +16,8 @@ from typing import Sequence
 import numpy as np
 
 from studio.audio.assemble import Span
-from studio.audio.measure import window_rms
+from studio.audio.measure import EDGE_THRESHOLD_DB, window_rms
 
-#: A window of a clip is speech when its RMS is within this of the clip's RMS.
-_SPEECH_BELOW_CLIP_DB = 30.0
 _WINDOW_S = 0.005
 
 
@@ -32,37 +30,28 @@ class Cue:
     text: str
 
 
-def _audible(audio: np.ndarray, rate: int) -> tuple[int, int] | None:
-    """First and last audible sample of a clip (5 ms windows), or None for silence."""
-    size = max(1, int(round(_WINDOW_S * rate)))
-    rms = window_rms(audio, size)
-    level = float(np.sqrt(np.mean(audio.astype(np.float64) ** 2))) if audio.size else 0.0
-    if level == 0 or rms.size == 0:
-        return None
-    loud = np.flatnonzero(rms > level * 10 ** (-_SPEECH_BELOW_CLIP_DB / 20))
-    if loud.size == 0:
-        return None
-    return int(loud[0]) * size, min(audio.size, (int(loud[-1]) + 1) * size)
+def cues_from_spans(audio: np.ndarray, rate: int, spans: Sequence[Span], span_rate: int, *,
+                    shift_s: float = 0.0, threshold_db: float = EDGE_THRESHOLD_DB) -> list[Cue]:
+    """Cues for ``spans`` (samples at ``span_rate``, as assembled) in the delivered
+    ``audio`` at ``rate``, whose content the mastering moved by ``shift_s``.
 
-
-def cues_from_spans(audio: np.ndarray, rate: int, spans: Sequence[Span], *, shift_s: float = 0.0,
-                    offset: int = 0) -> list[Cue]:
-    """Cues for ``spans`` of ``audio`` (the assembled chapter at ``rate``).
-
-    ``offset`` is the sample where ``audio`` starts within the spans' chapter (a
-    chapter split into parts), ``shift_s`` the mastering's head shift.
+    Each cue runs from the first to the last 5 ms window of its clip louder than
+    ``threshold_db`` -- the level that also tells speech from room tone at the
+    file's head and tail -- so cue edges are where the audio's silences are.
     """
+    size = max(1, int(round(_WINDOW_S * rate)))
+    level = 10 ** (threshold_db / 20)
     cues: list[Cue] = []
     for span in spans:
-        start, end = span.start - offset, span.end - offset
-        if not span.text.strip() or end <= 0 or start >= audio.size:
+        a = max(0, int(round((span.start / span_rate + shift_s) * rate)))
+        b = min(audio.size, int(round((span.end / span_rate + shift_s) * rate)))
+        if not span.text.strip() or b <= a:
             continue
-        found = _audible(audio[max(0, start):end], rate)
-        if found is None:
+        loud = np.flatnonzero(window_rms(audio[a:b], size) > level)
+        if loud.size == 0:
             continue
-        a, b = found
-        cues.append(Cue(round((max(0, start) + a) / rate + shift_s, 3), round((max(0, start) + b) / rate + shift_s, 3),
-                        " ".join(span.text.split())))
+        first, last = a + int(loud[0]) * size, min(b, a + (int(loud[-1]) + 1) * size)
+        cues.append(Cue(round(first / rate, 3), round(last / rate, 3), " ".join(span.text.split())))
     return cues
 
 

@@ -172,7 +172,7 @@ def _master_part(project: Project, part: _Part, cfg: MasteringConfig) -> tuple[M
         raise ProjectError(f"chapter {part.chapter + 1} has missing or corrupt audio in the cache; "
                            "render the project again to repair it") from None
     done = master(audio, rate, cfg, seed=part.chapter * 100 + part.number)
-    return done, cues_from_spans(audio, rate, spans, shift_s=done.shift_s)
+    return done, cues_from_spans(done.audio, done.sample_rate, spans, rate, shift_s=done.shift_s)
 
 
 def book_meta(project: Project, options: PublishOptions) -> BookMeta:
