@@ -107,26 +107,39 @@ def set_edges(audio: np.ndarray, rate: int, head_s: float, tail_s: float) -> tup
     return out, (want_head - head_n) / rate
 
 
-def limit(audio: np.ndarray, rate: int, ceiling_db: float, window_s: float = 0.01) -> np.ndarray:
-    """Look-ahead peak limiter keeping the 4x-oversampled (true) peak under ``ceiling_db``.
+def peak_envelope(audio: np.ndarray) -> np.ndarray:
+    """Per sample, the larger of its own level and its 4x-oversampled (true) peak.
 
-    The gain each sample needs is the ceiling over the loudest true peak within
-    half a window either side; a minimum filter then a moving average of the same
-    width smooths it without ever exceeding what any sample needed (every
-    averaged value is a minimum over a window that contains the sample).
+    It scales with the signal, so the gain search of :func:`master` computes it
+    once (oversampling is the expensive part) and multiplies.
     """
     x = to_float32(audio)
     if x.size < 2:
-        return x.copy()
-    ceiling = 10 ** (ceiling_db / 20)
+        return np.abs(x)
     over = np.abs(resample_poly(x, 4, 1)).reshape(-1, 4).max(axis=1)
-    env = np.maximum(over, np.abs(x))
-    if env.max() <= ceiling:
-        return x.copy()
+    return np.maximum(over, np.abs(x))
+
+
+def limiter_gain(env: np.ndarray, rate: int, ceiling_db: float, window_s: float = 0.01) -> np.ndarray:
+    """Look-ahead limiter gain keeping a signal with peak envelope ``env`` under ``ceiling_db``.
+
+    The gain each sample needs is the ceiling over the loudest peak within half a
+    window either side; a minimum filter then a moving average of the same width
+    smooths it without ever exceeding what any sample needed (every averaged value
+    is a minimum over a window that contains the sample).
+    """
+    ceiling = 10 ** (ceiling_db / 20)
+    if env.size == 0 or env.max() <= ceiling:
+        return np.ones(env.size, np.float32)
     width = max(3, int(round(window_s * rate)) | 1)
     need = np.minimum(1.0, ceiling / np.maximum(maximum_filter1d(env, width), 1e-12))
-    gain = uniform_filter1d(minimum_filter1d(need, width), width)
-    return (x * np.minimum(gain, need)).astype(np.float32)
+    return np.minimum(uniform_filter1d(minimum_filter1d(need, width), width), need).astype(np.float32)
+
+
+def limit(audio: np.ndarray, rate: int, ceiling_db: float, window_s: float = 0.01) -> np.ndarray:
+    """``audio`` with its true peaks limited to ``ceiling_db`` (see :func:`limiter_gain`)."""
+    x = to_float32(audio)
+    return (x * limiter_gain(peak_envelope(x), rate, ceiling_db, window_s)).astype(np.float32)
 
 
 def room_tone(samples: int, level_db: float, seed: int = 0) -> np.ndarray:
@@ -149,9 +162,10 @@ def master(audio: np.ndarray, rate: int, config: MasteringConfig | None = None, 
     target = 10 ** (cfg.target_rms_db / 20)
     gain = plain = target / level
     ceiling = cfg.peak_ceiling_db - cfg.peak_margin_db
+    env = peak_envelope(x)
     out = x
     for _ in range(_GAIN_ROUNDS):
-        out = limit(x * gain, sr, ceiling)
+        out = x * (gain * limiter_gain(env * gain, sr, ceiling))
         achieved = _rms(out)
         if abs(20 * np.log10(target / achieved)) < 0.05 or gain >= plain * _MAX_PUSH:
             break
@@ -162,4 +176,7 @@ def master(audio: np.ndarray, rate: int, config: MasteringConfig | None = None, 
     return Master(np.clip(out, -1.0, 1.0).astype(np.float32), sr, shift, float(20 * np.log10(gain)))
 
 
-__all__ = ["DELIVERY_RATE", "Master", "MasteringConfig", "limit", "master", "room_tone", "set_edges"]
+__all__ = [
+    "DELIVERY_RATE", "Master", "MasteringConfig", "limit", "limiter_gain", "master", "peak_envelope", "room_tone",
+    "set_edges",
+]
