@@ -138,7 +138,7 @@ def test_too_loud_file_fails_with_the_reason_and_the_master_passes(tmp_path: Pat
     agree_with_ffmpeg(good)  # the check's figures are ffmpeg's figures
 
 
-def test_quiet_rendering_is_raised_and_its_noise_floor_judged(tmp_path: Path) -> None:
+def test_a_quiet_file_and_loud_room_tone_fail_with_their_reasons(tmp_path: Path) -> None:
     quiet = speechlike(level=0.02)  # -40 dB speech: too quiet for a store
     path = write_delivery(tmp_path / "quiet.flac", quiet, SR, "flac", META, Track("q"))
     report = check_file(path)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import shutil
 import subprocess
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -251,7 +252,8 @@ class StreamInfo:
 
 def probe(path: str | Path) -> StreamInfo:
     """The first audio stream of ``path``, through ``ffprobe``."""
-    ffprobe = str(Path(find_ffmpeg()).with_name("ffprobe"))
+    beside = Path(find_ffmpeg()).with_name("ffprobe")
+    ffprobe = str(beside) if beside.is_file() else shutil.which("ffprobe") or "ffprobe"
     cmd = [ffprobe, "-v", "error", "-select_streams", "a:0", "-show_entries",
            "stream=codec_name,sample_rate,channels,channel_layout,bit_rate:format=duration,bit_rate",
            "-of", "json", str(path)]
@@ -284,16 +286,17 @@ def decode(path: str | Path, *, block_seconds: float = 10.0) -> tuple[int, Itera
         assert proc.stdout is not None and proc.stderr is not None
         size = 4 * max(1, int(rate * block_seconds))
         try:
-            while True:
-                data = proc.stdout.read(size)
-                if not data:
-                    break
+            while data := proc.stdout.read(size):
                 yield np.frombuffer(data[: len(data) // 4 * 4], dtype="<f4")
-        finally:
-            proc.stdout.close()
             err = proc.stderr.read().decode(errors="replace").strip()
             if proc.wait() != 0:
                 raise StudioError(f"ffmpeg could not decode {Path(path).name}: {err}")
+        finally:  # also when the reader stops early: no ffmpeg left behind
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            proc.stdout.close()
+            proc.stderr.close()
 
     return rate, blocks()
 

@@ -23,6 +23,7 @@ import datetime as _dt
 import hashlib
 import json
 import logging
+import re
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -39,6 +40,7 @@ from studio.audio.measure import Levels, measure_file
 from studio.audio.pcm import atomic_write_bytes, to_int16
 from studio.audio.subtitles import Cue, cues_from_spans, to_srt, to_vtt
 from studio.audio.tags import BookMeta, ChapterMark, Cover, Track
+from studio.audio.writers import AudioInput
 from studio.core.errors import ProjectError, StudioError
 from studio.jobs.export import (
     CorruptAudio, chapter_clips, clean_filename, default_chapters, remove_stale_temps, require_complete, safe_filename,
@@ -179,7 +181,8 @@ def book_meta(project: Project, options: PublishOptions) -> BookMeta:
     """Title, author, narrator (the voice), year and cover for the files' tags."""
     book = project.book()
     cover = Cover.from_file(options.cover) if options.cover else _source_cover(project)
-    year = options.year or book.metadata.get("date", "")[:4] or str(_dt.date.today().year)
+    found = re.search(r"\b(1[5-9]|20)\d\d\b", book.metadata.get("date", ""))
+    year = options.year or (found.group(0) if found else str(_dt.date.today().year))
     narrator = options.narrator or project.settings().voice_id
     return BookMeta(title=book.title, author=book.author, narrator=narrator, year=year, cover=cover)
 
@@ -217,12 +220,13 @@ def _write_subtitles(base: Path, cues: list[Cue]) -> tuple[Path, ...]:
 
 
 def _deliver(path: Path, fmt: str, meta: BookMeta, track: Track, marks: Sequence[ChapterMark],
-             rules: AcxRules, cfg: MasteringConfig, produce: Callable[[MasteringConfig], object]) -> tuple[Levels, AcxReport]:
+             rules: AcxRules, cfg: MasteringConfig, produce: Callable[[MasteringConfig], AudioInput],
+             ) -> tuple[Levels, AcxReport]:
     """Encode (``produce(cfg)`` gives the audio), measure the encoded file, and encode
     again with more headroom while its true peak is over the ceiling."""
     remove_stale_temps(path, fmt)
     for attempt in range(_PEAK_RETRIES + 1):
-        write_delivery(path, produce(cfg), cfg.sample_rate, fmt, meta, track, marks)  # type: ignore[arg-type]
+        write_delivery(path, produce(cfg), cfg.sample_rate, fmt, meta, track, marks)
         levels = measure_file(path)
         over = levels.true_peak_db - cfg.peak_ceiling_db
         if over <= 0 or attempt == _PEAK_RETRIES:
@@ -259,38 +263,44 @@ def publish(
     report = progress or (lambda p: None)
     width = max(2, len(str(len(infos))))
     if whole_book:
-        files = [_publish_book(project, out, opts, meta, parts, report)]
+        files = [_publish_book(project, out, opts, meta, parts, report, width)]
     else:
         files = []
         for n, part in enumerate(parts, 1):
             report(PublishProgress(n - 1, len(parts), part.title))
-            suffix = f" (part {part.number})" if part.number > 1 or _split(parts, part) else ""
-            name = safe_filename(part.title + suffix, part.chapter + 1, width)
-            path = out / f"{name}{enc.suffix}"
-            cues: list[Cue] = []
-
-            def produce(cfg: MasteringConfig, part: _Part = part) -> np.ndarray:
-                mastered, found = _master_part(project, part, cfg)
-                cues[:] = found
-                return mastered.audio
-
-            track = Track(part.title + suffix, n, len(parts))
-            levels, acx = _deliver(path, opts.fmt, meta, track, (), opts.rules, opts.mastering, produce)
-            subs = _write_subtitles(path, cues) if opts.subtitles else ()
-            mark = ChapterMark(part.title + suffix, 0.0, levels.duration)
-            files.append(PublishedFile(path, part.title + suffix, (mark,), levels, acx, _sha256(path), subs))
-            log.info("wrote %s (%.1f s, ACX %s)", path, levels.duration, "pass" if acx.passed else "FAIL")
+            track = Track(_part_title(parts, part), n, len(parts))
+            files.append(_publish_part(project, out, opts, meta, part, track, width))
     report(PublishProgress(len(parts), len(parts), ""))
     manifest = write_manifest(out, opts, meta, files, warnings)
     return PublishResult(tuple(files), manifest, tuple(warnings))
 
 
-def _split(parts: list[_Part], part: _Part) -> bool:
-    return any(p.chapter == part.chapter and p.number > 1 for p in parts)
+def _part_title(parts: list[_Part], part: _Part) -> str:
+    """The chapter's title, with "(part n)" when the chapter was split."""
+    split = any(p.chapter == part.chapter and p.number > 1 for p in parts)
+    return f"{part.title} (part {part.number})" if split else part.title
+
+
+def _publish_part(project: Project, out: Path, opts: PublishOptions, meta: BookMeta, part: _Part, track: Track,
+                  width: int) -> PublishedFile:
+    """One chapter (or part of one) in a file of its own, with its subtitles."""
+    path = out / f"{safe_filename(track.title, part.chapter + 1, width)}{encoding(opts.fmt).suffix}"
+    cues: list[Cue] = []
+
+    def produce(cfg: MasteringConfig) -> np.ndarray:
+        mastered, found = _master_part(project, part, cfg)
+        cues[:] = found  # the cues of the master that was delivered
+        return mastered.audio
+
+    levels, acx = _deliver(path, opts.fmt, meta, track, (), opts.rules, opts.mastering, produce)
+    subs = _write_subtitles(path, cues) if opts.subtitles else ()
+    log.info("wrote %s (%.1f s, ACX %s)", path, levels.duration, "pass" if acx.passed else "FAIL")
+    mark = ChapterMark(track.title, 0.0, levels.duration)
+    return PublishedFile(path, track.title, (mark,), levels, acx, _sha256(path), subs)
 
 
 def _publish_book(project: Project, out: Path, opts: PublishOptions, meta: BookMeta, parts: list[_Part],
-                  report: Callable[[PublishProgress], None]) -> PublishedFile:
+                  report: Callable[[PublishProgress], None], width: int) -> PublishedFile:
     """One file for the whole book: chapters mastered one by one into a temp PCM file."""
     enc = encoding(opts.fmt)
     path = out / f"{clean_filename(meta.title, 'Audiobook')}{enc.suffix}"
@@ -309,10 +319,11 @@ def _publish_book(project: Project, out: Path, opts: PublishOptions, meta: BookM
                 samples += mastered.audio.size
                 marks.append(ChapterMark(part.title, start, samples / rate))
                 if opts.subtitles:
-                    base = out / safe_filename(part.title, part.chapter + 1, 2)
+                    base = out / safe_filename(part.title, part.chapter + 1, width)
                     subs += _write_subtitles(base, cues)
 
         def produce(cfg: MasteringConfig) -> Iterator[np.ndarray]:
+            # the chapters are mastered already: more headroom is plain attenuation
             gain = 10 ** (-(cfg.peak_margin_db - opts.mastering.peak_margin_db) / 20)
             with open(pcm_path, "rb") as fh:
                 for chunk in iter(lambda: fh.read(1 << 21), b""):
