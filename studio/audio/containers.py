@@ -35,7 +35,7 @@ class Encoding:
 ENCODINGS: dict[str, Encoding] = {
     "m4b": Encoding(".m4b", ("-c:a", "aac", "-b:a", "96k", "-brand", "M4B ", "-movflags", "+faststart",
                                "-f", "ipod"), whole_book=True),
-    "mp3": Encoding(".mp3", ("-c:a", "libmp3lame", "-b:a", "192k", "-ac", "1", "-f", "mp3"), cbr="192k"),
+    "mp3": Encoding(".mp3", ("-c:a", "libmp3lame", "-b:a", "192k", "-f", "mp3"), cbr="192k"),
     "flac": Encoding(".flac", ("-c:a", "flac", "-f", "flac")),
     "opus": Encoding(".opus", ("-c:a", "libopus", "-b:a", "64k", "-f", "opus")),
     "wav": Encoding(".wav", ("-c:a", "pcm_s16le", "-f", "wav")),

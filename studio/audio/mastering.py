@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, replace
+from typing import Iterator
 
 import numpy as np
 from scipy.ndimage import maximum_filter1d, minimum_filter1d, uniform_filter1d
@@ -37,6 +38,10 @@ _GAIN_ROUNDS = 8
 #: chapter: title, pauses, room tone) then stays under the target, and the check
 #: says by how much.
 _MAX_PUSH = 10 ** (6 / 20)
+#: Limiter look-ahead/smoothing window.
+_LIMIT_WINDOW_S = 0.01
+#: Samples per block where the work is done block by block.
+_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -84,7 +89,11 @@ class Master:
 
 
 def _rms(x: np.ndarray) -> float:
-    return float(np.sqrt(np.mean(x.astype(np.float64) ** 2))) if x.size else 0.0
+    """RMS accumulated in float64 block by block (no float64 copy of a whole chapter)."""
+    if not x.size:
+        return 0.0
+    total = sum(float(np.dot(b, b)) for b in (x[i:i + _CHUNK].astype(np.float64) for i in range(0, x.size, _CHUNK)))
+    return float(np.sqrt(total / x.size))
 
 
 def set_edges(audio: np.ndarray, rate: int, head_s: float, tail_s: float) -> tuple[np.ndarray, float]:
@@ -107,6 +116,14 @@ def set_edges(audio: np.ndarray, rate: int, head_s: float, tail_s: float) -> tup
     return out, (want_head - head_n) / rate
 
 
+def _chunks(size: int, context: int) -> Iterator[tuple[int, int, int, int]]:
+    """``(start, end, lo, hi)``: blocks of :data:`_CHUNK` samples with ``context`` samples
+    around them (``lo``..``hi``), so a local filter gives the same result block by block."""
+    for start in range(0, size, _CHUNK):
+        end = min(size, start + _CHUNK)
+        yield start, end, max(0, start - context), min(size, end + context)
+
+
 def peak_envelope(audio: np.ndarray) -> np.ndarray:
     """Per sample, the larger of its own level and its 4x-oversampled (true) peak.
 
@@ -114,13 +131,16 @@ def peak_envelope(audio: np.ndarray) -> np.ndarray:
     once (oversampling is the expensive part) and multiplies.
     """
     x = to_float32(audio)
+    env = np.abs(x)
     if x.size < 2:
-        return np.abs(x)
-    over = np.abs(resample_poly(x, 4, 1)).reshape(-1, 4).max(axis=1)
-    return np.maximum(over, np.abs(x))
+        return env
+    for start, end, lo, hi in _chunks(x.size, 64):
+        over = np.abs(resample_poly(x[lo:hi], 4, 1)).reshape(-1, 4).max(axis=1)[start - lo: end - lo]
+        np.maximum(env[start:end], over.astype(np.float32), out=env[start:end])
+    return env
 
 
-def limiter_gain(env: np.ndarray, rate: int, ceiling_db: float, window_s: float = 0.01) -> np.ndarray:
+def limiter_gain(env: np.ndarray, rate: int, ceiling_db: float, window_s: float = _LIMIT_WINDOW_S) -> np.ndarray:
     """Look-ahead limiter gain keeping a signal with peak envelope ``env`` under ``ceiling_db``.
 
     The gain each sample needs is the ceiling over the loudest peak within half a
@@ -128,52 +148,83 @@ def limiter_gain(env: np.ndarray, rate: int, ceiling_db: float, window_s: float 
     smooths it without ever exceeding what any sample needed (every averaged value
     is a minimum over a window that contains the sample).
     """
-    ceiling = 10 ** (ceiling_db / 20)
+    ceiling = np.float32(10 ** (ceiling_db / 20))
     if env.size == 0 or env.max() <= ceiling:
         return np.ones(env.size, np.float32)
-    width = max(3, int(round(window_s * rate)) | 1)
-    need = np.minimum(1.0, ceiling / np.maximum(maximum_filter1d(env, width), 1e-12))
-    return np.minimum(uniform_filter1d(minimum_filter1d(need, width), width), need).astype(np.float32)
+    width = _limit_width(rate, window_s)
+    need = np.minimum(np.float32(1.0), ceiling / np.maximum(maximum_filter1d(env, width), np.float32(1e-12)))
+    return np.minimum(uniform_filter1d(minimum_filter1d(need, width), width), need)
 
 
-def limit(audio: np.ndarray, rate: int, ceiling_db: float, window_s: float = 0.01) -> np.ndarray:
+def _limit_width(rate: int, window_s: float) -> int:
+    return max(3, int(round(window_s * rate)) | 1)
+
+
+def limit(audio: np.ndarray, rate: int, ceiling_db: float, window_s: float = _LIMIT_WINDOW_S) -> np.ndarray:
     """``audio`` with its true peaks limited to ``ceiling_db`` (see :func:`limiter_gain`)."""
     x = to_float32(audio)
     return (x * limiter_gain(peak_envelope(x), rate, ceiling_db, window_s)).astype(np.float32)
 
 
+def _apply(x: np.ndarray, env: np.ndarray, gain: float, rate: int, ceiling_db: float,
+           out: np.ndarray | None = None) -> float:
+    """RMS of ``x * gain`` limited to ``ceiling_db``, block by block (written to ``out``
+    when given): the gain search needs the level of each try, not a copy of it."""
+    context = 2 * _limit_width(rate, _LIMIT_WINDOW_S)  # the gain at a sample depends on 1.5 widths around it
+    total = 0.0
+    for start, end, lo, hi in _chunks(x.size, context):
+        g = limiter_gain(env[lo:hi] * np.float32(gain), rate, ceiling_db)[start - lo: end - lo]
+        y = x[start:end] * (np.float32(gain) * g)
+        total += float(np.dot(y.astype(np.float64), y.astype(np.float64)))
+        if out is not None:
+            out[start:end] = y
+    return float(np.sqrt(total / x.size)) if x.size else 0.0
+
+
 def room_tone(samples: int, level_db: float, seed: int = 0) -> np.ndarray:
     """``samples`` of white noise at ``level_db`` RMS (inaudible at -70 dB; white, so
     its level is steady over a 50 ms window and the measured floor is its RMS)."""
-    noise = np.random.default_rng(seed).standard_normal(samples)
-    return (noise * (10 ** (level_db / 20) / max(_rms(noise), 1e-12))).astype(np.float32)
+    out = np.zeros(samples, np.float32)
+    _add_room_tone(out, level_db, seed)
+    return out
+
+
+def _add_room_tone(out: np.ndarray, level_db: float, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    scale = np.float32(10 ** (level_db / 20))
+    for start, end, _lo, _hi in _chunks(out.size, 0):
+        out[start:end] += rng.standard_normal(end - start, dtype=np.float32) * scale
 
 
 def master(audio: np.ndarray, rate: int, config: MasteringConfig | None = None, *, seed: int = 0) -> Master:
-    """Master one file's audio (see the module's docstring for the steps)."""
+    """Master one file's audio (see the module's docstring for the steps).
+
+    Works in float32, block by block where it can: a long chapter costs a few
+    copies of itself at 44.1 kHz, not dozens of float64 ones.
+    """
     cfg = config or MasteringConfig()
-    x = resample(to_float32(audio), rate, cfg.sample_rate)
     sr = cfg.sample_rate
-    x, shift = set_edges(x, sr, cfg.head_s, cfg.tail_s)
-    tone = room_tone(x.size, cfg.room_tone_db, seed) if cfg.room_tone_db is not None else None
+    x, shift = set_edges(resample(to_float32(audio), rate, sr), sr, cfg.head_s, cfg.tail_s)
     level = _rms(x)
-    if level == 0:
-        return Master(x if tone is None else tone, sr, shift, 0.0)
-    target = 10 ** (cfg.target_rms_db / 20)
-    gain = plain = target / level
-    ceiling = cfg.peak_ceiling_db - cfg.peak_margin_db
-    env = peak_envelope(x)
-    out = x
-    for _ in range(_GAIN_ROUNDS):
-        out = x * (gain * limiter_gain(env * gain, sr, ceiling))
-        achieved = _rms(out)
-        if abs(20 * np.log10(target / achieved)) < 0.05 or gain >= plain * _MAX_PUSH:
-            break
-        gain = min(gain * target / achieved, plain * _MAX_PUSH)
-    if tone is not None:
-        out = out + tone
-    log.debug("mastered %.1f s: gain %+.1f dB, head/tail shift %+.3f s", out.size / sr, 20 * np.log10(gain), shift)
-    return Master(np.clip(out, -1.0, 1.0).astype(np.float32), sr, shift, float(20 * np.log10(gain)))
+    gain = 0.0
+    if level > 0:
+        target = 10 ** (cfg.target_rms_db / 20)
+        gain = plain = target / level
+        ceiling = cfg.peak_ceiling_db - cfg.peak_margin_db
+        env = peak_envelope(x)
+        for _ in range(_GAIN_ROUNDS):
+            achieved = _apply(x, env, gain, sr, ceiling)
+            if abs(20 * np.log10(target / achieved)) < 0.05 or gain >= plain * _MAX_PUSH:
+                break
+            gain = min(gain * target / achieved, plain * _MAX_PUSH)
+        del env
+        _apply(x, peak_envelope(x), gain, sr, ceiling, out=x)  # in place: x is ours (resampled/edged copy)
+    if cfg.room_tone_db is not None:
+        _add_room_tone(x, cfg.room_tone_db, seed)
+    np.clip(x, -1.0, 1.0, out=x)
+    gain_db = float(20 * np.log10(gain)) if gain > 0 else 0.0
+    log.debug("mastered %.1f s: gain %+.1f dB, head/tail shift %+.3f s", x.size / sr, gain_db, shift)
+    return Master(x, sr, shift, gain_db)
 
 
 __all__ = [

@@ -61,8 +61,8 @@ def window_rms(audio: np.ndarray, size: int) -> np.ndarray:
     n = audio.size // size
     if n == 0:
         return np.zeros(0)
-    frames = audio[: n * size].astype(np.float64).reshape(n, size)
-    return np.sqrt(np.mean(frames * frames, axis=1))
+    frames = audio[: n * size].reshape(n, size)
+    return np.sqrt(np.mean(np.square(frames), axis=1, dtype=np.float64))
 
 
 def true_peak(audio: np.ndarray) -> float:
