@@ -15,7 +15,7 @@ What is measured, per preset:
   first call, then repeated calls (p50 / p95).
 * **throughput** on a book-like text (the English sentences of
   ``resources/sample.md``) through the preset's *render path*
-  (:mod:`studio.jobs.preset_render`): N single-thread streams for ``fp32-cpu`` /
+  (:mod:`studio.jobs.engines`): N single-thread streams for ``fp32-cpu`` /
   ``int8-cpu``, length-bucketed batches for the CUDA presets, one sentence at a time
   for the torch CPU presets. Timed region: front end + synthesis of every sentence,
   engines loaded and warmed up. Slow presets (torch on a small CPU) render the text

@@ -290,15 +290,30 @@ class MainWindow(QMainWindow):
             return
         default = self.qsettings.value("export/folder") or str(Path(s.snapshot.folder).parent / f"{s.snapshot.title} - audio")
         dlg = ExportDialog(s.snapshot, self.book.model, str(default), self)
-        dlg.set_format(str(self.qsettings.value("export/format", "mp3")))
+        dlg.set_format(str(self.qsettings.value("export/format", "m4b")))
+        dlg.set_publish(str(self.qsettings.value("export/publish", "false")).lower() == "true")
 
-        def run(folder: str, fmt: str, chapters: list[int]) -> None:
+        def remember(folder: str, fmt: str) -> None:
             self.qsettings.setValue("export/folder", folder)
             self.qsettings.setValue("export/format", fmt)
-            s.export(folder, fmt, chapters, on_progress=dlg.on_progress, on_done=dlg.on_done,
-                     on_error=lambda e: (dlg.on_error(e), self.show_error(e)))
+            if fmt in ("wav", "mp3"):  # the other formats are always publish-ready
+                self.qsettings.setValue("export/publish", "true" if dlg.publishing() else "false")
+
+        def failed(err: ErrorInfo) -> None:
+            dlg.on_error(err)
+            self.show_error(err)
+
+        def run(folder: str, fmt: str, chapters: list[int]) -> None:
+            remember(folder, fmt)
+            s.export(folder, fmt, chapters, on_progress=dlg.on_progress, on_done=dlg.on_done, on_error=failed)
+
+        def run_publish(folder: str, fmt: str, chapters: list[int], cover: str) -> None:
+            remember(folder, fmt)
+            s.publish(folder, fmt, chapters, cover=cover or None, on_progress=dlg.on_progress,
+                      on_done=dlg.on_published, on_error=failed)
 
         dlg.exportRequested.connect(run)
+        dlg.publishRequested.connect(run_publish)
         self.export_dialog = dlg
         dlg.open()
 
