@@ -59,6 +59,11 @@ RECORDED_CPU_SWEEP: tuple[tuple[int, float], ...] = ((1, 4.3), (2, 4.9), (4, 4.1
 #: one sentence's latency on that machine (~2.7 s of audio at 4.3x real time)
 RECORDED_CPU_LATENCY_S = 0.63
 
+#: the local CUDA batcher's default (``studio.engine.serving.batched``): batches of
+#: 32, 20 ms wait -- used for GPU configs until a GPU bench.json has a sweep
+RECORDED_CUDA_BATCH = 32
+RECORDED_CUDA_WAIT_S = 0.02
+
 Kind = Literal["cpu", "gpu"]
 
 
@@ -110,12 +115,9 @@ def figures_from_bench(bench: Mapping[str, Any] | None, preset: str, device: str
         max_batch, preferred = _sweep_figures(sweep)
         sources.append(f"batch sweep of {preset}")
     elif kind == "gpu":
-        from studio.engine.serving.batched import default_batch_config
-
-        cfg = default_batch_config("cuda")
-        max_batch, preferred = cfg.max_batch_size, (cfg.max_batch_size // 2, cfg.max_batch_size)
-        latency = latency or cfg.max_wait_s / QUEUE_SHARE_OF_LATENCY
-        sources.append("the measured CUDA batch default")
+        max_batch, preferred = RECORDED_CUDA_BATCH, (RECORDED_CUDA_BATCH // 2, RECORDED_CUDA_BATCH)
+        latency = latency or RECORDED_CUDA_WAIT_S / QUEUE_SHARE_OF_LATENCY
+        sources.append("the CUDA batch default of the local batcher")
     else:
         max_batch, preferred = _sweep_figures(RECORDED_CPU_SWEEP)
         sources.append("the recorded CPU batch sweep")
