@@ -12,7 +12,8 @@ Failures, and why they are treated differently:
 
 * the server refuses the request itself (bad input): no retry, the sentences fail
   with the server's reason;
-* the server is unreachable (refused, reset, unavailable): it leaves the rotation
+* the server is unreachable (refused, reset, unavailable) or up without the model
+  (a restarting server loads it after it starts answering): it leaves the rotation
   and the request goes to another server at once; while no server answers, the
   render *pauses* (a warning says so) and resumes when one is back, for up to
   ``target.outage_s``; after that its sentences fail, and later requests fail fast
@@ -47,6 +48,9 @@ log = logging.getLogger(__name__)
 PAD_TO = 16
 #: tritonclient status texts (gRPC codes, HTTP statuses) that mean "the request itself is wrong"
 REQUEST_FAULTS = ("INVALID_ARGUMENT", "400")
+#: ... those that mean "the server is up but not serving the model (yet)": a restarting
+#: server answers before its model is loaded; treated like an unreachable server
+NOT_SERVING = ("NOT_FOUND", "unknown model", "no available versions", "is not ready", "not ready")
 #: ... and those that mean "the server did not answer in time"
 TIMEOUTS = ("DEADLINE_EXCEEDED", "timed out", "timeout", "Timeout")
 
@@ -87,11 +91,17 @@ class TritonEngine(Engine):
             if self._loaded:
                 return
             self._loaded = True
-        for s in self.rotation.servers:
-            status = probe(s, self.model, timeout_s=min(5.0, self.target.timeout_s))
-            (log.info if status.ready else log.warning)("Triton %s: %s", s.url, status.message)
-            if status.max_batch:  # a request may not hold more than the server's batch
-                self.batch = min(self.batch, status.max_batch)
+        statuses = [probe(s, self.model, timeout_s=min(5.0, self.target.timeout_s)) for s in self.rotation.servers]
+        for st in statuses:
+            (log.info if st.ready else log.warning)("Triton %s: %s", st.url, st.message)
+            if st.max_batch:  # a request may not hold more than the server's batch
+                self.batch = min(self.batch, st.max_batch)
+        if statuses and all(st.live and not st.ready for st in statuses):
+            # every server answers and none has the model: a wrong name, not an outage
+            with self._lock:
+                self._loaded = False
+            raise EngineError(f"no Triton server has model {self.model!r}: "
+                              + "; ".join(f"{st.url}: {st.message}" for st in statuses))
 
     def text_to_ids(self, text: str, language: str) -> list[int]:
         return self.front_end.text_to_ids(text, language)
@@ -157,9 +167,10 @@ class TritonEngine(Engine):
                 audio, lengths = infer(server, self.model, feeds, self.target.timeout_s)
             except Exception as exc:  # noqa: BLE001 - sorted into request fault / outage / retry below
                 text = _reason(exc)
-                if any(code in text for code in REQUEST_FAULTS):
+                not_serving = any(code in text for code in NOT_SERVING)
+                if not not_serving and any(code in text for code in REQUEST_FAULTS):
                     raise EngineError(f"Triton server {server.url} refused the request: {text}") from exc
-                answered = _answered(exc)
+                answered = _answered(exc) and not not_serving
                 self.rotation.take_out(server, text)
                 if answered or any(t in text for t in TIMEOUTS):
                     tries += 1
@@ -221,8 +232,9 @@ class Status:
     """What a probe found: ``ready`` (the model answers), a sentence for people, and the
     model's ``max_batch_size`` on that server (0: unknown)."""
 
-    def __init__(self, url: str, ready: bool, message: str, max_batch: int = 0) -> None:
+    def __init__(self, url: str, ready: bool, message: str, max_batch: int = 0, live: bool = False) -> None:
         self.url, self.ready, self.message, self.max_batch = url, ready, message, max_batch
+        self.live = live or ready
 
     def __repr__(self) -> str:
         return f"Status({self.url!r}, ready={self.ready}, {self.message!r})"
@@ -236,7 +248,7 @@ def probe(server: Server, model: str, timeout_s: float = 5.0) -> Status:
         if not client.is_server_live(**kwargs):
             return Status(server.url, False, "server is up but not live")
         if not client.is_model_ready(model, **kwargs):
-            return Status(server.url, False, f"server answers, but model {model!r} is not ready there")
+            return Status(server.url, False, f"server answers, but model {model!r} is not ready there", live=True)
         config = client.get_model_config(model, **kwargs) if server.protocol == "http" else \
             client.get_model_config(model, as_json=True, **kwargs)
         config = config.get("config", config)

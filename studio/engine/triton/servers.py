@@ -100,6 +100,8 @@ class Server:
         self.failures = 0
         self.reason = ""
         self.generation = 0
+        #: requests this server answered (how the load spread)
+        self.served = 0
         self._local = threading.local()
         self._lock = threading.Lock()
         self._clients: list[Any] = []
@@ -193,6 +195,7 @@ class Rotation:
         with self._lock:
             was_out = server.failures > 0
             server.failures, server.reason = 0, ""
+            server.served += 1
             self.gave_up = False
         if was_out:
             log.warning("Triton server %s is answering again; back in rotation", server.url)
