@@ -130,6 +130,20 @@ def test_triton_engine_speaks_like_the_local_engine(server, repo, onnx_engine, p
         assert correlation(a, b) >= 0.999
 
 
+def test_the_connection_test_asks_each_server(server, repo) -> None:
+    from studio.jobs.triton import connection_test, make_target
+
+    dead = f"grpc://127.0.0.1:{free_port()}"
+    target = make_target(f"{server.grpc_url}, {server.http_url}, {dead}")
+    rows = connection_test(target, "en_US-joe-medium", "fp32-cpu")
+    assert [(url, ok) for url, ok, _ in rows] == [(server.grpc_url, True), (server.http_url, True), (dead, False)]
+    assert "max batch size 4" in rows[0][2] and "not reachable" in rows[2][2]
+    wrong = connection_test(make_target(server.grpc_url, model="no-such-model"), "v", "p")
+    assert wrong[0][1] is False and "not ready" in wrong[0][2]
+    with pytest.raises(EngineError, match="no Triton server has model"):
+        TritonEngine(get_voice(None).config_path, make_target(server.grpc_url), "no-such-model").load()
+
+
 def test_a_chapter_rendered_through_triton_equals_the_local_render(server, onnx_engine, tmp_path: Path) -> None:
     local = _project(tmp_path, "local")
     try:

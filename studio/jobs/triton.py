@@ -170,3 +170,34 @@ def serve_forever(server: LocalServer, threads: int) -> int:
     finally:
         server.stop()
     return 0
+
+
+# ------------------------------------------------------------------ settings, connection test
+
+
+def make_target(servers: str, *, model: str = "", ca_file: str = "", cert_file: str = "", key_file: str = "",
+                outage_s: float | None = None, base: Any = None) -> Any:
+    """The project's Triton setting from what a person typed (None: render on this
+    machine); ``base`` (the current setting) keeps the fields not shown. StudioError
+    with the reason for a bad address."""
+    from dataclasses import replace
+
+    from studio.engine.triton.servers import TritonTarget
+
+    urls = tuple(u.strip() for u in servers.replace("\n", ",").split(",") if u.strip())
+    if not urls:
+        return None
+    fields: dict[str, Any] = {"model": model.strip(), "ca_file": ca_file.strip(), "cert_file": cert_file.strip(),
+                              "key_file": key_file.strip()}
+    if outage_s is not None:
+        fields["outage_s"] = float(outage_s)
+    return replace(base, servers=urls, **fields) if base is not None else TritonTarget(urls, **fields)
+
+
+def connection_test(target: Any, voice_id: str, preset: str) -> list[tuple[str, bool, str]]:
+    """(url, model ready, what was found) per server of ``target`` (a TritonTarget):
+    the desktop settings' "Test connection" and ``studio triton check``."""
+    from studio.engine.triton.client import check_servers
+
+    model = target.model or model_name_for(voice_id, preset)
+    return [(st.url, st.ready, st.message) for st in check_servers(target, model)]
