@@ -7,6 +7,7 @@ dies (SIGKILL of its process group) and really comes back on the same ports.
 
 from __future__ import annotations
 
+import json
 import logging
 import sqlite3
 import threading
@@ -29,7 +30,7 @@ from studio.jobs.session import new_project_settings, open_for_manuscript
 from studio.jobs.triton import free_port
 from studio.project import Project
 from test_render_support import studio_cmd
-from triton_support import BENCH, MANUSCRIPT, correlation, export_bundled, read_wav, start_server
+from triton_support import BENCH, MANUSCRIPT, correlation, read_wav, start_server
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -38,8 +39,14 @@ QUIET = SynthesisSettings(noise_scale=0.0, length_scale=1.0, noise_w=0.0)
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The bundled voice exported by `studio triton export`, with the figures of :data:`BENCH`."""
     root = tmp_path_factory.mktemp("triton")
-    return root / "repo", export_bundled(root / "repo", root / "bench.json")
+    (root / "bench.json").write_text(json.dumps(BENCH), encoding="utf-8")
+    done = studio_cmd("triton", "export", "--preset", "fp32-cpu", "-o", str(root / "repo"),
+                      "--bench", str(root / "bench.json"))
+    assert done.returncode == 0, done.stderr
+    assert "validated against Triton's schema" in done.stderr
+    return root / "repo", Path(done.stdout.splitlines()[0]).parent.name
 
 
 @pytest.fixture(scope="module")
@@ -142,6 +149,28 @@ def test_the_connection_test_asks_each_server(server, repo) -> None:
     assert wrong[0][1] is False and "not ready" in wrong[0][2]
     with pytest.raises(EngineError, match="no Triton server has model"):
         TritonEngine(get_voice(None).config_path, make_target(server.grpc_url), "no-such-model").load()
+
+
+def test_server_errors_and_timeouts_are_retried_then_the_sentence_fails(server, repo, caplog) -> None:  # noqa: ANN001
+    caplog.set_level(logging.INFO, logger="studio.engine.triton")
+    voice = get_voice(None)
+    engine = TritonEngine(voice.config_path, TritonTarget((server.grpc_url,), retries=2, max_backoff_s=0.2), repo[1])
+    try:
+        engine.load()
+        with pytest.raises(EngineError, match="failed after 3 tries") as err:
+            engine.synthesize_batch([[1, 10**6, 2]], QUIET)  # an id the voice does not have: the model fails
+        assert caplog.text.count("retrying (") == 2
+        assert "render paused" not in caplog.text  # the server answered: no outage
+        assert "Triton" in str(err.value)
+    finally:
+        engine.close()
+    hurried = TritonEngine(voice.config_path, TritonTarget((server.grpc_url,), timeout_s=0.001, retries=1,
+                                                           max_backoff_s=0.2), repo[1])
+    try:
+        with pytest.raises(EngineError, match="failed after 2 tries.*(DEADLINE|[Dd]eadline)"):
+            hurried.synthesize_batch([[1, 20, 2]], QUIET)
+    finally:
+        hurried.close()
 
 
 def test_a_chapter_rendered_through_triton_equals_the_local_render(server, onnx_engine, tmp_path: Path) -> None:

@@ -19,8 +19,7 @@ import numpy as np
 import pytest
 
 from studio.engine.triton.server import server_python
-from studio.engine.voice.catalog import get_voice
-from studio.jobs.triton import LocalServer, export_voice, free_port
+from studio.jobs.triton import LocalServer, free_port
 
 REPO = Path(__file__).resolve().parent.parent
 log = logging.getLogger(__name__)
@@ -47,14 +46,6 @@ def ensure_server_python() -> Path:
         if done.returncode != 0 or py is None:
             pytest.skip(f"Triton server cannot start: no server environment ({done.stdout[-500:]} {done.stderr[-800:]})")
     return py
-
-
-def export_bundled(repo: Path, bench_file: Path) -> str:
-    """Export the bundled voice (fp32-cpu) with :data:`BENCH`'s figures; returns the model name."""
-    import json
-
-    bench_file.write_text(json.dumps(BENCH), encoding="utf-8")
-    return export_voice(get_voice(None), "fp32-cpu", repo, bench_file=bench_file).folder.name
 
 
 def start_server(repo: Path, logs: Path, *, ports: tuple[int, int] | None = None) -> LocalServer:

@@ -171,11 +171,14 @@ class TritonEngine(Engine):
                 if not not_serving and any(code in text for code in REQUEST_FAULTS):
                     raise EngineError(f"Triton server {server.url} refused the request: {text}") from exc
                 answered = _answered(exc) and not not_serving
-                self.rotation.take_out(server, text)
-                if answered or any(t in text for t in TIMEOUTS):
+                timed_out = any(t in text for t in TIMEOUTS)
+                if not answered or timed_out:  # no answer: the other servers take over
+                    self.rotation.take_out(server, text)
+                if answered or timed_out:
                     tries += 1
                     if tries > self.target.retries:
                         raise EngineError(f"Triton request failed after {tries} tries: {text}") from exc
+                    log.info("Triton server %s: %s; retrying (%d of %d)", server.url, text, tries, self.target.retries)
                 continue
             self.rotation.answered(server)
             if paused_at is not None:
