@@ -32,10 +32,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from studio.engine.base import SynthesisSettings  # noqa: E402
-from studio.engine.triton.client import TritonEngine  # noqa: E402
-from studio.engine.triton.servers import TritonTarget  # noqa: E402
-from studio.engine.voice.catalog import get_voice  # noqa: E402
+from studio.engine.base import SynthesisSettings
+from studio.engine.triton.client import TritonEngine
+from studio.engine.triton.servers import TritonTarget
+from studio.engine.voice.catalog import get_voice
 
 log = logging.getLogger("bench.triton")
 

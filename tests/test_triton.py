@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_render_support import studio_cmd
+from triton_support import BENCH, MANUSCRIPT, correlation, read_wav, start_server
 
 from studio.core.errors import EngineError
 from studio.engine.base import SynthesisSettings
@@ -29,8 +31,6 @@ from studio.jobs.render import render_project
 from studio.jobs.session import new_project_settings, open_for_manuscript
 from studio.jobs.triton import free_port
 from studio.project import Project
-from test_render_support import studio_cmd
-from triton_support import BENCH, MANUSCRIPT, correlation, read_wav, start_server
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -151,7 +151,7 @@ def test_the_connection_test_asks_each_server(server, repo) -> None:
         TritonEngine(get_voice(None).config_path, make_target(server.grpc_url), "no-such-model").load()
 
 
-def test_server_errors_and_timeouts_are_retried_then_the_sentence_fails(server, repo, caplog) -> None:  # noqa: ANN001
+def test_server_errors_and_timeouts_are_retried_then_the_sentence_fails(server, repo, caplog) -> None:
     caplog.set_level(logging.INFO, logger="studio.engine.triton")
     voice = get_voice(None)
     engine = TritonEngine(voice.config_path, TritonTarget((server.grpc_url,), retries=2, max_backoff_s=0.2), repo[1])
@@ -215,7 +215,7 @@ def _render_killing(project, engine, kill, after: int = 2) -> tuple[object, list
     """Render ``project``; call ``kill()`` once ``after`` sentences are done."""
     events: list[str] = []
 
-    def progress(p) -> None:  # noqa: ANN001
+    def progress(p) -> None:
         if p.done >= after and not events:
             events.append(f"killed at {p.done}/{p.total}")
             kill()

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from test_render_support import REPO
 
 from studio.core.errors import StudioError
 from studio.engine.triton.client import TritonEngine
@@ -16,7 +17,6 @@ from studio.engine.voice.catalog import get_voice
 from studio.jobs.engines import build_engine
 from studio.jobs.session import new_project_settings, open_for_manuscript
 from studio.project import Project
-from test_render_support import REPO
 
 TARGET = TritonTarget(("grpc://gpu1:8001", "https://gpu2:8443"), model="m", ca_file="/etc/ca.pem", outage_s=30)
 
@@ -60,7 +60,7 @@ def test_render_options_set_and_clear_the_servers() -> None:
         triton_changes(parse(["render", "b.md", "-o", "o", "--triton-ca", "ca.pem"]), None)
 
 
-def test_desktop_and_cli_plan_the_same_triton_stack(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+def test_desktop_and_cli_plan_the_same_triton_stack(qtbot, tmp_path: Path) -> None:
     from studio.cli import build_parser
     from studio.cli.render import render_plan
     from studio.jobs.engines import Isolation
@@ -88,7 +88,7 @@ def test_desktop_and_cli_plan_the_same_triton_stack(qtbot, tmp_path: Path) -> No
     assert named.model == "en_US-joe-medium.int8-cpu"  # the name `studio triton export` gives
 
 
-def test_the_servers_tab_edits_the_setting(qtbot) -> None:  # noqa: ANN001
+def test_the_servers_tab_edits_the_setting(qtbot) -> None:
     from studio.ui.voices_dialog import VoicesDialog
 
     settings = new_project_settings(get_voice(None)).with_changes(triton=TARGET)

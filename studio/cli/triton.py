@@ -16,7 +16,6 @@ from typing import Any
 
 from studio.core.errors import StudioError
 
-
 # ------------------------------------------------------------------ render options
 
 

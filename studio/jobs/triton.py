@@ -104,7 +104,7 @@ class LocalServer:
     def http_url(self) -> str:
         return f"http://127.0.0.1:{self.http_port}"
 
-    def start(self, *, threads: int = 1, wait_s: float = 120.0, python: Path | None = None) -> "LocalServer":
+    def start(self, *, threads: int = 1, wait_s: float = 120.0, python: Path | None = None) -> LocalServer:
         """Start the server in its own process group and wait until its model is ready."""
         python = python or server_python()
         if python is None:

@@ -28,9 +28,10 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -165,7 +166,7 @@ class TritonEngine(Engine):
                 continue
             try:
                 audio, lengths = infer(server, self.model, feeds, self.target.timeout_s)
-            except Exception as exc:  # noqa: BLE001 - sorted into request fault / outage / retry below
+            except Exception as exc:
                 text = _reason(exc)
                 not_serving = any(code in text for code in NOT_SERVING)
                 if not not_serving and any(code in text for code in REQUEST_FAULTS):

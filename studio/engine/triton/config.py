@@ -26,8 +26,9 @@ The interface (batch dimension implied by ``max_batch_size``)::
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping, Sequence
+from typing import Any, Literal
 
 from studio.core.errors import EngineError
 
@@ -162,7 +163,8 @@ class ModelConfig:
             lines.append('optimization { execution_accelerators { gpu_execution_accelerator: [ { name: "tensorrt" '
                          'parameters { key: "precision_mode" value: "FP16" } } ] } }')
         if self.cpu_threads:
-            lines.append(f'parameters {{ key: "intra_op_thread_count" value: {{ string_value: "{self.cpu_threads}" }} }}')
+            lines.append(f'parameters {{ key: "intra_op_thread_count" '
+                         f'value: {{ string_value: "{self.cpu_threads}" }} }}')
         return "\n".join(lines) + "\n"
 
 
@@ -173,8 +175,8 @@ def parse_config(text: str):  # -> tritonclient.grpc.model_config_pb2.ModelConfi
         from google.protobuf import text_format
         from tritonclient.grpc import model_config_pb2
     except ImportError as exc:
-        raise EngineError(f"validating a Triton config needs tritonclient[grpc] (pip install 'studio[triton]'): {exc}") \
-            from exc
+        raise EngineError("validating a Triton config needs tritonclient[grpc] "
+                          f"(pip install 'studio[triton]'): {exc}") from exc
     message = model_config_pb2.ModelConfig()
     try:
         text_format.Parse(text, message)

@@ -25,13 +25,19 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from studio.engine.triton.config import (
-    INPUT_IDS, INPUT_LENGTHS, INPUT_SCALES, OUTPUT_AUDIO, OUTPUT_LENGTHS, validate_config,
+    INPUT_IDS,
+    INPUT_LENGTHS,
+    INPUT_SCALES,
+    OUTPUT_AUDIO,
+    OUTPUT_LENGTHS,
+    validate_config,
 )
 
 log = logging.getLogger("studio.triton.server")

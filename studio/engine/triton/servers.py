@@ -66,7 +66,7 @@ class TritonTarget:
             raise EngineError("a client certificate needs both cert_file and key_file")
 
     @classmethod
-    def from_urls(cls, urls: str, **kwargs: Any) -> "TritonTarget":
+    def from_urls(cls, urls: str, **kwargs: Any) -> TritonTarget:
         """``"URL[,URL...]"`` as typed on the command line."""
         return cls(tuple(u.strip() for u in urls.split(",") if u.strip()), **kwargs)
 
@@ -146,7 +146,7 @@ class Server:
         for c in clients:
             try:
                 c.close()
-            except Exception:  # noqa: BLE001 - a broken client is what we are getting rid of
+            except Exception:
                 log.debug("closing a client of %s failed", self.url, exc_info=True)
 
 
