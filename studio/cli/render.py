@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TextIO
 
 from studio.cli.bench import add_preset_arguments
+from studio.cli.triton import add_render_arguments as add_triton_arguments, triton_changes
 from studio.cli.common import EXIT_INCOMPLETE, RETRY_MESSAGE, ProgressLine, format_duration, parse_chapters
 from studio.core.errors import StudioError
 
@@ -51,6 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        help="PYTORCH_CUDA_ALLOC_CONF for the model (default: the environment's, "
                             "else expandable_segments:True in the model process)")
     add_preset_arguments(p)
+    add_triton_arguments(p)
     p.set_defaults(func=_cmd_render)
 
 
@@ -89,12 +91,17 @@ def _cmd_render(args: argparse.Namespace) -> int:
     if args.sample_rate is not None and not 8000 <= args.sample_rate <= 192000:
         raise StudioError(f"--sample-rate {args.sample_rate} is out of range (8000-192000 Hz)")
     isolation_from_args(args)  # bad model-process options stop here, before a project is touched
-    check_choice(args.preset, args.engine, args.streams)  # an unavailable preset stops here, with the reason
+    # an unavailable preset stops here, with the reason (on Triton the servers run it)
+    check_choice(args.preset, args.engine, args.streams, remote=bool(args.triton))
     project = _open_project(args)
     engine = None
     bar = ProgressLine(sys.stderr)
     try:
         settings = apply_choices(project, voice_id=args.voice, backend=args.engine)
+        changed, target = triton_changes(args, settings.triton)
+        if changed:
+            settings = settings.with_changes(triton=target)
+            project.update_settings(settings)
         settings = choose_preset(project, settings, args.preset, args.engine)
         chapters = (
             parse_chapters(args.chapters, len(project.chapters())) if args.chapters else default_chapters(project)

@@ -281,8 +281,26 @@ class MainWindow(QMainWindow):
         folder = s.snapshot.folder
         s.tasks.run(lambda: gather_facts_in_subprocess(folder), on_done=lambda f: dlg.isVisible() and dlg.set_facts(f),
                     action="check voices and presets")
+        dlg.triton.testRequested.connect(lambda fields: self._test_triton(dlg, fields))
         self.voices_dialog = dlg
         dlg.open()
+
+    def _test_triton(self, dlg: VoicesDialog, fields: dict) -> None:
+        """The Servers tab's connection test, in the background (servers may take seconds)."""
+        from studio.jobs.engines import effective_preset
+        from studio.jobs.triton import connection_test, make_target
+
+        settings = self.session.settings
+        if settings is None:
+            return
+        dlg.triton.testing()
+
+        def work() -> list:
+            target = make_target(**fields, base=settings.triton)
+            return [] if target is None else connection_test(target, settings.voice_id, effective_preset(settings))
+
+        self.session.tasks.run(work, on_done=lambda rows: dlg.isVisible() and dlg.triton.show_result(rows),
+                               on_error=lambda e: dlg.triton.show_error(e.message), action="test the Triton servers")
 
     def open_export(self) -> None:
         s = self.session
