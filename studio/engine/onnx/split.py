@@ -1,0 +1,115 @@
+"""Cut a Piper graph in two at the latent: text -> latent, then latent -> waveform.
+
+Why: the flow and the HiFi-GAN decoder are ~3/4 of a sentence's CPU time and all
+of its large activations (the last decoder stage holds 32 channels per output
+sample). Run whole, one long sentence is one indivisible job whose memory grows
+with its length. Cut at the latent ``z_p`` (after the noise is drawn, before the
+flow) the second half only looks a few dozen frames left and right, so it can be
+run over fixed windows of the latent (:mod:`studio.engine.windows`): memory is
+bounded by the window, the first audio of a paragraph comes after one window, and
+the windows of one sentence can go to different streams.
+
+The cut is found by structure, not by node names (INT8 builds and the 4-D decoder
+rewrite rename and add nodes): ``z_p`` is the first ``Add`` after the graph's
+top-level ``RandomNormalLike`` (the duration predictor's own one lives under
+``/dp/``); the second half is everything downstream of ``z_p`` that the waveform
+needs, and whatever else it reads apart from weights (the frame mask) becomes its second input.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+_LOGGER = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SplitGraph:
+    """The two halves of a Piper graph, serialized, and the tensors that join them."""
+
+    #: inputs: the original ones; outputs: latent, mask (and durations if the model has them)
+    encoder: bytes
+    #: inputs: latent [B, C, T], mask [B, 1, T]; output: the waveform [B, 1, T * hop]
+    decoder: bytes
+    latent: str
+    mask: str
+    #: the alignment output (per-id durations), or None when the model has none
+    durations: str | None
+
+
+def find_cut(model) -> tuple[str, str] | None:
+    """``(latent, mask)`` tensor names where the graph can be cut, or None.
+
+    None when the graph does not look like a Piper VITS export (no top-level
+    ``RandomNormalLike`` followed by an ``Add``, or the waveform needs more than
+    the latent and one other tensor).
+    """
+    graph = model.graph
+    consumers: dict[str, list] = {}
+    for node in graph.node:
+        for name in node.input:
+            consumers.setdefault(name, []).append(node)
+    producers = {o: n for n in graph.node for o in n.output}
+    noise = [n for n in graph.node if n.op_type == "RandomNormalLike" and not n.name.startswith("/dp/")]
+    if len(noise) != 1:
+        return None
+    node = noise[0]
+    for _ in range(8):  # RandomNormalLike -> Mul (std) -> Mul (noise scale) -> Add (mean)
+        nxt = consumers.get(node.output[0], [])
+        if len(nxt) != 1:
+            return None
+        node = nxt[0]
+        if node.op_type == "Add":
+            break
+    else:
+        return None
+    latent = node.output[0]
+
+    downstream: set[int] = set()
+    stack = [latent]
+    while stack:
+        for c in consumers.get(stack.pop(), []):
+            if id(c) not in downstream:
+                downstream.add(id(c))
+                stack.extend(c.output)
+    inits = {i.name for i in graph.initializer}
+    # nodes computed from weights alone (Constant, the INT8 build's weight DequantizeLinear)
+    constant = set(inits)
+    for node in graph.node:  # graph order is topological
+        if all(not i or i in constant for i in node.input):
+            constant.update(node.output)
+    needed: set[int] = set()
+    stack = [graph.output[0].name]
+    while stack:
+        producer = producers.get(stack.pop())
+        if producer is None or id(producer) in needed:
+            continue
+        if id(producer) in downstream or all(o in constant for o in producer.output):
+            needed.add(id(producer))
+            stack.extend(producer.input)
+    part = [n for n in graph.node if id(n) in needed]
+    made = {o for n in part for o in n.output}
+    others = {i for n in part for i in n.input if i and i not in made and i not in constant and i != latent}
+    if len(others) != 1:
+        return None
+    return latent, others.pop()
+
+
+def split_piper_graph(model) -> SplitGraph | None:
+    """The two halves of ``model`` (an ``onnx.ModelProto``, possibly patched with
+    the alignment output as its second output), or None if it cannot be cut."""
+    from onnx.utils import Extractor
+
+    cut = find_cut(model)
+    if cut is None:
+        return None
+    latent, mask = cut
+    outputs = [o.name for o in model.graph.output]
+    durations = outputs[1] if len(outputs) > 1 else None
+    inputs = [i.name for i in model.graph.input]
+    extractor = Extractor(model)
+    encoder = extractor.extract_model(inputs, [latent, mask] + ([durations] if durations else []))
+    decoder = extractor.extract_model([latent, mask], [outputs[0]])
+    _LOGGER.debug("split at %s / %s: %d + %d nodes", latent, mask, len(encoder.graph.node), len(decoder.graph.node))
+    return SplitGraph(encoder.SerializeToString(), decoder.SerializeToString(), latent, mask, durations)
