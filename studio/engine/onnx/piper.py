@@ -87,6 +87,9 @@ class OnnxPiperEngine(Engine):
         self.window_frames = (WINDOW_FRAMES if device == "cpu" else 0) if window_frames is None else window_frames
         self._decoder = None
         self._cut: tuple[str, str] = ("", "")
+        self._shared = None  # (key, LoadedModel) while loaded
+        #: where the cut graph is cached (None: the studio cache folder)
+        self._cache_dir: str | Path | None = None
         self.config: VoiceConfig = VoiceConfig.from_file(self.config_path)
         self.front_end = PiperFrontEnd(self.config)
         self._session = None
@@ -121,10 +124,18 @@ class OnnxPiperEngine(Engine):
         return self.config.default_settings
 
     def load(self) -> None:
-        """Create the ONNX session (patched for alignments). Idempotent, thread-safe."""
+        """Create the ONNX sessions, or share those another engine of the same model,
+        threads and window size holds (:mod:`studio.engine.onnx.shared`). Idempotent, thread-safe."""
+        from studio.engine.onnx import shared
+
         with self._load_lock:
             if self._session is None:
-                self._session = self._create_session()
+                key = (str(self.model_path), self.threads, self.device, self.window_frames, str(self._cache_dir))
+                loaded = shared.acquire(key, self._create_sessions)
+                self._shared = (key, loaded)
+                self._session, self._decoder, self._cut = loaded.session, loaded.decoder, loaded.cut
+                self._has_alignment, self.window_frames = loaded.has_alignment, loaded.window_frames
+                self.providers = list(loaded.providers)
 
     def text_to_ids(self, text: str, language: str) -> list[int]:
         return self.front_end.text_to_ids(text, language)
@@ -164,9 +175,14 @@ class OnnxPiperEngine(Engine):
 
     def close(self) -> None:
         """Drop the session (frees its memory / GPU arena). Idempotent."""
+        from studio.engine.onnx import shared
+
         with self._load_lock:
             self._session = None
             self._decoder = None
+            held, self._shared = self._shared, None
+            if held is not None:
+                shared.release(*held)
 
     # ------------------------------------------------------- windowed decoding
 
@@ -205,8 +221,10 @@ class OnnxPiperEngine(Engine):
 
     # -------------------------------------------------------------- internals
 
-    def _create_session(self):  # -> onnxruntime.InferenceSession
-        """The session of the whole graph, or of its first half when decoding in windows."""
+    def _create_sessions(self):  # -> studio.engine.onnx.shared.LoadedModel
+        """The session of the whole graph, or the sessions of its halves when decoding in windows."""
+        from studio.engine.onnx.shared import LoadedModel
+
         try:
             import onnxruntime
         except ImportError as exc:  # pragma: no cover - core dependency
@@ -214,7 +232,6 @@ class OnnxPiperEngine(Engine):
         if not self.model_path.is_file():
             raise VoiceError(f"{self.model_path}: voice model not found")
 
-        model = self._patched_model()
         options = onnxruntime.SessionOptions()
         options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
         options.inter_op_num_threads = 1
@@ -228,29 +245,36 @@ class OnnxPiperEngine(Engine):
             else:
                 _LOGGER.warning("CUDA requested but onnxruntime has no CUDA provider; using CPU")
         split = None
-        if self.window_frames and model is not None:
-            from studio.engine.onnx.split import split_piper_graph
+        if self.window_frames:
+            from studio.engine.onnx.split import cached_split
 
-            split = split_piper_graph(model)
+            split = cached_split(self.model_path, self._patched_model, self._cache_dir)
             if split is None:
                 _LOGGER.warning("%s: cannot cut the graph at the latent; decoding whole sentences",
                                 self.model_path.name)
         if split is None:
             self.window_frames = 0
+            model = self._patched_model()
             whole = model.SerializeToString() if model is not None else str(self.model_path)
+            del model
             session = self._new_session(onnxruntime, whole, options, providers)
+            decoder, cut = None, ("", "")
         else:
-            session = self._new_session(onnxruntime, split.encoder, options, providers)
-            self._decoder = self._new_session(onnxruntime, split.decoder, options, providers)
-            self._cut = (split.latent, split.mask)
-        del model, split
-        self.providers = list(session.get_providers())
+            self._has_alignment = split.durations is not None
+            from studio.engine.onnx.split import ENCODER_PRE_OPTIMIZED
+
+            decoder = self._new_session(onnxruntime, str(split.decoder), options, providers)
+            if ENCODER_PRE_OPTIMIZED:
+                options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
+            session = self._new_session(onnxruntime, str(split.encoder), options, providers)
+            cut = (split.latent, split.mask)
+        providers = list(session.get_providers())
         _LOGGER.info(
             "loaded %s (providers=%s, threads=%s, alignment=%s, window=%s)",
-            self.model_path.name, self.providers, self.threads or "default", self._has_alignment,
+            self.model_path.name, providers, self.threads or "default", self._has_alignment,
             self.window_frames or "whole",
         )
-        return session
+        return LoadedModel(session, decoder, cut, self._has_alignment, self.window_frames, providers)
 
     def _new_session(self, onnxruntime, model, options, providers):  # -> onnxruntime.InferenceSession
         try:
