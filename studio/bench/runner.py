@@ -112,6 +112,8 @@ class BenchConfig:
     #: sentences scored by speech recognition (0: no WER)
     wer_sentences: int = 5
     piper: bool = True
+    #: pairs of whole processes (studio render, piper) per CPU stream preset on long prose; 0: none
+    whole_pairs: int = 3
     voice: str | None = None
     copy_to_cache: bool = True
     plots: bool = True
@@ -123,6 +125,7 @@ class BenchConfig:
         base = dict(
             quick=True, rounds=1, sentences=3, latency_reps=3, latency_budget_s=3.0, slow_budget_s=8.0,
             cpu_batches=(1, 2), cuda_batches=(1, 8), sweep_sentences=2, cuda_repeat=2, wer_sentences=1,
+            whole_pairs=0,
         )
         base.update(kw)
         return cls(**base)
@@ -254,6 +257,9 @@ def run_bench(config: BenchConfig, progress: Callable[[str], None] | None = None
                 except (OSError, StudioError) as exc:
                     piper_error.append(str(exc))
 
+            if config.piper and config.whole_pairs > 0:
+                result["whole_process"] = _whole_process(config, voice, [n for n in run if n in STREAM_PRESETS],
+                                                         Path(work), say)
             if config.piper:
                 say("piper CLI: start-up run, then the whole text")
             piper_round()
@@ -365,6 +371,21 @@ def run_bench(config: BenchConfig, progress: Callable[[str], None] | None = None
         result_path = copy_to_cache(out_dir / BENCH_NAME)
         result["cache_copy"] = str(result_path) if result_path else None
     return result
+
+
+def _whole_process(config: BenchConfig, voice: Any, presets: list[str], work: Path,
+                   say: Callable[[str], None]) -> dict[str, Any]:
+    """The leading table: ``studio render`` against ``piper``, whole processes, on long prose."""
+    from studio.bench.whole import compare, long_prose
+
+    text, source = long_prose(config.text_path)
+    text_file = work / "long-prose.txt"
+    text_file.write_text(text + "\n", encoding="utf-8")
+    say(f"whole processes on {source}: {len(presets)} preset(s) x {config.whole_pairs} pair(s) with the piper CLI")
+    whole = compare(text_file, presets, voice_model=voice.model_path, voice_config=voice.config_path,
+                    pairs=config.whole_pairs, say=say)
+    whole["text"] = {"source": source, "words": len(text.split()), "characters": len(text)}
+    return whole
 
 
 def _sweep_indices(sentences: Sequence[str], k: int) -> list[int]:
