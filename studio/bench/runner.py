@@ -71,6 +71,7 @@ from studio.bench.machine import LoadMonitor, describe_machine, machine_info
 from studio.bench.piper_cli import piper_rows, run_piper_cli
 from studio.bench.scoring import REFERENCE_PRESET, Transcripts, quality_vs_reference
 from studio.bench.targets import targets
+from studio.bench.whole import whole_process
 from studio.core.errors import StudioError
 
 # the parts; names not used here are re-exported for callers of studio.bench.runner
@@ -257,9 +258,9 @@ def run_bench(config: BenchConfig, progress: Callable[[str], None] | None = None
                 except (OSError, StudioError) as exc:
                     piper_error.append(str(exc))
 
-            if config.piper and config.whole_pairs > 0:
-                result["whole_process"] = _whole_process(config, voice, [n for n in run if n in STREAM_PRESETS],
-                                                         Path(work), say)
+            if config.piper and config.whole_pairs > 0:  # the leading table: whole processes on long prose
+                result["whole_process"] = whole_process(config.text_path, voice, [n for n in run if n in STREAM_PRESETS],
+                                                        config.whole_pairs, Path(work), say)
             if config.piper:
                 say("piper CLI: start-up run, then the whole text")
             piper_round()
@@ -371,21 +372,6 @@ def run_bench(config: BenchConfig, progress: Callable[[str], None] | None = None
         result_path = copy_to_cache(out_dir / BENCH_NAME)
         result["cache_copy"] = str(result_path) if result_path else None
     return result
-
-
-def _whole_process(config: BenchConfig, voice: Any, presets: list[str], work: Path,
-                   say: Callable[[str], None]) -> dict[str, Any]:
-    """The leading table: ``studio render`` against ``piper``, whole processes, on long prose."""
-    from studio.bench.whole import compare, long_prose
-
-    text, source = long_prose(config.text_path)
-    text_file = work / "long-prose.txt"
-    text_file.write_text(text + "\n", encoding="utf-8")
-    say(f"whole processes on {source}: {len(presets)} preset(s) x {config.whole_pairs} pair(s) with the piper CLI")
-    whole = compare(text_file, presets, voice_model=voice.model_path, voice_config=voice.config_path,
-                    pairs=config.whole_pairs, say=say)
-    whole["text"] = {"source": source, "words": len(text.split()), "characters": len(text)}
-    return whole
 
 
 def _sweep_indices(sentences: Sequence[str], k: int) -> list[int]:

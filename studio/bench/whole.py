@@ -149,6 +149,19 @@ def compare(
     }
 
 
+def whole_process(text_path: Path | None, voice: Any, presets: Sequence[str], pairs: int, work: Path,
+                  say: Callable[[str], None]) -> dict[str, Any]:
+    """The benchmark's leading table: :func:`compare` on :func:`long_prose` of ``text_path``."""
+    text, source = long_prose(text_path)
+    text_file = work / "long-prose.txt"
+    text_file.write_text(text + "\n", encoding="utf-8")
+    say(f"whole processes on {source}: {len(presets)} preset(s) x {pairs} pair(s) with the piper CLI")
+    whole = compare(text_file, presets, voice_model=voice.model_path, voice_config=voice.config_path,
+                    pairs=pairs, say=say)
+    whole["text"] = {"source": source, "words": len(text.split()), "characters": len(text)}
+    return whole
+
+
 def _spread(values: Sequence[float]) -> dict[str, float]:
     return {"median": statistics.median(values), "min": min(values), "max": max(values)}
 

@@ -329,7 +329,11 @@ class MultiStreamEngine(Engine):
 
     def describe(self) -> str:
         self.load()
-        return f"{self.streams} stream(s) x 1 thread, longest sentence first; each: {self.synth.engines[0].describe()}"
+        first = self.synth.engines[0]
+        if windowed(first):
+            return (f"{self.streams} stream(s) x 1 thread on shared sessions, windows of any sentence to any "
+                    f"stream, longest sentence first; {first.describe()}")
+        return f"{self.streams} stream(s) x 1 thread, longest sentence first; each: {first.describe()}"
 
     def close(self) -> None:
         self.synth.close()
