@@ -338,8 +338,14 @@ class OnnxPiperEngine(Engine):
             raise EngineError("engine is closed")
         hop = self.config.hop_length
         if self._decoder is not None:
-            return [(decode_all(self, latent, hop), latent.samples_per_id)
-                    for latent in self.encode_batch(batch, settings)]
+            # one sentence at a time: a padded batch would size the encoder's buffers (and so
+            # ORT's arena, which never shrinks) by batch x longest sentence; the windows
+            # already bound the decoder's, and on a CPU batching is slower anyway
+            out = []
+            for seq in batch:
+                (latent,) = self.encode_batch([seq], settings)
+                out.append((decode_all(self, latent, hop), latent.samples_per_id))
+            return out
         result = self._call(session, batch=batch, settings=settings)
         audio = result[0].reshape(len(batch), -1)
         out: list[AlignedAudio] = []
