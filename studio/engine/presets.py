@@ -28,10 +28,12 @@ from __future__ import annotations
 import importlib
 import logging
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from studio.core.errors import EngineError, PresetUnavailable
-from studio.engine.base import Engine
+
+if TYPE_CHECKING:  # the engine interface pulls in numpy: `studio --help` and the parsers need only the data
+    from studio.engine.base import Engine
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -221,3 +221,49 @@ def voice_engines(plan: EnginePlan, build: EngineBuilder = build_engine) -> Call
         return build(plan.with_voice(get_voice(voice_id)))
 
     return make
+
+
+class EarlyStart:
+    """An engine stack built from a plan guessed before the project is open, loading
+    in the background meanwhile.
+
+    Why: a one-sentence ``studio render`` used to open the project (text import,
+    language detection: about a second of Python) and only then start the model
+    (process spawn, imports, sessions: about as long again). On two or more cores
+    the two can overlap. :meth:`take` hands the engine over when the real plan
+    equals the guess, else closes it (the render then builds its own, as before).
+    """
+
+    def __init__(self, plan: EnginePlan, build: EngineBuilder = build_engine) -> None:
+        import threading
+
+        self.plan = plan
+        self.engine: Engine | None = build(plan)
+        self._thread = threading.Thread(target=self._load, name="studio-early-load", daemon=True)
+        self._thread.start()
+
+    def _load(self) -> None:
+        try:
+            assert self.engine is not None
+            self.engine.load()
+        except Exception as exc:  # the render's own load() raises it again, with its context
+            log.info("early model start failed (%s); the render will retry", exc)
+
+    def take(self, plan: EnginePlan) -> Engine | None:
+        """The early engine if ``plan`` is the one guessed (the caller owns it then), else None."""
+        engine, self.engine = self.engine, None
+        if engine is None:
+            return None
+        if plan == self.plan:
+            return engine
+        log.info("plan changed after the project opened (%s); the early engine is dropped", plan.describe())
+        self._thread.join()
+        engine.close()
+        return None
+
+    def close(self) -> None:
+        """Drop the engine if nobody took it."""
+        engine, self.engine = self.engine, None
+        if engine is not None:
+            self._thread.join()
+            engine.close()
