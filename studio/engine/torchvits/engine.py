@@ -52,6 +52,8 @@ def _resolve_paths(voice: Any) -> tuple[Path, Path, str]:
     """(model .onnx, config .onnx.json, display id) from a VoiceInfo or a path."""
     if isinstance(voice, (str, Path)):
         model = Path(voice)
+        if model.suffix == ".safetensors":  # compact weights: <voice>.safetensors + <voice>.onnx.json
+            return model, model.with_suffix(".onnx.json"), model.stem
         return model, Path(f"{model}.json"), model.name.removesuffix(".onnx")
     backend = getattr(voice, "backend", "piper")
     if backend != "piper":
@@ -155,7 +157,8 @@ class TorchVitsEngine(Engine):
         return self._torch_device
 
     def load(self) -> None:
-        """Build coqui's Vits from the voice's ONNX weights. Idempotent, thread-safe."""
+        """Build coqui's Vits from the voice's ONNX weights (or its compact float16
+        ``.safetensors``, :mod:`studio.engine.torchvits.compact`). Idempotent, thread-safe."""
         if self._model is not None:
             return
         with self._lock:
@@ -165,6 +168,7 @@ class TorchVitsEngine(Engine):
                 import torch
             except ImportError as exc:
                 raise EngineError(f"the torch backend needs torch and coqui-tts ({exc})") from exc
+            from studio.engine.torchvits.compact import is_compact, load_compact
             from studio.engine.torchvits.weights import build_coqui_vits
 
             device = torch.device(self.device)
@@ -176,7 +180,8 @@ class TorchVitsEngine(Engine):
             if not self.model_path.is_file():
                 raise EngineError(f"{self.model_path}: voice model not found")
             try:
-                model, report = build_coqui_vits(self.config_path, self.model_path)
+                build = load_compact if is_compact(self.model_path) else build_coqui_vits
+                model, report = build(self.config_path, self.model_path)
             except ImportError as exc:
                 raise EngineError(f"the torch backend needs coqui-tts ({exc})") from exc
             except (ValueError, NotImplementedError, OSError) as exc:
