@@ -29,7 +29,7 @@ import numpy as np
 
 from studio.core.errors import EngineError, StudioError
 from studio.engine.base import Engine, SynthesisSettings
-from studio.engine.voice.phonemize import PiperFrontEnd
+from studio.engine.voice.phonemize import PiperFrontEnd, RecordedFrontEnd
 from studio.engine.voice.config import VoiceConfig
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -104,7 +104,10 @@ class TorchVitsEngine(Engine):
             raise EngineError(f"unknown Vits submodules {sorted(unknown)}; choose from {_SUBMODULES}")
         self.low_precision_modules = tuple(low_precision_modules)
         self.config: VoiceConfig = VoiceConfig.from_file(self.config_path)
-        self.front_end = PiperFrontEnd(self.config)
+        recorded = getattr(voice, "phoneme_ids", None)
+        self.front_end: PiperFrontEnd | RecordedFrontEnd = (
+            RecordedFrontEnd.from_file(recorded) if recorded else PiperFrontEnd(self.config)
+        )
         self._model: Vits | None = None
         self._torch_device = None
         self._torch_dtype = None
