@@ -160,9 +160,11 @@ def _torch_peak(device: str) -> int:
 
 
 def streaming(engine: Engine, paragraph: str, language: str, device: str,
-              settings: SynthesisSettings) -> tuple[str, str, dict]:
+              settings: SynthesisSettings, *, strict: bool = True) -> tuple[str, str, dict]:
     """Time to first audio of a long paragraph through :func:`stream_passage`, and whether
-    every later chunk was ready before the audio before it had finished playing."""
+    every later chunk was ready before the audio before it had finished playing
+    (a failure when ``strict``: on a GPU it must never run dry; a busy CPU running
+    near real time may)."""
     from studio.engine.serving.streaming import stream_passage
 
     wrapped = batch_engine(engine, 32, device)
@@ -175,7 +177,7 @@ def streaming(engine: Engine, paragraph: str, language: str, device: str,
     late = sum(1 for k in range(1, len(ready)) if ready[k] > ttfa + sum(durations[:k]))
     figures = (f"time to first audio {ttfa:.3f} s ({len(paragraph)} characters, {len(ready)} chunks, "
                f"{sum(durations):.0f} s audio in {ready[-1]:.2f} s); playback ran dry {late} times")
-    return ("ok" if late == 0 else "fail"), figures, {"ttfa_s": ttfa, "chunks": len(ready), "late_chunks": late,
+    return ("ok" if late == 0 or not strict else "fail"), figures, {"ttfa_s": ttfa, "chunks": len(ready), "late_chunks": late,
                                                        "audio_s": sum(durations), "total_s": ready[-1]}
 
 

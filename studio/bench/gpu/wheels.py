@@ -75,8 +75,11 @@ WHEELS: tuple[WheelSpec, ...] = (
     WheelSpec("soundfile", "soundfile"),
     WheelSpec("cffi", "_cffi_backend"),
     WheelSpec("torchaudio", "torchaudio"),
+    # coqui-tts refuses to import without torchcodec on torch >= 2.9 (it checks that it is there)
+    WheelSpec("torchcodec", "torchcodec"),
     WheelSpec("pyyaml", "yaml"),
     WheelSpec("six", "six"),
+    WheelSpec("tqdm", "tqdm"),
     WheelSpec("packaging", "packaging"),
     WheelSpec("fsspec", "fsspec"),
     WheelSpec("safetensors", "safetensors"),

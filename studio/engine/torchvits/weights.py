@@ -129,13 +129,22 @@ def new_coqui_vits(arch: PiperVitsArch, voice_config: dict[str, Any]) -> "Vits":
     """
     from TTS.tts.models.vits import Vits
 
+    import types
+
     config = coqui_config(arch, voice_config)
     tts_log = logging.getLogger("TTS")
     level = tts_log.level
     tts_log.setLevel(logging.ERROR)  # "Could not identify language", audio processor dump
+    # coqui builds an AudioProcessor (mel filterbanks for training losses and plots) when
+    # config.audio is one of its audio configs; inference never uses it, and building it
+    # imports librosa's whole stack (scipy.signal, numba), which a machine that only runs
+    # the model (the GPU check's) does not have. A plain copy of the audio facts skips it.
+    audio = config.audio
+    config.audio = types.SimpleNamespace(**audio.to_dict())
     try:
         model = Vits(config)
     finally:
+        config.audio = audio
         tts_log.setLevel(level)
     if model.args.num_chars != arch.n_vocab or model.text_encoder.emb.num_embeddings != arch.n_vocab:
         raise ValueError(f"coqui built a {model.text_encoder.emb.num_embeddings}-row embedding, not {arch.n_vocab}")
