@@ -155,3 +155,13 @@ def test_full_prepare_with_wheels_fits_when_present():
     assert {w["dist"] for w in shipped} == {w.dist for w in WHEELS}
     assert all("cp312" in w["file"] or "py3" in w["file"] or "abi3" in w["file"] for w in shipped)
     assert manifest["travel_bytes"] <= TRAVEL_LIMIT
+
+
+def test_without_cuda_the_real_check_fails_instead_of_skipping(prepared, tmp_path):
+    out = tmp_path / "out"
+    proc = subprocess.run(["bash", "bench/gpu_check.sh", "--prepared", str(prepared), "--out", str(out)],
+                          cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=120)
+    rows = gpu_rows.read_rows(out / gpu_rows.ROWS_FILE)
+    assert proc.returncode == 1, proc.stdout[-2000:]
+    assert rows[0]["status"] == "skip" and "no CUDA device" in rows[0]["figures"]
+    assert "RESULT: FAIL" in proc.stdout

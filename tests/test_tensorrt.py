@@ -423,7 +423,7 @@ def test_tensorrt_int8_builds_caches_and_matches_torch(tmp_path):
 
     settings = SynthesisSettings(0.0, 1.0, 0.0)
     sentences = list(cal.BUILTIN_SENTENCES[:16])
-    cache = os.environ.get("STUDIO_CACHE_DIR") or tmp_path  # gpu_check.sh shares it with its benchmark
+    cache = os.environ.get("STUDIO_CACHE_DIR") or tmp_path
     engine = TensorRTEngine(_voice(), cache_dir=cache, calibration_sentences=sentences,
                                max_calibration_sentences=16)
     ref = TorchVitsEngine(_voice(), device="cuda")

@@ -29,13 +29,14 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import platform
 import sys
 import time
 import traceback
 from pathlib import Path
 from typing import Any, Callable
+
+import numpy as np
 
 from studio.bench.gpu import measures as m
 from studio.bench.gpu.rows import ROWS_FILE, RowWriter, verdict
@@ -159,7 +160,8 @@ def run(folder: Path, out: Path, *, dry_run: bool, budget_s: float) -> int:
     ref, test = loaded["fp32-torch"].engine, loaded[test_preset].engine
     ids = [test.text_to_ids(s, language) for s in sentences]
     sr = test.sample_rate
-    equal_ids = ids if dry_run else sorted(ids, key=len)[:: max(1, len(ids) // 32)][:32]
+    by_length = sorted(ids, key=len)  # 32 sentences spread over all lengths, shortest to longest
+    equal_ids = ids if dry_run else [by_length[int(i)] for i in np.linspace(0, len(ids) - 1, 32).round()]
     m.unbatched(test, equal_ids[:1 if dry_run else 2], m.NOISE_OFF)  # warm-up: kernels, cuDNN, allocator
     single: list = []
 
