@@ -63,7 +63,7 @@ def benchmark_sentences() -> tuple[list[str], str]:
     return sample + builtin + pairs, paragraph
 
 
-def dry_run_paragraph(paragraph: str, chars: int = 100) -> str:
+def dry_run_paragraph(paragraph: str, chars: int = 60) -> str:
     """The start of the paragraph a CPU dry run streams (cut at a space after ``chars``)."""
     cut = paragraph.find(" ", chars)
     return paragraph if cut < 0 else paragraph[:cut].strip()
