@@ -204,7 +204,9 @@ def availability(preset: str | Preset, device: str | None = None) -> tuple[bool,
             try:
                 trt = _import("tensorrt")
             except ImportError:
-                return False, "TensorRT is not installed (pip install tensorrt)"
+                from studio.engine.tensorrt.runtime import INSTALL_HINT
+
+                return False, f"TensorRT is not installed ({INSTALL_HINT})"
             except Exception as exc:  # missing libnvinfer etc.
                 return False, f"TensorRT cannot be imported: {type(exc).__name__}: {exc}"
             return True, f"TensorRT {getattr(trt, '__version__', '?')} on {why_cuda}"

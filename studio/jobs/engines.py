@@ -188,9 +188,7 @@ def build_engine(plan: EnginePlan) -> Engine:
                                  plan.streams, label=plan.preset)
     engine = open_preset(plan.preset, voice, device=plan.device, threads=plan.threads, **options)
     if plan.batched:
-        from studio.engine.serving.batched import BatchedEngine
-
-        return BatchedEngine(engine, max_batch_size=plan.batch_size, device=plan.device)
+        return batch_engine(engine, plan.batch_size, plan.device, close_engine=True)
     return engine
 
 
@@ -207,6 +205,22 @@ def _triton_engine(plan: EnginePlan) -> Engine:
 
         raise EngineError(f"voice {voice.id} is not a Piper voice; Triton serves Piper voices")
     return TritonEngine(voice.config_path, plan.triton, plan.triton.model or model_name_for(voice.id, plan.preset))
+
+
+def batch_engine(engine: Engine, max_batch_size: int, device: str, *, close_engine: bool = False,
+                 max_batch_tokens: int | None = None) -> Engine:
+    """The CUDA render path's batching layer around an engine :func:`build_engine` made.
+
+    :func:`build_engine` wraps CUDA plans in exactly this; measurements call it to
+    compare batch sizes (or batched with unbatched output) on *one* loaded model
+    instead of loading one per batch size. ``close_engine`` False: the wrapper's
+    ``close`` leaves the inner engine open. ``max_batch_tokens`` None keeps the
+    device's measured default.
+    """
+    from studio.engine.serving.batched import BatchedEngine
+
+    return BatchedEngine(engine, max_batch_size=max_batch_size, device=device, close_engine=close_engine,
+                         max_batch_tokens=max_batch_tokens)
 
 
 #: plan -> constructed engine; :func:`build_engine`, or a test's shared engine
