@@ -221,7 +221,7 @@ def _write_subtitles(base: Path, cues: list[Cue]) -> tuple[Path, ...]:
 
 def _deliver(path: Path, fmt: str, meta: BookMeta, track: Track, marks: Sequence[ChapterMark],
              rules: AcxRules, cfg: MasteringConfig, produce: Callable[[MasteringConfig], AudioInput],
-             ) -> tuple[Levels, AcxReport]:
+             *, whole_book: bool = False) -> tuple[Levels, AcxReport]:
     """Encode (``produce(cfg)`` gives the audio), measure the encoded file, and encode
     again with more headroom while its true peak is over the ceiling."""
     remove_stale_temps(path, fmt)
@@ -233,7 +233,7 @@ def _deliver(path: Path, fmt: str, meta: BookMeta, track: Track, marks: Sequence
             break
         log.info("%s: the encoder lifted the true peak %.2f dB over the ceiling; mastering again", path.name, over)
         cfg = cfg.quieter(over + 0.2)
-    return levels, check_file(path, levels=levels, rules=rules, whole_book=len(marks) > 1)
+    return levels, check_file(path, levels=levels, rules=rules, whole_book=whole_book)
 
 
 def publish(
@@ -330,7 +330,8 @@ def _publish_book(project: Project, out: Path, opts: PublishOptions, meta: BookM
                     yield np.frombuffer(chunk, dtype="<i2").astype(np.float32) * (gain / 32768.0)
 
         track = Track(meta.title, 1, 1)
-        levels, acx = _deliver(path, opts.fmt, meta, track, marks, opts.rules, opts.mastering, produce)
+        levels, acx = _deliver(path, opts.fmt, meta, track, marks, opts.rules, opts.mastering, produce,
+                               whole_book=True)
     log.info("wrote %s (%d chapters, %.1f s)", path, len(marks), levels.duration)
     return PublishedFile(path, meta.title, tuple(marks), levels, acx, _sha256(path), tuple(subs))
 

@@ -186,6 +186,7 @@ class ExportDialog(QDialog):
         self.progress.setFormat(f"0/{len(chapters)} chapters")
         self.status.setText("Exporting in the background\u2026 you can keep working.")
         self.results.setVisible(False)
+        self.result_progress = self.result_published = None
         if self.publishing():
             self.publishRequested.emit(folder, self.format.currentData(), chapters, self.cover.text().strip())
         else:
