@@ -120,8 +120,7 @@ def test_export_writes_a_repository(repo: tuple[Path, str]) -> None:
 
 @pytest.mark.parametrize("protocol", ["grpc", "http"])
 def test_triton_engine_speaks_like_the_local_engine(server, repo, onnx_engine, protocol: str) -> None:
-    texts = ["Hello there.", "A much longer sentence, with several clauses, to check padding and cropping.",
-             "Short.", "Another one, of middling length, here.", "And the last."]
+    texts = ["Hello there.", "A longer sentence, with clauses, to check padding and cropping.", "Short."]
     ids = [onnx_engine.text_to_ids(t, "en") for t in texts]
     local = onnx_engine.synthesize_batch(ids, QUIET)
     url = server.grpc_url if protocol == "grpc" else server.http_url

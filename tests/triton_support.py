@@ -77,16 +77,11 @@ MANUSCRIPT = """# The Test Book
 
 ## Chapter One
 
-Every evening at a quarter past six, Ada climbed the iron steps of the light.
-She liked the climb best in winter, when the stairwell smelled of paraffin.
+Every evening at six, Ada climbed the iron steps of the light.
 "You'll wear those stairs down to nothing," her father said.
-"Then they'll match your knees," she answered, and he laughed.
-The harbourmaster called the light the most reliable thing in the county.
-Ada privately thought it was the only reliable thing there.
+"Then they'll match your knees," she answered.
 The letter arrived on a Tuesday, which was strange.
 It was carried up the path by a tall woman in a grey coat.
-Halfway to the top she stopped and looked out at the water.
 For a long moment she said nothing at all.
-Then she began to speak, softly, as if to someone who was not there.
 "Forgive me," she said. "I have not spoken of her in years."
 """
