@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from test_render_support import studio_cmd
-from triton_support import BENCH, MANUSCRIPT, correlation, read_wav, start_server
+from triton_support import BENCH, MANUSCRIPT, correlation, read_wav, self_signed, start_server
 
 from studio.core.errors import EngineError
 from studio.engine.base import SynthesisSettings
@@ -259,8 +259,12 @@ def test_a_killed_server_pauses_the_render_which_resumes_when_it_is_back(
 
 
 def test_with_two_servers_the_render_finishes_on_the_other(server, repo, tmp_path: Path) -> None:
-    second = start_server(repo[0], tmp_path)
-    target = TritonTarget((second.grpc_url, server.http_url), batch=2, in_flight=2, outage_s=60, max_backoff_s=1.0)
+    """The second server speaks gRPC over TLS (the project's CA setting), the first plain HTTP."""
+    cert, key = self_signed(tmp_path)
+    second = start_server(repo[0], tmp_path, tls=(cert, key))
+    assert second.grpc_url.startswith("grpcs://")
+    target = TritonTarget((second.grpc_url, server.http_url), ca_file=str(cert), batch=2, in_flight=2, outage_s=60,
+                          max_backoff_s=1.0)
     project = _project(tmp_path, "failover", target)
     try:
         engine = build_engine(plan_for_project(project.settings()))

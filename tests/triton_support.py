@@ -48,11 +48,22 @@ def ensure_server_python() -> Path:
     return py
 
 
-def start_server(repo: Path, logs: Path, *, ports: tuple[int, int] | None = None) -> LocalServer:
-    """A started server (its ports, or two free ones); skip with the log's tail if it cannot start."""
+def self_signed(folder: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 and its key (the certificate is its own CA)."""
+    cert, key = folder / "server.pem", folder / "server.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True, timeout=60)
+    return cert, key
+
+
+def start_server(repo: Path, logs: Path, *, tls: tuple[Path, Path] | None = None) -> LocalServer:
+    """A started server on two free ports (gRPC over TLS with ``tls``); skip with the log's tail
+    if it cannot start."""
     py = ensure_server_python()
-    grpc_port, http_port = ports or (free_port(), free_port())
-    server = LocalServer(repo, grpc_port, http_port, log_file=logs / f"triton-{grpc_port}.log")
+    grpc_port, http_port = free_port(), free_port()
+    server = LocalServer(repo, grpc_port, http_port, log_file=logs / f"triton-{grpc_port}.log", tls=tls,
+                         ca_file=str(tls[0]) if tls else "")
     started = time.monotonic()
     try:
         server.start(python=py, wait_s=START_TIMEOUT_S)

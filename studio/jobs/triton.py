@@ -95,10 +95,13 @@ class LocalServer:
     http_port: int
     process: subprocess.Popen | None = None
     log_file: Path | None = None
+    #: (certificate, key) PEM files: gRPC over TLS (``grpcs://``)
+    tls: tuple[Path, Path] | None = None
+    ca_file: str = ""
 
     @property
     def grpc_url(self) -> str:
-        return f"grpc://127.0.0.1:{self.grpc_port}"
+        return f"{'grpcs' if self.tls else 'grpc'}://127.0.0.1:{self.grpc_port}"
 
     @property
     def http_url(self) -> str:
@@ -113,6 +116,8 @@ class LocalServer:
         env = dict(os.environ, PYTHONPATH=str(root))
         cmd = [str(python), "-m", "studio.engine.triton.server", str(self.repo), "--grpc-port", str(self.grpc_port),
                "--http-port", str(self.http_port), "--metrics-port", str(free_port()), "--threads", str(threads)]
+        if self.tls:
+            cmd += ["--tls-cert", str(self.tls[0]), "--tls-key", str(self.tls[1])]
         out = open(self.log_file, "ab") if self.log_file else subprocess.DEVNULL  # noqa: SIM115 - owned by the child
         self.process = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         self.wait_ready(wait_s)
@@ -128,7 +133,7 @@ class LocalServer:
             if self.process is not None and self.process.poll() is not None:
                 tail = self.log_file.read_text(errors="replace")[-2000:] if self.log_file else ""
                 raise StudioError(f"the Triton server exited with {self.process.returncode}: {tail}")
-            status = check_servers(TritonTarget((self.grpc_url,)), model, timeout_s=2.0)[0]
+            status = check_servers(TritonTarget((self.grpc_url,), ca_file=self.ca_file), model, timeout_s=2.0)[0]
             if status.ready:
                 return
             if time.monotonic() > deadline:
