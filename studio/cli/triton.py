@@ -84,6 +84,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--threads", type=int, default=1, help="ONNX Runtime threads per model instance")
     s.add_argument("--tls-cert", type=Path, metavar="PEM", help="serve gRPC over TLS with this certificate")
     s.add_argument("--tls-key", type=Path, metavar="PEM", help="... and this key")
+    s.add_argument("--tls-ca", type=Path, metavar="PEM",
+                   help="CA that signed the certificate, to check the server is ready (default: the certificate)")
     s.set_defaults(func=_cmd_serve)
 
     c = tsub.add_parser("check", help="connection test: is the model ready on each server?")
@@ -113,7 +115,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     if bool(args.tls_cert) != bool(args.tls_key):
         raise StudioError("--tls-cert and --tls-key go together")
     tls = (args.tls_cert, args.tls_key) if args.tls_cert else None
-    server = LocalServer(args.repo, args.grpc_port, args.http_port, tls=tls, ca_file=str(args.tls_cert or ""))
+    server = LocalServer(args.repo, args.grpc_port, args.http_port, tls=tls, ca_file=str(args.tls_ca or args.tls_cert or ""))
     return serve_forever(server, args.threads)
 
 
