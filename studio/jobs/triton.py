@@ -86,6 +86,29 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(s.getsockname()[1])
 
 
+def _studio_only_path() -> Path:
+    """A folder holding only a link to the ``studio`` package, for the server's PYTHONPATH.
+
+    Why not the folder ``studio`` lives in: installed, that is the app's
+    site-packages, whose numpy/onnxruntime builds would shadow the server
+    environment's own (it runs another Python).
+    """
+    import hashlib
+    import tempfile
+
+    package = Path(__file__).resolve().parents[1]
+    tag = hashlib.sha256(str(package).encode()).hexdigest()[:12]  # one folder per checkout
+    folder = Path(tempfile.gettempdir()) / f"studio-triton-path-{tag}"
+    link = folder / "studio"
+    folder.mkdir(exist_ok=True)
+    if not (link.is_symlink() and link.resolve() == package):
+        tmp = folder / f".studio-{os.getpid()}"
+        tmp.unlink(missing_ok=True)
+        tmp.symlink_to(package, target_is_directory=True)
+        os.replace(tmp, link)  # atomic: another process may be starting a server too
+    return folder
+
+
 @dataclass
 class LocalServer:
     """A PyTriton server process on 127.0.0.1 (``studio triton serve``, tests, benchmark)."""
@@ -112,8 +135,7 @@ class LocalServer:
         python = python or server_python()
         if python is None:
             raise StudioError("no Triton server environment (.venv-triton); run installer/install.sh --triton")
-        root = Path(__file__).resolve().parents[2]
-        env = dict(os.environ, PYTHONPATH=str(root))
+        env = dict(os.environ, PYTHONPATH=str(_studio_only_path()))
         cmd = [str(python), "-m", "studio.engine.triton.server", str(self.repo), "--grpc-port", str(self.grpc_port),
                "--http-port", str(self.http_port), "--metrics-port", str(free_port()), "--threads", str(threads)]
         if self.tls:
