@@ -48,11 +48,22 @@ def ensure_server_python() -> Path:
     return py
 
 
-def start_server(repo: Path, logs: Path, *, ports: tuple[int, int] | None = None) -> LocalServer:
-    """A started server (its ports, or two free ones); skip with the log's tail if it cannot start."""
+def self_signed(folder: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 and its key (the certificate is its own CA)."""
+    cert, key = folder / "server.pem", folder / "server.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True, timeout=60)
+    return cert, key
+
+
+def start_server(repo: Path, logs: Path, *, tls: tuple[Path, Path] | None = None) -> LocalServer:
+    """A started server on two free ports (gRPC over TLS with ``tls``); skip with the log's tail
+    if it cannot start."""
     py = ensure_server_python()
-    grpc_port, http_port = ports or (free_port(), free_port())
-    server = LocalServer(repo, grpc_port, http_port, log_file=logs / f"triton-{grpc_port}.log")
+    grpc_port, http_port = free_port(), free_port()
+    server = LocalServer(repo, grpc_port, http_port, log_file=logs / f"triton-{grpc_port}.log", tls=tls,
+                         ca_file=str(tls[0]) if tls else "")
     started = time.monotonic()
     try:
         server.start(python=py, wait_s=START_TIMEOUT_S)
@@ -77,16 +88,11 @@ MANUSCRIPT = """# The Test Book
 
 ## Chapter One
 
-Every evening at a quarter past six, Ada climbed the iron steps of the light.
-She liked the climb best in winter, when the stairwell smelled of paraffin.
+Every evening at six, Ada climbed the iron steps of the light.
 "You'll wear those stairs down to nothing," her father said.
-"Then they'll match your knees," she answered, and he laughed.
-The harbourmaster called the light the most reliable thing in the county.
-Ada privately thought it was the only reliable thing there.
+"Then they'll match your knees," she answered.
 The letter arrived on a Tuesday, which was strange.
 It was carried up the path by a tall woman in a grey coat.
-Halfway to the top she stopped and looked out at the water.
 For a long moment she said nothing at all.
-Then she began to speak, softly, as if to someone who was not there.
 "Forgive me," she said. "I have not spoken of her in years."
 """

@@ -82,6 +82,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--grpc-port", type=int, default=8001)
     s.add_argument("--http-port", type=int, default=8000)
     s.add_argument("--threads", type=int, default=1, help="ONNX Runtime threads per model instance")
+    s.add_argument("--tls-cert", type=Path, metavar="PEM", help="serve gRPC over TLS with this certificate")
+    s.add_argument("--tls-key", type=Path, metavar="PEM", help="... and this key")
+    s.add_argument("--tls-ca", type=Path, metavar="PEM",
+                   help="CA that signed the certificate, to check the server is ready (default: the certificate)")
     s.set_defaults(func=_cmd_serve)
 
     c = tsub.add_parser("check", help="connection test: is the model ready on each server?")
@@ -108,7 +112,11 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
     if not any(args.repo.glob("*/config.pbtxt")):
         raise StudioError(f"{args.repo}: no model repository (write one with `studio triton export`)")
-    return serve_forever(LocalServer(args.repo, args.grpc_port, args.http_port), args.threads)
+    if bool(args.tls_cert) != bool(args.tls_key):
+        raise StudioError("--tls-cert and --tls-key go together")
+    tls = (args.tls_cert, args.tls_key) if args.tls_cert else None
+    server = LocalServer(args.repo, args.grpc_port, args.http_port, tls=tls, ca_file=str(args.tls_ca or args.tls_cert or ""))
+    return serve_forever(server, args.threads)
 
 
 def _cmd_check(args: argparse.Namespace) -> int:

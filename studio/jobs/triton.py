@@ -86,6 +86,29 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(s.getsockname()[1])
 
 
+def _studio_only_path() -> Path:
+    """A folder holding only a link to the ``studio`` package, for the server's PYTHONPATH.
+
+    Why not the folder ``studio`` lives in: installed, that is the app's
+    site-packages, whose numpy/onnxruntime builds would shadow the server
+    environment's own (it runs another Python).
+    """
+    import hashlib
+    import tempfile
+
+    package = Path(__file__).resolve().parents[1]
+    tag = hashlib.sha256(str(package).encode()).hexdigest()[:12]  # one folder per checkout
+    folder = Path(tempfile.gettempdir()) / f"studio-triton-path-{tag}"
+    link = folder / "studio"
+    folder.mkdir(exist_ok=True)
+    if not (link.is_symlink() and link.resolve() == package):
+        tmp = folder / f".studio-{os.getpid()}"
+        tmp.unlink(missing_ok=True)
+        tmp.symlink_to(package, target_is_directory=True)
+        os.replace(tmp, link)  # atomic: another process may be starting a server too
+    return folder
+
+
 @dataclass
 class LocalServer:
     """A PyTriton server process on 127.0.0.1 (``studio triton serve``, tests, benchmark)."""
@@ -95,10 +118,13 @@ class LocalServer:
     http_port: int
     process: subprocess.Popen | None = None
     log_file: Path | None = None
+    #: (certificate, key) PEM files: gRPC over TLS (``grpcs://``)
+    tls: tuple[Path, Path] | None = None
+    ca_file: str = ""
 
     @property
     def grpc_url(self) -> str:
-        return f"grpc://127.0.0.1:{self.grpc_port}"
+        return f"{'grpcs' if self.tls else 'grpc'}://127.0.0.1:{self.grpc_port}"
 
     @property
     def http_url(self) -> str:
@@ -109,10 +135,11 @@ class LocalServer:
         python = python or server_python()
         if python is None:
             raise StudioError("no Triton server environment (.venv-triton); run installer/install.sh --triton")
-        root = Path(__file__).resolve().parents[2]
-        env = dict(os.environ, PYTHONPATH=str(root))
+        env = dict(os.environ, PYTHONPATH=str(_studio_only_path()))
         cmd = [str(python), "-m", "studio.engine.triton.server", str(self.repo), "--grpc-port", str(self.grpc_port),
                "--http-port", str(self.http_port), "--metrics-port", str(free_port()), "--threads", str(threads)]
+        if self.tls:
+            cmd += ["--tls-cert", str(self.tls[0]), "--tls-key", str(self.tls[1])]
         out = open(self.log_file, "ab") if self.log_file else subprocess.DEVNULL  # noqa: SIM115 - owned by the child
         self.process = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         self.wait_ready(wait_s)
@@ -128,7 +155,7 @@ class LocalServer:
             if self.process is not None and self.process.poll() is not None:
                 tail = self.log_file.read_text(errors="replace")[-2000:] if self.log_file else ""
                 raise StudioError(f"the Triton server exited with {self.process.returncode}: {tail}")
-            status = check_servers(TritonTarget((self.grpc_url,)), model, timeout_s=2.0)[0]
+            status = check_servers(TritonTarget((self.grpc_url,), ca_file=self.ca_file), model, timeout_s=2.0)[0]
             if status.ready:
                 return
             if time.monotonic() > deadline:

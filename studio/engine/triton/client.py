@@ -182,9 +182,9 @@ class TritonEngine(Engine):
                     log.info("Triton server %s: %s; retrying (%d of %d)", server.url, text, tries, self.target.retries)
                 continue
             self.rotation.answered(server)
-            if paused_at is not None:
-                log.warning("render resumed on Triton server %s after %.0f s", server.url,
-                            time.monotonic() - paused_at)
+            outage = self.rotation.resume()
+            if outage is not None:
+                log.warning("render resumed on Triton server %s after %.0f s", server.url, outage)
             self.requests += 1
             return crop(audio, lengths)
 
@@ -193,7 +193,7 @@ class TritonEngine(Engine):
         now = time.monotonic()
         if paused_at is None:
             paused_at = now
-            if not self.rotation.gave_up:
+            if self.rotation.pause() and not self.rotation.gave_up:  # said once per outage
                 log.warning("render paused: no Triton server answers (%s); waiting up to %.0f s for one to "
                             "come back", self.rotation.reasons(), self.target.outage_s)
         limit = 0.0 if self.rotation.gave_up else self.target.outage_s

@@ -109,6 +109,8 @@ def make_infer(model_file: Path, threads: int) -> Callable[[list[Any]], list[dic
 
 
 def serve(args: argparse.Namespace) -> None:
+    if bool(args.tls_cert) != bool(args.tls_key):
+        raise SystemExit("--tls-cert and --tls-key go together")
     from pytriton.model_config import DynamicBatcher, ModelConfig, Tensor
     from pytriton.triton import Triton, TritonConfig
 
@@ -124,6 +126,8 @@ def serve(args: argparse.Namespace) -> None:
         http_address=args.host, http_port=args.http_port, grpc_address=args.host, grpc_port=args.grpc_port,
         metrics_port=args.metrics_port, allow_metrics=args.metrics_port is not None,
         exit_on_error=True, log_verbose=0,
+        grpc_use_ssl=bool(args.tls_cert) or None,
+        grpc_server_cert=args.tls_cert, grpc_server_key=args.tls_key,
     )
     with Triton(config=triton_cfg) as triton:
         triton.bind(
@@ -155,6 +159,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--metrics-port", type=int, help="Prometheus metrics port (default: no metrics)")
     p.add_argument("--threads", type=int, default=1, help="ONNX Runtime threads per instance (default: 1)")
     p.add_argument("--instances", type=int, help="model instances (default: the config's instance_group)")
+    p.add_argument("--tls-cert", type=Path, help="serve gRPC over TLS with this certificate (PEM)")
+    p.add_argument("--tls-key", type=Path, help="... and this private key (PEM)")
     return p
 
 

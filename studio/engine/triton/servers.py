@@ -160,6 +160,22 @@ class Rotation:
         self._lock = threading.Lock()
         #: set when the last outage outlasted ``outage_s``: later requests do not wait again
         self.gave_up = False
+        #: monotonic time the current outage began (None: some server answers)
+        self.paused_since: float | None = None
+
+    def pause(self) -> bool:
+        """Note that no server answers; True for the first request to notice (it says so)."""
+        with self._lock:
+            first = self.paused_since is None
+            if first:
+                self.paused_since = time.monotonic()
+            return first
+
+    def resume(self) -> float | None:
+        """A server answered: the outage's length when one was going on (once), else None."""
+        with self._lock:
+            since, self.paused_since = self.paused_since, None
+        return None if since is None else time.monotonic() - since
 
     def pick(self) -> Server | None:
         """The next server in rotation (None: every server is out right now)."""
