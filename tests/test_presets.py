@@ -12,6 +12,7 @@ from studio.core.errors import PresetUnavailable
 from studio.engine import presets
 from studio.engine.base import SynthesisSettings
 from studio.engine.presets import PRESETS, Preset, availability, get_preset, open_preset
+from studio.engine.tensorrt.runtime import INSTALL_HINT
 
 try:  # the torch presets are an optional install; tests that need torch say so per test
     import torch
@@ -101,10 +102,10 @@ def _fake_cuda(monkeypatch, *, tensorrt_installed: bool):
 def test_tensorrt_reason_when_cuda_but_no_tensorrt(monkeypatch):
     _fake_cuda(monkeypatch, tensorrt_installed=False)
     ok, reason = availability("tensorrt-int8")
-    assert (ok, reason) == (False, "TensorRT is not installed (pip install tensorrt)")
+    assert (ok, reason) == (False, f"TensorRT is not installed ({INSTALL_HINT})")
     ok, reason = availability("fp16-cuda")
     assert ok and "Fake GPU" in reason
-    with pytest.raises(PresetUnavailable, match=r"TensorRT is not installed \(pip install tensorrt\)"):
+    with pytest.raises(PresetUnavailable, match=r"TensorRT is not installed \(pip install .*studio\[tensorrt\]"):
         open_preset("tensorrt-int8")
 
 

@@ -274,6 +274,7 @@ class IsolatedEngine(Engine):
             cuda_allocated_bytes=last.cuda_allocated_bytes if last else None,
             cuda_peak_bytes=last.cuda_peak_bytes if last else None,
             cuda_reserved_bytes=last.cuda_reserved_bytes if last else None,
+            cuda_device_used_bytes=last.cuda_device_used_bytes if last else None,
             sentences=child.served,
             at=time.time(),
         )

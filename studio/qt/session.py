@@ -334,6 +334,22 @@ class ProjectSession(QObject):
         self.export_tasks.run(work, on_progress=on_progress, on_done=on_done, on_error=on_error,
                               action="export the chapters")
 
+    def publish(self, out_dir: str | Path, fmt: str, chapters: Sequence[int], *, cover: str | None = None,
+                on_progress=None, on_done=None, on_error=None) -> None:  # noqa: ANN001
+        """Publish-ready files (mastered, tagged, ACX-checked; see :mod:`studio.jobs.publish`)
+        in the background; progress per chapter, ``on_done`` gets the frozen PublishResult."""
+        from studio.jobs.publish import PublishOptions, publish
+
+        project = self._need()
+        options = PublishOptions(fmt=fmt, chapters=sorted(set(chapters)), cover=Path(cover) if cover else None)
+
+        def work(report=lambda _p: None):  # noqa: ANN001, ANN202 - called without it when nobody listens
+            return publish(project, out_dir, options,
+                           progress=lambda p: report(ExportProgress(p.done, p.total, p.current)))
+
+        self.export_tasks.run(work, on_progress=on_progress, on_done=on_done, on_error=on_error,
+                              action="publish the book")
+
     # ------------------------------------------------------------ helpers
 
     def _need(self) -> Project:

@@ -52,6 +52,9 @@ FULL_OUTPUTS = ("output", "output_lengths")
 FLOW_DECODER_INPUTS = ("z_p", "y_mask")
 FLOW_DECODER_OUTPUTS = ("output",)
 DEFAULT_OPSET = 17
+#: bump when the exported graphs change (names, signature, ops): it enters the
+#: TensorRT plan cache key, so plans built from an older export are not reused
+EXPORTER_VERSION = 2
 
 
 @dataclass(frozen=True)

@@ -24,12 +24,14 @@ espeak would drop, is kept so pauses stay where the text has them.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import threading
 import unicodedata
 from functools import lru_cache
-from typing import Any
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
 
 from studio.core.errors import EngineError
 from studio.core.language import language_tag
@@ -224,3 +226,60 @@ class PiperFrontEnd:
     def text_to_ids(self, text: str, language: str, lexicon: Lexicon | None = None) -> list[int]:
         """The whole front end for one sentence, with ``lexicon`` applied."""
         return self.phonemes_to_ids(self.phonemize(text, language, lexicon))
+
+
+#: the ``format`` value of a recorded phoneme-id file
+RECORDED_IDS_FORMAT = "studio-phoneme-ids/1"
+
+
+def _recorded_key(text: str, language: str) -> tuple[str, str]:
+    return language_tag(language).split("-")[0], " ".join(text.split())
+
+
+class RecordedFrontEnd:
+    """The real front end's answers, recorded once and replayed where espeak-ng is absent.
+
+    Why: a machine that only runs the model (a GPU box for a timed check) has no
+    espeak-ng and cannot install it, but the engines ask their front end for ids.
+    :meth:`record` runs a real front end over every sentence that machine will ask
+    for and writes ``{language, text, ids}`` entries; there :meth:`text_to_ids`
+    looks them up (whitespace-normalised, by language family) and refuses any
+    sentence that was not recorded -- it never guesses ids.
+    """
+
+    def __init__(self, entries: Mapping[tuple[str, str], Sequence[int]]) -> None:
+        self._table = {_recorded_key(text, lang): list(ids) for (lang, text), ids in entries.items()}
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+    def text_to_ids(self, text: str, language: str, lexicon: Lexicon | None = None) -> list[int]:
+        if lexicon:
+            # recordings hold the plain front end's ids; a lexicon would change them
+            raise EngineError(f"no recorded phoneme ids for {text[:60]!r} with pronunciation lexicon entries")
+        try:
+            return list(self._table[_recorded_key(text, language)])
+        except KeyError:
+            raise EngineError(
+                f"no recorded phoneme ids for {text[:60]!r} ({language}); record it with the real front end"
+            ) from None
+
+    @staticmethod
+    def record(front_end: Any, sentences: Iterable[tuple[str, str]], path: str | Path) -> int:
+        """Write ``front_end``'s ids of every ``(language, text)`` to ``path``; returns the count."""
+        entries, seen = [], set()
+        for language, text in sentences:
+            key = _recorded_key(text, language)
+            if key in seen:
+                continue
+            seen.add(key)
+            entries.append({"language": key[0], "text": key[1], "ids": list(front_end.text_to_ids(text, language))})
+        Path(path).write_text(json.dumps({"format": RECORDED_IDS_FORMAT, "entries": entries}), encoding="utf-8")
+        return len(entries)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> "RecordedFrontEnd":
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        if data.get("format") != RECORDED_IDS_FORMAT:
+            raise EngineError(f"{path}: not a {RECORDED_IDS_FORMAT} file")
+        return cls({(e["language"], e["text"]): e["ids"] for e in data["entries"]})
