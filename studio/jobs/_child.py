@@ -8,7 +8,7 @@ imported by the parent at all.
 Wire format (one duplex ``multiprocessing`` pipe, pickled tuples):
 
 parent -> child
-    ``("ids", text, language)``                  run the voice's front end
+    ``("ids", text, language, lexicon)``         run the voice's front end (lexicon may be None)
     ``("synth", items, settings)``               ``items`` = list of ``(text | None, ids)``
     ``("stats",)``                               memory snapshot only
     ``("close",)``                               exit cleanly (code 0)
@@ -122,8 +122,8 @@ def child_main(conn: Any, spec: Any, env: dict[str, str]) -> None:
             break
         try:
             if kind == "ids":
-                _, text, language = msg
-                payload: Any = list(engine.text_to_ids(text, language))
+                _, text, language, lexicon = msg
+                payload: Any = list(engine.text_to_ids(text, language, lexicon))
             elif kind == "synth":
                 _, items, settings = msg
                 needle = os.environ.get(FAULT_ENV)

@@ -36,6 +36,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from studio.core.errors import DiskFull, ProjectError, StudioError
+from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, SynthesisSettings, check_ids_length
 from studio.project.cache import file_fingerprint
 from studio.project.settings import ProjectSettings
@@ -83,11 +84,16 @@ class RenderProgress:
 
 @dataclass(frozen=True)
 class SynthRequest:
-    """One sentence to speak: what the synthesizer seam receives."""
+    """One sentence to speak: what the synthesizer seam receives.
+
+    ``lexicon`` holds the pronunciation entries that occur in this sentence (the
+    same ones its cache key carries); the engine's front end applies them.
+    """
 
     sentence_id: int
     text: str
     language: str
+    lexicon: Lexicon = Lexicon()
 
 
 #: Requests in, one result per request out: float32 audio, or the exception that
@@ -121,7 +127,10 @@ def each_synthesizer(engine: Engine, settings: SynthesisSettings) -> BatchSynthe
         where: list[int] = []
         for i, req in enumerate(requests):
             try:
-                ids = engine.text_to_ids(req.text, req.language)
+                # no entries -> the plain call, so engines and wrappers see exactly
+                # what they saw before lexicons existed
+                ids = (engine.text_to_ids(req.text, req.language, req.lexicon) if req.lexicon
+                       else engine.text_to_ids(req.text, req.language))
                 check_ids_length(ids)
             except Exception as exc:  # noqa: BLE001 - recorded as the sentence's failure
                 out[i] = exc
@@ -412,7 +421,7 @@ class _Renderer:
         if synth is None:
             synth = self.synths[voice_id] = self.make_synthesizer(engine, self.settings.synthesis)
         started = time.monotonic()
-        results = synth([SynthRequest(r.id, r.text, r.language) for r in todo])
+        results = synth([SynthRequest(r.id, r.text, r.language, r.lexicon) for r in todo])
         self.synth_time += time.monotonic() - started
         if len(results) != len(todo):
             raise ProjectError(f"synthesizer returned {len(results)} results for {len(todo)} sentences")

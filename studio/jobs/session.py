@@ -97,7 +97,9 @@ def open_for_manuscript(
         if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
             raise ProjectError(f"{folder} exists and is not a studio project; choose another --project folder")
         book = _import(manuscript, max_sentence_chars)
-        return Opened(Project.create(folder, book, settings, source_hash=digest), "created")
+        project = Project.create(folder, book, settings, source_hash=digest)
+        import_manuscript_lexicon(project, manuscript)
+        return Opened(project, "created")
 
     project = Project.open(folder)
     try:
@@ -112,11 +114,34 @@ def open_for_manuscript(
             )
         book = _import(manuscript, max_sentence_chars)
         project.replace_book(book, source_hash=digest)
+        import_manuscript_lexicon(project, manuscript)
         log.warning("%s changed since the project was made; re-imported it (unchanged sentences keep their audio)", manuscript.name)
         return Opened(project, "reimported")
     except BaseException:
         project.close()
         raise
+
+
+def import_manuscript_lexicon(project: Project, manuscript: Path) -> int:
+    """Pronunciations an EPUB 3 declares (PLS, SSML) become project lexicon entries.
+
+    Entries the project already has are kept (the producer's choice beats the
+    publisher's); a broken lexicon in the book is logged, never a reason to refuse
+    the manuscript. Returns how many entries were added.
+    """
+    if manuscript.suffix.lower() != ".epub":
+        return 0
+    from studio.text.epub_lexicon import read_epub_lexicon
+
+    try:
+        lexicon = read_epub_lexicon(manuscript)
+    except StudioError as err:
+        log.warning("%s: its pronunciation lexicon could not be read (%s); continuing without it", manuscript.name, err)
+        return 0
+    added = project.lexicon.add_missing(lexicon.entries, source="epub")
+    if added:
+        log.info("%s: %d pronunciation(s) from the book added to the project's lexicon", manuscript.name, added)
+    return added
 
 
 def _import(manuscript: Path, max_sentence_chars: int) -> Book:

@@ -18,7 +18,7 @@ from studio.core.errors import ProjectError
 log = logging.getLogger(__name__)
 
 #: Version written by this code. Bump it and add a step to ``MIGRATIONS`` together.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 STATES = ("pending", "rendering", "done", "failed")
 
@@ -110,6 +110,25 @@ CREATE TABLE voice_fingerprints (
 );
 """
 
+#: v2: the project's pronunciation lexicon (additive: a new table, nothing else
+#: changes). ``grapheme_key`` is the grapheme as matched (casefolded unless the
+#: entry is case-sensitive) so that re-adding a word replaces its entry.
+_SCHEMA_V2_LEXICON = """
+CREATE TABLE IF NOT EXISTS lexicon_entries (
+    id              INTEGER PRIMARY KEY,
+    grapheme        TEXT NOT NULL,
+    grapheme_key    TEXT NOT NULL,
+    kind            TEXT NOT NULL CHECK (kind IN ('alias', 'phoneme')),
+    value           TEXT NOT NULL,
+    case_sensitive  INTEGER NOT NULL DEFAULT 0,
+    language        TEXT NOT NULL DEFAULT '',
+    source          TEXT NOT NULL DEFAULT '',
+    updated_at      TEXT NOT NULL DEFAULT (datetime('now')),
+    UNIQUE (grapheme_key, language, case_sensitive)
+);
+"""
+
+
 def _apply_script(conn: sqlite3.Connection, script: str) -> None:
     """Run a multi-statement script inside the caller's transaction.
 
@@ -136,6 +155,7 @@ def _split_sql(script: str) -> list[str]:
 #: transaction). Version 0 is a brand-new, empty file.
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     0: lambda conn: _apply_script(conn, _SCHEMA_V1),
+    1: lambda conn: _apply_script(conn, _SCHEMA_V2_LEXICON),
 }
 
 

@@ -277,7 +277,8 @@ class RenderWorker(QThread):
 
                 settings = self._job_settings or self.project.settings()  # never swap engines mid-job
                 engine = self._engine(passage.voice_id, settings)
-                act.chunks = stream_passage(engine, passage.text, passage.language, settings.synthesis)
+                act.chunks = stream_passage(engine, passage.text, passage.language, settings.synthesis,
+                                            lexicon=self.project.lexicon.effective())
             chunk = next(act.chunks, None)
         except Exception as exc:  # noqa: BLE001 - the player says why and skips the passage
             info = describe_error(exc, "synthesize the preview")

@@ -30,6 +30,7 @@ from typing import Sequence
 import numpy as np
 
 from studio.core.errors import EngineError, VoiceError
+from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, SynthesisSettings
 from studio.engine.voice.phonemize import PiperFrontEnd
 from studio.engine.voice.config import VoiceConfig
@@ -137,8 +138,8 @@ class OnnxPiperEngine(Engine):
                 self._has_alignment, self.window_frames = loaded.has_alignment, loaded.window_frames
                 self.providers = list(loaded.providers)
 
-    def text_to_ids(self, text: str, language: str) -> list[int]:
-        return self.front_end.text_to_ids(text, language)
+    def text_to_ids(self, text: str, language: str, lexicon: Lexicon | None = None) -> list[int]:
+        return self.front_end.text_to_ids(text, language, lexicon)
 
     def synthesize_batch(
         self, ids: Sequence[Sequence[int]], settings: SynthesisSettings

@@ -32,6 +32,7 @@ from typing import Callable, Iterator, Sequence
 import numpy as np
 
 from studio.core.errors import EngineError
+from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, SynthesisSettings
 from studio.engine.serving.window_jobs import Job, WindowJobs
 from studio.engine.windows import finish, windowed
@@ -162,9 +163,9 @@ class MultiStreamSynthesizer:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def text_to_ids(self, text: str, language: str) -> list[int]:
+    def text_to_ids(self, text: str, language: str, lexicon: Lexicon | None = None) -> list[int]:
         self.load()
-        return self._engines[0].text_to_ids(text, language)
+        return self._engines[0].text_to_ids(text, language, lexicon)
 
     # ------------------------------------------------------------------ synthesis
 
@@ -321,8 +322,8 @@ class MultiStreamEngine(Engine):
     def load(self) -> None:
         self.synth.load()
 
-    def text_to_ids(self, text: str, language: str) -> list[int]:
-        return self.synth.text_to_ids(text, language)
+    def text_to_ids(self, text: str, language: str, lexicon: Lexicon | None = None) -> list[int]:
+        return self.synth.text_to_ids(text, language, lexicon)
 
     def synthesize_batch(self, ids: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[np.ndarray]:
         return self.synth.synthesize_all(ids, settings) if ids else []

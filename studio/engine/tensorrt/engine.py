@@ -43,6 +43,7 @@ import numpy as np
 
 from studio.core import paths
 from studio.core.errors import EngineError
+from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, SynthesisSettings
 from studio.engine.calibration import (
     CALIBRATION_DATA_ENV,
@@ -151,8 +152,8 @@ class TensorRTEngine(Engine):
     def default_settings(self) -> SynthesisSettings:
         return self.torch_engine.default_settings
 
-    def text_to_ids(self, text: str, language: str) -> list[int]:
-        return self.torch_engine.text_to_ids(text, language)
+    def text_to_ids(self, text: str, language: str, lexicon: Lexicon | None = None) -> list[int]:
+        return self.torch_engine.text_to_ids(text, language, lexicon)
 
     def load(self) -> None:
         with self._lock:

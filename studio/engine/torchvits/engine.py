@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from studio.core.errors import EngineError, StudioError
+from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, SynthesisSettings
 from studio.engine.voice.phonemize import PiperFrontEnd, RecordedFrontEnd
 from studio.engine.voice.config import VoiceConfig
@@ -204,8 +205,8 @@ class TorchVitsEngine(Engine):
                 "loaded %s on torch (%s, %s): %s", self.voice_id, device, dtype, report.summary()
             )
 
-    def text_to_ids(self, text: str, language: str) -> list[int]:
-        return self.front_end.text_to_ids(text, language)
+    def text_to_ids(self, text: str, language: str, lexicon: Lexicon | None = None) -> list[int]:
+        return self.front_end.text_to_ids(text, language, lexicon)
 
     def synthesize_batch(
         self, ids: Sequence[Sequence[int]], settings: SynthesisSettings

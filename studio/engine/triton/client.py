@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from studio.core.errors import EngineError
+from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, SynthesisSettings
 from studio.engine.triton.config import INPUT_IDS, INPUT_LENGTHS, INPUT_SCALES, OUTPUT_AUDIO, OUTPUT_LENGTHS
 from studio.engine.triton.model import crop
@@ -104,8 +105,8 @@ class TritonEngine(Engine):
             raise EngineError(f"no Triton server has model {self.model!r}: "
                               + "; ".join(f"{st.url}: {st.message}" for st in statuses))
 
-    def text_to_ids(self, text: str, language: str) -> list[int]:
-        return self.front_end.text_to_ids(text, language)
+    def text_to_ids(self, text: str, language: str, lexicon: Lexicon | None = None) -> list[int]:
+        return self.front_end.text_to_ids(text, language, lexicon)
 
     def describe(self) -> str:
         return (f"Triton model {self.model} on {len(self.rotation.servers)} server(s) "
