@@ -66,7 +66,7 @@ def test_dry_run_passes_writes_rows_and_stays_under_a_minute(prepared, tmp_path)
     checks = {r["check"]: r for r in rows}
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert elapsed < 65, f"dry run took {elapsed:.0f} s"
-    for name in ("env", "load fp32-torch", "fp32 (dry run) batched == unbatched", "fp32 (dry run) vs fp32",
+    for name in ("env", "load fp32-torch", "resident fp32-torch", "fp32 (dry run) batched == unbatched", "fp32 (dry run) vs fp32",
                  "throughput batch 1", "throughput batch 3", "streaming", "tensorrt profile",
                  "tensorrt-int8", "goals", "done"):
         assert name in checks, f"no {name!r} row: {list(checks)}"
