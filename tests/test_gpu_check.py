@@ -165,3 +165,22 @@ def test_without_cuda_the_real_check_fails_instead_of_skipping(prepared, tmp_pat
     assert proc.returncode == 1, proc.stdout[-2000:]
     assert rows[0]["status"] == "skip" and "no CUDA device" in rows[0]["figures"]
     assert "RESULT: FAIL" in proc.stdout
+
+
+@pytest.mark.gpu
+def test_fp16_cuda_batched_equals_unbatched_on_a_gpu():
+    """The check's equality measure on a development machine with CUDA and the full install."""
+    import torch
+
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device: torch.cuda.is_available() is False")
+    from studio.bench.gpu import measures
+    from studio.engine import calibration as cal
+    from studio.jobs.engines import build_engine, plan_engine
+
+    engine = build_engine(plan_engine("fp16-cuda", None, batch_size=1))
+    with engine:
+        ids = [engine.text_to_ids(s, "en") for s in cal.BUILTIN_SENTENCES[::3]]
+        single = measures.unbatched(engine, ids, measures.NOISE_OFF)
+        status, figures, detail = measures.batched_vs_unbatched(engine, ids, "cuda", single)
+    assert status == "ok", figures
