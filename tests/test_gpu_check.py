@@ -66,7 +66,7 @@ def test_dry_run_passes_writes_rows_and_stays_under_a_minute(prepared, tmp_path)
     checks = {r["check"]: r for r in rows}
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert elapsed < 65, f"dry run took {elapsed:.0f} s"
-    for name in ("env", "load fp32-torch", "fp32 (dry run) batched == unbatched", "fp32 (dry run) vs fp32",
+    for name in ("env", "load fp32-torch", "resident fp32-torch", "fp32 (dry run) batched == unbatched", "fp32 (dry run) vs fp32",
                  "throughput batch 1", "throughput batch 3", "streaming", "tensorrt profile",
                  "tensorrt-int8", "goals", "done"):
         assert name in checks, f"no {name!r} row: {list(checks)}"
@@ -165,3 +165,22 @@ def test_without_cuda_the_real_check_fails_instead_of_skipping(prepared, tmp_pat
     assert proc.returncode == 1, proc.stdout[-2000:]
     assert rows[0]["status"] == "skip" and "no CUDA device" in rows[0]["figures"]
     assert "RESULT: FAIL" in proc.stdout
+
+
+@pytest.mark.gpu
+def test_fp16_cuda_batched_equals_unbatched_on_a_gpu():
+    """The check's equality measure on a development machine with CUDA and the full install."""
+    import torch
+
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device: torch.cuda.is_available() is False")
+    from studio.bench.gpu import measures
+    from studio.engine import calibration as cal
+    from studio.jobs.engines import build_engine, plan_engine
+
+    engine = build_engine(plan_engine("fp16-cuda", None, batch_size=1))
+    with engine:
+        ids = [engine.text_to_ids(s, "en") for s in cal.BUILTIN_SENTENCES[::3]]
+        single = measures.unbatched(engine, ids, measures.NOISE_OFF)
+        status, figures, detail = measures.batched_vs_unbatched(engine, ids, "cuda", single)
+    assert status == "ok", figures

@@ -177,6 +177,11 @@ def test_vram_stats_are_none_without_cuda():
     assert stats.summary() == "no CUDA device" or stats.nvml_used is not None
     assert cuda_info.release_cuda_cache("test") is False
     cuda_info.reset_peak()  # no-op, no error
+    assert stats.device_used is None or stats.nvml_used is not None
+    assert cuda_info.device_memory() is None or cuda_info.nvml_memory() is not None
+    with cuda_info.DevicePeakMeter() as meter:
+        sum(range(1000))
+    assert meter.rise is None or cuda_info.nvml_memory() is not None
 
 
 @needs_torch
@@ -197,3 +202,10 @@ def test_vram_stats_track_allocations_and_release():
     assert cuda_info.release_cuda_cache("test end") is True
     after = cuda_info.vram_stats()
     assert after.reserved < during.reserved and after.peak_allocated >= 256 * 2**20
+    # the device-level measure sees memory torch's allocator does not own as well
+    assert during.device_used >= during.reserved and during.device_total > during.device_used
+    with cuda_info.DevicePeakMeter("cuda") as meter:
+        block = torch.empty(128 * 2**20, dtype=torch.uint8, device="cuda")
+        torch.cuda.synchronize()
+    del block
+    assert meter.rise >= 128 * 2**20

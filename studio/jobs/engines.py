@@ -208,19 +208,20 @@ def _triton_engine(plan: EnginePlan) -> Engine:
 
 
 def batch_engine(engine: Engine, max_batch_size: int, device: str, *, close_engine: bool = False,
-                 max_batch_tokens: int | None = None) -> Engine:
+                 max_batch_tokens: int | None = None, bucket_ratio: float | None = None) -> Engine:
     """The CUDA render path's batching layer around an engine :func:`build_engine` made.
 
     :func:`build_engine` wraps CUDA plans in exactly this; measurements call it to
     compare batch sizes (or batched with unbatched output) on *one* loaded model
     instead of loading one per batch size. ``close_engine`` False: the wrapper's
     ``close`` leaves the inner engine open. ``max_batch_tokens`` None keeps the
-    device's measured default.
+    device's measured default, and so does ``bucket_ratio`` None (``inf``: no length
+    buckets, every call's items go out in batches of ``max_batch_size``).
     """
     from studio.engine.serving.batched import BatchedEngine
 
     return BatchedEngine(engine, max_batch_size=max_batch_size, device=device, close_engine=close_engine,
-                         max_batch_tokens=max_batch_tokens)
+                         max_batch_tokens=max_batch_tokens, bucket_ratio=bucket_ratio)
 
 
 #: plan -> constructed engine; :func:`build_engine`, or a test's shared engine

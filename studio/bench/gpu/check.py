@@ -8,7 +8,8 @@ phoneme ids, so no espeak-ng, ONNX parsing, PySide6 or python-docx is imported),
 then writes one JSON row per result (:mod:`studio.bench.gpu.rows`):
 
 1. ``env``: Python, torch, CUDA, GPU, TensorRT, NVML, wheels unpacked;
-2. ``load <preset>``: load time and device memory resident, for FP32 and FP16;
+2. ``load <preset>``: load time and device memory the load added, for FP32 and FP16,
+   and ``resident fp16-cuda``: what the FP16 model keeps once it has spoken;
 3. ``fp16 batched == unbatched``: same lengths, correlation >= 0.999, noise off;
 4. ``fp16 vs fp32``: log-mel correlation and durations, noise off;
 5. ``throughput batch N`` (1, 8, 32, 64): x real time on length-sorted sentences,
@@ -40,6 +41,7 @@ import numpy as np
 
 from studio.bench.gpu import measures as m
 from studio.bench.gpu.rows import ROWS_FILE, RowWriter, verdict
+from studio.jobs.engines import batch_engine
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +81,10 @@ def environment(device: str, out: Path) -> tuple[str, dict[str, Any]]:
         p = torch.cuda.get_device_properties(torch.device(device))
         info.update(gpu=p.name, gpu_memory_gib=round(p.total_memory / 2**30), capability=f"sm_{p.major}{p.minor}",
                     cudnn=torch.backends.cudnn.version())
+    from studio.engine.cuda_info import device_memory
+
+    start = device_memory(device) if device.startswith("cuda") else None  # creates the CUDA context
+    info["context_bytes"] = None if start is None else start[0]  # not counted as any preset's resident memory
     info["tensorrt"] = tensorrt_version()
     info["nvml"] = nvml_memory() is not None
     wheels = out / "wheels-installed.json"
@@ -87,7 +93,9 @@ def environment(device: str, out: Path) -> tuple[str, dict[str, Any]]:
                        for name in ("fp32-torch", "fp16-cuda", "tensorrt-int8")}
     where = f"{info.get('gpu', 'CPU')}" + (f" {info['capability']}, {info['gpu_memory_gib']} GiB" if "gpu" in info else "")
     figures = (f"Python {info['python']}, torch {info['torch']} (CUDA {info['cuda_build']}), {where}, "
-               f"TensorRT {info['tensorrt'] or 'absent'}, NVML {'yes' if info['nvml'] else 'no'}")
+               f"TensorRT {info['tensorrt'] or 'absent'}, NVML {'yes' if info['nvml'] else 'no'}"
+               + (f"; {info['context_bytes'] / 2**20:.0f} MiB in use before loading (CUDA context)"
+                  if info["context_bytes"] is not None else ""))
     return figures, info
 
 
@@ -164,6 +172,10 @@ def run(folder: Path, out: Path, *, dry_run: bool, budget_s: float) -> int:
     by_length = sorted(ids, key=len)  # 32 sentences spread over all lengths, shortest to longest
     equal_ids = ids if dry_run else [by_length[int(i)] for i in np.linspace(0, len(ids) - 1, 32).round()]
     m.unbatched(test, equal_ids[:1 if dry_run else 2], m.NOISE_OFF)  # warm-up: kernels, cuDNN, allocator
+    # and batched shapes; then what the fp16 model keeps resident once it has spoken
+    batch_engine(test, 8, device).synthesize_batch(by_length[::8], test.default_settings)
+    step(f"resident {test_preset}", 5, lambda: m.resident_after_warm_up(loaded[test_preset], device),
+         kind="resident", preset=test_preset)
     single: list = []
 
     def equality() -> tuple[str, str, dict]:
