@@ -20,7 +20,6 @@ with a chapter marker per chapter.
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import json
 import logging
 import re
@@ -42,8 +41,15 @@ from studio.audio.subtitles import Cue, cues_from_spans, to_srt, to_vtt
 from studio.audio.tags import BookMeta, ChapterMark, Cover, Track
 from studio.audio.writers import AudioInput
 from studio.core.errors import ProjectError, StudioError
+from studio.core.files import sha256_file
 from studio.jobs.export import (
-    CorruptAudio, chapter_clips, clean_filename, default_chapters, remove_stale_temps, require_complete, safe_filename,
+    CorruptAudio,
+    chapter_clips,
+    clean_filename,
+    default_chapters,
+    remove_stale_temps,
+    require_complete,
+    safe_filename,
 )
 from studio.project.store import Project, SentenceRow
 
@@ -204,14 +210,6 @@ def _source_cover(project: Project) -> Cover | None:
     return Cover(found[0], found[1]) if found else None
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def _write_subtitles(base: Path, cues: list[Cue]) -> tuple[Path, ...]:
     srt, vtt = base.with_suffix(".srt"), base.with_suffix(".vtt")
     atomic_write_bytes(srt, to_srt(cues).encode("utf-8"))
@@ -296,7 +294,7 @@ def _publish_part(project: Project, out: Path, opts: PublishOptions, meta: BookM
     subs = _write_subtitles(path, cues) if opts.subtitles else ()
     log.info("wrote %s (%.1f s, ACX %s)", path, levels.duration, "pass" if acx.passed else "FAIL")
     mark = ChapterMark(track.title, 0.0, levels.duration)
-    return PublishedFile(path, track.title, (mark,), levels, acx, _sha256(path), subs)
+    return PublishedFile(path, track.title, (mark,), levels, acx, sha256_file(path), subs)
 
 
 def _publish_book(project: Project, out: Path, opts: PublishOptions, meta: BookMeta, parts: list[_Part],
@@ -333,7 +331,7 @@ def _publish_book(project: Project, out: Path, opts: PublishOptions, meta: BookM
         levels, acx = _deliver(path, opts.fmt, meta, track, marks, opts.rules, opts.mastering, produce,
                                whole_book=True)
     log.info("wrote %s (%d chapters, %.1f s)", path, len(marks), levels.duration)
-    return PublishedFile(path, meta.title, tuple(marks), levels, acx, _sha256(path), tuple(subs))
+    return PublishedFile(path, meta.title, tuple(marks), levels, acx, sha256_file(path), tuple(subs))
 
 
 def write_manifest(out: Path, opts: PublishOptions, meta: BookMeta, files: Sequence[PublishedFile],

@@ -8,13 +8,13 @@ re-imported and every unchanged sentence keeps its rendered audio.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
 from studio.core.errors import ProjectError, StudioError
+from studio.core.files import sha256_file
 from studio.core.types import Book
 from studio.engine.base import SynthesisSettings
 from studio.project.settings import ProjectSettings
@@ -61,14 +61,6 @@ def open_project(
     settings = new_project_settings(get_voice(voice_id), backend)
     folder = Path(folder) if folder is not None else default_project_dir(path, path.parent)
     return open_for_manuscript(path, folder, settings, max_sentence_chars=max_sentence_chars)
-
-
-def sha256_file(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def default_project_dir(manuscript: str | Path, out_dir: str | Path) -> Path:

@@ -95,8 +95,8 @@ def folder_bytes(folder: Path) -> int:
 
 def prepare(out: Path, *, wheels: bool = True, python_version: str = GPU_PYTHON) -> dict:
     """Write the folder; returns its manifest. Raises if it would not fit :data:`TRAVEL_LIMIT`."""
+    from studio.core.files import sha256_file
     from studio.engine.torchvits.compact import save_compact
-    from studio.engine.torchvits.export import file_sha256
     from studio.engine.torchvits.weights import build_coqui_vits
     from studio.engine.voice.catalog import get_voice
     from studio.engine.voice.config import VoiceConfig
@@ -109,7 +109,7 @@ def prepare(out: Path, *, wheels: bool = True, python_version: str = GPU_PYTHON)
     voice = get_voice(None)
     model, report = build_coqui_vits(voice.config_path, voice.model_path)
     weights = out / "voice" / f"{voice.id}.safetensors"
-    save_compact(model, report, weights, source=f"sha256:{file_sha256(voice.model_path)}")
+    save_compact(model, report, weights, source=f"sha256:{sha256_file(voice.model_path)}")
     config = out / "voice" / f"{voice.id}.onnx.json"
     shutil.copyfile(voice.config_path, config)
 

@@ -33,6 +33,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from studio.core.errors import EngineError
+from studio.core.files import write_atomic
+from studio.engine.tensorrt.int8 import feed_device_buffers, make_calibrator, qdq_model
 from studio.engine.tensorrt.profile import (
     CalibrationBatch,
     CalibrationFeeder,
@@ -42,8 +44,6 @@ from studio.engine.tensorrt.profile import (
     make_batches,
     profile_shapes,
 )
-from studio.engine.tensorrt.cache import write_atomic
-from studio.engine.tensorrt.int8 import feed_device_buffers, make_calibrator, qdq_model
 from studio.engine.tensorrt.runtime import tensorrt_version
 
 _LOGGER = logging.getLogger(__name__)

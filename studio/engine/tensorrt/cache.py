@@ -21,7 +21,6 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
@@ -30,6 +29,7 @@ import numpy as np
 
 import studio
 from studio.core.errors import EngineError
+from studio.core.files import write_atomic
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -112,19 +112,6 @@ def timing_cache_path(cache_dir: str | Path, trt_version: str, gpu_name: str) ->
     """TensorRT's kernel timing cache: valid for one GPU model and one TensorRT version."""
     tag = hashlib.sha256(f"{trt_version}|{gpu_name}".encode()).hexdigest()[:16]
     return Path(cache_dir) / "tensorrt" / f"timing-{tag}.cache"
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename (never half a file)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def ids_digest(id_seqs: Sequence[Sequence[int]]) -> str:
@@ -220,5 +207,4 @@ __all__ = [
     "raise_if_failed_before",
     "remember_failure",
     "timing_cache_path",
-    "write_atomic",
 ]

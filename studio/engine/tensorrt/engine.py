@@ -243,7 +243,7 @@ class TensorRTEngine(Engine):
         return origin, ids
 
     def _prepare(self, trt, torch) -> TrtRunner:
-        from studio.engine.torchvits.export import file_sha256
+        from studio.core.files import sha256_file
 
         logger = trt.Logger(trt.Logger.WARNING)
         mode = int8_mode(trt) if self.precision == "int8" else "none"
@@ -259,7 +259,7 @@ class TensorRTEngine(Engine):
             frame_lengths.extend(int(n) for n in y_lengths)
             channels = int(z_p.shape[1])
         profile = make_profile(id_lengths, frame_lengths, batch=self.batch_profile, channels=channels)
-        source_hash = file_sha256(self.torch_engine.model_path)
+        source_hash = sha256_file(self.torch_engine.model_path)
         dec = self.torch_engine.model.waveform_decoder
         last_stage = tuple(range((dec.num_upsamples - 1) * dec.num_kernels, dec.num_upsamples * dec.num_kernels))
         gpu = gpu_token(torch, self.device)

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from studio.core.errors import EngineError
+from studio.core.files import write_atomic
 from studio.engine.triton.config import ModelConfig, validate_config
 
 log = logging.getLogger(__name__)
@@ -40,17 +39,6 @@ def model_name_for(voice_id: str, preset: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", f"{voice_id}.{preset}")
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def write_repository(repo: Path, config: ModelConfig, model_bytes: bytes, info: dict | None = None) -> ExportedModel:
     """Validate ``config`` and write it with the model into ``repo`` (version 1)."""
     text = config.to_pbtxt()
@@ -62,9 +50,9 @@ def write_repository(repo: Path, config: ModelConfig, model_bytes: bytes, info: 
     folder = Path(repo) / config.name
     (folder / "1").mkdir(parents=True, exist_ok=True)
     model_file = folder / "1" / MODEL_FILES[config.platform]
-    _write_atomic(model_file, model_bytes)
+    write_atomic(model_file, model_bytes)
     config_file = folder / "config.pbtxt"
-    _write_atomic(config_file, text.encode("utf-8"))
-    _write_atomic(folder / INFO_FILE, json.dumps(info or {}, indent=2, sort_keys=True).encode("utf-8"))
+    write_atomic(config_file, text.encode("utf-8"))
+    write_atomic(folder / INFO_FILE, json.dumps(info or {}, indent=2, sort_keys=True).encode("utf-8"))
     log.info("wrote %s (%d bytes) and %s", model_file, len(model_bytes), config_file)
     return ExportedModel(folder, model_file, config_file, text)
