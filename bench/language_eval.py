@@ -37,7 +37,9 @@ CHAPTERS = 4
 Assign = Callable[[Sequence[Sequence[str]]], list[list[str]]]
 
 
-def mixed_books(data: list[tuple[str, str]], seed: int = 7) -> list[tuple[list[list[str]], list[list[str]]]]:
+def mixed_books(
+    data: list[tuple[str, str]], seed: int = 7, paragraphs: int = BOOK_PARAGRAPHS
+) -> list[tuple[list[list[str]], list[list[str]]]]:
     """Per main language, ``(chapters of texts, chapters of true languages)``."""
     rng = random.Random(seed)
     books = []
@@ -45,7 +47,7 @@ def mixed_books(data: list[tuple[str, str]], seed: int = 7) -> list[tuple[list[l
         own = [t for code, t in data if code == lang]
         others = [(code, t) for code, t in data if code != lang]
         texts, truth = [], []
-        for i in range(BOOK_PARAGRAPHS):
+        for i in range(paragraphs):
             if i % 4 == 3:
                 code, text = rng.choice(others)
                 if (i // 4) % 2 == 0:
@@ -54,9 +56,9 @@ def mixed_books(data: list[tuple[str, str]], seed: int = 7) -> list[tuple[list[l
                 code, text = lang, own[(i - i // 4) % len(own)]
             texts.append(text)
             truth.append(code)
-        size = BOOK_PARAGRAPHS // CHAPTERS
-        books.append(([texts[i : i + size] for i in range(0, BOOK_PARAGRAPHS, size)],
-                      [truth[i : i + size] for i in range(0, BOOK_PARAGRAPHS, size)]))
+        size = max(1, paragraphs // CHAPTERS)
+        books.append(([texts[i : i + size] for i in range(0, paragraphs, size)],
+                      [truth[i : i + size] for i in range(0, paragraphs, size)]))
     return books
 
 

@@ -42,7 +42,7 @@ PREFER_SURE = 0.6
 #: the careful pass reads this much
 CAREFUL_CHARS = 300
 #: how many fast-pass leaders the high-accuracy pass re-judges
-SHORTLIST = 3
+SHORTLIST = 5
 
 _LOCK = threading.Lock()
 

@@ -115,10 +115,12 @@ def assign_languages(
     ``chapters`` holds the paragraph texts per chapter. Returns ``(book_language,
     [[(code, confidence), ...] per chapter])``; a confidence of ``0.0`` means the
     language was taken from the context, not detected. The book's language is the
-    declared one, else the one most reliable paragraphs are in. Each passage's
-    context is the language of the nearest reliable paragraphs before and after it
-    in its chapter (when they disagree: the book's, if it is one of them, else the
-    one before), or the book's when there are none; see :func:`_decide`.
+    declared one, else the one most paragraphs are clearly in. A passage is judged
+    against its context (:func:`_decide`; one with nothing to detect simply takes
+    it): the language decided for the last detected passage before it in its
+    chapter and that of the next reliable paragraph after it - when they disagree,
+    the book's if it is one of them, else the one before; with one, that one; with
+    none, the book's.
     """
     candidates = _candidates(languages)
     samples = [[_sample(t) for t in ch] for ch in chapters]
@@ -130,15 +132,17 @@ def assign_languages(
     book = normalize_language_code(declared) or _majority(scores, letters) or FALLBACK_LANGUAGE
     out: list[list[tuple[str, float]]] = []
     for ch_samples, ch_letters, ch_scores in zip(samples, letters, scores):
-        for i, sc in enumerate(ch_scores):
-            if sc:
-                ch_scores[i] = language_scores(ch_samples[i], candidates, prefer=book)
         reliable = [_top(sc) if n >= RELIABLE_LETTERS and _top(sc, RELIABLE_CONFIDENCE) else "" for sc, n in zip(ch_scores, ch_letters)]
-        before, after = _nearest(reliable), _nearest(reliable[::-1])[::-1]
+        after = _nearest(reliable[::-1])[::-1]
+        before = ""
         result = []
-        for i, (sc, n) in enumerate(zip(ch_scores, ch_letters)):
-            context = _context(before[i], after[i], book)
+        for i, (sample, sc, n) in enumerate(zip(ch_samples, ch_scores, ch_letters)):
+            context = _context(before, after[i], book)
+            if sc:
+                sc = language_scores(sample, candidates, prefer=context)
             code = _decide(sc, n, context)
+            if sc:
+                before = code
             result.append((code, round(min(sc.get(code, 0.0), 1.0), 4)))
         out.append(result)
     return book, out
