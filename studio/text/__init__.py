@@ -7,7 +7,7 @@ Public API::
                  voice_languages=None) -> BookReport
     apply_language_override(book, chapter_idx, paragraph_idx, lang) -> Book
     normalize_text / split_paragraphs / split_sentences / is_speakable
-    detect_language(text) -> (code, confidence); normalize_language_code(code)
+    detect_language(text, languages=None) -> (code, confidence); normalize_language_code(code)
 """
 
 from studio.text.importer import SUPPORTED_SUFFIXES, load_manuscript
