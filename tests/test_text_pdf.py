@@ -212,3 +212,13 @@ def test_broken_pdf(tmp_path: Path, data: bytes, reason: str) -> None:
     path.write_bytes(data)
     with pytest.raises(ManuscriptError, match=reason):
         load_manuscript(path)
+
+
+def test_layout_rules() -> None:
+    from studio.text.pdf_layout import is_page_number, join_lines
+
+    assert all(is_page_number(t) for t in ("12", "- 12 -", "xiv", "Page 3 of 40", "[7]"))
+    assert not any(is_page_number(t) for t in ("12 Angry Men", "Chapter 3", "I saw it", "Civil", "Mild"))
+    assert join_lines(["under-", "standing is", "key"]) == "understanding is key"
+    assert join_lines(["Jean-", "Paul came"]) == "Jean-Paul came"  # a real hyphen before a capital stays
+    assert join_lines(["soft\u00ad", "hyphen"]) == "softhyphen"

@@ -28,7 +28,8 @@ SHORT_LINE = 0.8
 
 _PAGE_NUMBER = re.compile(
     r"^(?:(?:page|p\.|seite|p[aá]gina|pagina|strona|strana|стр\.?|страница)\s*)?"
-    r"[-\u2013\u2014(\[]?\s*(?:\d{1,4}|[ivxlcdm]{1,7})\s*[-\u2013\u2014)\]]?"
+    r"[-\u2013\u2014(\[]?\s*(?:\d{1,4}|(?=[ivxlcdm])m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3}))"
+    r"\s*[-\u2013\u2014)\]]?"
     r"(?:\s*(?:/|of|von|de|di|z|из)\s*\d{1,4})?$",
     re.IGNORECASE,
 )
