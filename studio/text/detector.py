@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import threading
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any
 
 from studio.text.scripts import SCRIPT_LANGUAGE, SCRIPT_LANGUAGES, dominant_script
 
@@ -37,7 +37,7 @@ FAST_CHARS = 160
 #: a fast-pass winner at least this sure, on at least LONG_LETTERS letters, stands
 SURE = 0.85
 LONG_LETTERS = 100
-#: a fast-pass winner this sure that is the language expected (the book's) stands
+#: a fast-pass winner this sure that is the language expected there stands
 PREFER_SURE = 0.6
 #: the careful pass reads this much
 CAREFUL_CHARS = 300
@@ -53,9 +53,10 @@ def language_scores(
     """Confidence per language for ``sample`` (summing to 1), best first; ``{}`` if undecidable.
 
     ``careful=False`` stops after the fast pass (a first look at a whole book).
-    ``prefer`` (the book's language) is always among the languages the careful
-    pass scores, and a fast-pass winner that *is* the preferred language with
-    ``PREFER_SURE`` stands: the book's language needs no proof. Deterministic and cached.
+    ``prefer`` (the language expected there: the book's or the neighbours') is
+    always among the languages the careful pass scores, and a fast-pass winner that
+    *is* that language with ``PREFER_SURE`` stands: the expected language needs no
+    proof. Deterministic and cached.
     """
     return dict(_scores(sample, candidates, prefer, careful))
 
@@ -117,12 +118,6 @@ def _detector(codes: frozenset[str], *, high: bool) -> Any:
             builder = builder.with_low_accuracy_mode().with_preloaded_language_models()
         log.debug("language detector for %s (%s accuracy)", ",".join(sorted(codes)), "high" if high else "low")
         return builder.build()
-
-
-def supported(codes: Iterable[str]) -> frozenset[str]:
-    """The codes among ``codes`` that can be detected (by script or by lingua)."""
-    known = set(SCRIPT_LANGUAGE.values()).union(*SCRIPT_LANGUAGES.values())
-    return frozenset(c for c in codes if c in known)
 
 
 def clear_cache() -> None:
