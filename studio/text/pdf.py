@@ -45,13 +45,13 @@ def read_pdf(path: Path) -> RawBook:
         try:
             doc = PDFDocument(PDFParser(fh))
             pages = list(_first_pages(PDFPage.create_pages(doc), path))
+            if not pages:
+                raise ManuscriptError(path, "the PDF has no pages")
+            page_lines, images = _read_lines(pages)
         except PDFEncryptionError:
             raise ManuscriptError(path, "the PDF is encrypted with a password; it cannot be imported") from None
         except (PDFException, PSException) as exc:
             raise ManuscriptError(path, f"this is not a valid PDF file, or it is damaged ({type(exc).__name__})") from None
-        if not pages:
-            raise ManuscriptError(path, "the PDF has no pages")
-        page_lines, images = _read_lines(pages)
         if not any(ln.text.strip() for p in page_lines for ln in p.lines):
             if images:
                 raise ManuscriptError(path, "this PDF has no text layer (a scanned document?); run OCR on it first, then import it again")
