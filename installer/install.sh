@@ -113,7 +113,7 @@ Comment=Render manuscripts as audiobooks with neural voices
 Exec=$venv/bin/studio gui %f
 Terminal=false
 Categories=AudioVideo;Audio;
-MimeType=text/plain;text/markdown;text/html;application/epub+zip;application/vnd.openxmlformats-officedocument.wordprocessingml.document;
+MimeType=text/plain;text/markdown;text/html;application/epub+zip;application/vnd.openxmlformats-officedocument.wordprocessingml.document;application/pdf;
 DESKTOP
   say "desktop entry: $apps/audiobook-studio.desktop"
 fi

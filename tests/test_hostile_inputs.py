@@ -41,7 +41,7 @@ import json, resource, sys, time
 cap, path, needles = int(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3])
 resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 from studio.core.errors import ManuscriptError
-from studio.text import load_manuscript
+from studio.text.importer import load_manuscript
 started = time.perf_counter()
 try:
     book = load_manuscript(path)

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from studio.core.errors import ManuscriptError
 from studio.core.types import Book
-from studio.text import load_manuscript
+from studio.text.importer import load_manuscript
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "hostile"))
 from make_corpus import docx, epub, wpara  # noqa: E402 - minimal, dependency-free containers

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from studio.core.errors import ManuscriptError
 from studio.core.types import Book
-from studio.text import load_manuscript
+from studio.text.importer import load_manuscript
 
 
 CATCH_ALL = "could not import this file"
@@ -48,7 +48,7 @@ def test_folder(tmp_path: Path) -> None:
     refused(tmp_path / "folder.txt", "folder")
 
 
-@pytest.mark.parametrize("name", ["empty.txt", "empty.md", "empty.html", "empty.epub", "empty.docx"])
+@pytest.mark.parametrize("name", ["empty.txt", "empty.md", "empty.html", "empty.epub", "empty.docx", "empty.pdf"])
 def test_empty_file(tmp_path: Path, name: str) -> None:
     refused(write(tmp_path, name, b""), "empty")
 
@@ -78,14 +78,14 @@ def test_a_stray_nul_is_tolerated(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "suffix, reason",
-    [(".pdf", "PDF import is not supported yet"), (".doc", "save the document as .docx"), (".xyz", "unsupported file type"), ("", "unsupported file type")],
+    [(".pdf", "not a valid PDF|no pages"), (".doc", "save the document as .docx"), (".xyz", "unsupported file type"), ("", "unsupported file type")],
 )
 def test_unsupported_suffix(tmp_path: Path, suffix: str, reason: str) -> None:
     refused(write(tmp_path, "book" + suffix, b"%PDF-1.4 whatever"), reason)
 
 
-def test_pdf_message_even_if_missing(tmp_path: Path) -> None:
-    refused(tmp_path / "missing.pdf", "PDF import is not supported yet")
+def test_missing_pdf(tmp_path: Path) -> None:
+    refused(tmp_path / "missing.pdf", "file not found")
 
 
 def test_file_over_the_size_limit(tmp_path: Path) -> None:

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from studio.text import apply_language_override, inspect_book, load_manuscript
+from studio.text.language import apply_language_override
+from studio.text.inspect import inspect_book
+from studio.text.importer import load_manuscript
 
 
 @pytest.fixture(scope="module")

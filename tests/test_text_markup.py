@@ -9,7 +9,7 @@ import pytest
 from docx.enum.style import WD_STYLE_TYPE
 
 from studio.core.errors import ManuscriptError
-from studio.text import load_manuscript
+from studio.text.importer import load_manuscript
 
 PROSE = (
     "The harbour was quiet that morning and the boats rocked gently against the wall. "

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from studio.text import load_manuscript
+from studio.text.importer import load_manuscript
 from studio.text.structure import is_chapter_heading
 
 PROSE = (

@@ -7,6 +7,22 @@ signals) without anyone mutating them underneath a render.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
+
+
+class UnvoicedPolicy(str, Enum):
+    """What to do with a passage in a language that no installed voice speaks.
+
+    Why a choice: each option loses something. Reading a German quotation with the
+    English voice but German phonemes gets the words right in an English accent;
+    reading it as English mangles the words but keeps the voice's own sound;
+    skipping keeps the audio clean but drops text (so skipped passages are listed).
+    The project stores the user's choice; ``str`` values so it serializes as is.
+    """
+
+    NATIVE_PHONEMES = "native"  # the book's voice, speaking that language's phonemes
+    BOOK_LANGUAGE = "book"  # read as if written in the book's language
+    SKIP = "skip"  # left out of the audio, listed for the user
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from pathlib import Path
 from studio.core.errors import ManuscriptError
 
 _SIGNATURES: tuple[tuple[bytes, str], ...] = (
-    (b"%PDF", "it is a PDF file (PDF import is not supported yet)"),
+    (b"%PDF", "it is a PDF file; give it the .pdf extension to import it"),
     (b"PK\x03\x04", "it is a ZIP archive (an .epub or .docx with the wrong name?)"),
     (b"\x89PNG", "it is a PNG image"),
     (b"GIF8", "it is a GIF image"),

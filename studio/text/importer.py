@@ -24,9 +24,8 @@ from studio.text.segment import DEFAULT_MAX_SENTENCE_CHARS, is_speakable, normal
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_BYTES = 50_000_000
-SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".html", ".htm", ".xhtml", ".epub", ".docx")
+SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".html", ".htm", ".xhtml", ".epub", ".docx", ".pdf")
 _UNSUPPORTED = {
-    ".pdf": "PDF import is not supported yet",
     ".doc": "old Word .doc files are not supported; save the document as .docx",
     ".odt": "OpenDocument .odt files are not supported yet; save the document as .docx",
     ".rtf": "RTF files are not supported; save the document as .docx or .txt",
@@ -39,7 +38,7 @@ _UNSUPPORTED = {
 def load_manuscript(
     path: str | Path, *, max_sentence_chars: int = DEFAULT_MAX_SENTENCE_CHARS, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> Book:
-    """Import a manuscript (.txt, .md, .html/.htm, .epub, .docx) as a :class:`Book`.
+    """Import a manuscript (.txt, .md, .html/.htm, .epub, .docx, .pdf) as a :class:`Book`.
 
     Raises :class:`ManuscriptError` (with the file and a one-line reason) for
     anything that cannot be imported. ``max_sentence_chars`` caps sentence length
@@ -115,6 +114,10 @@ def _read(path: Path, suffix: str, max_bytes: int) -> RawBook:
         from studio.text.epub import read_epub
 
         return read_epub(path, max_bytes=max_bytes)
+    if suffix == ".pdf":
+        from studio.text.pdf import read_pdf
+
+        return read_pdf(path)
     from studio.text.docx import read_docx
 
     return read_docx(path, max_bytes=max_bytes)

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable
 
-from studio.core.types import Book, Chapter
+from studio.core.types import Book, Chapter, UnvoicedPolicy
 
 PREVIEW_CHARS = 80
 
@@ -180,3 +180,21 @@ def inspect_book(
             )
         )
     return BookReport(book.title, book.author, book.language, float(words_per_minute), tuple(reports))
+
+
+def speaking_languages(
+    language: str, book_language: str, voice_languages: set[str], policy: UnvoicedPolicy
+) -> tuple[str, str] | None:
+    """``(voice language, phoneme language)`` for a passage, or ``None`` to skip it.
+
+    A language with a voice is spoken by that voice. Otherwise ``policy`` decides:
+    the book's voice with the passage's own phonemes, the book's voice reading it as
+    the book's language, or nothing (the caller lists what was skipped).
+    """
+    voices = {language_prefix(v) for v in voice_languages}
+    lang, book = language_prefix(language), language_prefix(book_language)
+    if lang in voices:
+        return lang, lang
+    if policy is UnvoicedPolicy.SKIP:
+        return None
+    return (book, lang) if policy is UnvoicedPolicy.NATIVE_PHONEMES else (book, book)

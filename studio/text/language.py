@@ -1,64 +1,49 @@
 """Which language each paragraph is spoken in.
 
 Why it works this way: the voice (and its phonemizer) is chosen per sentence from
-this language, so the answer must be *stable* - the same manuscript must give the
-same languages on every import, or cached audio would be thrown away. langdetect is
-randomized and not thread-safe, so we use one private, seeded factory behind a
-lock. Short passages ("Yes.", a chapter number) are too short to detect reliably;
-they take the language of the confident paragraphs around them instead.
+this language, so the answer must be right *and stable* - the same manuscript must
+give the same languages on every import, or cached audio would be thrown away.
+Each passage is scored by :mod:`studio.text.detector` (the script first, then
+lingua; deterministic). A book is mostly in one language, so a passage must
+*clearly* beat the language around it before it is read in another: its
+neighbours' language when they agree, else the book's. How clearly depends on its
+length - one short line needs a strong signal, a long paragraph barely any. Passages
+with almost no letters ("1914", "!!!") simply take the language around them.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
+import math
 from collections import Counter
 from dataclasses import replace
-from functools import lru_cache
 from typing import Sequence
 
 from studio.core.language import language_family
 from studio.core.types import Book
+from studio.text.detector import DEFAULT_LANGUAGES, language_scores
 
 log = logging.getLogger(__name__)
 
-#: passages with fewer letters than this are not detected but inherited
-MIN_LETTERS = 40
-#: detections below this probability are treated as unknown
-MIN_CONFIDENCE = 0.80
-#: a paragraph may only leave its surroundings' language with a clear signal
-SWITCH_CONFIDENCE = 0.95
-SWITCH_LETTERS = 100
+#: passages with fewer letters than this are not detected but take their context's language
+MIN_LETTERS = 3
+#: paragraphs this long, detected this surely, vote for the book's language and steer their neighbours
+RELIABLE_LETTERS = 40
+RELIABLE_CONFIDENCE = 0.80
+#: shorter passages vote for the book's language only when this sure
+SHORT_VOTE_CONFIDENCE = 0.6
+#: leaving the context's language takes odds of exp(PRIOR_BASE + PRIOR_SHORT * PRIOR_LETTERS / (letters + PRIOR_LETTERS))
+PRIOR_BASE = 0.5
+PRIOR_SHORT = 3.0
+PRIOR_LETTERS = 40
 #: detection reads at most this much of a paragraph (plenty, and keeps 10 MB lines cheap)
-SAMPLE_CHARS = 1000
-#: langdetect averages this many randomized (but seeded) trials; its default of 7
-#: costs ~2x the time for no visible gain on paragraph-sized text
-TRIALS = 3
+SAMPLE_CHARS = 500
 #: used when nothing at all could be detected and the file declares nothing
 FALLBACK_LANGUAGE = "en"
 
-
-_LOCK = threading.Lock()
-_FACTORY = None
+__all__ = ["apply_language_override", "assign_languages", "count_letters", "detect_language"]
 
 
-
-
-def _factory():  # pragma: no cover - trivial lazy init, exercised by every test
-    """The private, seeded langdetect factory (profiles load once, ~1 s)."""
-    global _FACTORY
-    if _FACTORY is None:
-        from langdetect import DetectorFactory
-        from langdetect.detector_factory import PROFILES_DIRECTORY
-
-        from studio.text.langdetect_cache import load_factory
-
-        DetectorFactory.seed = 0  # also pin the global one for anyone else using it
-        factory = DetectorFactory()
-        load_factory(factory, PROFILES_DIRECTORY)  # the profiles, from the studio cache when it has them
-        factory.seed = 0
-        _FACTORY = factory
-    return _FACTORY
 
 
 def count_letters(text: str, limit: int = SAMPLE_CHARS) -> int:
@@ -66,118 +51,125 @@ def count_letters(text: str, limit: int = SAMPLE_CHARS) -> int:
     return sum(1 for ch in text[:limit] if ch.isalpha())
 
 
-def detect_language(text: str) -> tuple[str, float]:
-    """``(iso639_1, probability)`` of ``text``; ``("", 0.0)`` when undetectable.
-
-    Deterministic: same text, same answer, from any thread. Only the first
-    ``SAMPLE_CHARS`` characters are read (and cached on), so a 10 MB paragraph
-    costs no more than a page.
-    """
+def _sample(text: str) -> str:
+    """The first ``SAMPLE_CHARS`` characters; ALL-CAPS lowered (capitals fool the n-gram models)."""
     sample = text[:SAMPLE_CHARS]
     letters = [ch for ch in sample if ch.isalpha()]
-    if not letters:
+    if letters and sum(1 for ch in letters if ch.isupper()) * 2 > len(letters):
+        sample = sample.lower()
+    return sample
+
+
+def _candidates(languages: frozenset[str] | None) -> frozenset[str]:
+    return frozenset(language_family(c) for c in languages) - {""} if languages else DEFAULT_LANGUAGES
+
+
+def detect_language(text: str, languages: frozenset[str] | None = None) -> tuple[str, float]:
+    """``(iso639_1, confidence)`` of ``text`` on its own; ``("", 0.0)`` when undetectable.
+
+    Deterministic: same text, same answer, from any thread. ``languages`` narrows
+    the candidates (default :data:`DEFAULT_LANGUAGES`). Only the first
+    ``SAMPLE_CHARS`` characters are read, so a 10 MB paragraph costs no more than a page.
+    """
+    if not any(ch.isalpha() for ch in text[:SAMPLE_CHARS]):
         return "", 0.0
-    if sum(1 for ch in letters if ch.isupper()) * 2 > len(letters):
-        sample = sample.lower()  # ALL-CAPS headings fool the n-gram profiles
-    return _detect_sample(sample)
-
-
-@lru_cache(maxsize=8192)
-def _detect_sample(sample: str) -> tuple[str, float]:
-    from langdetect.lang_detect_exception import LangDetectException
-
-    with _LOCK:
-        detector = _factory().create()
-        detector.n_trial = TRIALS
-        detector.append(sample)
-        try:
-            guesses = detector.get_probabilities()
-        except LangDetectException:
-            return "", 0.0
-    totals: Counter[str] = Counter()
-    for guess in guesses:
-        code = language_family(guess.lang)
-        if code:
-            totals[code] += guess.prob
-    if not totals:
+    scores = language_scores(_sample(text), _candidates(languages))
+    if not scores:
         return "", 0.0
-    code, prob = max(totals.items(), key=lambda kv: (kv[1], kv[0]))
+    code, prob = next(iter(scores.items()))
     return code, round(min(prob, 1.0), 4)
 
 
-def clear_cache() -> None:
-    """Forget cached detections (tests use it to prove determinism)."""
-    _detect_sample.cache_clear()
-
-
 def assign_languages(
-    chapters: Sequence[Sequence[str]], declared: str = ""
+    chapters: Sequence[Sequence[str]], declared: str = "", languages: frozenset[str] | None = None
 ) -> tuple[str, list[list[tuple[str, float]]]]:
     """Languages for every paragraph of a book, and the book's own language.
 
     ``chapters`` holds the paragraph texts per chapter. Returns ``(book_language,
-    [[(code, confidence), ...] per chapter])``. A confidence of ``0.0`` means the
-    language was inherited, not detected. Inheritance looks inside the chapter
-    only: the previous and next confident paragraphs; if they disagree the one
-    that matches the book's language wins, else the previous one; with neither,
-    the book's language.
+    [[(code, confidence), ...] per chapter])``; a confidence of ``0.0`` means the
+    language was taken from the context, not detected. The book's language is the
+    declared one, else the one most paragraphs are clearly in. A passage is judged
+    against its context (:func:`_decide`; one with nothing to detect simply takes
+    it): the language decided for the last detected passage before it in its
+    chapter and that of the next reliable paragraph after it - when they disagree,
+    the book's if it is one of them, else the one before; with one, that one; with
+    none, the book's.
     """
-    detected = [[_probe(t) for t in ch] for ch in chapters]
-    book = language_family(declared) or _majority(detected, chapters) or FALLBACK_LANGUAGE
+    candidates = _candidates(languages)
+    samples = [[_sample(t) for t in ch] for ch in chapters]
+    letters = [[count_letters(s) for s in ch] for ch in samples]
+    scores = [
+        [language_scores(s, candidates, careful=False) if n >= MIN_LETTERS else {} for s, n in zip(ch, ns)]
+        for ch, ns in zip(samples, letters)
+    ]
+    book = language_family(declared) or _majority(scores, letters) or FALLBACK_LANGUAGE
     out: list[list[tuple[str, float]]] = []
-    for ch in detected:
-        confident = [
-            code if code and prob >= MIN_CONFIDENCE and _may_switch(code, prob, letters, book) else ""
-            for code, prob, letters in ch
-        ]
-        prev_seen = _nearest(confident)
-        next_seen = _nearest(confident[::-1])[::-1]
+    for ch_samples, ch_letters, ch_scores in zip(samples, letters, scores):
+        reliable = [_top(sc) if n >= RELIABLE_LETTERS and _top(sc, RELIABLE_CONFIDENCE) else "" for sc, n in zip(ch_scores, ch_letters)]
+        after = _nearest(reliable[::-1])[::-1]
+        before = ""
         result = []
-        for i, (code, prob, _letters) in enumerate(ch):
-            if confident[i]:
-                result.append((code, prob))
-                continue
-            chosen = _inherit(prev_seen[i], next_seen[i], book, texts=chapters, at=(len(out), i))
-            result.append((chosen, prob if code == chosen else 0.0))
+        for i, (sample, sc, n) in enumerate(zip(ch_samples, ch_scores, ch_letters)):
+            context = _context(before, after[i], book)
+            if sc:
+                sc = language_scores(sample, candidates, prefer=context)
+            code = _decide(sc, n, context)
+            if sc:
+                before = code
+            result.append((code, round(min(sc.get(code, 0.0), 1.0), 4)))
         out.append(result)
     return book, out
 
 
-def _probe(text: str) -> tuple[str, float, int]:
-    """Detection for passages long enough to be judged, ``("", 0.0, letters)`` otherwise."""
-    letters = count_letters(text)
-    if letters < MIN_LETTERS:
-        return "", 0.0, letters
-    code, prob = detect_language(text)
-    return code, prob, letters
+def _top(scores: dict[str, float], at_least: float = 0.0) -> str:
+    for code, prob in scores.items():
+        return code if prob >= at_least else ""
+    return ""
 
 
-def _may_switch(code: str, prob: float, letters: int, book: str) -> bool:
-    """Short paragraphs need a very clear signal to differ from the book's language."""
-    return code == book or prob >= SWITCH_CONFIDENCE or letters >= SWITCH_LETTERS
+def _decide(scores: dict[str, float], letters: int, context: str) -> str:
+    """The passage's own best language if it beats ``context`` by enough, else ``context``.
+
+    The odds needed fall with length: exp(PRIOR_BASE + PRIOR_SHORT) for the
+    shortest line, about exp(PRIOR_BASE) for a long paragraph.
+    """
+    best = _top(scores)
+    if not best or best == context:
+        return best or context
+    own = scores.get(context, 0.0)
+    if own <= 0.0:
+        return best
+    needed = PRIOR_BASE + PRIOR_SHORT * PRIOR_LETTERS / (letters + PRIOR_LETTERS)
+    return best if math.log(scores[best] / own) > needed else context
 
 
-def _majority(detected: list[list[tuple[str, float, int]]], texts: Sequence[Sequence[str]]) -> str:
-    """The language most paragraphs are clearly written in; letters break ties.
+def _context(before: str, after: str, book: str) -> str:
+    """The language around a passage: agreeing neighbours, else the book's if among them, else the one before."""
+    if before and after and before != after:
+        return book if book in (before, after) else before
+    return before or after or book
+
+
+def _majority(scores: list[list[dict[str, float]]], letters: list[list[int]]) -> str:
+    """The language most paragraphs are clearly in; letters break ties.
 
     Counting paragraphs rather than letters keeps one long French passage from
-    outvoting a dozen short English ones; short passages count when their own weak
-    detection is unambiguous (``SWITCH_CONFIDENCE``).
+    outvoting a dozen short English ones; short passages count when their own
+    detection is unambiguous. With no clear vote, the language with the most
+    letters behind its detections.
     """
     votes: Counter[str] = Counter()
     letters_by: Counter[str] = Counter()
     loose: Counter[str] = Counter()
-    for ch_detected, ch_texts in zip(detected, texts):
-        for (code, prob, letters), text in zip(ch_detected, ch_texts):
-            if not code and 3 <= letters < MIN_LETTERS:
-                code, prob = detect_language(text)
-                if prob < SWITCH_CONFIDENCE:
-                    code = ""
-            if code:
-                loose[code] += letters
-                if prob >= MIN_CONFIDENCE:
-                    votes[code] += 1
-                    letters_by[code] += letters
+    for ch_scores, ch_letters in zip(scores, letters):
+        for sc, n in zip(ch_scores, ch_letters):
+            code = _top(sc)
+            if not code:
+                continue
+            loose[code] += n
+            if _top(sc, RELIABLE_CONFIDENCE if n >= RELIABLE_LETTERS else SHORT_VOTE_CONFIDENCE):
+                votes[code] += 1
+                letters_by[code] += n
     if votes:
         return max(votes, key=lambda c: (votes[c], letters_by[c], c))
     if loose:
@@ -185,38 +177,15 @@ def _majority(detected: list[list[tuple[str, float, int]]], texts: Sequence[Sequ
     return ""
 
 
-def _nearest(confident: list[str]) -> list[str]:
-    """For each index, the last confident language strictly before it ("" if none)."""
+def _nearest(codes: list[str]) -> list[str]:
+    """For each index, the last non-empty code strictly before it ("" if none)."""
     seen = ""
     out = []
-    for code in confident:
+    for code in codes:
         out.append(seen)
         if code:
             seen = code
     return out
-
-
-def _inherit(prev: str, nxt: str, book: str, *, texts: Sequence[Sequence[str]], at: tuple[int, int]) -> str:
-    """Language for a passage too short (or too unclear) to detect on its own.
-
-    When the context is unanimous, take it. When it is not (a title before a Latin
-    epigraph, a French line between English paragraphs), the passage's own weak
-    detection breaks the tie if it names one of the candidates; otherwise the
-    neighbours win over the book, and the previous neighbour over the next.
-    """
-    candidates = {c for c in (prev, nxt, book) if c}
-    if len(candidates) == 1:
-        return candidates.pop()
-    text = texts[at[0]][at[1]]
-    if count_letters(text) >= 3:
-        guess, _prob = detect_language(text)
-        if guess in candidates:
-            return guess
-    if prev and nxt:
-        if prev == nxt:
-            return prev
-        return book if book in (prev, nxt) else prev
-    return prev or nxt or book
 
 
 def apply_language_override(

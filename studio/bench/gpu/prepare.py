@@ -47,7 +47,7 @@ PARAGRAPH_CHARS = 2000
 def benchmark_sentences() -> tuple[list[str], str]:
     """``(sentences, paragraph)``: the benchmark's English sentences and a ~2,000-character paragraph."""
     from studio.engine.calibration import BUILTIN_SENTENCES
-    from studio.text import load_manuscript
+    from studio.text.importer import load_manuscript
 
     book = load_manuscript(SAMPLE)
     paragraphs = [p for c in book.chapters for p in c.paragraphs if p.language == "en" and len(p.sentences) > 1]
