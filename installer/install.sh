@@ -40,6 +40,10 @@ ldconfig -p 2>/dev/null | grep -q libxcb-icccm.so.4 || need+=(libxcb-icccm4 libx
 if [ "$dev" = 1 ]; then
   command -v Xvfb >/dev/null || need+=(xvfb)
   ldconfig -p 2>/dev/null | grep -q libxkbcommon-x11 || need+=(libxkbcommon-x11-0 libegl1 libgl1 libfontconfig1 libdbus-1-3)
+  # human-written passages in 8 languages: the language detection's evaluation set
+  for pkg in fortunes fortunes-de fortunes-es fortunes-it fortunes-br fortunes-pl fortunes-ru fortunes-cs; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+  done
 fi
 if [ ${#need[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
