@@ -27,7 +27,7 @@ from studio.jobs.engines import EngineBuilder, Isolation, build_engine
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project
 from studio.qt.jobqueue import JobQueue
-from studio.qt.messages import ErrorInfo, ExportProgress, JobSpec
+from studio.qt.messages import ErrorInfo, ExportProgress, JobSpec, StateDelta
 from studio.qt.monitor import MonitorThread, RenderStats, StallMeter
 from studio.qt.preview import PreviewController, SinkFactory
 from studio.qt.render_worker import RenderWorker
@@ -36,6 +36,7 @@ from studio.qt.snapshot import (
     BookSnapshot,
     ChapterNode,
     SentenceNode,
+    apply_states,
     build_chapter,
     build_snapshot,
     with_long_chapters,
@@ -149,6 +150,7 @@ class ProjectSession(QObject):
                                    build=self.build, isolation=self.isolation)
         w = self.worker
         w.queueChanged.connect(self.queueChanged)
+        w.statesChanged.connect(self._states)  # the snapshot first, so listeners never see it behind
         w.statesChanged.connect(self.statesChanged)
         w.jobFinished.connect(self.jobFinished)
         w.engineStatus.connect(self.engineStatus)
@@ -220,9 +222,14 @@ class ProjectSession(QObject):
             self.snapshotChanged.emit(snapshot)
 
     def set_long_chapter_minutes(self, minutes: float) -> None:
+        """New long-chapter threshold: flags and banner recomputed from the (current) snapshot."""
         self.long_chapter_minutes = minutes
         if self.snapshot is not None:
             self._set_snapshot(with_long_chapters(self.snapshot, minutes))
+
+    def _states(self, delta: StateDelta) -> None:
+        if self.snapshot is not None:
+            self.snapshot = apply_states(self.snapshot, delta.changes)
 
     # ------------------------------------------------------------ changes
 

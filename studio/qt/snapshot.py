@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Iterable
 
 from studio.project.store import Project, SentenceRow
+from studio.qt.messages import SentenceState
 from studio.text.inspect import inspect_book, language_prefix
 
 DEFAULT_LONG_CHAPTER_MINUTES = 60.0
@@ -90,6 +91,10 @@ class BookSnapshot:
     long_chapter_minutes: float
     chapters: tuple[ChapterNode, ...]
     warnings: tuple[str, ...] = ()
+    #: the warnings that do not depend on the long-chapter threshold (split
+    #: sentences, passages without a voice): kept apart so a new threshold can
+    #: rebuild the banner without reading the project again
+    notes: tuple[str, ...] = ()
 
     def sentence_count(self) -> int:
         return sum(len(c.sentences) for c in self.chapters)
@@ -132,10 +137,11 @@ def build_snapshot(
         _chapter(ci, chapter, report.chapters[ci], [r for r in rows if r.chapter == ci])
         for ci, chapter in enumerate(book.chapters)
     )
+    warnings = tuple(report.warnings())
     return BookSnapshot(
         folder=str(project.folder), title=book.title, author=book.author, language=book.language,
         voice_languages=tuple(sorted(langs)), long_chapter_minutes=long_chapter_minutes,
-        chapters=chapters, warnings=tuple(report.warnings()),
+        chapters=chapters, warnings=warnings, notes=warnings[len(report.long_chapters):],
     )
 
 
@@ -181,7 +187,47 @@ def _sentence(r: SentenceRow) -> SentenceNode:
     )
 
 
+def long_chapter_line(chapter: ChapterNode) -> str:
+    """The banner's line for a long chapter, worded as the text layer's report words it."""
+    return f"Chapter {chapter.index + 1} '{chapter.title}' runs about {chapter.estimated_s / 60:.0f} minutes"
+
+
 def with_long_chapters(snapshot: BookSnapshot, minutes: float) -> BookSnapshot:
-    """The same snapshot with the long-chapter flag recomputed for ``minutes`` (no I/O)."""
+    """The same snapshot with the long-chapter flags and banner lines recomputed for
+    ``minutes`` (no I/O; states are kept as they are in ``snapshot``)."""
     chapters = tuple(replace(c, too_long=c.estimated_s > minutes * 60.0) for c in snapshot.chapters)
-    return replace(snapshot, chapters=chapters, long_chapter_minutes=minutes)
+    warnings = tuple(long_chapter_line(c) for c in chapters if c.too_long) + snapshot.notes
+    return replace(snapshot, chapters=chapters, long_chapter_minutes=minutes, warnings=warnings)
+
+
+def apply_states(snapshot: BookSnapshot, changes: Iterable[SentenceState]) -> BookSnapshot:
+    """``snapshot`` with render-state changes folded in.
+
+    Why: the session's snapshot is what the tree is rebuilt from (a new long-chapter
+    threshold, settings saved); if it kept the states it was opened with, a rebuild
+    would show rendered sentences as pending again. Only the paragraphs that
+    changed are copied, so a delta costs what it touches, not the book.
+    """
+    by_id = {c.sentence_id: c for c in changes}
+    if not by_id:
+        return snapshot
+    chapters = list(snapshot.chapters)
+    for ci, chapter in enumerate(chapters):
+        if not any(s.id in by_id for s in chapter.sentences):
+            continue
+        paragraphs = []
+        for para in chapter.paragraphs:
+            if any(s.id in by_id for s in para.sentences):
+                para = replace(para, sentences=tuple(_changed(s, by_id.get(s.id)) for s in para.sentences))
+            paragraphs.append(para)
+        chapters[ci] = replace(chapter, paragraphs=tuple(paragraphs))
+    return replace(snapshot, chapters=tuple(chapters))
+
+
+def _changed(node: SentenceNode, change: SentenceState | None) -> SentenceNode:
+    if change is None:
+        return node
+    if change.state == "rendering":  # in flight: the audio fields are not known yet
+        return replace(node, state=change.state, reason=change.reason)
+    return replace(node, state=change.state, reason=change.reason, cache_key=change.cache_key,
+                   duration=change.duration, synth_count=change.synth_count)

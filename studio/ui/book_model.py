@@ -76,6 +76,25 @@ class BookModel(QAbstractItemModel):
                 self._index_chapter(c)
         self.endResetModel()
 
+    def update_snapshot(self, snapshot: BookSnapshot) -> None:
+        """A newer snapshot of the same book: in place when the shape is unchanged.
+
+        Why not a reset: a reset collapses the tree and loses the selection, and a
+        new long-chapter threshold or saved settings change flags, not structure.
+        The session folds every state delta into its snapshot before the model
+        sees the delta, so the snapshot is at least as new as the overlay, which
+        can be dropped.
+        """
+        old = self.snapshot
+        if old is None or old.folder != snapshot.folder or _shape(old) != _shape(snapshot):
+            self.set_snapshot(snapshot)
+            return
+        self.layoutAboutToBeChanged.emit()
+        self.snapshot = snapshot
+        self._overlay.clear()
+        self._counts.clear()
+        self.layoutChanged.emit()
+
     def replace_chapter(self, node: ChapterNode) -> None:
         """A rebuilt chapter (after an override or an edit): same shape, new content."""
         snap = self.snapshot
@@ -382,6 +401,10 @@ class BookModel(QAbstractItemModel):
     def _sentence_index(self, where: tuple[int, int, int]) -> QModelIndex:
         c, p, s = where
         return self.createIndex(s, 0, _key(c, p, s))
+
+
+def _shape(snapshot: BookSnapshot) -> list[list[tuple[int, ...]]]:
+    return [[tuple(s.id for s in p.sentences) for p in c.paragraphs] for c in snapshot.chapters]
 
 
 class BookFilter(QSortFilterProxyModel):

@@ -88,10 +88,18 @@ class BookPanel(QWidget):
 
     def set_snapshot(self, snapshot) -> None:  # noqa: ANN001 - BookSnapshot | None
         self.model.set_snapshot(snapshot)
-        self.summary.setText("\u26a0 " + "; ".join(snapshot.warnings) if snapshot is not None and snapshot.warnings else "")
-        self.summary.setVisible(bool(self.summary.text()))
+        self._show_warnings(snapshot)
         if snapshot is not None and len(snapshot.chapters) <= 12:
             self.tree.expandToDepth(0)
+
+    def update_snapshot(self, snapshot) -> None:  # noqa: ANN001 - BookSnapshot
+        """A newer snapshot of the open book (new flags, states): tree kept as it is."""
+        self.model.update_snapshot(snapshot)
+        self._show_warnings(snapshot)
+
+    def _show_warnings(self, snapshot) -> None:  # noqa: ANN001 - BookSnapshot | None
+        self.summary.setText("\u26a0 " + "; ".join(snapshot.warnings) if snapshot is not None and snapshot.warnings else "")
+        self.summary.setVisible(bool(self.summary.text()))
 
     def node_at(self, proxy_index: QModelIndex):  # noqa: ANN201
         return self.model.node(self.proxy.mapToSource(proxy_index))

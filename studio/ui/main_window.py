@@ -191,7 +191,7 @@ class MainWindow(QMainWindow):
     def _snapshot_changed(self, snap: BookSnapshot) -> None:
         current = self.book.tree.currentIndex()
         sid = getattr(self.book.node_at(current), "id", None) if current.isValid() else None
-        self.book.set_snapshot(snap)
+        self.book.update_snapshot(snap)
         if sid is not None:
             self.book.select_sentence(sid)
 
