@@ -78,3 +78,130 @@ def test_new_long_chapter_threshold_keeps_rendered_states_and_updates_the_banner
     assert str(model.index(1, 2).data()) == f"{total}/{total} rendered"
     with Project.open(session.snapshot.folder) as project:  # what is shown is what is stored
         assert all(r.state == "done" for r in project.sentences([1]))
+
+
+def test_urgent_jobs_go_first_and_a_running_chapter_steps_aside() -> None:
+    from studio.qt.jobqueue import JobQueue
+    from studio.qt.messages import JobSpec
+
+    q = JobQueue()
+    a = q.submit(JobSpec("chapters", "A", (0,), sentences_hint=150))
+    b = q.submit(JobSpec("chapters", "B", (1,), sentences_hint=30))
+    assert q.next_job().job_id == a and q.control(a) == "run"
+    e1 = q.submit(JobSpec("sentences", "edit 1", sentence_ids=(7,), sentences_hint=1, urgent=True))
+    e2 = q.submit(JobSpec("sentences", "edit 2", sentence_ids=(8,), sentences_hint=1, urgent=True))
+    assert [j.job_id for j in q.snapshot().jobs] == [a, e1, e2, b]  # urgent ones in their order, before B
+    assert q.control(a) == "yield"
+    q.requeue(a)
+    assert [j.job_id for j in q.snapshot().jobs] == [e1, e2, a, b]  # A resumes first after them
+    assert q.next_job().job_id == e1 and q.control(e1) == "run"  # an urgent job never yields
+    q.finish(e1, "done")
+    assert q.next_job().job_id == e2
+    q.finish(e2, "done")
+    assert q.next_job().job_id == a and q.control(a) == "run"
+    q.pause()
+    q.submit(JobSpec("sentences", "edit 3", sentence_ids=(9,), sentences_hint=1, urgent=True))
+    assert q.control(a) == "pause"  # a pause wins over priority
+
+
+def test_edited_sentence_renders_before_the_running_chapter_finishes(qtbot, window: MainWindow,  # noqa: ANN001
+                                                                      tmp_path: Path) -> None:
+    open_and_wait(qtbot, window, write_manuscript(tmp_path / "books", LONG_ONE))
+    session, model = window.session, window.book.model
+    one, two = sentences(window, 0), sentences(window, 1)
+    chapter = session.render_chapters([0])
+    qtbot.waitUntil(lambda: model.counts(0).get("done", 0) >= 2, timeout=WAIT)
+    target = two[1]
+    session.edit_sentence(target.id, "We stayed inside by the fire.")
+    qtbot.waitUntil(lambda: len(session.queue.snapshot().jobs) == 2, timeout=WAIT)
+    edit = max(j.job_id for j in session.queue.snapshot().jobs)
+    assert session.queue.snapshot().job(edit).spec.urgent
+    qtbot.waitUntil(lambda: session.queue.snapshot().job(edit).status == "done", timeout=WAIT)
+    with Project.open(session.snapshot.folder) as project:
+        rows = {r.id: r for r in project.sentences([0, 1])}
+    assert rows[target.id].state == "done" and rows[target.id].text == "We stayed inside by the fire."
+    left = sum(1 for s in one if rows[s.id].state != "done")
+    assert left > 0  # it did not wait for the chapter
+    assert session.queue.snapshot().job(chapter).status in ("queued", "running")
+    wait_jobs_done(qtbot, window)
+    assert session.queue.snapshot().job(chapter).status == "done"  # it carried on, not cancelled
+    assert model.counts(0) == {"pending": 0, "rendering": 0, "done": len(one), "failed": 0}
+    assert all(state_cell(window, s.id) == "done" for s in one)
+
+
+FRONT = TINY.replace("## One", "## Dedication\n\nFor the keepers of every light.\n\n## One")
+
+
+def test_render_book_asks_once_with_count_time_and_left_out_chapters(qtbot, window: MainWindow,  # noqa: ANN001
+                                                                     tmp_path: Path) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
+    open_and_wait(qtbot, window, write_manuscript(tmp_path / "books", FRONT))
+    session = window.session
+    snap = session.snapshot
+    assert snap.chapters[0].front_matter
+    body = sum(len(c.sentences) for c in snap.chapters[1:])
+    window.actions_.named["render_book"].trigger()
+    qtbot.waitUntil(lambda: window.render_book_box is not None and window.render_book_box.isVisible(), timeout=WAIT)
+    box = window.render_book_box
+    assert f"Render {body} of {body} sentences in 3 chapter(s)" in box.text()
+    assert "\u201cDedication\u201d" in box.informativeText() and "not known yet" in box.informativeText()
+    assert not session.queue.snapshot().jobs  # nothing is queued before the answer
+    box.button(QMessageBox.StandardButton.Cancel).click()
+    qtbot.wait(100)
+    assert not session.queue.snapshot().jobs
+
+    window.render_book_box = None
+    window.actions_.named["render_book"].trigger()
+    qtbot.waitUntil(lambda: window.render_book_box is not None and window.render_book_box.isVisible(), timeout=WAIT)
+    accept = next(b for b in window.render_book_box.buttons()
+                  if window.render_book_box.buttonRole(b) == QMessageBox.ButtonRole.AcceptRole)
+    accept.click()
+    qtbot.waitUntil(lambda: len(session.queue.snapshot().jobs) == 1, timeout=5000)
+    wait_jobs_done(qtbot, window)
+    job = session.queue.snapshot().jobs[0]
+    assert job.spec.kind == "book" and job.status == "done" and job.done == body
+    assert window.book.model.counts(0)["done"] == 0  # the dedication was left out, as announced
+
+    window.render_book_box = None
+    window.actions_.named["render_book"].trigger()  # nothing left to do: no question
+    qtbot.waitUntil(lambda: "Every included chapter is already rendered" in window.statusBar().currentMessage(),
+                    timeout=10_000)
+    assert window.render_book_box is None
+
+
+def test_book_plan_estimates_from_the_session_then_the_benchmark(qtbot, window: MainWindow,  # noqa: ANN001
+                                                                 tmp_path: Path) -> None:
+    from studio.qt.planning import plan_book
+    from studio.ui.confirm import book_render_text
+
+    open_and_wait(qtbot, window, write_manuscript(tmp_path / "books", FRONT))
+    snap = window.session.snapshot
+    body = sum(len(c.sentences) for c in snap.chapters[1:])
+    measured = plan_book(snap, 2.0, 10.0)
+    assert measured.estimated_s == 2.0 * body and measured.basis == "measured in this session"
+    bench = plan_book(snap, None, 4.0)
+    assert bench.estimated_s == pytest.approx(bench.audio_s / 4.0) and bench.audio_s > 0
+    head, detail = book_render_text(bench)
+    assert "benchmark" in detail and "Dedication" in detail and f"{body} of {body}" in head
+
+
+def test_queue_panel_shows_several_rows_and_keeps_its_size(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+    from PySide6.QtCore import Qt
+
+    win = make_window(qtbot, tmp_path)
+    table = win.queue.table
+    qtbot.waitUntil(lambda: table.viewport().height() > 0, timeout=5000)
+    row = table.verticalHeader().defaultSectionSize()
+    assert table.viewport().height() >= 4 * row  # more than two rows at first sight
+    dock = win.docks["queue"]
+    first = dock.height()
+    win.resizeDocks([dock], [first + 120], Qt.Orientation.Vertical)  # what dragging its edge does
+    qtbot.waitUntil(lambda: dock.height() >= first + 60, timeout=5000)
+    grown = dock.height()
+    win.close()
+    again = make_window(qtbot, tmp_path)
+    try:
+        qtbot.waitUntil(lambda: abs(again.docks["queue"].height() - grown) <= 4, timeout=5000)
+    finally:
+        again.close()

@@ -26,9 +26,11 @@ from studio.core.language import language_family
 from studio.jobs.engines import EngineBuilder, Isolation, build_engine
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project
+from studio.qt.facts import read_bench
 from studio.qt.jobqueue import JobQueue
 from studio.qt.messages import ErrorInfo, ExportProgress, JobSpec, StateDelta
 from studio.qt.monitor import MonitorThread, RenderStats, StallMeter
+from studio.qt.planning import BookPlan, book_chapters, is_small_selection, plan_book
 from studio.qt.preview import PreviewController, SinkFactory
 from studio.qt.render_worker import RenderWorker
 from studio.qt.sinks import SoundDeviceSink
@@ -258,7 +260,7 @@ class ProjectSession(QObject):
             self._chapter_done(node)
             if rerender:
                 self.submit(JobSpec("sentences", f"Edited sentence {sentence_id}", sentence_ids=(sentence_id,),
-                                    sentences_hint=1))
+                                    sentences_hint=1, urgent=True))
 
         self.tasks.run(work, on_done=done, action="edit the sentence")
 
@@ -296,9 +298,23 @@ class ProjectSession(QObject):
 
     def render_book(self) -> int:
         snap = self._snap()
-        body = [c for c in snap.chapters if not c.front_matter] or list(snap.chapters)
+        body = book_chapters(snap)
         return self.submit(JobSpec("book", "Whole book", tuple(c.index for c in body),
                                    sentences_hint=sum(len(c.sentences) for c in body)))
+
+    def plan_book(self, on_done: Callable[[BookPlan], None]) -> None:
+        """What "Render Book" would do, for the confirmation (bench file read off the GUI thread)."""
+        snap, settings = self._snap(), self.settings
+        per_sentence = self.stats.seconds_per_sentence()
+        preset = settings.preset if settings is not None else ""
+        folder = snap.folder
+
+        def work() -> BookPlan:
+            figures, _path, _note = read_bench(folder)
+            bench = figures.get(preset)
+            return plan_book(snap, per_sentence, bench.x_real_time if bench is not None else None)
+
+        self.tasks.run(work, on_done=on_done, action="plan the book render")
 
     def render_chapters(self, chapters: Iterable[int]) -> int:
         snap = self._snap()
@@ -308,10 +324,12 @@ class ProjectSession(QObject):
         return self.submit(JobSpec("chapters", label, idx, sentences_hint=hint))
 
     def render_sentences(self, ids: Sequence[int], label: str = "", regenerate: bool = False) -> int:
+        """Render (or take again) some sentences; within one paragraph this goes before chapter jobs."""
         ids = tuple(dict.fromkeys(ids))
         kind = "regenerate" if regenerate else "sentences"
         label = label or (f"{'New take of' if regenerate else 'Selection:'} {len(ids)} sentence(s)")
-        return self.submit(JobSpec(kind, label, sentence_ids=ids, sentences_hint=len(ids)))
+        urgent = self.snapshot is not None and is_small_selection(self.snapshot, ids)
+        return self.submit(JobSpec(kind, label, sentence_ids=ids, sentences_hint=len(ids), urgent=urgent))
 
     def pause(self) -> None:
         self._queue_op(lambda q: q.pause())

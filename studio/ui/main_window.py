@@ -14,16 +14,18 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QWidget
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QWidget
 
 from studio.qt.facts import gather_facts_in_subprocess
 from studio.qt.messages import ErrorInfo, PlaybackPosition
+from studio.qt.planning import BookPlan
 from studio.qt.session import ProjectSession
 from studio.qt.sinks import output_device_problem
 from studio.qt.snapshot import BookSnapshot, ParagraphNode, SentenceNode
 from studio.text.importer import SUPPORTED_SUFFIXES
 from studio.ui.book_view import BookPanel
 from studio.ui.common import show_message_box
+from studio.ui.confirm import book_render_box
 from studio.ui.export_dialog import ExportDialog
 from studio.ui.inspector import Inspector
 from studio.ui.log_pane import LogPane
@@ -47,6 +49,7 @@ class MainWindow(QMainWindow):
         self.audio_problem: str | None = None
         self.export_dialog: ExportDialog | None = None
         self.voices_dialog: VoicesDialog | None = None
+        self.render_book_box: QMessageBox | None = None
         self.setWindowTitle("Audiobook Studio")
         self.setAcceptDrops(True)
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
@@ -63,11 +66,14 @@ class MainWindow(QMainWindow):
             "queue": self._dock("Render queue", self.queue, Qt.DockWidgetArea.BottomDockWidgetArea),
             "log": self._dock("Log", self.log_pane, Qt.DockWidgetArea.BottomDockWidgetArea),
         }
+        # the right column runs the full height: the queue under the tree is then held back only
+        # by the tree, not by the readouts' minimum height (it used to show two rows)
+        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
         self.tabifyDockWidget(self.docks["queue"], self.docks["log"])
         self.docks["queue"].raise_()
         self.resizeDocks([self.docks["details"], self.docks["readouts"]], [300, 300], Qt.Orientation.Vertical)
         self.resizeDocks([self.docks["details"]], [380], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.docks["queue"]], [210], Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["queue"]], [260], Qt.Orientation.Vertical)
 
         self.play_label = QLabel("")
         self.audio_label = QLabel("")
@@ -232,6 +238,22 @@ class MainWindow(QMainWindow):
             self.session.render_chapters(chapters)
         else:
             self.statusBar().showMessage("Select a chapter (or anything in it) to render it", 5000)
+
+    def confirm_render_book(self) -> None:
+        """Ask once, with the count, the time and the chapters left out, then queue the book."""
+        self.session.plan_book(self._ask_render_book)
+
+    def _ask_render_book(self, plan: BookPlan) -> None:
+        if self.session.snapshot is None:
+            return
+        if plan.to_render == 0:
+            self.statusBar().showMessage("Every included chapter is already rendered", 6000)
+            return
+        box = book_render_box(self, plan)
+        box.buttonClicked.connect(
+            lambda button: box.buttonRole(button) == box.ButtonRole.AcceptRole and self.session.render_book())
+        self.render_book_box = box
+        box.open()
 
     def render_selection(self) -> None:
         ids = [s.id for s in self.book.selected_sentences()]
