@@ -205,3 +205,62 @@ def test_queue_panel_shows_several_rows_and_keeps_its_size(qtbot, tmp_path: Path
         qtbot.waitUntil(lambda: abs(again.docks["queue"].height() - grown) <= 4, timeout=5000)
     finally:
         again.close()
+
+
+def test_takes_panel_lists_compares_and_chooses_takes_and_the_choice_survives_reopening(
+        qtbot, window: MainWindow, tmp_path: Path) -> None:  # noqa: ANN001
+    from PySide6.QtCore import QItemSelectionModel
+
+    from studio.project.takes import take_path
+
+    open_and_wait(qtbot, window, write_manuscript(tmp_path / "books"))
+    session, panel = window.session, window.takes
+    session.render_chapters([1])
+    wait_jobs_done(qtbot, window)
+    target = next(s for s in sentences(window, 1) if s.paragraph is not None)
+    window.book.select_sentence(target.id)
+    window.docks["takes"].raise_()
+    qtbot.waitUntil(lambda: panel.table.rowCount() == 1, timeout=WAIT)
+    assert panel.table.item(0, 0).text() == "\u2605" and not panel.use_btn.isEnabled()
+    assert panel.table.item(0, 3).text() and "1 take(s) kept" in panel.space.text()
+
+    panel.new_btn.click()
+    qtbot.waitUntil(lambda: panel.table.rowCount() == 2, timeout=WAIT)
+    panel.new_btn.click()
+    qtbot.waitUntil(lambda: panel.table.rowCount() == 3, timeout=WAIT)
+    assert [panel.table.item(r, 0).text() for r in range(3)] == ["", "", "\u2605"]  # the newest is used
+    ids = [int(panel.table.item(r, 1).text()) for r in range(3)]
+
+    selection = panel.table.selectionModel()
+    panel.table.selectRow(0)
+    selection.select(panel.table.model().index(2, 0),
+                     QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows)
+    assert panel.ab_btn.isEnabled() and not panel.use_btn.isEnabled()
+    heard: list = []
+    session.preview.positionChanged.connect(heard.append)
+    panel.ab_btn.click()
+    qtbot.waitUntil(lambda: bool(heard) and heard[-1].state == "finished", timeout=WAIT)
+    assert heard[-1].label == f"take {ids[0]} then take {ids[2]}"
+    assert any(p.state == "playing" and p.sentence_id == target.id for p in heard)
+
+    panel.table.selectRow(0)
+    assert panel.use_btn.isEnabled()
+    panel.use_btn.click()
+    qtbot.waitUntil(lambda: panel.table.item(0, 0) is not None and panel.table.item(0, 0).text() == "\u2605",
+                    timeout=WAIT)
+    folder = Path(session.snapshot.folder)
+    with Project.open(folder) as project:
+        row = next(r for r in project.sentences([1]) if r.id == target.id)
+        chosen = take_path(folder, ids[0]).read_bytes()
+        assert project.cache.path_for(row.cache_key).read_bytes() == chosen  # export and playback read this
+    assert window.book.model.sentence(target.id).duration == pytest.approx(row.duration)
+    window.close()
+
+    again = make_window(qtbot, tmp_path)
+    try:
+        open_and_wait(qtbot, again, folder)
+        again.book.select_sentence(target.id)
+        qtbot.waitUntil(lambda: again.takes.table.rowCount() == 3, timeout=WAIT)
+        assert [again.takes.table.item(r, 0).text() for r in range(3)] == ["\u2605", "", ""]
+    finally:
+        again.close()

@@ -14,11 +14,12 @@ import sqlite3
 from typing import Callable
 
 from studio.core.errors import ProjectError
+from studio.project.takes import TAKES_SCHEMA
 
 log = logging.getLogger(__name__)
 
 #: Version written by this code. Bump it and add a step to ``MIGRATIONS`` together.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 STATES = ("pending", "rendering", "done", "failed")
 
@@ -136,6 +137,10 @@ def _split_sql(script: str) -> list[str]:
 #: transaction). Version 0 is a brand-new, empty file.
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     0: lambda conn: _apply_script(conn, _SCHEMA_V1),
+    # v2: takes (every synthesis of a sentence kept; see studio.project.takes). Older
+    # projects start with none; a sentence's current audio becomes its first take
+    # the first time it is taken again.
+    1: lambda conn: _apply_script(conn, TAKES_SCHEMA),
 }
 
 

@@ -8,8 +8,8 @@ without a window or a worker.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from studio.qt.snapshot import BookSnapshot, ChapterNode
 

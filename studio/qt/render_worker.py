@@ -183,6 +183,7 @@ class RenderWorker(QThread):
         if spec.kind == "regenerate":
             keys = {r.expected_key for r in rows if r.state == "done"}
             for key in keys:
+                self.project.takes.keep_current(key)  # the take being replaced stays listed
                 self.project.invalidate_key(key)
             if keys:  # sentences sharing the audio get the new take too
                 ids |= {r.id for r in self.project.sentences(chapters) if r.expected_key in keys}

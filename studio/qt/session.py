@@ -43,6 +43,7 @@ from studio.qt.snapshot import (
     build_snapshot,
     with_long_chapters,
 )
+from studio.qt.takes import TakeList, take_list
 from studio.qt.tasks import TaskRunner
 
 log = logging.getLogger(__name__)
@@ -84,6 +85,7 @@ class ProjectSession(QObject):
     readout = Signal(object)  # Readout
     engineStatus = Signal(object)  # EngineStatus
     settingsChanged = Signal(object)  # ProjectSettings
+    takesChanged = Signal(object)  # TakeList
     error = Signal(object)  # ErrorInfo
     message = Signal(str)
 
@@ -353,6 +355,37 @@ class ProjectSession(QObject):
         if self.queue is not None:
             op(self.queue)
             self.queueChanged.emit(self.queue.snapshot(self.stats.seconds_per_sentence()))
+
+    # ------------------------------------------------------------ takes
+
+    def load_takes(self, sentence_id: int) -> None:
+        """Read a sentence's takes in the background; they arrive as ``takesChanged``."""
+        project = self._need()
+        self.tasks.run(lambda: take_list(project, sentence_id), on_done=self._takes_read, action="read the takes")
+
+    def choose_take(self, sentence_id: int, take_id: int) -> None:
+        """Use a take from now on (export and playback read it); the choice is stored in the project."""
+        project, snap = self._need(), self._snap()
+        chapter = next((s.chapter for c in snap.chapters for s in c.sentences if s.id == sentence_id), 0)
+
+        def work() -> tuple[ChapterNode, TakeList]:
+            project.takes.choose(sentence_id, take_id)
+            return build_chapter(project, snap, chapter), take_list(project, sentence_id)
+
+        def done(value: tuple[ChapterNode, TakeList]) -> None:
+            self._chapter_done(value[0])
+            self._takes_read(value[1])
+            self.message.emit(f"Take {take_id} is used from now on")
+
+        self.tasks.run(work, on_done=done, action="choose the take")
+
+    def play_takes(self, sentence_id: int, take_ids: Sequence[int]) -> int:
+        label = " then ".join(f"take {t}" for t in take_ids)
+        return self.preview.play_takes([(t, sentence_id) for t in take_ids], label)
+
+    def _takes_read(self, takes: TakeList) -> None:
+        if self.project is not None and takes.folder == str(self.project.folder):
+            self.takesChanged.emit(takes)
 
     # ------------------------------------------------------------ preview and export
 

@@ -31,6 +31,7 @@ from studio.ui.inspector import Inspector
 from studio.ui.log_pane import LogPane
 from studio.ui.queue_panel import QueuePanel
 from studio.ui.readouts import ReadoutPanel
+from studio.ui.takes_panel import TakesPanel
 from studio.ui.voices_dialog import VoicesDialog
 from studio.ui.window_actions import build_actions
 
@@ -58,10 +59,12 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.book)
         self.inspector = Inspector()
         self.queue = QueuePanel()
+        self.takes = TakesPanel()
         self.readouts = ReadoutPanel()
         self.log_pane = LogPane()
         self.docks = {
             "details": self._dock("Details", self.inspector, Qt.DockWidgetArea.RightDockWidgetArea),
+            "takes": self._dock("Takes", self.takes, Qt.DockWidgetArea.RightDockWidgetArea),
             "readouts": self._dock("Live readouts", self.readouts, Qt.DockWidgetArea.RightDockWidgetArea),
             "queue": self._dock("Render queue", self.queue, Qt.DockWidgetArea.BottomDockWidgetArea),
             "log": self._dock("Log", self.log_pane, Qt.DockWidgetArea.BottomDockWidgetArea),
@@ -70,7 +73,9 @@ class MainWindow(QMainWindow):
         # by the tree, not by the readouts' minimum height (it used to show two rows)
         self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
         self.tabifyDockWidget(self.docks["queue"], self.docks["log"])
+        self.tabifyDockWidget(self.docks["readouts"], self.docks["takes"])
         self.docks["queue"].raise_()
+        self.docks["readouts"].raise_()
         self.resizeDocks([self.docks["details"], self.docks["readouts"]], [300, 300], Qt.Orientation.Vertical)
         self.resizeDocks([self.docks["details"]], [380], Qt.Orientation.Horizontal)
         self.resizeDocks([self.docks["queue"]], [260], Qt.Orientation.Vertical)
@@ -124,6 +129,12 @@ class MainWindow(QMainWindow):
         i.regenerate.connect(lambda ids: s.render_sentences(ids, regenerate=True))
         i.play.connect(b.play_selection)
         i.languageChosen.connect(s.set_language)
+        t = self.takes
+        s.takesChanged.connect(t.set_takes)
+        t.playTakes.connect(lambda sid, ids: s.play_takes(sid, ids))
+        t.chooseTake.connect(s.choose_take)
+        t.newTake.connect(lambda sid: s.render_sentences([sid], regenerate=True))
+        s.jobFinished.connect(lambda _job: self._reload_takes())
         q = self.queue
         q.pauseToggled.connect(lambda on: s.pause() if on else s.resume())
         q.cancelJob.connect(s.cancel)
@@ -229,6 +240,15 @@ class MainWindow(QMainWindow):
                 and getattr(self.inspector._node, "id", None) == node.id and self.inspector.save_btn.isEnabled():
             return  # do not clobber text being edited
         self.inspector.show_node(node, para if isinstance(para, ParagraphNode) else None)
+        if isinstance(node, SentenceNode):
+            self.takes.show_sentence(node.id, node.text)
+            self._reload_takes()
+        else:
+            self.takes.show_sentence(None)
+
+    def _reload_takes(self) -> None:
+        if self.takes.sentence_id is not None and self.session.project is not None:
+            self.session.load_takes(self.takes.sentence_id)
 
     # ------------------------------------------------------------ rendering / playback
 
