@@ -264,3 +264,58 @@ def test_takes_panel_lists_compares_and_chooses_takes_and_the_choice_survives_re
         assert [again.takes.table.item(r, 0).text() for r in range(3)] == ["\u2605", "", ""]
     finally:
         again.close()
+
+
+def test_waveform_of_a_chapter_matches_the_export_and_a_click_plays_to_the_chapter_end(
+        qtbot, window: MainWindow, tmp_path: Path) -> None:  # noqa: ANN001
+    import wave
+
+    from PySide6.QtCore import QPoint, Qt
+
+    open_and_wait(qtbot, window, write_manuscript(tmp_path / "books"))
+    session, view, book = window.session, window.wave, window.book
+    session.render_chapters([0])
+    wait_jobs_done(qtbot, window)
+    one = sentences(window, 0)
+
+    book.tree.setCurrentIndex(book.proxy.mapFromSource(book.model.index(0, 0)))  # the chapter row
+    qtbot.waitUntil(lambda: view.data is not None and len(view.data.spans) == len(one), timeout=WAIT)
+    data = view.data
+    assert [s.sentence_id for s in data.spans] == [s.id for s in one] and all(s.rendered for s in data.spans)
+    assert max(data.maxs) > 0.05 and min(data.mins) < -0.05
+    starts = [s.start for s in data.spans]
+    pauses = session.settings.pauses  # the heading paragraph is spoken as the title, as export does
+    assert starts == sorted(starts) and data.spans[1].start - data.spans[0].end == pytest.approx(pauses.title)
+    assert data.spans[2].start - data.spans[1].end == pytest.approx(pauses.sentence)
+    from studio.jobs.export import export_chapter_files
+
+    with Project.open(session.snapshot.folder) as project:
+        out = export_chapter_files(project, tmp_path / "out", "wav", [0])
+    with wave.open(str(out[0].path)) as w:
+        exported = w.getnframes() / w.getframerate()
+    # laid out exactly as export assembles it (the view stops at the last word, the file adds the closing pause)
+    assert data.duration + pauses.paragraph + pauses.chapter_end == pytest.approx(exported, abs=0.02)
+
+    computed = session.peaks.computed
+    book.tree.setCurrentIndex(book.proxy.mapFromSource(book.model.index(1, 0)))  # not rendered: drawn flat
+    qtbot.waitUntil(lambda: view.data is not None and view.data.label == "Two", timeout=WAIT)
+    assert not any(s.rendered for s in view.data.spans) and max(view.data.maxs) == 0.0
+    book.tree.setCurrentIndex(book.proxy.mapFromSource(book.model.index(0, 0)))
+    qtbot.waitUntil(lambda: view.data is not None and view.data.label == "One", timeout=WAIT)
+    assert session.peaks.computed == computed + 1  # the first chapter's peaks came from the cache
+
+    target = data.spans[3]
+    heard: list = []
+    session.preview.positionChanged.connect(heard.append)
+    cursors: list = []
+    qtbot.mouseClick(view, Qt.MouseButton.LeftButton,
+                     pos=QPoint(int(view.x_of((target.start + target.end) / 2)), view.height() // 2))
+    qtbot.waitUntil(lambda: bool(heard) and heard[-1].state == "playing", timeout=WAIT)
+    while heard[-1].state != "finished":
+        cursors.append(view.cursor_s)
+        qtbot.wait(20)
+        assert len(cursors) < 3000
+    played = [p.sentence_id for p in heard if p.state == "playing" and p.sentence_id is not None]
+    assert played[0] == target.sentence_id and set(played) == {s.id for s in one[3:]}  # to the chapter's end
+    assert any(c is not None and c >= target.start for c in cursors)  # the cursor followed the sound
+    qtbot.waitUntil(lambda: view.cursor_s is None, timeout=5000)

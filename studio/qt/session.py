@@ -21,6 +21,7 @@ from typing import Callable, Iterable, Sequence
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
+from studio.audio.assemble import Pauses
 from studio.core.errors import StudioError
 from studio.core.language import language_family
 from studio.jobs.engines import EngineBuilder, Isolation, build_engine
@@ -45,6 +46,7 @@ from studio.qt.snapshot import (
 )
 from studio.qt.takes import TakeList, take_list
 from studio.qt.tasks import TaskRunner
+from studio.qt.waveform import PeakCache, WaveformData
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +88,7 @@ class ProjectSession(QObject):
     engineStatus = Signal(object)  # EngineStatus
     settingsChanged = Signal(object)  # ProjectSettings
     takesChanged = Signal(object)  # TakeList
+    waveformReady = Signal(object)  # WaveformData
     error = Signal(object)  # ErrorInfo
     message = Signal(str)
 
@@ -98,6 +101,9 @@ class ProjectSession(QObject):
         self.long_chapter_minutes = long_chapter_minutes
         self.tasks = TaskRunner(self, threads=1, on_error=self.error.emit)
         self.export_tasks = TaskRunner(self, threads=1, on_error=self.error.emit)
+        self.wave_tasks = TaskRunner(self, threads=1, on_error=self.error.emit)  # never behind an edit
+        self.peaks = PeakCache()
+        self._wave_wanted = 0
         self.stats = RenderStats()
         self.stall = StallMeter(self)
         self.stall.start()
@@ -205,6 +211,7 @@ class ProjectSession(QObject):
         self.monitor.wait(3000)
         self.tasks.wait()
         self.export_tasks.wait()
+        self.wave_tasks.wait()
 
     # ------------------------------------------------------------ reading
 
@@ -355,6 +362,24 @@ class ProjectSession(QObject):
         if self.queue is not None:
             op(self.queue)
             self.queueChanged.emit(self.queue.snapshot(self.stats.seconds_per_sentence()))
+
+    # ------------------------------------------------------------ waveform
+
+    def request_waveform(self, nodes: Sequence[SentenceNode], label: str = "") -> int:
+        """Peaks of these sentences from the cache, off the GUI thread; the newest request wins."""
+        project, settings = self._need(), self.settings
+        pauses = settings.pauses if settings is not None else Pauses()
+        self._wave_wanted += 1
+        rid, nodes = self._wave_wanted, tuple(nodes)
+
+        def done(data: WaveformData) -> None:
+            if rid == self._wave_wanted and self.project is project:
+                self.waveformReady.emit(data)
+
+        titles = {n.chapter: self._snap().chapters[n.chapter].title for n in nodes}
+        self.wave_tasks.run(lambda: self.peaks.get(project, nodes, pauses, label, titles), on_done=done,
+                            action="draw the waveform")
+        return rid
 
     # ------------------------------------------------------------ takes
 

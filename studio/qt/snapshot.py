@@ -229,5 +229,13 @@ def _changed(node: SentenceNode, change: SentenceState | None) -> SentenceNode:
         return node
     if change.state == "rendering":  # in flight: the audio fields are not known yet
         return replace(node, state=change.state, reason=change.reason)
+    return with_state(node, change)
+
+
+def with_state(node: SentenceNode, change: SentenceState) -> SentenceNode:
+    """A sentence after a finished change. A ``done`` state is the store's effective
+    state (its key is the one expected now), so the expected key follows it: keys
+    read before the first render lack the voice's fingerprint."""
+    expected = change.cache_key if change.state == "done" and change.cache_key else node.expected_key
     return replace(node, state=change.state, reason=change.reason, cache_key=change.cache_key,
-                   duration=change.duration, synth_count=change.synth_count)
+                   duration=change.duration, synth_count=change.synth_count, expected_key=expected)

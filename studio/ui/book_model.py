@@ -19,7 +19,7 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelInde
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from studio.qt.messages import StateDelta
-from studio.qt.snapshot import BookSnapshot, ChapterNode, ParagraphNode, SentenceNode
+from studio.qt.snapshot import BookSnapshot, ChapterNode, ParagraphNode, SentenceNode, with_state
 
 COLUMNS = ("Text", "Language", "State", "Flags", "Length")
 TEXT, LANG, STATE, FLAGS, LENGTH = range(5)
@@ -125,9 +125,7 @@ class BookModel(QAbstractItemModel):
             node = self.sentence(ch.sentence_id)
             if node is None:
                 continue
-            new = replace(node, state=ch.state, reason=ch.reason)
-            if ch.state != "rendering":
-                new = replace(new, cache_key=ch.cache_key, duration=ch.duration, synth_count=ch.synth_count)
+            new = replace(node, state=ch.state, reason=ch.reason) if ch.state == "rendering" else with_state(node, ch)
             self._overlay[ch.sentence_id] = new
             chapters.add(where[0])
             idx = self._sentence_index(where)

@@ -23,6 +23,7 @@ from studio.ui.common import LANGUAGE_NAMES, language_label
 
 class BookPanel(QWidget):
     playRequested = Signal(object, str)  # list[SentenceNode], label
+    playFromRequested = Signal(int)  # sentence id: play it and the rest of its chapter
     renderChapters = Signal(object)  # list[int]
     renderSentences = Signal(object)  # list[int]
     regenerate = Signal(object)  # list[int]
@@ -164,6 +165,8 @@ class BookPanel(QWidget):
         node = self.node_at(idx)
         menu = QMenu(self)
         self._add(menu, "Play", self.play_selection, "Play from the cache, or synthesize what is not rendered yet")
+        if isinstance(node, SentenceNode):
+            self._add(menu, "Play to the end of the chapter", lambda: self.playFromRequested.emit(node.id))
         menu.addSeparator()
         chapters = self.selected_chapters()
         label = f"Render chapter {chapters[0] + 1}" if len(chapters) == 1 else f"Render {len(chapters)} chapters"
