@@ -10,9 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
+from PySide6.QtCore import Qt
 from test_gui_support import TINY, write_manuscript
 from test_gui_window import WAIT, make_window, open_and_wait, sentences, wait_jobs_done
+
 from studio.project.store import Project
 from studio.ui.main_window import MainWindow
 
@@ -319,3 +320,42 @@ def test_waveform_of_a_chapter_matches_the_export_and_a_click_plays_to_the_chapt
     assert played[0] == target.sentence_id and set(played) == {s.id for s in one[3:]}  # to the chapter's end
     assert any(c is not None and c >= target.start for c in cursors)  # the cursor followed the sound
     qtbot.waitUntil(lambda: view.cursor_s is None, timeout=5000)
+
+
+def test_chapter_menu_excludes_includes_and_renames_and_render_book_follows(
+        qtbot, window: MainWindow, tmp_path: Path) -> None:  # noqa: ANN001
+    from PySide6.QtWidgets import QMenu
+
+    from studio.qt.planning import plan_book
+
+    open_and_wait(qtbot, window, write_manuscript(tmp_path / "books", FRONT))
+    book, model, session = window.book, window.book.model, window.session
+
+    def menu_action(chapter: int, text: str) -> None:
+        idx = book.proxy.mapFromSource(model.index(chapter, 0))
+        book.tree.setCurrentIndex(idx)
+        book._menu(book.tree.visualRect(idx).center())
+        menu = book.findChildren(QMenu)[-1]
+        next(a for a in menu.actions() if a.text() == text).trigger()
+        menu.close()
+
+    assert "(front matter, excluded)" in str(model.index(0, 0).data())
+    menu_action(0, "Include in the book")
+    qtbot.waitUntil(lambda: model.snapshot.chapters[0].included, timeout=WAIT)
+    assert str(model.index(0, 0).data()) == "1. Dedication" and model.index(0, 0).data(Qt.ItemDataRole.FontRole).bold()
+    menu_action(2, "Exclude from the book")
+    qtbot.waitUntil(lambda: not model.snapshot.chapters[2].included, timeout=WAIT)
+    assert "(excluded)" in str(model.index(2, 0).data())
+    assert model.index(2, 0).data(Qt.ItemDataRole.FontRole).italic()
+    book.chapterRenamed.emit(1, "The Opening")  # what the rename dialog sends
+    qtbot.waitUntil(lambda: model.snapshot.chapters[1].display_name == "The Opening", timeout=WAIT)
+    assert str(model.index(1, 0).data()) == "2. The Opening"
+
+    plan = plan_book(session.snapshot, None, None)
+    assert plan.excluded == ("Two",) and plan.chapters == 3
+    session.render_book()
+    wait_jobs_done(qtbot, window)
+    assert model.counts(0)["done"] == len(sentences(window, 0))  # the included front matter was rendered
+    assert model.counts(2)["done"] == 0
+    with Project.open(session.snapshot.folder) as project:
+        assert [c.included for c in project.chapter_control.all()] == [True, True, False, True]

@@ -125,6 +125,8 @@ def test_a_project_from_before_takes_is_migrated_and_its_audio_becomes_the_first
     project.close()
     conn = sqlite3.connect(folder / Project.DB_NAME)  # what a project saved by the previous version looks like
     conn.execute("DROP TABLE takes")
+    conn.execute("ALTER TABLE chapters DROP COLUMN included")
+    conn.execute("ALTER TABLE chapters DROP COLUMN name")
     conn.execute("PRAGMA user_version = 1")
     conn.commit()
     conn.close()
@@ -134,7 +136,56 @@ def test_a_project_from_before_takes_is_migrated_and_its_audio_becomes_the_first
         assert version == schema.SCHEMA_VERSION == 2
         assert old.takes.for_sentence(target.id) == []  # no takes yet, nothing lost
         assert old.counts([1])["done"] == len(old.sentences([1]))
+        assert old.chapter_control.included() == [0, 1, 2]  # the import's choice until the producer decides
         new_take(old, target.id)
         takes = old.takes.for_sentence(target.id)
         assert len(takes) == 2 and takes[1].chosen
         assert takes[0].duration == pytest.approx(target.duration)  # the audio from before is kept
+
+
+FRONT = """# Tiny Book
+
+## Dedication
+
+For the keepers of every light.
+
+## One
+
+The cat sat down. It was warm.
+
+## Two
+
+Rain fell on the roof.
+
+## Three
+
+We stayed in.
+"""
+
+
+def test_chapters_included_excluded_renamed_and_export_numbers_follow(tmp_path: Path) -> None:
+    from studio.jobs.export import default_chapters
+
+    book = write_manuscript(tmp_path / "books", FRONT, "front.md")
+    project = open_for_manuscript(book, tmp_path / "books" / "front.studio",
+                                  new_project_settings(get_voice(None))).project
+    control = project.chapter_control
+    assert [c.front_matter for c in control.all()] == [True, False, False, False]
+    assert default_chapters(project) == [1, 2, 3]  # the import's choice: front matter left out
+    control.set_included(0, True)
+    control.set_included(2, False)
+    control.rename(1, "  The   Opening ")
+    assert default_chapters(project) == [0, 1, 3]
+    assert control.numbers() == {0: 1, 1: 2, 3: 3, 2: 4}
+    render(project, None, {0, 1, 3})
+    files = export_chapter_files(project, tmp_path / "out", "wav")
+    assert [f.path.name for f in files] == ["01 - Dedication.wav", "02 - The Opening.wav", "03 - Three.wav"]
+    assert all(project.chapters()[i].title == t for i, t in ((1, "One"), (2, "Two")))  # imported titles kept
+    folder = project.folder
+    project.close()
+    with Project.open(folder) as again:
+        assert [c.included for c in again.chapter_control.all()] == [True, True, False, True]
+        assert again.chapter_control.all()[1].name == "The Opening"
+        again.chapter_control.rename(1, "")
+        again.chapter_control.set_included(0, None)
+        assert again.chapter_control.all()[1].name == "One" and again.chapter_control.included() == [1, 3]

@@ -14,6 +14,7 @@ import sqlite3
 from typing import Callable
 
 from studio.core.errors import ProjectError
+from studio.project.chapters import CHAPTER_CONTROL_SCHEMA
 from studio.project.takes import TAKES_SCHEMA
 
 log = logging.getLogger(__name__)
@@ -139,8 +140,9 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     0: lambda conn: _apply_script(conn, _SCHEMA_V1),
     # v2: takes (every synthesis of a sentence kept; see studio.project.takes). Older
     # projects start with none; a sentence's current audio becomes its first take
-    # the first time it is taken again.
-    1: lambda conn: _apply_script(conn, TAKES_SCHEMA),
+    # the first time it is taken again. Chapters get the producer's controls
+    # (included, name; NULL keeps the import's choice: front matter left out).
+    1: lambda conn: _apply_script(conn, TAKES_SCHEMA + CHAPTER_CONTROL_SCHEMA),
 }
 
 

@@ -28,6 +28,7 @@ from studio.core.types import Book
 from studio.project import bookdb
 from studio.project.cache import AudioCache, CacheEntry, VoiceIdentity, cache_key
 from studio.project.schema import STATES, configure, ensure_schema
+from studio.project.chapters import ProjectChapters
 from studio.project.settings import ProjectSettings
 from studio.project.takes import ProjectTakes, record_take
 
@@ -420,6 +421,11 @@ class Project:
                 " synth_count = synth_count + ?, updated_at = datetime('now') WHERE id = ?",
                 (entry.key, entry.duration, entry.checksum, int(synthesized), sentence_id),
             )
+
+    @property
+    def chapter_control(self) -> ProjectChapters:
+        """Chapters included or excluded and renamed by the producer (see :mod:`studio.project.chapters`)."""
+        return ProjectChapters(self)
 
     @property
     def takes(self) -> ProjectTakes:

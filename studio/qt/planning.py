@@ -37,8 +37,8 @@ class BookPlan:
 
 
 def book_chapters(snapshot: BookSnapshot) -> list[ChapterNode]:
-    """Chapters a book render covers: all but front matter (all, if that is all there is)."""
-    return [c for c in snapshot.chapters if not c.front_matter] or list(snapshot.chapters)
+    """Chapters a book render covers: the included ones (all, if none is)."""
+    return [c for c in snapshot.chapters if c.included] or list(snapshot.chapters)
 
 
 def plan_book(snapshot: BookSnapshot, seconds_per_sentence: float | None,
@@ -62,7 +62,7 @@ def plan_book(snapshot: BookSnapshot, seconds_per_sentence: float | None,
         estimate, basis = audio / bench_x_real_time, "from the benchmark of the active preset"
     return BookPlan(
         chapters=len(body), sentences=sum(len(c.sentences) for c in body), to_render=len(left), audio_s=audio,
-        estimated_s=estimate, excluded=tuple(c.title for c in snapshot.chapters if c.index not in included),
+        estimated_s=estimate, excluded=tuple(c.display_name for c in snapshot.chapters if c.index not in included),
         basis=basis,
     )
 

@@ -253,6 +253,24 @@ class ProjectSession(QObject):
 
         self.tasks.run(work, on_done=self._chapter_done, action="change the language")
 
+    def set_chapter_included(self, chapter: int, included: bool) -> None:
+        """Include or exclude a chapter (front matter too): Render Book and export follow."""
+        self._chapter_change(chapter, lambda p: p.chapter_control.set_included(chapter, included),
+                             "include the chapter" if included else "exclude the chapter")
+
+    def rename_chapter(self, chapter: int, name: str) -> None:
+        """Rename a chapter (blank: the imported title); exported files and tags use the name."""
+        self._chapter_change(chapter, lambda p: p.chapter_control.rename(chapter, name), "rename the chapter")
+
+    def _chapter_change(self, chapter: int, change: Callable[[Project], None], action: str) -> None:
+        project, snap = self._need(), self._snap()
+
+        def work() -> ChapterNode:
+            change(project)
+            return build_chapter(project, snap, chapter)
+
+        self.tasks.run(work, on_done=self._chapter_done, action=action)
+
     def edit_sentence(self, sentence_id: int, text: str, rerender: bool = True) -> None:
         """Store the new text; only this sentence's key changes, so only it is re-rendered."""
         project, snap = self._need(), self._snap()

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Iterable
 
+from studio.project.chapters import ChapterControl
 from studio.project.store import Project, SentenceRow
 from studio.qt.messages import SentenceState
 from studio.text.inspect import inspect_book, language_prefix
@@ -75,6 +76,13 @@ class ChapterNode:
     estimated_s: float
     too_long: bool
     paragraphs: tuple[ParagraphNode, ...]
+    #: the producer's choices: in the book or not, and the name files and tags use
+    included: bool = True
+    name: str = ""
+
+    @property
+    def display_name(self) -> str:
+        return self.name or self.title
 
     @property
     def sentences(self) -> tuple[SentenceNode, ...]:
@@ -133,8 +141,12 @@ def build_snapshot(
         book, words_per_minute=WORDS_PER_MINUTE, long_chapter_minutes=long_chapter_minutes, voice_languages=langs
     )
     rows = project.sentences()
+    by_chapter: dict[int, list[SentenceRow]] = {}
+    for r in rows:
+        by_chapter.setdefault(r.chapter, []).append(r)
+    controls = project.chapter_control.all()
     chapters = tuple(
-        _chapter(ci, chapter, report.chapters[ci], [r for r in rows if r.chapter == ci])
+        _chapter(ci, chapter, report.chapters[ci], by_chapter.get(ci, []), controls[ci])
         for ci, chapter in enumerate(book.chapters)
     )
     warnings = tuple(report.warnings())
@@ -154,10 +166,11 @@ def build_chapter(project: Project, snapshot: BookSnapshot, chapter_idx: int) ->
         voice_languages=langs,
     )
     rows = project.sentences([chapter_idx])
-    return _chapter(chapter_idx, book.chapters[chapter_idx], report.chapters[chapter_idx], rows)
+    control = project.chapter_control.all()[chapter_idx]
+    return _chapter(chapter_idx, book.chapters[chapter_idx], report.chapters[chapter_idx], rows, control)
 
 
-def _chapter(ci: int, chapter, report, rows: list[SentenceRow]) -> ChapterNode:  # noqa: ANN001
+def _chapter(ci: int, chapter, report, rows: list[SentenceRow], control: ChapterControl) -> ChapterNode:  # noqa: ANN001
     unvoiced = {p.paragraph_index for p in report.unvoiced}
     by_para: dict[int | None, list[SentenceNode]] = {}
     for r in rows:
@@ -175,7 +188,7 @@ def _chapter(ci: int, chapter, report, rows: list[SentenceRow]) -> ChapterNode: 
         ))
     return ChapterNode(
         ci, chapter.title, chapter.front_matter, report.word_count, report.duration_seconds, report.too_long,
-        tuple(paragraphs),
+        tuple(paragraphs), control.included, control.name if control.name != chapter.title else "",
     )
 
 

@@ -281,8 +281,11 @@ class BookModel(QAbstractItemModel):
             return QBrush(_PLAYING)
         if role == Qt.ItemDataRole.FontRole and isinstance(node, ChapterNode):
             font = QFont()
-            font.setBold(True)
+            font.setBold(node.included)
+            font.setItalic(not node.included)
             return font
+        if role == Qt.ItemDataRole.ForegroundRole and isinstance(node, ChapterNode) and not node.included:
+            return QBrush(QColor("#9e9e9e"))
         if role == FlagsRole:
             return self.flag_words(node)
         if role == StateRole:
@@ -329,7 +332,8 @@ class BookModel(QAbstractItemModel):
     def _display(self, node: Any, col: int, edit: bool) -> Any:
         if isinstance(node, ChapterNode):
             if col == TEXT:
-                return f"{node.index + 1}. {node.title}" + ("  (front matter)" if node.front_matter else "")
+                note = "" if node.included else ("  (front matter, excluded)" if node.front_matter else "  (excluded)")
+                return f"{node.index + 1}. {node.display_name}" + note
             if col == LANG:
                 langs = sorted({p.effective_language for p in node.paragraphs if p.index is not None})
                 return ", ".join(langs)

@@ -28,6 +28,8 @@ class BookPanel(QWidget):
     renderSentences = Signal(object)  # list[int]
     regenerate = Signal(object)  # list[int]
     languageChosen = Signal(int, int, object)  # chapter, paragraph, code or None
+    chapterIncluded = Signal(int, bool)  # chapter, included
+    chapterRenamed = Signal(int, str)  # chapter, new name ("" : the imported title)
     longChapterMinutesChanged = Signal(float)
     currentChanged = Signal(object)  # node or None
 
@@ -175,6 +177,14 @@ class BookPanel(QWidget):
         self._add(menu, f"Render selection ({len(ids)} sentence(s))", lambda: self.renderSentences.emit(ids))
         self._add(menu, "Regenerate (new take)", lambda: self.regenerate.emit(ids),
                   "Synthesize again even though the audio exists")
+        if isinstance(node, ChapterNode):
+            menu.addSeparator()
+            if node.included:
+                self._add(menu, "Exclude from the book", lambda: self.chapterIncluded.emit(node.index, False),
+                          "Render Book and export leave it out; files are numbered over the included chapters")
+            else:
+                self._add(menu, "Include in the book", lambda: self.chapterIncluded.emit(node.index, True))
+            self._add(menu, "Rename chapter\u2026", lambda: self._ask_name(node))
         if isinstance(node, SentenceNode):
             menu.addSeparator()
             self._add(menu, "Edit text\u2026 (F2)", lambda: self.tree.edit(idx.siblingAtColumn(0)))
@@ -210,6 +220,12 @@ class BookPanel(QWidget):
         menu.addSeparator()
         other = menu.addAction("Other code\u2026")
         other.triggered.connect(lambda: self._ask_language(para))
+
+    def _ask_name(self, chapter: ChapterNode) -> None:
+        name, ok = QInputDialog.getText(self, "Rename chapter", "Name (files and tags use it; empty: the imported title):",
+                                        text=chapter.display_name)
+        if ok:
+            self.chapterRenamed.emit(chapter.index, name.strip())
 
     def _ask_language(self, para: ParagraphNode) -> None:
         code, ok = QInputDialog.getText(self, "Language", "ISO 639-1 code (e.g. fr, de, la):", text=para.effective_language)

@@ -27,7 +27,7 @@ def book_render_text(plan: BookPlan) -> tuple[str, str]:
     if plan.excluded:
         names = ", ".join(f"\u201c{t}\u201d" for t in plan.excluded[:NAMED])
         more = f" and {len(plan.excluded) - NAMED} more" if len(plan.excluded) > NAMED else ""
-        left_out = f"Left out: {names}{more}. Render them from the chapter's menu if you want them."
+        left_out = f"Left out: {names}{more}. Right-click a chapter to include it."
     else:
         left_out = "No chapter is left out."
     return head, f"{time}\n{left_out}"

@@ -128,6 +128,8 @@ class MainWindow(QMainWindow):
         b.renderSentences.connect(lambda ids: s.render_sentences(ids))
         b.regenerate.connect(lambda ids: s.render_sentences(ids, regenerate=True))
         b.languageChosen.connect(s.set_language)
+        b.chapterIncluded.connect(s.set_chapter_included)
+        b.chapterRenamed.connect(s.rename_chapter)
         b.model.editRequested.connect(s.edit_sentence)
         b.longChapterMinutesChanged.connect(s.set_long_chapter_minutes)
         b.currentChanged.connect(self._show_details)
