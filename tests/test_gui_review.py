@@ -223,7 +223,7 @@ def test_takes_panel_lists_compares_and_chooses_takes_and_the_choice_survives_re
     window.docks["takes"].raise_()
     qtbot.waitUntil(lambda: panel.table.rowCount() == 1, timeout=WAIT)
     assert panel.table.item(0, 0).text() == "\u2605" and not panel.use_btn.isEnabled()
-    assert panel.table.item(0, 3).text() and "1 take(s) kept" in panel.space.text()
+    assert panel.table.item(0, 3).text() == "Best quality" and "1 take(s) kept" in panel.space.text()
 
     panel.new_btn.click()
     qtbot.waitUntil(lambda: panel.table.rowCount() == 2, timeout=WAIT)
@@ -359,3 +359,21 @@ def test_chapter_menu_excludes_includes_and_renames_and_render_book_follows(
     assert model.counts(2)["done"] == 0
     with Project.open(session.snapshot.folder) as project:
         assert [c.included for c in project.chapter_control.all()] == [True, True, False, True]
+
+
+def test_status_bar_names_the_active_preset_in_plain_words(qtbot, window: MainWindow, tmp_path: Path) -> None:  # noqa: ANN001
+    from dataclasses import replace
+
+    from studio.qt.preset_words import plain_name
+
+    assert window.preset_label.text() == ""
+    open_and_wait(qtbot, window, write_manuscript(tmp_path / "books"))
+    settings = window.session.settings
+    qtbot.waitUntil(lambda: window.preset_label.text().startswith("Preset: Best quality (fp32-cpu)"), timeout=5000)
+    assert settings.voice_id in window.preset_label.text()
+    with qtbot.waitSignal(window.session.settingsChanged, timeout=WAIT):
+        window.session.update_settings(replace(settings, preset="int8-cpu"))
+    assert window.preset_label.text().startswith("Preset: Fast on CPU (int8-cpu)")
+    assert plain_name("fp16-cuda") == "Fast on NVIDIA GPU" and plain_name("custom") == "custom"
+    window.session.close_project()
+    assert window.preset_label.text() == ""

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QMe
 from studio.qt.facts import gather_facts_in_subprocess
 from studio.qt.messages import ErrorInfo, PlaybackPosition
 from studio.qt.planning import BookPlan
+from studio.qt.preset_words import preset_label
 from studio.qt.session import ProjectSession
 from studio.qt.sinks import output_device_problem
 from studio.qt.snapshot import BookSnapshot, ChapterNode, ParagraphNode, SentenceNode
@@ -33,8 +34,8 @@ from studio.ui.log_pane import LogPane
 from studio.ui.queue_panel import QueuePanel
 from studio.ui.readouts import ReadoutPanel
 from studio.ui.takes_panel import TakesPanel
-from studio.ui.waveform_view import WaveformView
 from studio.ui.voices_dialog import VoicesDialog
+from studio.ui.waveform_view import WaveformView
 from studio.ui.window_actions import build_actions
 
 log = logging.getLogger(__name__)
@@ -90,6 +91,9 @@ class MainWindow(QMainWindow):
         self.play_label = QLabel("")
         self.audio_label = QLabel("")
         self.audio_label.setStyleSheet("color: #c62828;")
+        self.preset_label = QLabel("")
+        self.preset_label.setToolTip("The voice and speed/quality preset this project renders with (Voices & Presets to change)")
+        self.statusBar().addPermanentWidget(self.preset_label)
         self.statusBar().addPermanentWidget(self.play_label)
         self.statusBar().addPermanentWidget(self.audio_label)
         self.actions_ = build_actions(self)
@@ -143,6 +147,8 @@ class MainWindow(QMainWindow):
         b.playFromRequested.connect(self.play_from)
         t = self.takes
         s.takesChanged.connect(t.set_takes)
+        s.settingsChanged.connect(lambda st: self.preset_label.setText(preset_label(st.preset, st.voice_id)))
+        s.closed.connect(lambda: self.preset_label.setText(""))
         t.playTakes.connect(lambda sid, ids: s.play_takes(sid, ids))
         t.chooseTake.connect(s.choose_take)
         t.newTake.connect(lambda sid: s.render_sentences([sid], regenerate=True))

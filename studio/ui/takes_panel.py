@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.qt.preset_words import plain_name
 from studio.qt.takes import TakeList
 from studio.ui.common import fmt_bytes
 
@@ -84,6 +85,7 @@ class TakesPanel(QWidget):
             self.sentence_id = sentence_id
             self.takes = None
             self.table.setRowCount(0)
+            self.space.setText("")
         self.title.setText(f"Takes of \u201c{text[:80]}\u201d" if sentence_id is not None
                            else "Select a sentence to see its takes.")
         self._update_buttons()
@@ -95,7 +97,9 @@ class TakesPanel(QWidget):
         self.takes = takes
         self.table.setRowCount(len(takes.takes))
         for row, t in enumerate(takes.takes):
-            cells = ("\u2605" if t.chosen else "", str(t.id), t.created_at, t.preset, t.voice_id, f"{t.duration:.2f} s")
+            preset = t.engine.partition("/")[2]
+            cells = ("\u2605" if t.chosen else "", str(t.id), t.created_at, plain_name(preset), t.voice_id,
+                     f"{t.duration:.2f} s")
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setData(Qt.ItemDataRole.UserRole, t.id)
@@ -103,6 +107,8 @@ class TakesPanel(QWidget):
                     font = item.font()
                     font.setBold(True)
                     item.setFont(font)
+                if col == 3:
+                    item.setToolTip(f"{t.engine} ({preset or 'default preset'})")
                 self.table.setItem(row, col, item)
             if t.id in selected:
                 self.table.selectRow(row)
