@@ -377,3 +377,29 @@ def test_status_bar_names_the_active_preset_in_plain_words(qtbot, window: MainWi
     assert plain_name("fp16-cuda") == "Fast on NVIDIA GPU" and plain_name("custom") == "custom"
     window.session.close_project()
     assert window.preset_label.text() == ""
+
+
+def test_first_run_shows_how_to_start_and_the_recent_projects(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+    win = make_window(qtbot, tmp_path)
+    try:
+        assert win.pages.currentWidget() is win.empty and win.empty.isVisible()
+        assert win.empty.import_btn.isVisible() and win.empty.sample_btn.isEnabled()
+        assert "drop a manuscript" in win.empty.hint.text() and not win.empty.recent.isVisible()
+        win.qsettings.setValue("paths/sampleDir", str(tmp_path / "mine"))
+        win.empty.sample_btn.click()
+        qtbot.waitUntil(lambda: win.session.snapshot is not None, timeout=WAIT)
+        assert win.pages.currentWidget() is win.book
+        assert (tmp_path / "mine" / "sample.md").is_file()  # copied, never written beside the installed one
+        assert win.session.snapshot.title.startswith("The Lighthouse Keeper")
+        folder = win.session.snapshot.folder
+        win.session.close_project()
+        qtbot.waitUntil(lambda: win.pages.currentWidget() is win.empty, timeout=5000)
+        assert win.empty.recent.count() == 1 and win.empty.recent.isVisible()
+        item = win.empty.recent.item(0)
+        assert folder in item.text()
+        win.empty.recent.itemActivated.emit(item)  # double-click or Enter
+        qtbot.waitUntil(lambda: win.session.snapshot is not None and win.pages.currentWidget() is win.book,
+                        timeout=WAIT)
+        assert win.session.snapshot.folder == folder
+    finally:
+        win.close()

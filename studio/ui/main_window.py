@@ -10,11 +10,12 @@ file. Nothing here blocks the GUI thread.
 from __future__ import annotations
 
 import logging
+import shutil
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QWidget
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QStackedWidget, QWidget
 
 from studio.qt.facts import gather_facts_in_subprocess
 from studio.qt.messages import ErrorInfo, PlaybackPosition
@@ -28,6 +29,7 @@ from studio.text.importer import SUPPORTED_SUFFIXES
 from studio.ui.book_view import BookPanel
 from studio.ui.common import show_message_box
 from studio.ui.confirm import book_render_box
+from studio.ui.empty_state import SAMPLE_BOOK, EmptyState
 from studio.ui.export_dialog import ExportDialog
 from studio.ui.inspector import Inspector
 from studio.ui.log_pane import LogPane
@@ -59,7 +61,11 @@ class MainWindow(QMainWindow):
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
 
         self.book = BookPanel()
-        self.setCentralWidget(self.book)
+        self.empty = EmptyState()
+        self.pages = QStackedWidget()
+        self.pages.addWidget(self.empty)
+        self.pages.addWidget(self.book)
+        self.setCentralWidget(self.pages)
         self.inspector = Inspector()
         self.queue = QueuePanel()
         self.takes = TakesPanel()
@@ -101,6 +107,7 @@ class MainWindow(QMainWindow):
         self._wire()
         self._restore()
         self._set_project_enabled(False)
+        self.empty.set_recent(self.recent_projects())
         self.session.tasks.run(output_device_problem, on_done=self._audio_checked, action="check the audio output")
 
     # ------------------------------------------------------------ setup
@@ -153,6 +160,9 @@ class MainWindow(QMainWindow):
         t.chooseTake.connect(s.choose_take)
         t.newTake.connect(lambda sid: s.render_sentences([sid], regenerate=True))
         s.jobFinished.connect(lambda _job: self._reload_takes())
+        self.empty.importRequested.connect(self.ask_import)
+        self.empty.sampleRequested.connect(self.open_sample)
+        self.empty.openRequested.connect(self.open_path)
         q = self.queue
         q.pauseToggled.connect(lambda on: s.pause() if on else s.resume())
         q.cancelJob.connect(s.cancel)
@@ -215,8 +225,23 @@ class MainWindow(QMainWindow):
         self.qsettings.setValue("recent/projects", recent[:MAX_RECENT])
         self.qsettings.setValue("paths/lastDir", str(Path(folder).parent))
         self.actions_.refresh_recent()
+        self.empty.set_recent(self.recent_projects())
+
+    def open_sample(self) -> None:
+        """Copy the sample book to the user's folder (never write beside the installed one) and open it."""
+        folder = Path(str(self.qsettings.value("paths/sampleDir", "") or Path.home() / "Audiobook Studio"))
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            target = folder / SAMPLE_BOOK.name
+            if not target.exists():
+                shutil.copyfile(SAMPLE_BOOK, target)
+        except OSError as err:
+            self.show_error(ErrorInfo(f"cannot copy the sample book to {folder}: {err}", "Sample book"))
+            return
+        self.open_path(target)
 
     def _opened(self, snap: BookSnapshot) -> None:
+        self.pages.setCurrentWidget(self.book)
         self.book.set_snapshot(snap)
         self.inspector.show_node(None)
         self.setWindowTitle(f"{snap.title} \u2014 Audiobook Studio")
@@ -231,6 +256,8 @@ class MainWindow(QMainWindow):
             self.book.select_sentence(sid)
 
     def _closed(self) -> None:
+        self.empty.set_recent(self.recent_projects())
+        self.pages.setCurrentWidget(self.empty)
         self.book.set_snapshot(None)
         self.inspector.show_node(None)
         self.setWindowTitle("Audiobook Studio")
