@@ -8,7 +8,7 @@ requests; the session reads and changes the project in the background.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -110,8 +110,10 @@ class TakesPanel(QWidget):
                 if col == 3:
                     item.setToolTip(f"{t.engine} ({preset or 'default preset'})")
                 self.table.setItem(row, col, item)
-            if t.id in selected:
-                self.table.selectRow(row)
+            if t.id in selected:  # keep an A/B pair selected across a reload
+                self.table.selectionModel().select(
+                    self.table.model().index(row, 0),
+                    QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows)
         self.space.setText(
             f"{len(takes.takes)} take(s) kept (up to {takes.limit}), {fmt_size(takes.bytes)}; "
             f"all takes in the project: {fmt_size(takes.project_bytes)}")
