@@ -407,3 +407,36 @@ def test_first_run_shows_how_to_start_and_the_recent_projects(qtbot, tmp_path: P
         assert win.session.snapshot.folder == folder
     finally:
         win.close()
+
+
+def test_language_review_one_line_banner_show_link_and_filters(qtbot, window: MainWindow, tmp_path: Path) -> None:  # noqa: ANN001
+    from test_gui_support import copy_sample
+    from test_gui_window import visible_rows
+
+    open_and_wait(qtbot, window, copy_sample(tmp_path / "books"))
+    book, model = window.book, window.book.model
+    french = next(p for c in model.snapshot.chapters for p in c.paragraphs if p.language == "fr")
+    banner = book.summary
+    assert banner.isVisible() and not banner.wordWrap() and "\n" not in banner.text()
+    assert "1 passage in 'fr' without a voice" in banner.text() and "split" in banner.text()
+    assert banner.height() < 2.2 * banner.fontMetrics().height()  # one line
+
+    banner.linkActivated.emit("show")  # the "Show" link
+    assert book.filter_combo.currentText() == "No voice"
+    rows = visible_rows(window)
+    assert rows[0].startswith("2. ") and rows[1].startswith("Ma grand-m")  # the chapter, then the passage
+    assert len(rows) == 2 + len(french.sentences)  # nothing else: split-sentence flags are not mixed in
+
+    book.filter_combo.setCurrentText("All")
+    book.language_combo.setCurrentIndex(book.language_combo.findData("fr"))
+    assert [r for r in visible_rows(window) if not r[0].isdigit()][0].startswith("Ma grand-m")
+    assert len(visible_rows(window)) == 2 + len(french.sentences)
+    book.language_combo.setCurrentIndex(book.language_combo.findData("en"))
+    assert not any(r.startswith("Ma grand-m") for r in visible_rows(window)) and len(visible_rows(window)) > 10
+    book.language_combo.setCurrentIndex(0)
+
+    book.languageChosen.emit(french.chapter, french.index, "en")  # the producer decides: English
+    qtbot.waitUntil(lambda: "'fr'" not in banner.text(), timeout=WAIT)  # at once, no save, no reload
+    assert "split" in banner.text()
+    banner.linkActivated.emit("show")
+    assert book.filter_combo.currentText() == "Flagged"

@@ -23,7 +23,8 @@ from studio.qt.snapshot import BookSnapshot, ChapterNode, ParagraphNode, Sentenc
 
 COLUMNS = ("Text", "Language", "State", "Flags", "Length")
 TEXT, LANG, STATE, FLAGS, LENGTH = range(5)
-FILTERS = ("All", "Flagged", "Not rendered", "Failed")
+FILTERS = ("All", "Flagged", "No voice", "Not rendered", "Failed")
+ANY_LANGUAGE = "Any language"
 FlagsRole = Qt.ItemDataRole.UserRole + 1
 StateRole = Qt.ItemDataRole.UserRole + 2
 
@@ -416,7 +417,12 @@ class BookFilter(QSortFilterProxyModel):
         super().__init__(parent)
         self.mode = "All"
         self.needle = ""
+        self.language = ""  # "" : any
         self.setRecursiveFilteringEnabled(True)
+
+    def set_language(self, code: str) -> None:
+        """Only paragraphs spoken in ``code`` (and their sentences); "" shows every language."""
+        self._refilter(lambda: setattr(self, "language", code))
 
     def set_mode(self, mode: str) -> None:
         self._refilter(lambda: setattr(self, "mode", mode))
@@ -436,11 +442,20 @@ class BookFilter(QSortFilterProxyModel):
     def filterAcceptsRow(self, row: int, parent: QModelIndex | QPersistentModelIndex) -> bool:
         model = self.sourceModel()
         idx = model.index(row, 0, parent)
-        if self.mode == "All" and not self.needle:
+        if self.mode == "All" and not self.needle and not self.language:
             return True
         node = model.node(idx)  # type: ignore[attr-defined]
         if node is None:
             return False
+        if self.language or self.mode == "No voice":
+            para = node if isinstance(node, ParagraphNode) else (
+                model._para_of(node) if isinstance(node, SentenceNode) else None)  # type: ignore[attr-defined]
+            if para is None:  # a chapter shows when one of its paragraphs does
+                return False
+            if self.language and para.effective_language != self.language:
+                return False
+            if self.mode == "No voice" and not para.unvoiced:
+                return False
         if self.needle and self.needle not in (node.title if isinstance(node, ChapterNode) else node.text).lower():
             return False
         if self.mode == "Flagged":

@@ -7,6 +7,7 @@ those requests to the session. The panel never renders or plays anything itself.
 
 from __future__ import annotations
 
+from html import escape
 from typing import Sequence
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
@@ -17,8 +18,29 @@ from PySide6.QtWidgets import (
 )
 
 from studio.qt.snapshot import ChapterNode, ParagraphNode, SentenceNode
-from studio.ui.book_model import COLUMNS, FILTERS, BookFilter, BookModel
+from studio.ui.book_model import ANY_LANGUAGE, COLUMNS, FILTERS, BookFilter, BookModel
 from studio.ui.common import LANGUAGE_NAMES, language_label
+
+
+def banner_line(snapshot) -> tuple[str, str]:  # noqa: ANN001 - BookSnapshot | None
+    """``(one line, the filter its "Show" link applies)``: passages without a voice first."""
+    if snapshot is None:
+        return "", "All"
+    unvoiced: dict[str, int] = {}
+    for c in snapshot.chapters:
+        for p in c.paragraphs:
+            if p.unvoiced:
+                unvoiced[p.effective_language] = unvoiced.get(p.effective_language, 0) + 1
+    parts = [f"{n} passage{'s' if n > 1 else ''} in '{lang}' without a voice" for lang, n in sorted(unvoiced.items())]
+    long = [c for c in snapshot.chapters if c.too_long]
+    if len(long) == 1:
+        parts.append(f"Chapter {long[0].index + 1} runs ~{long[0].estimated_s / 60:.0f} min")
+    elif long:
+        parts.append(f"{len(long)} long chapters")
+    split = sum(1 for c in snapshot.chapters for p in c.paragraphs if p.has_split)
+    if split:
+        parts.append(f"{split} paragraph{'s' if split > 1 else ''} with split sentences")
+    return " \u00b7 ".join(parts), ("No voice" if unvoiced else "Flagged")
 
 
 class BookPanel(QWidget):
@@ -39,6 +61,7 @@ class BookPanel(QWidget):
         self.proxy = BookFilter(self)
         self.proxy.setSourceModel(self.model)
         self.extra_languages: set[str] = set()
+        self._banner_mode = "Flagged"
 
         self.filter_combo = QComboBox()
         self.filter_combo.addItems(FILTERS)
@@ -55,9 +78,13 @@ class BookPanel(QWidget):
         self.long_minutes.setValue(60)
         self.long_minutes.setToolTip("Flag chapters estimated to run longer than this when spoken")
         self.long_minutes.valueChanged.connect(lambda v: self.longChapterMinutesChanged.emit(float(v)))
+        self.language_combo = QComboBox()
+        self.language_combo.setToolTip("Show only paragraphs spoken in one language")
+        self.language_combo.currentIndexChanged.connect(self._language_filter_changed)
         bar = QHBoxLayout()
         bar.addWidget(QLabel("Show:"))
         bar.addWidget(self.filter_combo)
+        bar.addWidget(self.language_combo)
         bar.addWidget(self.search, 1)
         bar.addWidget(QLabel("Long chapter over"))
         bar.addWidget(self.long_minutes)
@@ -79,8 +106,10 @@ class BookPanel(QWidget):
         self.tree.selectionModel().currentChanged.connect(lambda cur, _prev: self.currentChanged.emit(self.node_at(cur)))
 
         self.summary = QLabel()
-        self.summary.setWordWrap(True)
+        self.summary.setWordWrap(False)  # one line, however many problems; details in the tooltip
         self.summary.setStyleSheet("color: #b26a00;")
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.summary.linkActivated.connect(self._show_flagged)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(bar)
@@ -101,8 +130,36 @@ class BookPanel(QWidget):
         self._show_warnings(snapshot)
 
     def _show_warnings(self, snapshot) -> None:  # noqa: ANN001 - BookSnapshot | None
-        self.summary.setText("\u26a0 " + "; ".join(snapshot.warnings) if snapshot is not None and snapshot.warnings else "")
-        self.summary.setVisible(bool(self.summary.text()))
+        self._fill_languages(snapshot)
+        self.refresh_banner()
+
+    def refresh_banner(self) -> None:
+        """One line from the tree's current data (a language override shows at once), with "Show"."""
+        line, self._banner_mode = banner_line(self.model.snapshot)
+        self.summary.setText(f"\u26a0 {escape(line, quote=False)} \u2014 <a href=\"show\">Show</a>" if line else "")
+        snap = self.model.snapshot
+        self.summary.setToolTip("\n".join(snap.warnings) if snap is not None else "")
+        self.summary.setVisible(bool(line))
+
+    def _show_flagged(self, _link: str = "") -> None:
+        self.filter_combo.setCurrentText(self._banner_mode)
+
+    def _fill_languages(self, snapshot) -> None:  # noqa: ANN001 - BookSnapshot | None
+        current = self.language_combo.currentData() or ""
+        langs = sorted({p.effective_language for c in snapshot.chapters for p in c.paragraphs}) if snapshot else []
+        self.language_combo.blockSignals(True)
+        self.language_combo.clear()
+        self.language_combo.addItem(ANY_LANGUAGE, "")
+        for code in langs:
+            self.language_combo.addItem(language_label(code), code)
+        self.language_combo.setCurrentIndex(max(0, self.language_combo.findData(current)))
+        self.language_combo.blockSignals(False)
+        self.proxy.set_language(self.language_combo.currentData() or "")
+
+    def _language_filter_changed(self, _index: int) -> None:
+        self.proxy.set_language(self.language_combo.currentData() or "")
+        if self.language_combo.currentData():
+            self.tree.expandAll()
 
     def node_at(self, proxy_index: QModelIndex):  # noqa: ANN201
         return self.model.node(self.proxy.mapToSource(proxy_index))

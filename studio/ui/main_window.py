@@ -269,6 +269,7 @@ class MainWindow(QMainWindow):
 
     def _chapter_changed(self, node) -> None:  # noqa: ANN001
         self.book.model.replace_chapter(node)
+        self.book.refresh_banner()  # a language override or an inclusion shows in the banner at once
         self._waveform_stale({x.id for x in node.sentences})
         self._show_details(self.book.node_at(self.book.tree.currentIndex()))
 
