@@ -13,7 +13,7 @@ import logging
 import shutil
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
+from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QStackedWidget, QWidget
 
@@ -23,8 +23,7 @@ from studio.qt.planning import BookPlan
 from studio.qt.preset_words import preset_label
 from studio.qt.session import ProjectSession
 from studio.qt.sinks import output_device_problem
-from studio.qt.snapshot import BookSnapshot, ChapterNode, ParagraphNode, SentenceNode
-from studio.qt.waveform import WaveformData
+from studio.qt.snapshot import BookSnapshot, ParagraphNode, SentenceNode
 from studio.text.importer import SUPPORTED_SUFFIXES
 from studio.ui.book_view import BookPanel
 from studio.ui.common import show_message_box
@@ -37,7 +36,7 @@ from studio.ui.queue_panel import QueuePanel
 from studio.ui.readouts import ReadoutPanel
 from studio.ui.takes_panel import TakesPanel
 from studio.ui.voices_dialog import VoicesDialog
-from studio.ui.waveform_view import WaveformView
+from studio.ui.waveform_view import WaveformController, WaveformView
 from studio.ui.window_actions import build_actions
 
 log = logging.getLogger(__name__)
@@ -70,9 +69,7 @@ class MainWindow(QMainWindow):
         self.queue = QueuePanel()
         self.takes = TakesPanel()
         self.wave = WaveformView()
-        self._wave_node: object = None
-        self._wave_base: tuple[int | None, float] = (None, 0.0)
-        self._wave_timer = QTimer(self, singleShot=True, interval=400, timeout=self._refresh_waveform)
+        self.wave_ctl = WaveformController(session, self.book, self.wave, self)
         self.readouts = ReadoutPanel()
         self.log_pane = LogPane()
         self.docks = {
@@ -149,8 +146,6 @@ class MainWindow(QMainWindow):
         i.regenerate.connect(lambda ids: s.render_sentences(ids, regenerate=True))
         i.play.connect(b.play_selection)
         i.languageChosen.connect(s.set_language)
-        s.waveformReady.connect(self._waveform_ready)
-        self.wave.seekRequested.connect(self.play_from)
         b.playFromRequested.connect(self.play_from)
         t = self.takes
         s.takesChanged.connect(t.set_takes)
@@ -267,20 +262,20 @@ class MainWindow(QMainWindow):
         for act in self.actions_.project_actions:
             act.setEnabled(on)
 
-    def _chapter_changed(self, node) -> None:  # noqa: ANN001
+    def _chapter_changed(self, node) -> None:
         self.book.model.replace_chapter(node)
         self.book.refresh_banner()  # a language override or an inclusion shows in the banner at once
-        self._waveform_stale({x.id for x in node.sentences})
+        self.wave_ctl.stale({x.id for x in node.sentences})
         self._show_details(self.book.node_at(self.book.tree.currentIndex()))
 
-    def _states_changed(self, delta) -> None:  # noqa: ANN001
+    def _states_changed(self, delta) -> None:
         self.book.model.apply_delta(delta)
-        self._waveform_stale({c.sentence_id for c in delta.changes if c.state != "rendering"})
+        self.wave_ctl.stale({c.sentence_id for c in delta.changes if c.state != "rendering"})
         node = self.inspector._node
         if isinstance(node, SentenceNode) and any(c.sentence_id == node.id for c in delta.changes):
             self._show_details(self.book.model.sentence(node.id))
 
-    def _show_details(self, node) -> None:  # noqa: ANN001
+    def _show_details(self, node) -> None:
         para = None
         if isinstance(node, SentenceNode):
             para = self.book._paragraph_of(node)
@@ -294,53 +289,11 @@ class MainWindow(QMainWindow):
         else:
             self.takes.show_sentence(None)
 
-        self._wave_node = node
-        self._refresh_waveform()
-
-    # ------------------------------------------------------------ waveform
-
-    def _refresh_waveform(self) -> None:
-        node = self._wave_node
-        if node is None or self.session.project is None:
-            self.wave.set_data(None)
-            return
-        if isinstance(node, SentenceNode):
-            nodes, label = [self.book.model.sentence(node.id) or node], node.text[:60]
-        else:
-            nodes = [self.book.model.sentence(x.id) or x for x in node.sentences]
-            label = node.title if isinstance(node, ChapterNode) else node.text[:60]
-        if nodes:
-            self.session.request_waveform(nodes, label)
-
-    def _waveform_ready(self, data: WaveformData) -> None:
-        self.wave.set_data(data)
-        node = self._wave_node
-        self.wave.set_highlight(node.id if isinstance(node, SentenceNode) and len(data.spans) > 1 else None)
-
-    def _waveform_stale(self, ids: set[int]) -> None:
-        data = self.wave.data
-        if data is not None and any(span.sentence_id in ids for span in data.spans):
-            self._wave_timer.start()  # a render or a new take changed what is drawn
-
-    def _wave_cursor(self, pos: PlaybackPosition) -> None:
-        data, sid = self.wave.data, pos.sentence_id
-        span = data.span_of(sid) if data is not None and sid is not None and pos.state != "finished" else None
-        if span is None:
-            self.wave.set_cursor(None)
-            return
-        if self._wave_base[0] != sid:
-            self._wave_base = (sid, pos.played_s)
-        self.wave.set_cursor(min(span.end, span.start + pos.played_s - self._wave_base[1]))
+        self.wave_ctl.show(node)
 
     def play_from(self, sentence_id: int) -> None:
         """Play from a sentence to the end of its chapter (a click in the waveform, the tree's menu)."""
-        snap, node = self.book.model.snapshot, self.book.model.sentence(sentence_id)
-        if snap is None or node is None:
-            return
-        ids = [x.id for x in snap.chapters[node.chapter].sentences]
-        nodes = [self.book.model.sentence(i) for i in ids[ids.index(sentence_id):]]
-        self.session.play([n for n in nodes if n is not None],
-                          f"{snap.chapters[node.chapter].title}, from “{node.text[:30]}”")
+        self.wave_ctl.play_from(sentence_id)
 
     def _reload_takes(self) -> None:
         if self.takes.sentence_id is not None and self.session.project is not None:
@@ -384,7 +337,7 @@ class MainWindow(QMainWindow):
             self.book.play_selection()
 
     def _position(self, pos: PlaybackPosition) -> None:
-        self._wave_cursor(pos)
+        self.wave_ctl.cursor(pos)
         playing = pos.state in ("playing", "buffering", "paused")
         heard = pos.sentence_id if playing else None
         if heard != self.book.model.playing:  # repaint/scroll only when the sentence changes

@@ -8,12 +8,16 @@ the end of its chapter; the cursor follows what the player reports.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QObject, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from studio.qt.messages import PlaybackPosition
+from studio.qt.session import ProjectSession
+from studio.qt.snapshot import ChapterNode, SentenceNode
 from studio.qt.waveform import WaveformData
 from studio.ui.book_model import fmt_duration
+from studio.ui.book_view import BookPanel
 
 _WAVE = QColor("#1565c0")
 _UNRENDERED = QColor(0, 0, 0, 22)
@@ -99,3 +103,68 @@ class WaveformView(QWidget):
         p.setPen(self.palette().text().color())
         p.drawText(QRectF(6, 2, w - 12, 18), Qt.AlignmentFlag.AlignLeft,
                    f"{data.label}  \u2014  {fmt_duration(data.duration)}, {len(data.spans)} sentence(s)")
+
+
+class WaveformController(QObject):
+    """Keeps the view on the selection: asks for peaks, redraws after renders, moves the cursor.
+
+    Why apart from the window: the window only says what was selected, what
+    changed and where playback is; this decides when the waveform is stale and
+    maps the player's position to a time in the drawing.
+    """
+
+    def __init__(self, session: ProjectSession, book: BookPanel, view: WaveformView, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.session, self.book, self.view = session, book, view
+        self.node: object = None
+        self._base: tuple[int | None, float] = (None, 0.0)
+        self._timer = QTimer(self, singleShot=True, interval=400, timeout=self.refresh)
+        session.waveformReady.connect(self.ready)
+        view.seekRequested.connect(self.play_from)
+
+    def show(self, node: object) -> None:
+        self.node = node
+        self.refresh()
+
+    def refresh(self) -> None:
+        node, model = self.node, self.book.model
+        if node is None or self.session.project is None:
+            self.view.set_data(None)
+            return
+        if isinstance(node, SentenceNode):
+            nodes, label = [model.sentence(node.id) or node], node.text[:60]
+        else:
+            nodes = [model.sentence(x.id) or x for x in node.sentences]  # type: ignore[attr-defined]
+            label = node.display_name if isinstance(node, ChapterNode) else node.text[:60]  # type: ignore[attr-defined]
+        if nodes:
+            self.session.request_waveform(nodes, label)
+
+    def ready(self, data: WaveformData) -> None:
+        self.view.set_data(data)
+        node = self.node
+        self.view.set_highlight(node.id if isinstance(node, SentenceNode) and len(data.spans) > 1 else None)
+
+    def stale(self, ids: set[int]) -> None:
+        data = self.view.data
+        if data is not None and any(span.sentence_id in ids for span in data.spans):
+            self._timer.start()  # a render or a new take changed what is drawn
+
+    def cursor(self, pos: PlaybackPosition) -> None:
+        data, sid = self.view.data, pos.sentence_id
+        span = data.span_of(sid) if data is not None and sid is not None and pos.state != "finished" else None
+        if span is None:
+            self.view.set_cursor(None)
+            return
+        if self._base[0] != sid:
+            self._base = (sid, pos.played_s)
+        self.view.set_cursor(min(span.end, span.start + pos.played_s - self._base[1]))
+
+    def play_from(self, sentence_id: int) -> None:
+        snap, node = self.book.model.snapshot, self.book.model.sentence(sentence_id)
+        if snap is None or node is None:
+            return
+        chapter = snap.chapters[node.chapter]
+        ids = [x.id for x in chapter.sentences]
+        nodes = [self.book.model.sentence(i) for i in ids[ids.index(sentence_id):]]
+        self.session.play([n for n in nodes if n is not None],
+                          f"{chapter.display_name}, from \u201c{node.text[:30]}\u201d")
