@@ -15,9 +15,9 @@ project is closed when the thread has finished.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
@@ -31,6 +31,7 @@ from studio.qt.facts import read_bench
 from studio.qt.jobqueue import JobQueue
 from studio.qt.messages import ErrorInfo, ExportProgress, JobSpec, StateDelta
 from studio.qt.monitor import MonitorThread, RenderStats, StallMeter
+from studio.qt.opening import create_project, open_any
 from studio.qt.planning import BookPlan, book_chapters, is_small_selection, plan_book
 from studio.qt.preview import PreviewController, SinkFactory
 from studio.qt.render_worker import RenderWorker
@@ -49,31 +50,6 @@ from studio.qt.tasks import TaskRunner
 from studio.qt.waveform import PeakCache, WaveformData
 
 log = logging.getLogger(__name__)
-
-
-def open_any(path: str | Path, max_sentence_chars: int = 500) -> tuple[Project, str]:
-    """A project folder, or a manuscript (its project ``<name>.studio`` beside it is made or resumed)."""
-    from studio.engine.voice.catalog import get_voice
-    from studio.jobs.session import default_project_dir, new_project_settings, open_for_manuscript
-
-    path = Path(path)
-    if path.is_dir():
-        if Project.is_project(path):
-            return Project.open(path), "opened"
-        raise StudioError(f"{path} is a folder but not a studio project; open a manuscript file or a project folder")
-    if not path.exists():
-        raise StudioError(f"{path}: no such file or folder")
-    folder = default_project_dir(path, path.parent)
-    opened = open_for_manuscript(path, folder, new_project_settings(get_voice(None)), max_sentence_chars=max_sentence_chars)
-    return opened.project, opened.action
-
-
-def create_project(manuscript: str | Path, folder: str | Path) -> tuple[Project, str]:
-    from studio.engine.voice.catalog import get_voice
-    from studio.jobs.session import new_project_settings, open_for_manuscript
-
-    opened = open_for_manuscript(Path(manuscript), Path(folder), new_project_settings(get_voice(None)))
-    return opened.project, opened.action
 
 
 class ProjectSession(QObject):
@@ -132,7 +108,7 @@ class ProjectSession(QObject):
         self.message.emit(f"Importing {Path(manuscript).name}\u2026")
         self._load(lambda: create_project(manuscript, folder), None)
 
-    def _load(self, opener: Callable[[], tuple[Project, str]], on_done) -> None:  # noqa: ANN001
+    def _load(self, opener: Callable[[], tuple[Project, str]], on_done) -> None:
         minutes = self.long_chapter_minutes
 
         def work():
@@ -143,7 +119,7 @@ class ProjectSession(QObject):
                 project.close()
                 raise
 
-        def done(value) -> None:  # noqa: ANN001
+        def done(value) -> None:
             project, action, snapshot, settings = value
             self._install(project, snapshot, settings)
             self.message.emit(f"{action.capitalize()} project {project.folder}")
@@ -305,7 +281,7 @@ class ProjectSession(QObject):
             project.update_settings(settings)
             return project.settings(), build_snapshot(project, long_chapter_minutes=minutes)
 
-        def done(value) -> None:  # noqa: ANN001
+        def done(value) -> None:
             new, snapshot = value
             self.settings = new
             self.preview.set_voices(self.voice_for, new.pauses)
@@ -435,15 +411,15 @@ class ProjectSession(QObject):
     def play(self, nodes: Sequence[SentenceNode], label: str = "") -> int:
         return self.preview.play(nodes, label)
 
-    def export(self, out_dir: str | Path, fmt: str, chapters: Sequence[int], *, on_progress=None,  # noqa: ANN001
-               on_done=None, on_error=None, bitrate: str = "128k") -> None:  # noqa: ANN001
+    def export(self, out_dir: str | Path, fmt: str, chapters: Sequence[int], *, on_progress=None,
+               on_done=None, on_error=None, bitrate: str = "128k") -> None:
         """Write chapter files in the background, one chapter at a time (progress per chapter)."""
         from studio.jobs.export import export_chapter_files
 
         project, snap = self._need(), self._snap()
         wanted = sorted(set(chapters))
 
-        def work(report) -> ExportProgress:  # noqa: ANN001
+        def work(report) -> ExportProgress:
             files: list[str] = []
             seconds = 0.0
             report(ExportProgress(0, len(wanted), snap.chapters[wanted[0]].title if wanted else ""))

@@ -7,22 +7,33 @@ those requests to the session. The panel never renders or plays anything itself.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
-from typing import Sequence
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import (
-    QAbstractItemView, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QLineEdit, QMenu,
-    QTreeView, QVBoxLayout, QWidget,
+    QAbstractItemView,
+    QComboBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
 )
 
 from studio.qt.snapshot import ChapterNode, ParagraphNode, SentenceNode
-from studio.ui.book_model import ANY_LANGUAGE, COLUMNS, FILTERS, BookFilter, BookModel
+from studio.ui.book_filter import BookFilter
+from studio.ui.book_model import ANY_LANGUAGE, COLUMNS, FILTERS, BookModel
 from studio.ui.common import LANGUAGE_NAMES, language_label
 
 
-def banner_line(snapshot) -> tuple[str, str]:  # noqa: ANN001 - BookSnapshot | None
+def banner_line(snapshot) -> tuple[str, str]:
     """``(one line, the filter its "Show" link applies)``: passages without a voice first."""
     if snapshot is None:
         return "", "All"
@@ -118,18 +129,18 @@ class BookPanel(QWidget):
 
     # ------------------------------------------------------------ data
 
-    def set_snapshot(self, snapshot) -> None:  # noqa: ANN001 - BookSnapshot | None
+    def set_snapshot(self, snapshot) -> None:
         self.model.set_snapshot(snapshot)
         self._show_warnings(snapshot)
         if snapshot is not None and len(snapshot.chapters) <= 12:
             self.tree.expandToDepth(0)
 
-    def update_snapshot(self, snapshot) -> None:  # noqa: ANN001 - BookSnapshot
+    def update_snapshot(self, snapshot) -> None:
         """A newer snapshot of the open book (new flags, states): tree kept as it is."""
         self.model.update_snapshot(snapshot)
         self._show_warnings(snapshot)
 
-    def _show_warnings(self, snapshot) -> None:  # noqa: ANN001 - BookSnapshot | None
+    def _show_warnings(self, snapshot) -> None:
         self._fill_languages(snapshot)
         self.refresh_banner()
 
@@ -144,7 +155,7 @@ class BookPanel(QWidget):
     def _show_flagged(self, _link: str = "") -> None:
         self.filter_combo.setCurrentText(self._banner_mode)
 
-    def _fill_languages(self, snapshot) -> None:  # noqa: ANN001 - BookSnapshot | None
+    def _fill_languages(self, snapshot) -> None:
         current = self.language_combo.currentData() or ""
         langs = sorted({p.effective_language for c in snapshot.chapters for p in c.paragraphs}) if snapshot else []
         self.language_combo.blockSignals(True)
@@ -161,7 +172,7 @@ class BookPanel(QWidget):
         if self.language_combo.currentData():
             self.tree.expandAll()
 
-    def node_at(self, proxy_index: QModelIndex):  # noqa: ANN201
+    def node_at(self, proxy_index: QModelIndex):
         return self.model.node(self.proxy.mapToSource(proxy_index))
 
     def selected_indexes(self) -> list[QModelIndex]:
@@ -252,7 +263,7 @@ class BookPanel(QWidget):
             self._language_menu(menu.addMenu("Speak this paragraph in"), para)
         menu.popup(self.tree.viewport().mapToGlobal(pos))
 
-    def _paragraph_of(self, node) -> ParagraphNode | None:  # noqa: ANN001
+    def _paragraph_of(self, node) -> ParagraphNode | None:
         if isinstance(node, ParagraphNode):
             return node
         if isinstance(node, SentenceNode) and self.model.snapshot is not None and node.paragraph is not None:
@@ -289,7 +300,7 @@ class BookPanel(QWidget):
         if ok and code.strip():
             self.languageChosen.emit(para.chapter, para.index, code.strip())
 
-    def _add(self, menu: QMenu, text: str, slot, tip: str = "") -> QAction:  # noqa: ANN001
+    def _add(self, menu: QMenu, text: str, slot, tip: str = "") -> QAction:
         act = menu.addAction(text)
         act.triggered.connect(slot)
         if tip:
