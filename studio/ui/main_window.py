@@ -31,6 +31,7 @@ from studio.ui.confirm import book_render_box
 from studio.ui.empty_state import SAMPLE_BOOK, EmptyState
 from studio.ui.export_dialog import ExportDialog
 from studio.ui.inspector import Inspector
+from studio.ui.loading import LoadingNotice
 from studio.ui.log_pane import LogPane
 from studio.ui.queue_panel import QueuePanel
 from studio.ui.readouts import ReadoutPanel
@@ -70,6 +71,7 @@ class MainWindow(QMainWindow):
         self.takes = TakesPanel()
         self.wave = WaveformView()
         self.wave_ctl = WaveformController(session, self.book, self.wave, self)
+        self.loading = LoadingNotice(self)
         self.readouts = ReadoutPanel()
         self.log_pane = LogPane()
         self.docks = {
@@ -125,6 +127,7 @@ class MainWindow(QMainWindow):
         s.statesChanged.connect(self._states_changed)
         s.queueChanged.connect(self.queue.set_snapshot)
         s.readout.connect(self.readouts.show_readout)
+        s.engineStatus.connect(self.loading.on_status)
         s.engineStatus.connect(lambda e: (self.readouts.set_engine_status(e.text), self.statusBar().showMessage(e.text, 5000)))
         s.message.connect(lambda m: self.statusBar().showMessage(m, 6000))
         s.error.connect(self.show_error)
