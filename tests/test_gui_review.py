@@ -468,3 +468,40 @@ def test_a_slow_voice_load_shows_a_one_time_build_notice_that_closes_itself(qtbo
         assert max(stalls, default=0) < 500  # the window stayed usable
     finally:
         win.close()
+
+
+def big_book(chapters: int = 141, paragraphs: int = 12) -> str:
+    """About 200k words: the size of Moby-Dick."""
+    out = ["# The Big Book\n"]
+    for c in range(1, chapters + 1):
+        out.append(f"\n## Chapter {c}\n")
+        for p in range(paragraphs):
+            out.append("\n" + " ".join(
+                f"Sailor {c}-{p}-{k} hauled the wet rope across the deck while the wind rose over the grey water."
+                for k in range(7)) + "\n")
+    out[-1] += "\nThe white whale surfaced once, far off, and was gone.\n"
+    return "".join(out)
+
+
+def test_search_in_a_big_book_is_answered_off_the_gui_thread_from_one_index(
+        qtbot, window: MainWindow, tmp_path: Path) -> None:  # noqa: ANN001
+    from test_gui_window import visible_rows
+
+    text = big_book()
+    assert len(text.split()) > 190_000
+    open_and_wait(qtbot, window, write_manuscript(tmp_path / "books", text, "big.md"))
+    book, session = window.book, window.session
+    started = __import__("time").monotonic()
+    qtbot.keyClicks(book.search, "white wh")  # one keystroke after another
+    qtbot.waitUntil(lambda: book.proxy.matches is not None and book.proxy.matches.needle == "white wh", timeout=WAIT)
+    rows = visible_rows(window)
+    assert rows[0].startswith("141. Chapter 141") and any(r.startswith("The white whale surfaced") for r in rows)
+    assert len(rows) <= 4  # the chapter, the paragraph, the sentence (and nothing else)
+    assert session.indexes_built == 1  # eight keystrokes, one index
+    stalls = [ms for t, ms in session.stall.stalls if t > started]
+    assert max(stalls, default=0) < 1000, stalls  # the window never froze on the search
+    qtbot.keyClicks(book.search, "ale")
+    qtbot.waitUntil(lambda: book.proxy.matches.needle == "white whale", timeout=WAIT)
+    assert session.indexes_built == 1
+    book.search.clear()
+    assert book.proxy.matches is None and len(visible_rows(window)) > 141

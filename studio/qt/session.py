@@ -35,6 +35,7 @@ from studio.qt.opening import create_project, open_any
 from studio.qt.planning import BookPlan, book_chapters, is_small_selection, plan_book
 from studio.qt.preview import PreviewController, SinkFactory
 from studio.qt.render_worker import RenderWorker
+from studio.qt.search import SearchIndex, SearchResult
 from studio.qt.sinks import SoundDeviceSink
 from studio.qt.snapshot import (
     BookSnapshot,
@@ -65,6 +66,7 @@ class ProjectSession(QObject):
     settingsChanged = Signal(object)  # ProjectSettings
     takesChanged = Signal(object)  # TakeList
     waveformReady = Signal(object)  # WaveformData
+    searchReady = Signal(object)  # SearchResult
     error = Signal(object)  # ErrorInfo
     message = Signal(str)
 
@@ -79,6 +81,11 @@ class ProjectSession(QObject):
         self.export_tasks = TaskRunner(self, threads=1, on_error=self.error.emit)
         self.wave_tasks = TaskRunner(self, threads=1, on_error=self.error.emit)  # never behind an edit
         self.peaks = PeakCache()
+        self.search_tasks = TaskRunner(self, threads=1, on_error=self.error.emit)
+        self._index: tuple[int, SearchIndex] | None = None  # (text version, index)
+        self._text_version = 0
+        self._search_wanted = 0
+        self.indexes_built = 0
         self._wave_wanted = 0
         self.stats = RenderStats()
         self.stall = StallMeter(self)
@@ -131,6 +138,7 @@ class ProjectSession(QObject):
     def _install(self, project: Project, snapshot: BookSnapshot, settings: ProjectSettings) -> None:
         self.close_project()
         self.project, self.snapshot, self.settings = project, snapshot, settings
+        self._text_version += 1
         self.queue = JobQueue()
         self.worker = RenderWorker(project, self.queue, self.stats, self.preview.player,
                                    build=self.build, isolation=self.isolation)
@@ -186,6 +194,7 @@ class ProjectSession(QObject):
             self._retired(entry)
         self.monitor.wait(3000)
         self.tasks.wait()
+        self.search_tasks.wait()
         self.export_tasks.wait()
         self.wave_tasks.wait()
 
@@ -206,6 +215,7 @@ class ProjectSession(QObject):
     def _set_snapshot(self, snapshot: BookSnapshot) -> None:
         if self.project is not None and snapshot.folder == str(self.project.folder):
             self.snapshot = snapshot
+            self._text_version += 1
             self.snapshotChanged.emit(snapshot)
 
     def set_long_chapter_minutes(self, minutes: float) -> None:
@@ -270,6 +280,7 @@ class ProjectSession(QObject):
     def _chapter_done(self, node: ChapterNode) -> None:
         if self.snapshot is None:
             return
+        self._text_version += 1
         chapters = tuple(node if c.index == node.index else c for c in self.snapshot.chapters)
         self.snapshot = replace(self.snapshot, chapters=chapters)
         self.chapterChanged.emit(node)
@@ -356,6 +367,26 @@ class ProjectSession(QObject):
         if self.queue is not None:
             op(self.queue)
             self.queueChanged.emit(self.queue.snapshot(self.stats.seconds_per_sentence()))
+
+    # ------------------------------------------------------------ search
+
+    def search(self, needle: str) -> None:
+        """Find ``needle`` in the book off the GUI thread (index built once per text version)."""
+        snap, version = self._snap(), self._text_version
+        self._search_wanted += 1
+        rid = self._search_wanted
+
+        def work() -> SearchResult:
+            if self._index is None or self._index[0] != version:
+                self._index = (version, SearchIndex(snap))
+                self.indexes_built += 1
+            return self._index[1].find(needle)
+
+        def done(result: SearchResult) -> None:
+            if rid == self._search_wanted:
+                self.searchReady.emit(result)
+
+        self.search_tasks.run(work, on_done=done, action="search the book")
 
     # ------------------------------------------------------------ waveform
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel
 
+from studio.qt.search import RowKey, SearchResult
 from studio.qt.snapshot import ChapterNode, ParagraphNode, SentenceNode
 from studio.ui.book_model import StateRole
 
@@ -23,6 +24,7 @@ class BookFilter(QSortFilterProxyModel):
         self.mode = "All"
         self.needle = ""
         self.language = ""  # "" : any
+        self.matches: SearchResult | None = None
         self.setRecursiveFilteringEnabled(True)
 
     def set_language(self, code: str) -> None:
@@ -33,7 +35,13 @@ class BookFilter(QSortFilterProxyModel):
         self._refilter(lambda: setattr(self, "mode", mode))
 
     def set_needle(self, text: str) -> None:
-        self._refilter(lambda: setattr(self, "needle", text.strip().lower()))
+        """Clear the search (a non-empty needle is applied with its answer, see :meth:`set_matches`)."""
+        if not text.strip():
+            self._refilter(lambda: (setattr(self, "needle", ""), setattr(self, "matches", None)))
+
+    def set_matches(self, result: SearchResult) -> None:
+        """The rows a search found (computed off the GUI thread): only a set lookup per row here."""
+        self._refilter(lambda: (setattr(self, "needle", result.needle.strip().lower()), setattr(self, "matches", result)))
 
     def _refilter(self, change) -> None:
         if hasattr(self, "endFilterChange"):  # Qt >= 6.10
@@ -61,7 +69,7 @@ class BookFilter(QSortFilterProxyModel):
                 return False
             if self.mode == "No voice" and not para.unvoiced:
                 return False
-        if self.needle and self.needle not in (node.title if isinstance(node, ChapterNode) else node.text).lower():
+        if self.needle and self.matches is not None and _row_key(node) not in self.matches.rows:
             return False
         if self.mode == "Flagged":
             return bool(model.flag_words(node)) and not (isinstance(node, ChapterNode) and not node.too_long)  # type: ignore[attr-defined]
@@ -71,3 +79,11 @@ class BookFilter(QSortFilterProxyModel):
         if self.mode == "Failed":
             return isinstance(node, SentenceNode) and state == "failed"
         return True
+
+
+def _row_key(node: ChapterNode | ParagraphNode | SentenceNode) -> RowKey:
+    if isinstance(node, SentenceNode):
+        return ("s", node.id)
+    if isinstance(node, ParagraphNode):
+        return ("p", node.chapter, node.index)
+    return ("c", node.index)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.qt.search import SearchResult
 from studio.qt.snapshot import ChapterNode, ParagraphNode, SentenceNode
 from studio.ui.book_filter import BookFilter
 from studio.ui.book_model import ANY_LANGUAGE, COLUMNS, FILTERS, BookModel
@@ -65,6 +66,7 @@ class BookPanel(QWidget):
     chapterRenamed = Signal(int, str)  # chapter, new name ("" : the imported title)
     longChapterMinutesChanged = Signal(float)
     currentChanged = Signal(object)  # node or None
+    searchRequested = Signal(str)  # the search text, once typing pauses
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -81,7 +83,9 @@ class BookPanel(QWidget):
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search text\u2026")
         self.search.setClearButtonEnabled(True)
-        self.search.textChanged.connect(self.proxy.set_needle)
+        self.search.textChanged.connect(self._search_changed)
+        self._search_timer = QTimer(self, singleShot=True, interval=120,
+                                    timeout=lambda: self.searchRequested.emit(self.search.text()))
         self.long_minutes = QDoubleSpinBox()
         self.long_minutes.setRange(1, 600)
         self.long_minutes.setDecimals(0)
@@ -222,6 +226,19 @@ class BookPanel(QWidget):
             self.playRequested.emit(nodes, label)
 
     # ------------------------------------------------------------ menu
+
+    def _search_changed(self, text: str) -> None:
+        if text.strip():
+            self._search_timer.start()  # a burst of keystrokes becomes one search
+        else:
+            self._search_timer.stop()
+            self.proxy.set_needle("")
+
+    def apply_search(self, result: SearchResult) -> None:
+        """The answer to the newest search (older answers and a cleared field are ignored)."""
+        if result.needle == self.search.text() and result.needle.strip():
+            self.proxy.set_matches(result)
+            self.tree.expandAll()
 
     def _filter_changed(self, mode: str) -> None:
         self.proxy.set_mode(mode)

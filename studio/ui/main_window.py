@@ -150,6 +150,8 @@ class MainWindow(QMainWindow):
         i.play.connect(b.play_selection)
         i.languageChosen.connect(s.set_language)
         b.playFromRequested.connect(self.play_from)
+        b.searchRequested.connect(lambda text: s.project is not None and s.search(text))
+        s.searchReady.connect(b.apply_search)
         t = self.takes
         s.takesChanged.connect(t.set_takes)
         s.settingsChanged.connect(lambda st: self.preset_label.setText(preset_label(st.preset, st.voice_id)))
