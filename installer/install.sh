@@ -5,6 +5,9 @@
 #   bash installer/install.sh            # app + torch presets (+ desktop entry on Linux)
 #   bash installer/install.sh --dev      # also the test tools (pytest, pytest-qt, ...)
 #   bash installer/install.sh --no-torch # ONNX voices only (small install)
+#   bash installer/install.sh --triton   # also render on Triton servers (client) and the
+#                                        # CPU Triton server environment (.venv-triton);
+#                                        # --dev includes it (the tests start a real server)
 #
 # Environment: STUDIO_VENV (default: .venv in the checkout), PYTHON (default: python3).
 set -euo pipefail
@@ -14,11 +17,13 @@ venv="${STUDIO_VENV:-$here/.venv}"
 python="${PYTHON:-python3}"
 with_torch=1
 dev=0
+triton=0
 for arg in "$@"; do
   case "$arg" in
     --dev) dev=1 ;;
     --no-torch) with_torch=0 ;;
-    -h|--help) sed -n 2,10p "$0"; exit 0 ;;
+    --triton) triton=1 ;;
+    -h|--help) sed -n 2,13p "$0"; exit 0 ;;
     *) echo "install.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -84,9 +89,17 @@ fi
 # 4. The app itself, with its console scripts.
 extras="gui"
 [ "$with_torch" = 1 ] && extras="$extras,torch"
+[ "$dev" = 1 ] && triton=1
 [ "$dev" = 1 ] && extras="$extras,test"
+[ "$triton" = 1 ] && extras="$extras,triton"
 say "studio: installing (editable) with extras [$extras]"
 "${pip[@]}" install -e "$here[$extras]"
+
+# 4b. The CPU Triton server's own environment (see installer/triton-env.sh). A failure
+#     here does not stop the install: the Triton tests then skip and print why.
+if [ "$triton" = 1 ]; then
+  bash "$here/installer/triton-env.sh" || say "Triton server environment: not created (the Triton tests will skip)"
+fi
 
 # 5. Desktop entry (Linux, per user).
 if [ "$(uname -s)" = Linux ] && [ -n "${HOME:-}" ]; then

@@ -45,10 +45,12 @@ class SharedEngine(DelegatingEngine):
         super().__init__(inner)
         self.name = "onnx"
         self.spoken: list[str] = []
+        self.lexicons: list = []
 
-    def text_to_ids(self, text: str, language: str) -> list[int]:
+    def text_to_ids(self, text: str, language: str, lexicon=None) -> list[int]:  # noqa: ANN001 - a Lexicon
         self.spoken.append(text)
-        return self.inner.text_to_ids(text, language)
+        self.lexicons.append(lexicon)
+        return self.inner.text_to_ids(text, language, lexicon)
 
 
 def shared_factory(log: list[SharedEngine] | None = None):  # noqa: ANN201

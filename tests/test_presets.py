@@ -12,6 +12,7 @@ from studio.core.errors import PresetUnavailable
 from studio.engine import presets
 from studio.engine.base import SynthesisSettings
 from studio.engine.presets import PRESETS, Preset, availability, get_preset, open_preset
+from studio.engine.tensorrt.runtime import INSTALL_HINT
 
 try:  # the torch presets are an optional install; tests that need torch say so per test
     import torch
@@ -101,10 +102,10 @@ def _fake_cuda(monkeypatch, *, tensorrt_installed: bool):
 def test_tensorrt_reason_when_cuda_but_no_tensorrt(monkeypatch):
     _fake_cuda(monkeypatch, tensorrt_installed=False)
     ok, reason = availability("tensorrt-int8")
-    assert (ok, reason) == (False, "TensorRT is not installed (pip install tensorrt)")
+    assert (ok, reason) == (False, f"TensorRT is not installed ({INSTALL_HINT})")
     ok, reason = availability("fp16-cuda")
     assert ok and "Fake GPU" in reason
-    with pytest.raises(PresetUnavailable, match=r"TensorRT is not installed \(pip install tensorrt\)"):
+    with pytest.raises(PresetUnavailable, match=r"TensorRT is not installed \(pip install .*studio\[tensorrt\]"):
         open_preset("tensorrt-int8")
 
 
@@ -176,6 +177,11 @@ def test_vram_stats_are_none_without_cuda():
     assert stats.summary() == "no CUDA device" or stats.nvml_used is not None
     assert cuda_info.release_cuda_cache("test") is False
     cuda_info.reset_peak()  # no-op, no error
+    assert stats.device_used is None or stats.nvml_used is not None
+    assert cuda_info.device_memory() is None or cuda_info.nvml_memory() is not None
+    with cuda_info.DevicePeakMeter() as meter:
+        sum(range(1000))
+    assert meter.rise is None or cuda_info.nvml_memory() is not None
 
 
 @needs_torch
@@ -196,3 +202,10 @@ def test_vram_stats_track_allocations_and_release():
     assert cuda_info.release_cuda_cache("test end") is True
     after = cuda_info.vram_stats()
     assert after.reserved < during.reserved and after.peak_allocated >= 256 * 2**20
+    # the device-level measure sees memory torch's allocator does not own as well
+    assert during.device_used >= during.reserved and during.device_total > during.device_used
+    with cuda_info.DevicePeakMeter("cuda") as meter:
+        block = torch.empty(128 * 2**20, dtype=torch.uint8, device="cuda")
+        torch.cuda.synchronize()
+    del block
+    assert meter.rise >= 128 * 2**20

@@ -13,6 +13,7 @@ from pathlib import Path
 
 
 from studio.core.errors import EngineError
+from studio.core.lexicon import Lexicon
 from studio.core.types import Book, Chapter, Paragraph, Sentence
 from studio.engine.base import DelegatingEngine, Engine
 
@@ -60,12 +61,12 @@ class CountingEngine(DelegatingEngine):
         self.fail_on = fail_on
         self.spoken: list[str] = []
 
-    def text_to_ids(self, text: str, language: str) -> list[int]:
+    def text_to_ids(self, text: str, language: str, lexicon: Lexicon | None = None) -> list[int]:
         """Every sentence the render loop speaks passes here exactly once."""
         self.spoken.append(text)
         if self.fail_on and self.fail_on in text:
             raise EngineError(f"refusing to say {text!r}")
-        return super().text_to_ids(text, language)
+        return super().text_to_ids(text, language, lexicon)
 
 
 def studio_cmd(*args: str, **kwargs) -> subprocess.CompletedProcess:

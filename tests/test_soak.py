@@ -31,3 +31,15 @@ def test_memory_does_not_grow_over_twenty_passages():
     assert result.baseline_rss > 0
     assert result.rss_growth < 0.05, result.table()
     assert result.passed
+
+
+def test_onnx_memory_does_not_grow_over_twenty_passages():
+    """The default engine (ONNX Runtime, flow + decoder in windows) over paragraph-sized
+    passages: the windows bound the activations, so the arena stops growing."""
+    result = soak_in_fresh_process(
+        backend="onnx", count=20, min_chars=200, max_chars=400, threads=2, warmup=10, limit=0.05
+    )
+    print("\n" + result.summary())
+    assert len(result.samples) == 20
+    assert result.rss_growth < 0.05, result.table()
+    assert result.passed

@@ -16,8 +16,11 @@ from studio.core.errors import EngineError, PresetUnavailable
 from studio.engine import calibration as cal
 from studio.engine.tensorrt import profile as prof
 from studio.engine.tensorrt.build import (
+    DEFAULT_BATCH,
+    DEFAULT_VARIANTS,
     FRAME_HEADROOM,
     VARIANT_ORDER,
+    count_over_profile,
     feed_device_buffers,
     first_that_builds,
     fit_frames,
@@ -26,7 +29,16 @@ from studio.engine.tensorrt.build import (
     layer_precision,
     make_profile,
 )
-from studio.engine.tensorrt.cache import engine_cache_key, engine_cache_path, load_or_build
+from studio.engine.tensorrt.cache import (
+    FAILED_MARKER_TTL_S,
+    engine_cache_key,
+    engine_cache_path,
+    is_transient,
+    load_or_build,
+    raise_if_failed_before,
+    remember_failure,
+    timing_cache_path,
+)
 from studio.engine.tensorrt.engine import TensorRTEngine
 from studio.engine.tensorrt.profile import ShapeProfile
 
@@ -69,8 +81,10 @@ def test_cache_key_is_stable_and_pure():
         {"precision": "fp16"},
         {"profile": {**PROFILE, "input": [(1, 8), (8, 72), (64, 320)]}},
         {"profile": {**PROFILE, "input_lengths": [(1,), (16,), (64,)]}},
-        {"variant": "flow_decoder"},
+        {"variant": "full"},
         {"extra": "cal=0123"},
+        {"studio_version": "0.0.1"},
+        {"exporter": "export-1;opset-17"},
     ],
 )
 def test_cache_key_changes_with_each_component(change):
@@ -157,10 +171,10 @@ def test_trt_profile_shapes_per_variant():
     prof = make_profile(list(range(12, 200)), list(range(60, 1200)), channels=192)
     assert prof.frames.max >= int(np.percentile(range(60, 1200), 99) * FRAME_HEADROOM) - 8
     full = prof.input_shapes("full")
-    assert full["input"] == ((1, prof.phonemes.min), (8, prof.phonemes.opt), (64, prof.phonemes.max))
-    assert full["input_lengths"] == ((1,), (8,), (64,))
+    assert full["input"] == ((1, prof.phonemes.min), (32, prof.phonemes.opt), (64, prof.phonemes.max))
+    assert full["input_lengths"] == ((1,), (32,), (64,))
     fd = prof.input_shapes("flow_decoder")
-    assert fd["z_p"][1] == (8, 192, prof.frames.opt) and fd["y_mask"][2] == (64, 1, prof.frames.max)
+    assert fd["z_p"][1] == (32, 192, prof.frames.opt) and fd["y_mask"][2] == (64, 1, prof.frames.max)
     engine_cache_key("h", "10", "g", "int8", fd)  # valid profile for the key
     with pytest.raises(ValueError):
         prof.input_shapes("encoder")
@@ -231,6 +245,107 @@ def test_layer_precision_policy_on_exported_names():
     assert layer_precision("/waveform_decoder/resblocks.1/convs.0/Conv") == "int8"
     assert layer_precision("/flow/flows.3/enc/in_layers.0/Conv") == "int8"
     assert layer_precision("/waveform_decoder/resblocks.4/convs.0/Conv", last_stage_resblocks=(3, 4, 5)) == "fp16"
+    # the full graph's names (module attribute "vits") and Piper's own
+    assert layer_precision("/vits/flow/flows.0/enc/in_layers.0/Conv") == "int8"
+    assert layer_precision("/vits/text_encoder/encoder/norm_layers_1.0/ReduceMean") == "fp32"
+    assert layer_precision("/dp/flows.3/convs/convs_sep.0/Conv") == "fp32"
+
+
+def test_layer_precision_pins_everything_outside_flow_and_decoder():
+    """exp / ceil / cumsum / softmax / norms of the encoder and duration predictor, and
+    any layer the policy cannot place, are FP32; the flow's non-compute layers FP16."""
+    for name in ("/vits/duration_predictor/Exp", "/vits/Ceil", "/vits/CumSum", "/vits/text_encoder/encoder/"
+                 "attn_layers.0/Softmax", "/vits/text_encoder/encoder/norm_layers_1.0/Pow", "/Mul", "unnamed_7"):
+        assert layer_precision(name, compute=False) == "fp32", name
+        assert layer_precision(name) == "fp32", name  # never INT8 by default
+    assert layer_precision("/flow/flows.0/enc/Tanh", compute=False) == "fp16"
+    assert layer_precision("/waveform_decoder/ups.0/LeakyRelu", compute=False) == "fp16"
+    assert layer_precision("/waveform_decoder/ups.0/ConvTranspose") == "int8"
+
+
+def test_profile_matches_the_cuda_batch_and_covers_the_longest_item():
+    from studio.jobs.engines import CUDA_BATCH
+
+    assert DEFAULT_BATCH.opt == CUDA_BATCH  # kernels tuned for the batch the render sends
+    frames = list(range(60, 600)) + [2000]  # one item far beyond p99
+    prof = make_profile(list(range(12, 200)), frames, channels=192)
+    assert prof.frames.max >= 2000 * FRAME_HEADROOM - 8
+    assert count_over_profile(frames, prof) == 0
+    assert count_over_profile([prof.frames.max, prof.frames.max + 1, 10], prof) == 1
+
+
+def test_calibration_feeder_on_the_real_voice_cpu():
+    """The flow_decoder calibration batches come from the real torch encoder (CPU here):
+    fixed opt shape, every batch full, latents finite."""
+    from studio.engine.tensorrt.build import calibration_feeder, encoder_latents
+    from studio.engine.torchvits.engine import TorchVitsEngine
+
+    engine = TorchVitsEngine(_voice(), threads=1)
+    ids = cal.sentences_to_ids(cal.BUILTIN_SENTENCES[:6], engine.text_to_ids, "en")
+    batches = prof.make_batches(ids, 3, fill_last=False)
+    frames = [int(n) for b in batches for n in encoder_latents(torch, engine, b, (0.667, 1.0, 0.8))[2]]
+    profile = make_profile([len(i) for i in ids], frames, batch=ShapeProfile(1, 4, 8), channels=192)
+    feeder = calibration_feeder(torch, engine, "flow_decoder", ids, profile, (0.667, 1.0, 0.8))
+    assert len(feeder) == 2 and feeder.batch_size == 4
+    z_p, y_mask = feeder.next_batch(["z_p", "y_mask"])
+    assert z_p.shape == (4, 192, profile.frames.opt) and y_mask.shape == (4, 1, profile.frames.opt)
+    assert np.isfinite(z_p).all() and set(np.unique(y_mask)) <= {0.0, 1.0}
+    engine.close()
+
+
+def test_explicit_qdq_quantizes_flow_convs_only_and_keeps_bias_float(tmp_path):
+    """TensorRT >= 11's path on CPU: ONNX Runtime's quantizer puts Q/DQ on the flow's
+    Conv, none on the text encoder's, and no INT32 bias dequantize (TensorRT rejects it)."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+
+    from studio.engine.tensorrt.int8 import qdq_model
+
+    rng = np.random.default_rng(0)
+    inits, nodes, prev = [], [], "z_p"
+    for k, name in enumerate(("/flow/flows.0/enc/Conv", "/text_encoder/proj/Conv")):
+        w, b = f"w{k}", f"b{k}"
+        inits += [numpy_helper.from_array(rng.standard_normal((4, 4, 3)).astype(np.float32), w),
+                  numpy_helper.from_array(rng.standard_normal(4).astype(np.float32), b)]
+        nodes.append(helper.make_node("Conv", [prev, w, b], [f"y{k}"], name=name, pads=[1, 1]))
+        prev = f"y{k}"
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("z_p", TensorProto.FLOAT, [2, 4, 16])],
+                              [helper.make_tensor_value_info(prev, TensorProto.FLOAT, [2, 4, 16])], inits)
+    src = tmp_path / "m.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(src))
+    feeder = prof.CalibrationFeeder([{"z_p": rng.standard_normal((2, 4, 16)).astype(np.float32)}] * 3,
+                                    {"z_p": (2, 4, 16)})
+    out = onnx.load(str(qdq_model(src, feeder, (6, 7, 8))))
+    dequantized = {n.output[0] for n in out.graph.node if n.op_type == "DequantizeLinear"}
+    dq_inputs = {n.input[0] for n in out.graph.node if n.op_type == "DequantizeLinear"}
+    convs = {n.name: n for n in out.graph.node if n.op_type == "Conv"}
+    assert set(convs["/flow/flows.0/enc/Conv"].input[:2]) <= dequantized
+    assert convs["/text_encoder/proj/Conv"].input[1:] == ["w1", "b1"]  # excluded: float weights
+    int32 = {i.name for i in out.graph.initializer if i.data_type == TensorProto.INT32}
+    assert not int32 & dq_inputs  # biases stay float
+
+
+def test_failure_markers_remember_only_lasting_failures(tmp_path):
+    plan = tmp_path / "tensorrt" / "k.plan"
+    assert is_transient(RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB"))
+    assert is_transient(EngineError("[TRT] cudaErrorMemoryAllocation")) and is_transient(MemoryError())
+    assert not remember_failure(plan, RuntimeError("CUDA out of memory"))
+    raise_if_failed_before(plan)  # nothing remembered: the next load tries again
+    assert remember_failure(plan, EngineError("ONNX parser: NonZero"), now=1000.0)
+    with pytest.raises(EngineError, match="NonZero.*delete"):
+        raise_if_failed_before(plan, now=1000.0 + 60)
+    raise_if_failed_before(plan, now=1000.0 + FAILED_MARKER_TTL_S + 1)  # expired: retried
+    assert not plan.with_suffix(".failed").exists()
+    plan.with_suffix(".failed").write_text("old plain-text marker", encoding="utf-8")
+    raise_if_failed_before(plan)  # unreadable markers are retried too
+
+
+def test_timing_cache_is_per_gpu_and_version(tmp_path):
+    a = timing_cache_path(tmp_path, "10.3.0", "NVIDIA H200 sm_90")
+    assert a.parent == tmp_path / "tensorrt" and a.suffix == ".cache"
+    assert a == timing_cache_path(tmp_path, "10.3.0", "NVIDIA H200 sm_90")
+    assert a != timing_cache_path(tmp_path, "10.4.0", "NVIDIA H200 sm_90")
+    assert a != timing_cache_path(tmp_path, "10.3.0", "NVIDIA A100 sm_80")
 
 
 def test_load_or_build_caches_atomically(tmp_path):
@@ -254,16 +369,19 @@ def test_load_or_build_caches_atomically(tmp_path):
     assert not other.exists() and len(list(path.parent.iterdir())) == 1
 
 
-def test_whole_graph_first_then_flow_decoder():
+def test_flow_decoder_is_the_default_graph_and_full_falls_back():
+    assert DEFAULT_VARIANTS == ("flow_decoder",) and set(VARIANT_ORDER) == {"flow_decoder", "full"}
+    assert TensorRTEngine(_voice()).variants == ("flow_decoder",)
+
     def attempt(variant):
         if variant == "full":
             raise EngineError("ONNX parser: NonZero with data-dependent shape")
         return f"engine:{variant}"
 
-    variant, result, failures = first_that_builds(VARIANT_ORDER, attempt)
+    variant, result, failures = first_that_builds(("full", "flow_decoder"), attempt)
     assert (variant, result) == ("flow_decoder", "engine:flow_decoder")
     assert "NonZero" in failures["full"]
-    assert first_that_builds(VARIANT_ORDER, lambda v: v)[0] == "full"
+    assert first_that_builds(VARIANT_ORDER, lambda v: v)[0] == "flow_decoder"
     with pytest.raises(EngineError, match="could not build any graph"):
         first_that_builds(VARIANT_ORDER, lambda v: 1 / 0)
 
@@ -300,7 +418,7 @@ def _need_gpu_and_trt():
     if not HAS_CUDA:
         pytest.skip("no CUDA device: torch.cuda.is_available() is False")
     if not HAS_TRT:
-        pytest.skip("TensorRT is not installed (pip install tensorrt)")
+        pytest.skip("TensorRT is not installed (pip install 'studio[tensorrt]')")
 
 
 @needs_torch
@@ -312,7 +430,7 @@ def test_tensorrt_int8_builds_caches_and_matches_torch(tmp_path):
 
     settings = SynthesisSettings(0.0, 1.0, 0.0)
     sentences = list(cal.BUILTIN_SENTENCES[:16])
-    cache = os.environ.get("STUDIO_CACHE_DIR") or tmp_path  # gpu_check.sh shares it with its benchmark
+    cache = os.environ.get("STUDIO_CACHE_DIR") or tmp_path
     engine = TensorRTEngine(_voice(), cache_dir=cache, calibration_sentences=sentences,
                                max_calibration_sentences=16)
     ref = TorchVitsEngine(_voice(), device="cuda")

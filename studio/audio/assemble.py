@@ -42,10 +42,21 @@ class Pauses:
 
 @dataclass(frozen=True)
 class Clip:
-    """One piece of sentence audio with the rate it was rendered at."""
+    """One piece of sentence audio with the rate it was rendered at (and what it says)."""
 
     audio: np.ndarray
     sample_rate: int
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class Span:
+    """Where a clip landed in the assembled chapter: samples ``[start, end)`` at the
+    output rate. Subtitles are timed from these, i.e. from the real rendered lengths."""
+
+    start: int
+    end: int
+    text: str
 
 
 def _at_rate(clip: Clip, rate: int) -> np.ndarray:
@@ -58,6 +69,7 @@ def iter_chapter(
     paragraphs: Iterable[Sequence[Clip]],
     pauses: Pauses,
     sample_rate: int,
+    spans: list[Span] | None = None,
 ) -> Iterator[np.ndarray]:
     """Yield a chapter's float32 blocks at ``sample_rate``, in playing order.
 
@@ -67,19 +79,36 @@ def iter_chapter(
     rate (e.g. a second voice) are resampled one by one -- each is surrounded by
     silence, so per-clip filtering adds no seams. Empty paragraphs are skipped.
     ``paragraphs`` may be lazy (a generator loading audio as it goes), so a long
-    chapter never has to sit in memory whole.
+    chapter never has to sit in memory whole. ``spans``, when given, receives one
+    :class:`Span` per clip as it is yielded.
     """
+    pos = 0
+
+    def clip_block(clip: Clip) -> np.ndarray:
+        nonlocal pos
+        audio = _at_rate(clip, sample_rate)
+        if spans is not None:
+            spans.append(Span(pos, pos + audio.size, clip.text))
+        pos += audio.size
+        return audio
+
+    def gap(seconds: float) -> np.ndarray:
+        nonlocal pos
+        block = silence(seconds, sample_rate)
+        pos += block.size
+        return block
+
     if title is not None:
-        yield _at_rate(title, sample_rate)
-        yield silence(pauses.title, sample_rate)
+        yield clip_block(title)
+        yield gap(pauses.title)
     for para in paragraphs:
         if not para:
             continue
         for i, clip in enumerate(para):
-            yield _at_rate(clip, sample_rate)
+            yield clip_block(clip)
             last = i == len(para) - 1
-            yield silence(pauses.paragraph if last else pauses.sentence, sample_rate)
-    yield silence(pauses.chapter_end, sample_rate)
+            yield gap(pauses.paragraph if last else pauses.sentence)
+    yield gap(pauses.chapter_end)
 
 
 def assemble_chapter(

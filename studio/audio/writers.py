@@ -16,7 +16,7 @@ import tempfile
 import wave
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Union
+from typing import Callable, Iterable, Iterator, Union
 
 import numpy as np
 
@@ -89,24 +89,46 @@ def write_mp3(
 ) -> Path:
     """Encode mono MP3 (libmp3lame, CBR ``bitrate``) with ID3v2.3 tags, atomically.
 
-    Raw 16-bit PCM goes to ffmpeg over stdin, so no intermediate WAV is written.
     ffmpeg writes a LAME/Xing header carrying encoder delay and padding, which lets
     players (and ffprobe) report the exact duration.
     """
+    tags = tags or AudioTags()
+    args = ["-c:a", "libmp3lame", "-b:a", bitrate, "-id3v2_version", "3"]
+    for key in ("title", "artist", "album", "track"):
+        value = getattr(tags, key)
+        if value:
+            args += ["-metadata", f"{key}={value}"]
+    return encode_ffmpeg(path, audio, sample_rate, args + ["-f", "mp3"], suffix=".mp3", cbr=bitrate)
+
+
+def encode_ffmpeg(
+    path: str | Path,
+    audio: AudioInput,
+    sample_rate: int,
+    output_args: list[str],
+    *,
+    suffix: str,
+    inputs: list[str] | None = None,
+    cbr: str | None = None,
+    prepare: Callable[[Path], None] | None = None,
+) -> Path:
+    """Pipe mono 16-bit PCM through ffmpeg into ``path``, atomically.
+
+    Raw PCM goes to ffmpeg over stdin (input 0), so no intermediate WAV is
+    written; ``inputs`` are further ``-i`` arguments (a metadata file, say) and
+    ``output_args`` the codec, mapping and muxer options. ``cbr`` (e.g. "192k")
+    lets a truncated constant-bit-rate file be caught by its size. ``prepare``
+    gets the finished temp file before it is renamed into place (to add tags),
+    so the final name only ever holds a complete, tagged file.
+    """
     target = Path(path)
     ffmpeg = find_ffmpeg()
-    tags = tags or AudioTags()
-    with atomic_path(target, suffix=".mp3") as tmp, tempfile.TemporaryFile() as errors:
+    with atomic_path(target, suffix=suffix) as tmp, tempfile.TemporaryFile() as errors:
         cmd = [
             ffmpeg, "-hide_banner", "-loglevel", "error", "-nostdin", "-y",
             "-f", "s16le", "-ar", str(int(sample_rate)), "-ac", "1", "-i", "pipe:0",
-            "-c:a", "libmp3lame", "-b:a", bitrate, "-id3v2_version", "3",
+            *(inputs or []), *output_args, str(tmp),
         ]
-        for key in ("title", "artist", "album", "track"):
-            value = getattr(tags, key)
-            if value:
-                cmd += ["-metadata", f"{key}={value}"]
-        cmd += ["-f", "mp3", str(tmp)]
         log.debug("running %s", cmd)
         try:
             proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=errors)
@@ -132,7 +154,7 @@ def write_mp3(
         # e.g. on a full disk -- leaving a truncated file: its messages, and the size
         # a CBR stream must have, are checked too, so such a file is never renamed
         # into place as a finished chapter.
-        if code == 0 and (_WRITE_ERRORS.search(text) or _too_small(tmp, sent / 2 / sample_rate, bitrate)):
+        if code == 0 and (_WRITE_ERRORS.search(text) or (cbr and _too_small(tmp, sent / 2 / sample_rate, cbr))):
             code = -1
         if code != 0:
             lines = text.splitlines()
@@ -141,9 +163,11 @@ def write_mp3(
                 raise DiskFull(target)
             if code == -1 and not lines:
                 reason = "the encoded file came out truncated"
-            if "libmp3lame" in text or "Unknown encoder" in text:
-                reason += " (this ffmpeg lacks the LAME MP3 encoder)"
+            if "Unknown encoder" in text:
+                reason += " (this ffmpeg lacks the encoder)"
             raise StudioError(f"ffmpeg could not write {target.name}: {reason}")
+        if prepare is not None:
+            prepare(tmp)
     return target
 
 

@@ -27,7 +27,7 @@ __all__ = ["LATENCY_SENTENCE", "STREAM_PRESETS", "PresetSession", "ChildFailed",
 
 LATENCY_SENTENCE = "Hello, this is a test for Coqui TTS performance."
 
-#: presets rendered by N single-thread streams (studio.jobs.preset_render.STREAM_PRESETS)
+#: presets rendered by N single-thread streams (studio.jobs.engines.STREAM_PRESETS)
 STREAM_PRESETS = ("fp32-cpu", "int8-cpu")
 
 

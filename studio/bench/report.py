@@ -171,7 +171,17 @@ def markdown(result: dict[str, Any]) -> str:
     if result.get("duration_s") is not None:
         out.append(f"- the whole run took {result['duration_s']:.0f} s"
                    + (f" ({result['asr_seconds']:.0f} s of it speech recognition)" if result.get("asr_seconds") else ""))
-    out += ["", "## Speed", "", _table(SPEED_HEADER, speed_rows(result),
+    whole = result.get("whole_process")
+    if whole:
+        from studio.bench.whole import markdown_table
+
+        text = whole.get("text", {})
+        out += ["", "## Whole processes on long prose", "",
+                f"`studio render FILE --format wav --preset P` against `piper -m VOICE -i FILE -f out.wav`, each a "
+                f"fresh process (start-up, model load and export included), on {text.get('words')} words of "
+                f"{text.get('source')}.", ""]
+        out += markdown_table(whole)
+    out += ["", "## Steady-state synthesis (engines loaded and warm)", "", _table(SPEED_HEADER, speed_rows(result),
                                         ["l", "l"] + ["r"] * (len(SPEED_HEADER) - 2)), ""]
     out.append("x real time = audio seconds per compute second (whole text, engines loaded and warm); "
                "RTF = its inverse; vs piper = against the piper CLI's steady throughput (without its start-up); "

@@ -15,7 +15,7 @@ What is measured, per preset:
   first call, then repeated calls (p50 / p95).
 * **throughput** on a book-like text (the English sentences of
   ``resources/sample.md``) through the preset's *render path*
-  (:mod:`studio.jobs.preset_render`): N single-thread streams for ``fp32-cpu`` /
+  (:mod:`studio.jobs.engines`): N single-thread streams for ``fp32-cpu`` /
   ``int8-cpu``, length-bucketed batches for the CUDA presets, one sentence at a time
   for the torch CPU presets. Timed region: front end + synthesis of every sentence,
   engines loaded and warmed up. Slow presets (torch on a small CPU) render the text
@@ -71,6 +71,7 @@ from studio.bench.machine import LoadMonitor, describe_machine, machine_info
 from studio.bench.piper_cli import piper_rows, run_piper_cli
 from studio.bench.scoring import REFERENCE_PRESET, Transcripts, quality_vs_reference
 from studio.bench.targets import targets
+from studio.bench.whole import whole_process
 from studio.core.errors import StudioError
 
 # the parts; names not used here are re-exported for callers of studio.bench.runner
@@ -112,6 +113,8 @@ class BenchConfig:
     #: sentences scored by speech recognition (0: no WER)
     wer_sentences: int = 5
     piper: bool = True
+    #: pairs of whole processes (studio render, piper) per CPU stream preset on long prose; 0: none
+    whole_pairs: int = 3
     voice: str | None = None
     copy_to_cache: bool = True
     plots: bool = True
@@ -123,6 +126,7 @@ class BenchConfig:
         base = dict(
             quick=True, rounds=1, sentences=3, latency_reps=3, latency_budget_s=3.0, slow_budget_s=8.0,
             cpu_batches=(1, 2), cuda_batches=(1, 8), sweep_sentences=2, cuda_repeat=2, wer_sentences=1,
+            whole_pairs=0,
         )
         base.update(kw)
         return cls(**base)
@@ -254,6 +258,9 @@ def run_bench(config: BenchConfig, progress: Callable[[str], None] | None = None
                 except (OSError, StudioError) as exc:
                     piper_error.append(str(exc))
 
+            if config.piper and config.whole_pairs > 0:  # the leading table: whole processes on long prose
+                result["whole_process"] = whole_process(config.text_path, voice, [n for n in run if n in STREAM_PRESETS],
+                                                        config.whole_pairs, Path(work), say)
             if config.piper:
                 say("piper CLI: start-up run, then the whole text")
             piper_round()

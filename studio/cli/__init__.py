@@ -24,7 +24,8 @@ from studio.core.errors import DiskFull, StudioError, is_disk_full
 
 #: Modules with a ``register(subparsers)`` function, in the order of ``studio --help``.
 COMMAND_MODULES: tuple[str, ...] = (
-    "studio.cli.voices", "studio.cli.inspect", "studio.cli.render", "studio.ui.command", "studio.cli.bench",
+    "studio.cli.voices", "studio.cli.inspect", "studio.cli.render", "studio.cli.export", "studio.cli.lexicon",
+    "studio.ui.command", "studio.cli.bench", "studio.cli.triton",
 )
 
 
@@ -55,6 +56,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv = ["gui"]
     args = parser.parse_args(argv)
     _setup_logging(args.verbose)
+    try:
+        return _run(args)
+    finally:
+        _stop_helper_processes()
+
+
+def _stop_helper_processes() -> None:
+    """Wait for multiprocessing's resource tracker, if a model process started one.
+
+    Why: a spawned model process makes Python start a tracker process that only
+    exits once it sees this process gone, so it outlived every ``studio render``
+    by a moment. Stopping it here (the model processes are closed by then) means no
+    process of the command outlives the command.
+    """
+    tracker = sys.modules.get("multiprocessing.resource_tracker")
+    stop = getattr(getattr(tracker, "_resource_tracker", None), "_stop", None)
+    if stop is not None:
+        try:
+            stop()
+        except Exception as exc:  # private API of the standard library: never fail the command over it
+            logging.getLogger(__name__).debug("resource tracker not stopped: %s", exc)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """The command, with errors a person can act on turned into one line and an exit code."""
     try:
         return int(args.func(args) or 0)
     except StudioError as err:

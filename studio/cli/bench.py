@@ -64,6 +64,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--wer-sentences", type=int, metavar="N", help="sentences scored by speech recognition "
                    "(default: 5; quick: 1; 0: no WER)")
     p.add_argument("--no-piper", action="store_true", help="leave out the piper command line row")
+    p.add_argument("--whole-pairs", type=int, metavar="N", help="pairs of whole processes (studio render, piper) "
+                   "per CPU preset on 1,000+ words of long prose, the report's first table (default: 3; quick: 0)")
     p.add_argument("--no-plots", action="store_true", help="no PNG plots")
     p.add_argument("--no-cache-copy", action="store_true",
                    help="do not copy bench.json to $STUDIO_CACHE_DIR (default ~/.cache/studio)")
@@ -82,12 +84,14 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     for flag, value in (("--streams", args.streams), ("--rounds", args.rounds), ("--sentences", args.sentences)):
         if value is not None and value < 1:
             raise StudioError(f"{flag} {value} must be 1 or more")
+    if args.whole_pairs is not None and args.whole_pairs < 0:
+        raise StudioError(f"--whole-pairs {args.whole_pairs} must be 0 or more")
     if args.wer_sentences is not None and args.wer_sentences < 0:
         raise StudioError(f"--wer-sentences {args.wer_sentences} must be 0 or more")
     kw = {k: v for k, v in {
         "presets": names, "out_dir": args.out, "streams": args.streams, "rounds": args.rounds,
         "sentences": args.sentences, "text_path": args.text, "wer_sentences": args.wer_sentences,
-        "time_budget_s": args.time_budget,
+        "time_budget_s": args.time_budget, "whole_pairs": args.whole_pairs,
     }.items() if v is not None}
     kw.update(piper=not args.no_piper, plots=not args.no_plots, copy_to_cache=not args.no_cache_copy)
     config = BenchConfig.quick_config(**kw) if args.quick else BenchConfig(**kw)
@@ -110,6 +114,12 @@ def _print_summary(result: dict, out_dir: Path) -> None:
     note = load_note(result)
     if note:
         out.write(note.replace("**", "") + "\n")
+    whole = result.get("whole_process")
+    if whole:
+        from studio.bench.whole import markdown_table
+
+        out.write(f"whole processes on {whole['text']['source']}:\n")
+        out.write("\n".join(line.replace("**", "") for line in markdown_table(whole)) + "\n\nsteady state:\n")
     rows = [("PRESET", "X REAL TIME", "RTF", "SENT/S", "VS PIPER", "P50 S", "PEAK RSS", "LOG-MEL", "FLOOR DBFS", "WER")]
     piper = (result.get("piper_cli") or {}).get("steady")
     if piper:

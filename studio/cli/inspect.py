@@ -1,4 +1,6 @@
-"""``studio inspect``: a manuscript's chapters, durations, languages and flags."""
+"""``studio inspect``: a manuscript's chapters, durations, languages and flags, and
+its pronunciations: words a lexicon entry decides (the book's own PLS/SSML, the
+user's lexicon, ``--project``'s) and words the voice will likely guess."""
 
 from __future__ import annotations
 
@@ -23,6 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="speaking rate for duration estimates (default: 155)")
     p.add_argument("--max-sentence-chars", type=int, default=500, metavar="N",
                    help="split sentences longer than this (default: 500)")
+    p.add_argument("--project", type=Path, help="also use this project's lexicon entries")
+    p.add_argument("--words", type=int, default=25, metavar="N",
+                   help="list at most N words with entries and N suggestions (default: 25)")
     p.set_defaults(func=_cmd_inspect)
 
 
@@ -39,7 +44,42 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
         long_chapter_minutes=args.long_chapter_minutes, voice_languages=voice_languages,
     )
     _print_report(report, sys.stdout)
+    _print_pronunciations(args, book, sys.stdout)
     return 0
+
+
+def _print_pronunciations(args: argparse.Namespace, book, out: TextIO) -> None:  # book: studio.core.types.Book
+    from studio.core.lexicon import Lexicon
+    from studio.project.lexicon import user_lexicon
+    from studio.project.store import Project
+    from studio.text.lexicon_report import lexicon_report
+
+    lexicon = user_lexicon()
+    if args.file.suffix.lower() == ".epub":
+        from studio.text.epub_lexicon import read_epub_lexicon
+
+        lexicon = read_epub_lexicon(args.file).inherit(lexicon)
+    if args.project is not None:
+        with Project.open(args.project) as project:
+            lexicon = project.lexicon.entries().inherit(lexicon)
+    report = lexicon_report(book, lexicon if lexicon else Lexicon())
+    n = max(0, args.words)
+    if report.with_entries:
+        out.write(f"\nwords with lexicon entries ({len(report.with_entries)}):\n")
+        rows = [("WORD", "SAYS", "COUNT", "FIRST SENTENCE")]
+        rows += [(u.word, u.entry.value if u.entry else "", str(u.count), _short(u.first_sentence))
+                 for u in report.with_entries[:n]]
+        print_table(rows, out)
+    if report.suggestions:
+        out.write(f"\nwords the voice will likely guess ({len(report.suggestions)}; "
+                  "`studio lexicon add` fixes one that sounds wrong):\n")
+        rows = [("WORD", "COUNT", "FIRST SENTENCE")]
+        rows += [(u.word, str(u.count), _short(u.first_sentence)) for u in report.suggestions[:n]]
+        print_table(rows, out)
+
+
+def _short(text: str, n: int = 60) -> str:
+    return text if len(text) <= n else text[: n - 1] + "\u2026"
 
 
 def _print_report(report, out: TextIO) -> None:  # report: studio.text.inspect.BookReport

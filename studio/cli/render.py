@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TextIO
 
 from studio.cli.bench import add_preset_arguments
+from studio.cli.triton import add_render_arguments as add_triton_arguments, triton_changes
 from studio.cli.common import EXIT_INCOMPLETE, RETRY_MESSAGE, ProgressLine, format_duration, parse_chapters
 from studio.core.errors import StudioError
 
@@ -51,6 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        help="PYTORCH_CUDA_ALLOC_CONF for the model (default: the environment's, "
                             "else expandable_segments:True in the model process)")
     add_preset_arguments(p)
+    add_triton_arguments(p)
     p.set_defaults(func=_cmd_render)
 
 
@@ -89,19 +91,31 @@ def _cmd_render(args: argparse.Namespace) -> int:
     if args.sample_rate is not None and not 8000 <= args.sample_rate <= 192000:
         raise StudioError(f"--sample-rate {args.sample_rate} is out of range (8000-192000 Hz)")
     isolation_from_args(args)  # bad model-process options stop here, before a project is touched
-    check_choice(args.preset, args.engine, args.streams)  # an unavailable preset stops here, with the reason
-    project = _open_project(args)
+    # an unavailable preset stops here, with the reason (on Triton the servers run it)
+    check_choice(args.preset, args.engine, args.streams, remote=bool(args.triton))
+    early = _early_start(args)
     engine = None
+    try:
+        project = _open_project(args)
+    except BaseException:
+        if early is not None:
+            early.close()
+        raise
     bar = ProgressLine(sys.stderr)
     try:
         settings = apply_choices(project, voice_id=args.voice, backend=args.engine)
+        changed, target = triton_changes(args, settings.triton)
+        if changed:
+            settings = settings.with_changes(triton=target)
+            project.update_settings(settings)
         settings = choose_preset(project, settings, args.preset, args.engine)
         chapters = (
             parse_chapters(args.chapters, len(project.chapters())) if args.chapters else default_chapters(project)
         )
         skipped = 0 if args.chapters else len(project.chapters()) - len(chapters)
         plan = render_plan(args, settings)
-        engine, factory = build_engine(plan), voice_engines(plan)
+        engine = early.take(plan) if early is not None else None
+        engine, factory = engine or build_engine(plan), voice_engines(plan)
         stored = "" if settings.preset else f" (project has no preset: {settings.backend} default)"
         sys.stderr.write(f"studio: {plan.describe()}{stored}\n")
         try:
@@ -116,6 +130,8 @@ def _cmd_render(args: argparse.Namespace) -> int:
             project, args.output, args.format, ready, args.sample_rate, engine=engine, engine_for=factory
         ) if ready else []
     finally:
+        if early is not None:
+            early.close()
         if engine is not None:
             engine.close()
         project.close()
@@ -167,23 +183,36 @@ def _report_incomplete(broken, titles: dict[int, str], *, exported: int, out: Te
     out.write(f"studio: {RETRY_MESSAGE}\n")
 
 
-def _open_project(args: argparse.Namespace):  # -> studio.project.Project
-    """The project for ``args.input``: a project folder, or a manuscript's (new or resumed)."""
+def _early_start(args: argparse.Namespace):  # -> studio.jobs.engines.EarlyStart | None
+    """Start the model while a *new* project is created from a manuscript.
+
+    Only for a manuscript whose project does not exist yet: then the plan is known
+    from the arguments alone (the voice and preset asked for, else the defaults),
+    and there is surely something to synthesize. A resumed project may be fully
+    rendered already, and then nothing should load at all.
+    """
     from studio.engine.voice.catalog import get_voice
-    from studio.jobs.session import default_project_dir, new_project_settings, open_for_manuscript
-    from studio.project import Project
+    from studio.jobs.engines import BACKEND_PRESETS, EarlyStart, plan_engine
+    from studio.jobs.session import default_project_dir
 
     src: Path = args.input
-    if not src.exists():
-        raise StudioError(f"{src}: no such file or folder")
-    if src.is_dir():
-        if not Project.is_project(src):
-            raise StudioError(f"{src} is a folder but not a studio project; give a manuscript file or a project folder")
-        return Project.open(src)
-    voice = get_voice(args.voice)
-    settings = new_project_settings(voice, args.engine or "onnx")
-    folder = args.project or default_project_dir(src, args.output)
-    opened = open_for_manuscript(src, folder, settings, max_sentence_chars=args.max_sentence_chars)
-    if opened.action != "created":
+    if args.triton or not src.is_file() or (args.project or default_project_dir(src, args.output)).exists():
+        return None
+    try:
+        voice = get_voice(args.voice)
+    except StudioError:
+        return None  # _open_project reports it
+    preset = args.preset or BACKEND_PRESETS.get(args.engine or "onnx")
+    return EarlyStart(plan_engine(preset, voice, streams=args.streams, isolation=isolation_from_args(args)))
+
+
+def _open_project(args: argparse.Namespace):  # -> studio.project.Project
+    """The project for ``args.input``: a project folder, or a manuscript's (new or resumed)."""
+    from studio.jobs.session import default_project_dir, open_project
+
+    folder = None if args.input.is_dir() else args.project or default_project_dir(args.input, args.output)
+    opened = open_project(args.input, folder=folder, voice_id=args.voice, backend=args.engine or "onnx",
+                          max_sentence_chars=args.max_sentence_chars)
+    if opened.action not in ("created", "opened"):
         sys.stderr.write(f"studio: {opened.action} project {folder}\n")
     return opened.project

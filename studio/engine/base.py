@@ -15,6 +15,7 @@ from typing import Sequence
 import numpy as np
 
 from studio.core.errors import EngineError
+from studio.core.lexicon import Lexicon
 
 #: Longest phoneme-id sequence one synthesis request may carry. The text layer splits
 #: sentences at 500 characters (~1,200 ids of prose, ~2,900 of spelled-out numbers),
@@ -80,11 +81,14 @@ class Engine(ABC):
         """Load weights / create sessions. Idempotent."""
 
     @abstractmethod
-    def text_to_ids(self, text: str, language: str) -> list[int]:
+    def text_to_ids(self, text: str, language: str, lexicon: Lexicon | None = None) -> list[int]:
         """The voice's own front end: one id sequence for one sentence.
 
         ``language`` (ISO 639-1, e.g. ``"fr"``) is passed to the phonemizer
-        explicitly; the engine never guesses it.
+        explicitly; the engine never guesses it. ``lexicon`` (the pronunciation
+        entries that apply to this sentence) is applied by the shared Piper front
+        end (:class:`~studio.engine.voice.phonemize.PiperFrontEnd`); wrappers only
+        forward it, so every engine and preset says a word the same way.
         """
 
     @abstractmethod
@@ -95,6 +99,16 @@ class Engine(ABC):
 
         Padding used internally must never leak into an item's audio.
         """
+
+    def synthesize_each(
+        self, ids: Sequence[Sequence[int]], settings: SynthesisSettings
+    ) -> "list[np.ndarray | Exception]":
+        """Like :meth:`synthesize_batch`, but an item may come back as the exception
+        that item alone raised. The render loop calls this: an engine that can tell
+        which item broke the batch (a model process that crashed on one sentence)
+        fails that sentence only. Other errors propagate; the loop then tries each
+        item alone."""
+        return list(self.synthesize_batch(ids, settings))
 
     def synthesize(self, text: str, language: str, settings: SynthesisSettings) -> np.ndarray:
         """Convenience for one sentence; refuses over-long ones (:class:`SentenceTooLong`)."""
@@ -124,7 +138,9 @@ class DelegatingEngine(Engine):
 
     Why: lending, counting or guarding an engine (the GUI worker lends its loaded
     model to a render; tests count what is spoken) should not restate the interface.
-    ``close`` is not forwarded: the owner of ``inner`` closes it.
+    ``close`` is not forwarded: the owner of ``inner`` closes it. Nor is
+    ``synthesize_each``: it goes through this wrapper's ``synthesize_batch``, so a
+    wrapper that changes batches is obeyed; a pure lend forwards it itself.
     """
 
     def __init__(self, inner: Engine) -> None:
@@ -138,8 +154,8 @@ class DelegatingEngine(Engine):
     def load(self) -> None:
         self.inner.load()
 
-    def text_to_ids(self, text: str, language: str) -> list[int]:
-        return self.inner.text_to_ids(text, language)
+    def text_to_ids(self, text: str, language: str, lexicon: Lexicon | None = None) -> list[int]:
+        return self.inner.text_to_ids(text, language, lexicon)
 
     def synthesize_batch(self, ids: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[np.ndarray]:
         return self.inner.synthesize_batch(ids, settings)

@@ -1,6 +1,13 @@
 """GPU memory facts and the one policy for giving CUDA memory back.
 
-Two views of VRAM, because they answer different questions:
+Three views of VRAM, because they answer different questions:
+
+* the **device** (``torch.cuda.mem_get_info``, i.e. ``cudaMemGetInfo``; NVML when
+  torch cannot say): bytes in use on the GPU by everything -- the CUDA context,
+  torch's cache, cuDNN/cuBLAS workspaces, TensorRT engines and their activation
+  memory (which TensorRT allocates itself, invisible to torch's allocator) and
+  other processes. This is the one measure every preset shares, so the desktop
+  readout and the GPU check use it (:func:`device_memory`, :class:`DevicePeakMeter`).
 
 * the **torch caching allocator** (``torch.cuda.memory_allocated`` /
   ``max_memory_allocated`` / ``memory_reserved``): what *this process's* torch
@@ -59,6 +66,9 @@ class VramStats:
     nvml_used: int | None = None
     """NVML: device memory in use by everyone (context, other processes, TensorRT...)."""
     nvml_total: int | None = None
+    device_used: int | None = None
+    """Device level (``mem_get_info``, else NVML): what the GPU has in use, TensorRT included."""
+    device_total: int | None = None
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -69,11 +79,11 @@ class VramStats:
         def mib(v: int | None) -> str:
             return "n/a" if v is None else f"{v / MiB:.0f} MiB"
 
-        if self.device_name is None and self.nvml_used is None:
+        if self.device_name is None and self.device_used is None:
             return "no CUDA device"
         return (
             f"{self.device_name}: allocated {mib(self.allocated)}, peak {mib(self.peak_allocated)}, "
-            f"reserved {mib(self.reserved)}, device used {mib(self.nvml_used)} of {mib(self.nvml_total)}"
+            f"reserved {mib(self.reserved)}, device used {mib(self.device_used)} of {mib(self.device_total)}"
         )
 
 
@@ -120,16 +130,90 @@ def nvml_memory(index: int = 0) -> tuple[int, int] | None:
         return None
 
 
+def device_memory(device=None) -> tuple[int, int] | None:
+    """``(used, total)`` bytes of the whole device, or None without a CUDA device.
+
+    ``torch.cuda.mem_get_info`` first (no extra library, and it is what the CUDA
+    driver itself reports), NVML second. Either counts memory torch's allocator does
+    not know about (TensorRT's engines and activations, the CUDA context).
+    """
+    cuda = _torch_cuda()
+    index = _device_index(device)
+    if cuda is not None:
+        try:
+            free, total = cuda.mem_get_info(index)
+            return int(total) - int(free), int(total)
+        except Exception as exc:  # pragma: no cover - broken driver
+            _LOGGER.debug("mem_get_info failed: %s", exc)
+    return nvml_memory(index)
+
+
+class DevicePeakMeter:
+    """Highest device-level use while a block runs, sampled from a background thread.
+
+    Why sampling: the device has no peak counter (torch's ``max_memory_reserved``
+    sees only torch's own allocations), and a batch's activations live only while
+    it runs. A thread reads :func:`device_memory` every ``interval_s`` (cheap: no
+    synchronisation) and keeps the maximum; the reading before and after is
+    included, so a block shorter than the interval is still measured at its ends.
+    ``peak`` / ``start`` are None without a CUDA device.
+    """
+
+    def __init__(self, device=None, interval_s: float = 0.002) -> None:
+        self.device = device
+        self.interval_s = interval_s
+        self.start: int | None = None
+        self.peak: int | None = None
+        self._stop = None
+        self._thread = None
+
+    def _sample(self) -> None:
+        now = device_memory(self.device)
+        if now is not None and (self.peak is None or now[0] > self.peak):
+            self.peak = now[0]
+
+    def __enter__(self) -> "DevicePeakMeter":
+        import threading
+
+        first = device_memory(self.device)
+        self.start = None if first is None else first[0]
+        self.peak = self.start
+        if first is not None:
+            self._stop = threading.Event()
+
+            def loop() -> None:
+                while not self._stop.wait(self.interval_s):
+                    self._sample()
+
+            self._thread = threading.Thread(target=loop, name="device-peak-meter", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join()
+        self._sample()
+
+    @property
+    def rise(self) -> int | None:
+        """Peak minus the reading at the start: what the block added at its highest."""
+        return None if self.peak is None or self.start is None else self.peak - self.start
+
+
 def vram_stats(device=None) -> VramStats:
     """Current and peak VRAM of ``device`` (index, ``"cuda:1"`` or None = current)."""
     cuda = _torch_cuda()
     index = _device_index(device)
     nvml = nvml_memory(index)
+    dev = device_memory(index) if cuda is not None else nvml
     if cuda is None:
         if nvml is None:
             return VramStats()
-        return VramStats(nvml_used=nvml[0], nvml_total=nvml[1])
+        return VramStats(nvml_used=nvml[0], nvml_total=nvml[1], device_used=nvml[0], device_total=nvml[1])
     return VramStats(
+        device_used=None if dev is None else dev[0],
+        device_total=None if dev is None else dev[1],
         device_name=cuda.get_device_name(index),
         allocated=int(cuda.memory_allocated(index)),
         peak_allocated=int(cuda.max_memory_allocated(index)),

@@ -28,10 +28,12 @@ from __future__ import annotations
 import importlib
 import logging
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from studio.core.errors import EngineError, PresetUnavailable
-from studio.engine.base import Engine
+
+if TYPE_CHECKING:  # the engine interface pulls in numpy: `studio --help` and the parsers need only the data
+    from studio.engine.base import Engine
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -202,7 +204,9 @@ def availability(preset: str | Preset, device: str | None = None) -> tuple[bool,
             try:
                 trt = _import("tensorrt")
             except ImportError:
-                return False, "TensorRT is not installed (pip install tensorrt)"
+                from studio.engine.tensorrt.runtime import INSTALL_HINT
+
+                return False, f"TensorRT is not installed ({INSTALL_HINT})"
             except Exception as exc:  # missing libnvinfer etc.
                 return False, f"TensorRT cannot be imported: {type(exc).__name__}: {exc}"
             return True, f"TensorRT {getattr(trt, '__version__', '?')} on {why_cuda}"

@@ -8,7 +8,7 @@ imported by the parent at all.
 Wire format (one duplex ``multiprocessing`` pipe, pickled tuples):
 
 parent -> child
-    ``("ids", text, language)``                  run the voice's front end
+    ``("ids", text, language, lexicon)``         run the voice's front end (lexicon may be None)
     ``("synth", items, settings)``               ``items`` = list of ``(text | None, ids)``
     ``("stats",)``                               memory snapshot only
     ``("close",)``                               exit cleanly (code 0)
@@ -71,6 +71,7 @@ def _memory(served: int) -> dict[str, Any]:
         "cuda_allocated_bytes": None,
         "cuda_peak_bytes": None,
         "cuda_reserved_bytes": None,
+        "cuda_device_used_bytes": None,
         "sentences": served,
         "at": time.time(),
     }
@@ -81,6 +82,8 @@ def _memory(served: int) -> dict[str, Any]:
                 stats["cuda_allocated_bytes"] = int(torch.cuda.memory_allocated())
                 stats["cuda_peak_bytes"] = int(torch.cuda.max_memory_allocated())
                 stats["cuda_reserved_bytes"] = int(torch.cuda.memory_reserved())
+                free, total = torch.cuda.mem_get_info()  # device level: TensorRT, context, cuDNN too
+                stats["cuda_device_used_bytes"] = int(total) - int(free)
         except Exception:  # noqa: BLE001 - a broken CUDA stack must not kill us here, but say so
             log.exception("cannot read CUDA memory")
     return stats
@@ -119,8 +122,8 @@ def child_main(conn: Any, spec: Any, env: dict[str, str]) -> None:
             break
         try:
             if kind == "ids":
-                _, text, language = msg
-                payload: Any = list(engine.text_to_ids(text, language))
+                _, text, language, lexicon = msg
+                payload: Any = list(engine.text_to_ids(text, language, lexicon))
             elif kind == "synth":
                 _, items, settings = msg
                 needle = os.environ.get(FAULT_ENV)

@@ -14,7 +14,12 @@ the desktop and CLI paths can be compared value by value) and built by
   :class:`~studio.engine.serving.batched.BatchedEngine` of length-bucketed batches;
 * around that, with :class:`Isolation`, an
   :class:`~studio.jobs.isolation.IsolatedEngine` whose child process builds the same
-  plan in-process, so a native crash costs one sentence, not the job.
+  plan in-process, so a native crash costs one sentence, not the job;
+* or, when the plan names Triton servers (``EnginePlan.triton``, from the project's
+  settings), a :class:`~studio.engine.triton.client.TritonEngine` that sends the
+  preset's synthesis to them: no local model, so no streams and no model process;
+  the render loop hands it ``batch x in_flight`` sentences per call so that several
+  requests are in flight at once.
 
 The plan also fixes how many sentences the render loop hands the engine at once
 (``batch_size``), so the loop and the engine agree.
@@ -31,6 +36,7 @@ from studio.engine.presets import DEFAULT_PRESET, get_preset
 from studio.jobs.isolation_spec import DEFAULT_CUDA_ALLOC_CONF, DEFAULT_RECYCLE_AFTER
 
 if TYPE_CHECKING:
+    from studio.engine.triton.servers import TritonTarget
     from studio.engine.voice.catalog import VoiceInfo
     from studio.project.settings import ProjectSettings
 
@@ -68,7 +74,8 @@ class EnginePlan:
     ``streams`` > 1 runs that many single-thread engines; ``batch_size`` is how many
     sentences the render loop hands the engine per call (and the CUDA batcher's
     largest batch). ``options`` are extra keywords for the preset's engine
-    (``cache_dir``, ``calibration_sentences`` for the INT8 presets).
+    (``cache_dir``, ``calibration_sentences`` for the INT8 presets). ``triton``: render
+    on these Triton servers instead of a local model.
     """
 
     preset: str
@@ -79,6 +86,7 @@ class EnginePlan:
     threads: int | None = None
     isolation: Isolation | None = None
     options: tuple[tuple[str, Any], ...] = ()
+    triton: "TritonTarget | None" = None
 
     @property
     def batched(self) -> bool:
@@ -93,6 +101,9 @@ class EnginePlan:
 
     def describe(self) -> str:
         """How the plan renders, in one line (the engine's own line comes from describe())."""
+        if self.triton is not None:
+            return (f"preset {self.preset} on Triton ({', '.join(self.triton.servers)}): "
+                    f"{self.batch_size} sentences at a time, {self.triton.in_flight} request(s) in flight")
         if self.streams > 1:
             how = f"{self.streams} stream(s) x 1 thread, {self.batch_size} sentences at a time"
         elif self.batched:
@@ -113,16 +124,22 @@ def plan_engine(
     threads: int | None = None,
     isolation: Isolation | None = None,
     options: tuple[tuple[str, Any], ...] = (),
+    triton: "TritonTarget | None" = None,
 ) -> EnginePlan:
     """The plan for ``preset`` with the measured defaults filled in.
 
     CPU stream presets get one single-thread stream per physical core and
     :data:`SENTENCES_PER_STREAM` sentences per stream per call; CUDA presets get
     batches of :data:`CUDA_BATCH`; the rest speak one sentence at a time.
-    ``streams``/``batch_size`` override the defaults.
+    ``streams``/``batch_size`` override the defaults. With ``triton`` the model runs
+    on the servers: one "stream", ``batch x in_flight`` sentences per call, no
+    model process.
     """
     p = get_preset(preset or DEFAULT_PRESET)
     device = device or p.device
+    if triton is not None:
+        return EnginePlan(p.name, voice, device, 1, batch_size or triton.batch * triton.in_flight, threads, None,
+                          options, triton)
     if p.name in STREAM_PRESETS:
         from studio.engine.serving.streams import physical_cores
 
@@ -145,11 +162,14 @@ def plan_for_project(
     both call this, with the user's streams and isolation choices."""
     from studio.engine.voice.catalog import get_voice
 
-    return plan_engine(effective_preset(settings), get_voice(settings.voice_id), streams=streams, isolation=isolation)
+    return plan_engine(effective_preset(settings), get_voice(settings.voice_id), streams=streams, isolation=isolation,
+                       triton=settings.triton)
 
 
 def build_engine(plan: EnginePlan) -> Engine:
     """The engine stack for ``plan``, constructed and not yet loaded."""
+    if plan.triton is not None:
+        return _triton_engine(plan)
     if plan.isolation is not None:
         from studio.jobs.isolation import IsolatedEngine
         from studio.jobs.isolation_spec import EngineSpec
@@ -168,10 +188,40 @@ def build_engine(plan: EnginePlan) -> Engine:
                                  plan.streams, label=plan.preset)
     engine = open_preset(plan.preset, voice, device=plan.device, threads=plan.threads, **options)
     if plan.batched:
-        from studio.engine.serving.batched import BatchedEngine
-
-        return BatchedEngine(engine, max_batch_size=plan.batch_size, device=plan.device)
+        return batch_engine(engine, plan.batch_size, plan.device, close_engine=True)
     return engine
+
+
+def _triton_engine(plan: EnginePlan) -> Engine:
+    """The plan's voice on its Triton servers (model name: the target's, else the exported one)."""
+    from studio.engine.triton.client import TritonEngine
+    from studio.engine.triton.export import model_name_for
+    from studio.engine.voice.catalog import get_voice
+
+    assert plan.triton is not None
+    voice = plan.voice if plan.voice is not None else get_voice(None)
+    if voice.backend != "piper":
+        from studio.core.errors import EngineError
+
+        raise EngineError(f"voice {voice.id} is not a Piper voice; Triton serves Piper voices")
+    return TritonEngine(voice.config_path, plan.triton, plan.triton.model or model_name_for(voice.id, plan.preset))
+
+
+def batch_engine(engine: Engine, max_batch_size: int, device: str, *, close_engine: bool = False,
+                 max_batch_tokens: int | None = None, bucket_ratio: float | None = None) -> Engine:
+    """The CUDA render path's batching layer around an engine :func:`build_engine` made.
+
+    :func:`build_engine` wraps CUDA plans in exactly this; measurements call it to
+    compare batch sizes (or batched with unbatched output) on *one* loaded model
+    instead of loading one per batch size. ``close_engine`` False: the wrapper's
+    ``close`` leaves the inner engine open. ``max_batch_tokens`` None keeps the
+    device's measured default, and so does ``bucket_ratio`` None (``inf``: no length
+    buckets, every call's items go out in batches of ``max_batch_size``).
+    """
+    from studio.engine.serving.batched import BatchedEngine
+
+    return BatchedEngine(engine, max_batch_size=max_batch_size, device=device, close_engine=close_engine,
+                         max_batch_tokens=max_batch_tokens, bucket_ratio=bucket_ratio)
 
 
 #: plan -> constructed engine; :func:`build_engine`, or a test's shared engine
@@ -186,3 +236,49 @@ def voice_engines(plan: EnginePlan, build: EngineBuilder = build_engine) -> Call
         return build(plan.with_voice(get_voice(voice_id)))
 
     return make
+
+
+class EarlyStart:
+    """An engine stack built from a plan guessed before the project is open, loading
+    in the background meanwhile.
+
+    Why: a one-sentence ``studio render`` used to open the project (text import,
+    language detection: about a second of Python) and only then start the model
+    (process spawn, imports, sessions: about as long again). On two or more cores
+    the two can overlap. :meth:`take` hands the engine over when the real plan
+    equals the guess, else closes it (the render then builds its own, as before).
+    """
+
+    def __init__(self, plan: EnginePlan, build: EngineBuilder = build_engine) -> None:
+        import threading
+
+        self.plan = plan
+        self.engine: Engine | None = build(plan)
+        self._thread = threading.Thread(target=self._load, name="studio-early-load", daemon=True)
+        self._thread.start()
+
+    def _load(self) -> None:
+        try:
+            assert self.engine is not None
+            self.engine.load()
+        except Exception as exc:  # the render's own load() raises it again, with its context
+            log.info("early model start failed (%s); the render will retry", exc)
+
+    def take(self, plan: EnginePlan) -> Engine | None:
+        """The early engine if ``plan`` is the one guessed (the caller owns it then), else None."""
+        engine, self.engine = self.engine, None
+        if engine is None:
+            return None
+        if plan == self.plan:
+            return engine
+        log.info("plan changed after the project opened (%s); the early engine is dropped", plan.describe())
+        self._thread.join()
+        engine.close()
+        return None
+
+    def close(self) -> None:
+        """Drop the engine if nobody took it."""
+        engine, self.engine = self.engine, None
+        if engine is not None:
+            self._thread.join()
+            engine.close()

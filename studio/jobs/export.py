@@ -48,7 +48,7 @@ class ExportedFile:
     sample_rate: int
 
 
-class _Corrupt(Exception):
+class CorruptAudio(Exception):
     """A cache file failed verification while a chapter was being written."""
 
     def __init__(self, key: str) -> None:
@@ -62,11 +62,15 @@ def default_chapters(project: Project) -> list[int]:
     return project.chapter_control.included()
 
 
+def clean_filename(text: str, fallback: str) -> str:
+    """``text`` without characters illegal on common file systems, length capped."""
+    clean = _UNSAFE.sub(" ", text)
+    return " ".join(clean.split()).strip(" .")[:80].rstrip(" .") or fallback
+
+
 def safe_filename(title: str, number: int, width: int = 2) -> str:
-    """``"01 - Title"``: characters illegal on common file systems removed, length capped."""
-    clean = _UNSAFE.sub(" ", title)
-    clean = " ".join(clean.split()).strip(" .")[:80].rstrip(" .")
-    return f"{number:0{width}d} - {clean or f'Chapter {number}'}"
+    """``"01 - Title"`` (see :func:`clean_filename`)."""
+    return f"{number:0{width}d} - {clean_filename(title, f'Chapter {number}')}"
 
 
 def export_chapter_files(
@@ -97,7 +101,7 @@ def export_chapter_files(
             raise ProjectError(f"chapter {idx + 1} does not exist (the book has {len(all_chapters)})")
     if engine is not None and any(r.state != "done" for r in project.sentences(wanted)):
         render_project(project, engine, chapters=set(wanted), engine_for=engine_for, progress=progress)
-    _require_complete(project, wanted)
+    require_complete(project, wanted)
 
     settings = project.settings()
     book = project.book()
@@ -113,17 +117,17 @@ def export_chapter_files(
             log.warning("chapter %d '%s' has nothing to say; no file written", idx + 1, title)
             continue
         path = out / f"{safe_filename(names[idx], numbers[idx], width)}.{fmt}"
-        _remove_stale_temps(path, fmt)
+        remove_stale_temps(path, fmt)
         tags = AudioTags(title=names[idx], artist=book.author, album=book.title,
                          track=f"{numbers[idx]}/{len(all_chapters)}")
         for attempt in range(3):
             rows = project.sentences([idx])
-            rate = sample_rate or settings.output_sample_rate or _native_rate(project, rows)
+            rate = sample_rate or settings.output_sample_rate or native_rate(project, rows)
             counter = _Counter()
             try:
-                blocks = iter_chapter(*_clips(project, rows, title, settings.pauses), settings.pauses, rate)
+                blocks = iter_chapter(*chapter_clips(project, rows, title, settings.pauses), settings.pauses, rate)
                 write_audio(path, counter.count(blocks), rate, fmt, tags, bitrate=bitrate)
-            except _Corrupt as bad:
+            except CorruptAudio as bad:
                 project.invalidate_key(bad.key)
                 if engine is None or attempt == 2:
                     raise ProjectError(
@@ -131,7 +135,7 @@ def export_chapter_files(
                         "render the project again to repair it"
                     ) from None
                 render_project(project, engine, chapters={idx}, engine_for=engine_for, progress=progress)
-                _require_complete(project, [idx])
+                require_complete(project, [idx])
                 continue
             written.append(ExportedFile(path, idx, names[idx], counter.samples / rate, rate))
             log.info("wrote %s (%.1f s)", path, counter.samples / rate)
@@ -160,7 +164,7 @@ def incomplete_chapters(project: Project, chapters: Iterable[int]) -> dict[int, 
     return out
 
 
-def _require_complete(project: Project, chapters: list[int]) -> None:
+def require_complete(project: Project, chapters: list[int]) -> None:
     missing = incomplete_chapters(project, chapters)
     if not missing:
         return
@@ -174,7 +178,7 @@ def _require_complete(project: Project, chapters: list[int]) -> None:
     raise ProjectError("cannot export incomplete chapters; " + "; ".join(parts))
 
 
-def _remove_stale_temps(path: Path, fmt: str) -> None:
+def remove_stale_temps(path: Path, fmt: str) -> None:
     """Temp files of an earlier, killed export of this very chapter file.
 
     (Another process exporting the same chapter into the same folder at this very
@@ -189,7 +193,7 @@ def _remove_stale_temps(path: Path, fmt: str) -> None:
             log.warning("cannot remove stale temp file %s: %s", stale, err)
 
 
-def _native_rate(project: Project, rows: list[SentenceRow]) -> int:
+def native_rate(project: Project, rows: list[SentenceRow]) -> int:
     """The rate most of the chapter was rendered at (the default voice's, normally)."""
     rates: dict[int, int] = {}
     for row in rows:
@@ -210,10 +214,10 @@ def _join(clips: list[Clip], gap: float) -> Clip:
     for i, clip in enumerate(clips):
         audio = clip.audio if clip.sample_rate == rate else resample(clip.audio, clip.sample_rate, rate)
         parts += [audio] if i == 0 else [silence(gap, rate), audio]
-    return Clip(np.concatenate(parts).astype(np.float32), rate)
+    return Clip(np.concatenate(parts).astype(np.float32), rate, " ".join(c.text for c in clips))
 
 
-def _clips(
+def chapter_clips(
     project: Project, rows: list[SentenceRow], chapter_title: str, pauses: Pauses
 ) -> tuple[Clip | None, Iterator[list[Clip]]]:
     """The chapter's title clip and a lazy iterator of paragraphs' clips (verified reads).
@@ -226,11 +230,11 @@ def _clips(
     def load(row: SentenceRow) -> Clip:
         entry = project.cache_entry(row.cache_key) if row.cache_key else None
         if entry is None:
-            raise _Corrupt(row.expected_key)
+            raise CorruptAudio(row.expected_key)
         audio = project.cache.load(entry)
         if audio is None:
-            raise _Corrupt(entry.key)
-        return Clip(audio, entry.sample_rate)
+            raise CorruptAudio(entry.key)
+        return Clip(audio, entry.sample_rate, row.text)
 
     title_rows = [r for r in rows if r.is_title]
     body = [r for r in rows if not r.is_title]
@@ -272,4 +276,7 @@ class _Counter:
             yield block
 
 
-__all__ = ["ExportedFile", "default_chapters", "export_chapter_files", "export_chapters", "safe_filename"]
+__all__ = [
+    "CorruptAudio", "ExportedFile", "chapter_clips", "clean_filename", "default_chapters", "export_chapter_files", "export_chapters",
+    "native_rate", "remove_stale_temps", "require_complete", "safe_filename",
+]

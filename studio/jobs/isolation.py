@@ -83,6 +83,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from studio.core.errors import EngineError
+from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, SynthesisSettings
 from studio.jobs.isolation_process import _Child, _ChildDied, _death, _reap, spawn_child
 from studio.jobs.isolation_spec import (
@@ -139,7 +140,7 @@ class IsolatedEngine(Engine):
         self._closed = False
         self._sample_rate: int | None = None
         self._memory: ChildMemory | None = None
-        self._ids: OrderedDict[tuple[str, str], tuple[int, ...]] = OrderedDict()
+        self._ids: OrderedDict[tuple[str, str, str], tuple[int, ...]] = OrderedDict()
         self._texts: OrderedDict[tuple[int, ...], str] = OrderedDict()
         self._restarts = 0
         self._recycles = 0
@@ -168,12 +169,12 @@ class IsolatedEngine(Engine):
             inner = self._request(("describe",))
         return f"{inner}; model in a child process (restarted if it crashes)"
 
-    def text_to_ids(self, text: str, language: str) -> list[int]:
-        key = (text, language)
+    def text_to_ids(self, text: str, language: str, lexicon: Lexicon | None = None) -> list[int]:
+        key = (text, language, lexicon.digest() if lexicon else "")
         with self._lock:
             cached = self._ids.get(key)
             if cached is None:
-                cached = tuple(self._request(("ids", text, language)))
+                cached = tuple(self._request(("ids", text, language, lexicon or None)))
                 self._remember(key, cached)
             else:
                 self._ids.move_to_end(key)
@@ -273,6 +274,7 @@ class IsolatedEngine(Engine):
             cuda_allocated_bytes=last.cuda_allocated_bytes if last else None,
             cuda_peak_bytes=last.cuda_peak_bytes if last else None,
             cuda_reserved_bytes=last.cuda_reserved_bytes if last else None,
+            cuda_device_used_bytes=last.cuda_device_used_bytes if last else None,
             sentences=child.served,
             at=time.time(),
         )
@@ -324,7 +326,7 @@ class IsolatedEngine(Engine):
         if self.on_event is not None:
             self.on_event(event)
 
-    def _remember(self, key: tuple[str, str], ids: tuple[int, ...]) -> None:
+    def _remember(self, key: tuple[str, str, str], ids: tuple[int, ...]) -> None:
         self._ids[key] = ids
         self._texts[ids] = key[0]
         self._texts.move_to_end(ids)

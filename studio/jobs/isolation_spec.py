@@ -153,6 +153,8 @@ class ChildMemory:
     cuda_allocated_bytes: int | None = None
     cuda_peak_bytes: int | None = None
     cuda_reserved_bytes: int | None = None
+    #: whole-device use (``mem_get_info``): includes TensorRT, cuDNN and the CUDA context
+    cuda_device_used_bytes: int | None = None
     sentences: int = 0
     at: float = 0.0
 

@@ -45,13 +45,14 @@ def require_available(name: str) -> Preset:
     return preset
 
 
-def check_choice(preset: str | None, engine: str | None, streams: int | None = None) -> None:
-    """Validate ``--preset`` / ``--engine`` / ``--streams`` before a project is touched."""
+def check_choice(preset: str | None, engine: str | None, streams: int | None = None, *, remote: bool = False) -> None:
+    """Validate ``--preset`` / ``--engine`` / ``--streams`` before a project is touched
+    (``remote``: the preset runs on Triton servers, so this machine need not run it)."""
     if streams is not None and streams < 1:
         raise StudioError(f"--streams {streams} must be 1 or more")
     if not preset:
         return
-    p = require_available(preset)
+    p = get_preset(preset) if remote else require_available(preset)
     if engine and engine != backend_for(p):
         raise StudioError(
             f"--engine {engine} does not fit preset {p.name} (it runs on {p.engine}); leave out --engine"
@@ -61,6 +62,8 @@ def check_choice(preset: str | None, engine: str | None, streams: int | None = N
 def choose_preset(
     project: Project, settings: ProjectSettings, preset: str | None = None, engine: str | None = None
 ) -> ProjectSettings:
+    # A project rendering on Triton servers (settings.triton) runs its preset there:
+    # this machine need not be able to run it.
     """Apply ``--preset`` / ``--engine`` to the project's settings (see the module doc).
 
     Call after :func:`~studio.jobs.session.apply_choices` (which applies ``--engine``
@@ -81,7 +84,8 @@ def choose_preset(
         settings = wanted
         project.update_settings(settings)
         log.info("project preset: %s", settings.preset or f"{settings.backend} default")
-    require_available(effective_preset(settings))
+    if settings.triton is None:
+        require_available(effective_preset(settings))
     return settings
 
 

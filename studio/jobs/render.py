@@ -36,6 +36,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from studio.core.errors import DiskFull, ProjectError, StudioError
+from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, SynthesisSettings, check_ids_length
 from studio.project.cache import file_fingerprint
 from studio.project.settings import ProjectSettings
@@ -83,11 +84,16 @@ class RenderProgress:
 
 @dataclass(frozen=True)
 class SynthRequest:
-    """One sentence to speak: what the synthesizer seam receives."""
+    """One sentence to speak: what the synthesizer seam receives.
+
+    ``lexicon`` holds the pronunciation entries that occur in this sentence (the
+    same ones its cache key carries); the engine's front end applies them.
+    """
 
     sentence_id: int
     text: str
     language: str
+    lexicon: Lexicon = Lexicon()
 
 
 #: Requests in, one result per request out: float32 audio, or the exception that
@@ -102,18 +108,15 @@ def each_synthesizer(engine: Engine, settings: SynthesisSettings) -> BatchSynthe
     """Whole batches through the model, yet one result per sentence.
 
     Ids are made per request, so a front-end error or an over-long sentence fails
-    just that request. The rest go to the engine in one call: ``synthesize_each``
-    where the engine has it (:class:`~studio.jobs.isolation.IsolatedEngine`: a batch
-    that kills the model process twice is retried item by item, so only the
-    poisonous sentence gets :class:`~studio.jobs.isolation_spec.InferenceCrashed`), else
-    ``synthesize_batch``; if that call raises, each item is tried alone, so one bad
-    sentence never sinks its neighbours.
+    just that request. The rest go to the engine in one
+    :meth:`~studio.engine.base.Engine.synthesize_each` call (in a model process, a
+    batch that kills it twice is retried item by item, so only the poisonous sentence
+    gets :class:`~studio.jobs.isolation_spec.InferenceCrashed`); if that call raises,
+    each item is tried alone, so one bad sentence never sinks its neighbours.
     """
-    each = getattr(engine, "synthesize_each", None)
-    call = each if callable(each) else engine.synthesize_batch
 
     def one_call(ids_list: list[list[int]]) -> list[np.ndarray | Exception]:
-        results = list(call(ids_list, settings))
+        results = list(engine.synthesize_each(ids_list, settings))
         if len(results) != len(ids_list):
             raise ProjectError(f"engine returned {len(results)} results for {len(ids_list)} sentences")
         return results
@@ -124,7 +127,10 @@ def each_synthesizer(engine: Engine, settings: SynthesisSettings) -> BatchSynthe
         where: list[int] = []
         for i, req in enumerate(requests):
             try:
-                ids = engine.text_to_ids(req.text, req.language)
+                # no entries -> the plain call, so engines and wrappers see exactly
+                # what they saw before lexicons existed
+                ids = (engine.text_to_ids(req.text, req.language, req.lexicon) if req.lexicon
+                       else engine.text_to_ids(req.text, req.language))
                 check_ids_length(ids)
             except Exception as exc:  # noqa: BLE001 - recorded as the sentence's failure
                 out[i] = exc
@@ -415,7 +421,7 @@ class _Renderer:
         if synth is None:
             synth = self.synths[voice_id] = self.make_synthesizer(engine, self.settings.synthesis)
         started = time.monotonic()
-        results = synth([SynthRequest(r.id, r.text, r.language) for r in todo])
+        results = synth([SynthRequest(r.id, r.text, r.language, r.lexicon) for r in todo])
         self.synth_time += time.monotonic() - started
         if len(results) != len(todo):
             raise ProjectError(f"synthesizer returned {len(results)} results for {len(todo)} sentences")

@@ -8,13 +8,13 @@ re-imported and every unchanged sentence keeps its rendered audio.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
 from studio.core.errors import ProjectError, StudioError
+from studio.core.files import sha256_file
 from studio.core.types import Book
 from studio.engine.base import SynthesisSettings
 from studio.project.settings import ProjectSettings
@@ -27,18 +27,40 @@ PROJECT_SUFFIX = ".studio"
 
 @dataclass(frozen=True)
 class Opened:
-    """What :func:`open_for_manuscript` did: ``created``, ``reopened`` or ``reimported``."""
+    """What was done to open it: ``opened`` (a project folder), or for a manuscript
+    ``created``, ``reopened`` or ``reimported``."""
 
     project: Project
-    action: Literal["created", "reopened", "reimported"]
+    action: Literal["opened", "created", "reopened", "reimported"]
 
 
-def sha256_file(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+def open_project(
+    path: str | Path,
+    *,
+    folder: str | Path | None = None,
+    voice_id: str | None = None,
+    backend: str = "onnx",
+    max_sentence_chars: int = 500,
+) -> Opened:
+    """A project folder as it is (``opened``), or a manuscript's project, made or resumed.
+
+    The one way the command line and the desktop app open what the user points at.
+    A manuscript's project goes in ``folder`` (default: ``<name>.studio`` beside the
+    manuscript); a new one starts with ``voice_id`` (None: the bundled voice) on
+    ``backend``.
+    """
+    from studio.engine.voice.catalog import get_voice
+
+    path = Path(path)
+    if not path.exists():
+        raise StudioError(f"{path}: no such file or folder")
+    if path.is_dir():
+        if not Project.is_project(path):
+            raise StudioError(f"{path} is a folder but not a studio project; give a manuscript file or a project folder")
+        return Opened(Project.open(path), "opened")
+    settings = new_project_settings(get_voice(voice_id), backend)
+    folder = Path(folder) if folder is not None else default_project_dir(path, path.parent)
+    return open_for_manuscript(path, folder, settings, max_sentence_chars=max_sentence_chars)
 
 
 def default_project_dir(manuscript: str | Path, out_dir: str | Path) -> Path:
@@ -67,7 +89,9 @@ def open_for_manuscript(
         if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
             raise ProjectError(f"{folder} exists and is not a studio project; choose another --project folder")
         book = _import(manuscript, max_sentence_chars)
-        return Opened(Project.create(folder, book, settings, source_hash=digest), "created")
+        project = Project.create(folder, book, settings, source_hash=digest)
+        import_manuscript_lexicon(project, manuscript)
+        return Opened(project, "created")
 
     project = Project.open(folder)
     try:
@@ -82,11 +106,34 @@ def open_for_manuscript(
             )
         book = _import(manuscript, max_sentence_chars)
         project.replace_book(book, source_hash=digest)
+        import_manuscript_lexicon(project, manuscript)
         log.warning("%s changed since the project was made; re-imported it (unchanged sentences keep their audio)", manuscript.name)
         return Opened(project, "reimported")
     except BaseException:
         project.close()
         raise
+
+
+def import_manuscript_lexicon(project: Project, manuscript: Path) -> int:
+    """Pronunciations an EPUB 3 declares (PLS, SSML) become project lexicon entries.
+
+    Entries the project already has are kept (the producer's choice beats the
+    publisher's); a broken lexicon in the book is logged, never a reason to refuse
+    the manuscript. Returns how many entries were added.
+    """
+    if manuscript.suffix.lower() != ".epub":
+        return 0
+    from studio.text.epub_lexicon import read_epub_lexicon
+
+    try:
+        lexicon = read_epub_lexicon(manuscript)
+    except StudioError as err:
+        log.warning("%s: its pronunciation lexicon could not be read (%s); continuing without it", manuscript.name, err)
+        return 0
+    added = project.lexicon.add_missing(lexicon.entries, source="epub")
+    if added:
+        log.info("%s: %d pronunciation(s) from the book added to the project's lexicon", manuscript.name, added)
+    return added
 
 
 def _import(manuscript: Path, max_sentence_chars: int) -> Book:

@@ -59,11 +59,16 @@ def cache_key(
     voice: VoiceIdentity,
     engine: str,
     settings_token: str,
+    lexicon: str = "",
 ) -> str:
     """sha256 over every input that shapes the audio (see module docstring).
 
     ``engine`` names backend and preset (``"onnx/"``, ``"torch/fast"``): the same
-    voice through another backend or preset may sound different.
+    voice through another backend or preset may sound different. ``lexicon`` is the
+    digest of the pronunciation entries that occur in this sentence
+    (:meth:`studio.core.lexicon.Lexicon.digest`), so editing an entry re-renders
+    exactly the sentences containing it; it enters the key only when non-empty,
+    so sentences no entry touches keep the keys (and audio) they had before.
     """
     payload = json.dumps(
         {
@@ -74,6 +79,7 @@ def cache_key(
             "voice_sha256": voice.fingerprint,
             "engine": engine,
             "settings": settings_token,
+            **({"lexicon": lexicon} if lexicon else {}),
         },
         sort_keys=True,
         ensure_ascii=False,

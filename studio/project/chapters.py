@@ -10,6 +10,7 @@ left out), ``name`` NULL keeps the imported title.
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -18,10 +19,15 @@ from studio.core.errors import ProjectError
 if TYPE_CHECKING:
     from studio.project.store import Project
 
-CHAPTER_CONTROL_SCHEMA = """
-ALTER TABLE chapters ADD COLUMN included INTEGER;
-ALTER TABLE chapters ADD COLUMN name TEXT;
-"""
+CHAPTER_CONTROL_COLUMNS = {"included": "INTEGER", "name": "TEXT"}
+
+
+def add_chapter_control(conn: sqlite3.Connection) -> None:
+    """The migration step: the two columns, added only where missing (a step run twice is harmless)."""
+    have = {row[1] for row in conn.execute("PRAGMA table_info(chapters)")}
+    for column, kind in CHAPTER_CONTROL_COLUMNS.items():
+        if column not in have:
+            conn.execute(f"ALTER TABLE chapters ADD COLUMN {column} {kind}")
 
 
 @dataclass(frozen=True)

@@ -14,13 +14,13 @@ import sqlite3
 from typing import Callable
 
 from studio.core.errors import ProjectError
-from studio.project.chapters import CHAPTER_CONTROL_SCHEMA
+from studio.project.chapters import add_chapter_control
 from studio.project.takes import TAKES_SCHEMA
 
 log = logging.getLogger(__name__)
 
 #: Version written by this code. Bump it and add a step to ``MIGRATIONS`` together.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 STATES = ("pending", "rendering", "done", "failed")
 
@@ -112,6 +112,25 @@ CREATE TABLE voice_fingerprints (
 );
 """
 
+#: v2: the project's pronunciation lexicon (additive: a new table, nothing else
+#: changes). ``grapheme_key`` is the grapheme as matched (casefolded unless the
+#: entry is case-sensitive) so that re-adding a word replaces its entry.
+_SCHEMA_V2_LEXICON = """
+CREATE TABLE IF NOT EXISTS lexicon_entries (
+    id              INTEGER PRIMARY KEY,
+    grapheme        TEXT NOT NULL,
+    grapheme_key    TEXT NOT NULL,
+    kind            TEXT NOT NULL CHECK (kind IN ('alias', 'phoneme')),
+    value           TEXT NOT NULL,
+    case_sensitive  INTEGER NOT NULL DEFAULT 0,
+    language        TEXT NOT NULL DEFAULT '',
+    source          TEXT NOT NULL DEFAULT '',
+    updated_at      TEXT NOT NULL DEFAULT (datetime('now')),
+    UNIQUE (grapheme_key, language, case_sensitive)
+);
+"""
+
+
 def _apply_script(conn: sqlite3.Connection, script: str) -> None:
     """Run a multi-statement script inside the caller's transaction.
 
@@ -138,11 +157,12 @@ def _split_sql(script: str) -> list[str]:
 #: transaction). Version 0 is a brand-new, empty file.
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     0: lambda conn: _apply_script(conn, _SCHEMA_V1),
-    # v2: takes (every synthesis of a sentence kept; see studio.project.takes). Older
+    1: lambda conn: _apply_script(conn, _SCHEMA_V2_LEXICON),
+    # v3: takes (every synthesis of a sentence kept; see studio.project.takes). Older
     # projects start with none; a sentence's current audio becomes its first take
     # the first time it is taken again. Chapters get the producer's controls
     # (included, name; NULL keeps the import's choice: front matter left out).
-    1: lambda conn: _apply_script(conn, TAKES_SCHEMA + CHAPTER_CONTROL_SCHEMA),
+    2: lambda conn: (_apply_script(conn, TAKES_SCHEMA), add_chapter_control(conn)),
 }
 
 

@@ -11,8 +11,9 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Mapping
 
 from studio.audio.assemble import Pauses
-from studio.core.errors import ProjectError
+from studio.core.errors import ProjectError, StudioError
 from studio.engine.base import SynthesisSettings
+from studio.engine.triton.servers import TritonTarget
 
 BACKENDS = ("onnx", "torch")
 
@@ -24,7 +25,10 @@ class ProjectSettings:
     ``voice_id`` is the default voice; ``language_voices`` maps ISO 639-1 codes to
     other voices for passages in that language. ``backend`` + ``preset`` name the
     engine configuration (they enter the cache key). ``output_sample_rate`` None
-    means "the voice's own rate".
+    means "the voice's own rate". ``triton`` (None: render on this machine) sends
+    synthesis to Triton servers: addresses, model name, TLS files and how long to
+    wait for servers that stop answering. It is where the preset runs, not what it
+    computes, so it does not enter cache keys (Triton's audio equals the local one).
     """
 
     voice_id: str
@@ -34,6 +38,7 @@ class ProjectSettings:
     pauses: Pauses = Pauses()
     output_sample_rate: int | None = None
     language_voices: Mapping[str, str] = field(default_factory=dict, hash=False)
+    triton: TritonTarget | None = None
 
     def __post_init__(self) -> None:
         if not self.voice_id:
@@ -62,6 +67,7 @@ class ProjectSettings:
             "synthesis": asdict(self.synthesis),
             "pauses": asdict(self.pauses),
             "output_sample_rate": self.output_sample_rate,
+            "triton": asdict(self.triton) if self.triton is not None else None,
         }
 
     @classmethod
@@ -77,6 +83,15 @@ class ProjectSettings:
                 pauses=pauses,
                 output_sample_rate=rows.get("output_sample_rate"),
                 language_voices=dict(language_voices),
+                triton=_triton_from_row(rows.get("triton")),
             )
-        except (KeyError, TypeError, ValueError) as err:
+        except (KeyError, TypeError, ValueError, StudioError) as err:
             raise ProjectError(f"project settings are damaged ({err})") from err
+
+
+def _triton_from_row(row: Any) -> TritonTarget | None:
+    if not row:
+        return None
+    values = dict(row)
+    values["servers"] = tuple(values.get("servers") or ())
+    return TritonTarget(**values)

@@ -24,9 +24,11 @@ from typing import Iterable, Iterator
 
 from studio.core.errors import DiskFull, ProjectError, is_disk_full
 from studio.core.language import language_family
+from studio.core.lexicon import Lexicon
 from studio.core.types import Book
 from studio.project import bookdb
 from studio.project.cache import AudioCache, CacheEntry, VoiceIdentity, cache_key
+from studio.project.lexicon import ProjectLexicon
 from studio.project.schema import STATES, configure, ensure_schema
 from studio.project.chapters import ProjectChapters
 from studio.project.settings import ProjectSettings
@@ -42,7 +44,10 @@ class SentenceRow:
     ``chapter``/``paragraph``/``index`` are 0-based positions (``paragraph`` None:
     the chapter title). ``language`` is effective (override applied). ``state`` is
     effective too: a ``done`` row whose audio was made for other inputs (edited
-    text, new language, other voice or settings) reads ``pending``.
+    text, new language, other voice or settings, a changed lexicon entry it
+    contains) reads ``pending``. ``lexicon`` holds the pronunciation entries that
+    occur in the sentence: what the render hands the front end, and what its key
+    carries.
     """
 
     id: int
@@ -61,6 +66,7 @@ class SentenceRow:
     duration: float | None
     checksum: str | None
     synth_count: int
+    lexicon: Lexicon = Lexicon()
 
     @property
     def is_title(self) -> bool:
@@ -291,6 +297,11 @@ class Project:
             if cur.rowcount != 1:
                 raise ProjectError(f"there is no sentence with id {sentence_id}")
 
+    @property
+    def lexicon(self) -> ProjectLexicon:
+        """The project's pronunciation lexicon (see :mod:`studio.project.lexicon`)."""
+        return ProjectLexicon(self)
+
     # ------------------------------------------------------------ settings
 
     def settings(self) -> ProjectSettings:
@@ -327,6 +338,7 @@ class Project:
         """Every spoken unit (titles included) in reading order, with effective state."""
         settings = self.settings()
         prints = self.voice_fingerprints()
+        lexicon = self.lexicon.effective()
         sql = (
             "SELECT s.id, c.idx, p.idx, s.idx, s.ord, s.text, COALESCE(p.language_override, s.language),"
             " s.was_split, s.trailing, s.state, s.reason, s.cache_key, s.duration, s.checksum, s.synth_count"
@@ -341,9 +353,11 @@ class Project:
         rows = []
         for r in self._conn().execute(sql + " ORDER BY s.ord", params):
             voice_id = self.voice_for(r[6], settings)
+            used = lexicon.applicable(r[5], r[6])
             key = cache_key(
                 text=r[5], language=r[6], voice=VoiceIdentity(voice_id, prints.get(voice_id, "")),
                 engine=settings.engine_token, settings_token=settings.synthesis.cache_token(),
+                lexicon=used.digest(),
             )
             state = r[9]
             if state == "done" and r[11] != key:
@@ -351,7 +365,7 @@ class Project:
             rows.append(SentenceRow(
                 id=r[0], chapter=r[1], paragraph=r[2], index=r[3], order=r[4], text=r[5], language=r[6],
                 was_split=bool(r[7]), trailing=r[8], state=state, reason=r[10], cache_key=r[11],
-                expected_key=key, duration=r[12], checksum=r[13], synth_count=r[14],
+                expected_key=key, duration=r[12], checksum=r[13], synth_count=r[14], lexicon=used,
             ))
         return rows
 

@@ -41,7 +41,7 @@ MAX_TAKES = 5
 TAKES_DIR = "takes"
 
 TAKES_SCHEMA = """
-CREATE TABLE takes (
+CREATE TABLE IF NOT EXISTS takes (
     id           INTEGER PRIMARY KEY,
     key          TEXT NOT NULL,
     text         TEXT NOT NULL,
@@ -54,8 +54,8 @@ CREATE TABLE takes (
     duration     REAL NOT NULL,
     created_at   TEXT NOT NULL DEFAULT (datetime('now'))
 );
-CREATE INDEX takes_words ON takes(text, language);
-CREATE INDEX takes_key ON takes(key);
+CREATE INDEX IF NOT EXISTS takes_words ON takes(text, language);
+CREATE INDEX IF NOT EXISTS takes_key ON takes(key);
 """
 
 

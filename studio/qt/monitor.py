@@ -184,7 +184,9 @@ class MonitorThread(QThread):
         engine = self.stats.engine
         memory = getattr(engine, "memory", None) if engine is not None else None
         if memory is not None and getattr(memory, "cuda_allocated_bytes", None) is not None:
-            used = memory.cuda_reserved_bytes or memory.cuda_allocated_bytes
+            # device level first: it includes TensorRT and the CUDA context, which
+            # torch's allocator does not see (see studio.engine.cuda_info)
+            used = memory.cuda_device_used_bytes or memory.cuda_reserved_bytes or memory.cuda_allocated_bytes
             return used, memory.cuda_peak_bytes, "CUDA (model process)"
         torch = sys.modules.get("torch")
         if torch is None:
@@ -195,7 +197,7 @@ class MonitorThread(QThread):
             from studio.engine.cuda_info import vram_stats
 
             v = vram_stats()
-            return v.nvml_used or v.reserved, v.peak_reserved or v.peak_allocated, v.device_name or "CUDA"
+            return v.device_used or v.reserved, v.peak_reserved or v.peak_allocated, v.device_name or "CUDA"
         except Exception:  # noqa: BLE001 - a flaky driver must not stop the readouts
             log.debug("VRAM readout failed", exc_info=True)
             return None, None, self.stats.device

@@ -47,7 +47,11 @@ EMIT_EVERY_S = 0.25
 
 class _Borrowed(DelegatingEngine):
     """Lends a worker-owned engine to ``render_project``, which closes what it is given
-    (``DelegatingEngine.close`` does nothing: the worker closes the model itself)."""
+    (``DelegatingEngine.close`` does nothing: the worker closes the model itself).
+    A pure lend: the model process's per-sentence crash handling stays in effect."""
+
+    def synthesize_each(self, ids: Sequence[Sequence[int]], settings: SynthesisSettings) -> list:
+        return self.inner.synthesize_each(ids, settings)
 
 
 class PreviewFeed:
@@ -289,7 +293,8 @@ class RenderWorker(QThread):
 
                 settings = self._job_settings or self.project.settings()  # never swap engines mid-job
                 engine = self._engine(passage.voice_id, settings)
-                act.chunks = stream_passage(engine, passage.text, passage.language, settings.synthesis)
+                act.chunks = stream_passage(engine, passage.text, passage.language, settings.synthesis,
+                                            lexicon=self.project.lexicon.effective())
             chunk = next(act.chunks, None)
         except Exception as exc:  # noqa: BLE001 - the player says why and skips the passage
             info = describe_error(exc, "synthesize the preview")

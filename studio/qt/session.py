@@ -25,13 +25,13 @@ from studio.audio.assemble import Pauses
 from studio.core.errors import StudioError
 from studio.core.language import language_family
 from studio.jobs.engines import EngineBuilder, Isolation, build_engine
+from studio.jobs.session import Opened, open_project
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project
 from studio.qt.facts import read_bench
 from studio.qt.jobqueue import JobQueue
 from studio.qt.messages import ErrorInfo, ExportProgress, JobSpec, StateDelta
 from studio.qt.monitor import MonitorThread, RenderStats, StallMeter
-from studio.qt.opening import create_project, open_any
 from studio.qt.planning import BookPlan, book_chapters, is_small_selection, plan_book
 from studio.qt.preview import PreviewController, SinkFactory
 from studio.qt.render_worker import RenderWorker
@@ -109,17 +109,18 @@ class ProjectSession(QObject):
 
     def open_path(self, path: str | Path, on_done: Callable[[BookSnapshot], None] | None = None) -> None:
         self.message.emit(f"Opening {Path(path).name}\u2026")
-        self._load(lambda: open_any(path), on_done)
+        self._load(lambda: open_project(path), on_done)
 
     def create(self, manuscript: str | Path, folder: str | Path) -> None:
         self.message.emit(f"Importing {Path(manuscript).name}\u2026")
-        self._load(lambda: create_project(manuscript, folder), None)
+        self._load(lambda: open_project(manuscript, folder=folder), None)
 
-    def _load(self, opener: Callable[[], tuple[Project, str]], on_done) -> None:
+    def _load(self, opener: Callable[[], Opened], on_done) -> None:  # noqa: ANN001
         minutes = self.long_chapter_minutes
 
         def work():
-            project, action = opener()
+            opened = opener()
+            project, action = opened.project, opened.action
             try:
                 return project, action, build_snapshot(project, long_chapter_minutes=minutes), project.settings()
             except BaseException:
@@ -464,6 +465,22 @@ class ProjectSession(QObject):
 
         self.export_tasks.run(work, on_progress=on_progress, on_done=on_done, on_error=on_error,
                               action="export the chapters")
+
+    def publish(self, out_dir: str | Path, fmt: str, chapters: Sequence[int], *, cover: str | None = None,
+                on_progress=None, on_done=None, on_error=None) -> None:  # noqa: ANN001
+        """Publish-ready files (mastered, tagged, ACX-checked; see :mod:`studio.jobs.publish`)
+        in the background; progress per chapter, ``on_done`` gets the frozen PublishResult."""
+        from studio.jobs.publish import PublishOptions, publish
+
+        project = self._need()
+        options = PublishOptions(fmt=fmt, chapters=sorted(set(chapters)), cover=Path(cover) if cover else None)
+
+        def work(report=lambda _p: None):  # noqa: ANN001, ANN202 - called without it when nobody listens
+            return publish(project, out_dir, options,
+                           progress=lambda p: report(ExportProgress(p.done, p.total, p.current)))
+
+        self.export_tasks.run(work, on_progress=on_progress, on_done=on_done, on_error=on_error,
+                              action="publish the book")
 
     # ------------------------------------------------------------ helpers
 

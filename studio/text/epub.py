@@ -84,6 +84,33 @@ def read_epub(path: Path, *, max_bytes: int) -> RawBook:
     )
 
 
+#: Cover art larger than this is not read (no real cover comes close).
+MAX_COVER_BYTES = 20 * 1024 * 1024
+_IMAGE_TYPES = ("image/jpeg", "image/png")
+
+
+def read_cover(path: Path) -> tuple[bytes, str] | None:
+    """The EPUB's cover image as ``(bytes, media type)``, or None when it has none.
+
+    EPUB 3 marks the manifest item ``properties="cover-image"``; EPUB 2 names its
+    id in ``<meta name="cover" content="...">``. Only JPEG and PNG are returned
+    (what audio containers can carry). Read on export, from the source file, so a
+    project does not keep a copy of every cover it was ever given.
+    """
+    with SafeZip(path, max_member=MAX_COVER_BYTES, max_total=4 * MAX_COVER_BYTES, kind="EPUB") as z:
+        opf_path = _find_opf(z, path)
+        opf = parse_xml(z.read(opf_path), path, f"the package file {opf_path!r}")
+        manifest = _manifest(opf, posixpath.dirname(opf_path))
+        item = next((i for i in manifest.values() if "cover-image" in i.properties), None)
+        if item is None:
+            cover_id = next((el.get("content", "") for el in opf.iter()
+                             if localname(el) == "meta" and (el.get("name") or "").lower() == "cover"), "")
+            item = manifest.get(cover_id)
+        if item is None or item.media_type not in _IMAGE_TYPES or not z.has(item.href):
+            return None
+        return z.read(item.href), item.media_type
+
+
 def _find_opf(z: SafeZip, path: Path) -> str:
     if z.has(CONTAINER):
         container = parse_xml(z.read(CONTAINER), path, CONTAINER)

@@ -51,9 +51,11 @@ def _factory():  # pragma: no cover - trivial lazy init, exercised by every test
         from langdetect import DetectorFactory
         from langdetect.detector_factory import PROFILES_DIRECTORY
 
+        from studio.text.langdetect_cache import load_factory
+
         DetectorFactory.seed = 0  # also pin the global one for anyone else using it
         factory = DetectorFactory()
-        factory.load_profile(PROFILES_DIRECTORY)
+        load_factory(factory, PROFILES_DIRECTORY)  # the profiles, from the studio cache when it has them
         factory.seed = 0
         _FACTORY = factory
     return _FACTORY

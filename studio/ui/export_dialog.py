@@ -1,4 +1,6 @@
-"""Export chapters as WAV or MP3 into a folder, in the background, with progress.
+"""Export chapters into a folder, in the background, with progress: plain WAV or
+MP3 as rendered, or publish-ready files (M4B with chapters, MP3, FLAC, Opus, WAV)
+mastered, tagged and checked against the ACX rules, with the measurements shown.
 
 Why the dialog only offers complete chapters: export never synthesizes (what is
 exported is exactly what was rendered and checked), so a chapter with pending or
@@ -14,8 +16,8 @@ from typing import Callable
 from PySide6.QtCore import QUrl, Qt, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
-    QComboBox, QDialog, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem,
-    QProgressBar, QPushButton, QVBoxLayout, QWidget,
+    QCheckBox, QComboBox, QDialog, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget,
+    QListWidgetItem, QProgressBar, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
 from studio.qt.messages import ErrorInfo, ExportProgress
@@ -23,8 +25,14 @@ from studio.qt.snapshot import BookSnapshot
 from studio.ui.book_model import BookModel, fmt_duration
 
 
+#: formats that only exist as publish-ready output (mastered and checked)
+PUBLISH_ONLY = ("m4b", "flac", "opus")
+RESULT_COLUMNS = ("File", "Length", "RMS", "True peak", "Noise floor", "Loudness", "ACX")
+
+
 class ExportDialog(QDialog):
     exportRequested = Signal(str, str, object)  # folder, format, chapter indexes
+    publishRequested = Signal(str, str, object, str)  # folder, format, chapter indexes, cover image ("" = EPUB's)
 
     def __init__(self, snapshot: BookSnapshot, model: BookModel, folder: str, parent: QWidget | None = None,
                  open_url: Callable[[QUrl], object] = QDesktopServices.openUrl) -> None:
@@ -40,11 +48,28 @@ class ExportDialog(QDialog):
         row.addWidget(self.folder, 1)
         row.addWidget(browse)
         self.format = QComboBox()
-        self.format.addItem("MP3 (128 kbit/s)", "mp3")
+        self.format.addItem("M4B audiobook (one file, chapter markers, cover)", "m4b")
+        self.format.addItem("MP3 (one file per chapter)", "mp3")
         self.format.addItem("WAV (16-bit PCM)", "wav")
+        self.format.addItem("FLAC (lossless)", "flac")
+        self.format.addItem("Opus", "opus")
+        self.publish = QCheckBox("Publish-ready: master (44.1 kHz, -20 dB RMS, peaks under -3 dB, room tone), "
+                                 "tag, write subtitles and check the ACX rules")
+        self._publish_choice = False  # for WAV/MP3; the other formats are always publish-ready
+        self.cover = QLineEdit()
+        self.cover.setPlaceholderText("the EPUB's cover, if the book has one")
+        pick = QPushButton("Browse\u2026")
+        pick.clicked.connect(self._browse_cover)
+        cover_row = QHBoxLayout()
+        cover_row.addWidget(self.cover, 1)
+        cover_row.addWidget(pick)
         form = QFormLayout()
         form.addRow("Folder:", row)
         form.addRow("Format:", self.format)
+        form.addRow("", self.publish)
+        form.addRow("Cover art:", cover_row)
+        self.format.currentIndexChanged.connect(lambda *_: self._sync_publish())
+        self.publish.toggled.connect(self._publish_toggled)
 
         self.chapters = QListWidget()
         for c in snapshot.chapters:
@@ -72,6 +97,12 @@ class ExportDialog(QDialog):
         self.progress.setFormat("ready")
         self.status = QLabel("Only fully rendered chapters can be exported.")
         self.status.setWordWrap(True)
+        self.results = QTableWidget(0, len(RESULT_COLUMNS))
+        self.results.setHorizontalHeaderLabels(RESULT_COLUMNS)
+        self.results.horizontalHeader().setStretchLastSection(True)
+        self.results.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.results.setVisible(False)
+        self.result_published = None  # studio.jobs.publish.PublishResult, when one came back
         self.export_btn = QPushButton("Export")
         self.export_btn.setDefault(True)
         self.export_btn.clicked.connect(self._export)
@@ -91,8 +122,10 @@ class ExportDialog(QDialog):
         layout.addWidget(self.chapters, 1)
         layout.addWidget(self.progress)
         layout.addWidget(self.status)
+        layout.addWidget(self.results, 1)
         layout.addLayout(buttons)
         self._sync_button()
+        self._sync_publish()
         self.chapters.itemChanged.connect(lambda *_: self._sync_button())
 
     def checked_chapters(self) -> list[int]:
@@ -105,6 +138,33 @@ class ExportDialog(QDialog):
 
     def set_format(self, fmt: str) -> None:
         self.format.setCurrentIndex(max(0, self.format.findData(fmt)))
+
+    def set_publish(self, on: bool) -> None:
+        """The choice for WAV and MP3 (M4B, FLAC and Opus are always publish-ready)."""
+        self._publish_choice = on
+        self._sync_publish()
+
+    def publishing(self) -> bool:
+        return self.format.currentData() in PUBLISH_ONLY or self._publish_choice
+
+    def _publish_toggled(self, on: bool) -> None:
+        if self.publish.isEnabled():
+            self._publish_choice = on
+        self._sync_publish()
+
+    def _sync_publish(self) -> None:
+        """M4B, FLAC and Opus are made only publish-ready; WAV and MP3 also plain, as rendered."""
+        forced = self.format.currentData() in PUBLISH_ONLY
+        self.publish.blockSignals(True)
+        self.publish.setEnabled(not forced)
+        self.publish.setChecked(self.publishing())
+        self.publish.blockSignals(False)
+        self.cover.setEnabled(self.publishing())
+
+    def _browse_cover(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Cover art", self.cover.text(), "Images (*.jpg *.jpeg *.png)")
+        if path:
+            self.cover.setText(path)
 
     def _sync_button(self) -> None:
         self.export_btn.setEnabled(bool(self.checked_chapters()) and bool(self.folder.text().strip()))
@@ -125,7 +185,12 @@ class ExportDialog(QDialog):
         self.progress.setValue(0)
         self.progress.setFormat(f"0/{len(chapters)} chapters")
         self.status.setText("Exporting in the background\u2026 you can keep working.")
-        self.exportRequested.emit(folder, self.format.currentData(), chapters)
+        self.results.setVisible(False)
+        self.result_progress = self.result_published = None
+        if self.publishing():
+            self.publishRequested.emit(folder, self.format.currentData(), chapters, self.cover.text().strip())
+        else:
+            self.exportRequested.emit(folder, self.format.currentData(), chapters)
 
     # ------------------------------------------------------------ results (GUI thread)
 
@@ -142,6 +207,30 @@ class ExportDialog(QDialog):
         self.status.setText(f"Wrote {len(p.files)} file(s), {fmt_duration(p.seconds)} of audio, to {self.folder.text()}.")
         self.open_btn.setVisible(True)
         self.export_btn.setEnabled(True)
+
+    def on_published(self, result) -> None:  # noqa: ANN001 - studio.jobs.publish.PublishResult
+        """Show every file's measurements and ACX verdict (failed rules in full, and as tooltip)."""
+        self.result_published = result
+        self.results.setRowCount(0)
+        for f in result.files:
+            lv, row = f.levels, self.results.rowCount()
+            self.results.insertRow(row)
+            verdict = "pass" if f.acx.passed else "FAIL: " + "; ".join(f.acx.reasons)
+            cells = (f.path.name, fmt_duration(lv.duration), f"{lv.rms_db:.1f} dB", f"{lv.true_peak_db:.1f} dBFS",
+                     f"{lv.noise_floor_db:.1f} dB", f"{lv.lufs:.1f} LUFS", verdict)
+            for col, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(f.acx.text())
+                self.results.setItem(row, col, item)
+        self.results.resizeColumnsToContents()
+        self.results.setVisible(True)
+        failed = sum(not f.acx.passed for f in result.files)
+        seconds = sum(f.duration for f in result.files)
+        self.on_done(ExportProgress(len(result.files), len(result.files), "", tuple(str(f.path) for f in result.files),
+                                    seconds))
+        self.status.setText(f"Wrote {len(result.files)} file(s), {fmt_duration(seconds)} of audio, and "
+                            f"{result.manifest.name}. ACX check: {len(result.files) - failed} pass, {failed} fail."
+                            + "".join(f"\n{w}" for w in result.warnings))
 
     def on_error(self, err: ErrorInfo) -> None:
         self.progress.setFormat("failed")

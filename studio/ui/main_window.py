@@ -378,8 +378,26 @@ class MainWindow(QMainWindow):
         folder = s.snapshot.folder
         s.tasks.run(lambda: gather_facts_in_subprocess(folder), on_done=lambda f: dlg.isVisible() and dlg.set_facts(f),
                     action="check voices and presets")
+        dlg.triton.testRequested.connect(lambda fields: self._test_triton(dlg, fields))
         self.voices_dialog = dlg
         dlg.open()
+
+    def _test_triton(self, dlg: VoicesDialog, fields: dict) -> None:
+        """The Servers tab's connection test, in the background (servers may take seconds)."""
+        from studio.jobs.engines import effective_preset
+        from studio.jobs.triton import connection_test, make_target
+
+        settings = self.session.settings
+        if settings is None:
+            return
+        dlg.triton.testing()
+
+        def work() -> list:
+            target = make_target(**fields, base=settings.triton)
+            return [] if target is None else connection_test(target, settings.voice_id, effective_preset(settings))
+
+        self.session.tasks.run(work, on_done=lambda rows: dlg.isVisible() and dlg.triton.show_result(rows),
+                               on_error=lambda e: dlg.triton.show_error(e.message), action="test the Triton servers")
 
     def open_export(self) -> None:
         s = self.session
@@ -387,15 +405,30 @@ class MainWindow(QMainWindow):
             return
         default = self.qsettings.value("export/folder") or str(Path(s.snapshot.folder).parent / f"{s.snapshot.title} - audio")
         dlg = ExportDialog(s.snapshot, self.book.model, str(default), self)
-        dlg.set_format(str(self.qsettings.value("export/format", "mp3")))
+        dlg.set_format(str(self.qsettings.value("export/format", "m4b")))
+        dlg.set_publish(str(self.qsettings.value("export/publish", "false")).lower() == "true")
 
-        def run(folder: str, fmt: str, chapters: list[int]) -> None:
+        def remember(folder: str, fmt: str) -> None:
             self.qsettings.setValue("export/folder", folder)
             self.qsettings.setValue("export/format", fmt)
-            s.export(folder, fmt, chapters, on_progress=dlg.on_progress, on_done=dlg.on_done,
-                     on_error=lambda e: (dlg.on_error(e), self.show_error(e)))
+            if fmt in ("wav", "mp3"):  # the other formats are always publish-ready
+                self.qsettings.setValue("export/publish", "true" if dlg.publishing() else "false")
+
+        def failed(err: ErrorInfo) -> None:
+            dlg.on_error(err)
+            self.show_error(err)
+
+        def run(folder: str, fmt: str, chapters: list[int]) -> None:
+            remember(folder, fmt)
+            s.export(folder, fmt, chapters, on_progress=dlg.on_progress, on_done=dlg.on_done, on_error=failed)
+
+        def run_publish(folder: str, fmt: str, chapters: list[int], cover: str) -> None:
+            remember(folder, fmt)
+            s.publish(folder, fmt, chapters, cover=cover or None, on_progress=dlg.on_progress,
+                      on_done=dlg.on_published, on_error=failed)
 
         dlg.exportRequested.connect(run)
+        dlg.publishRequested.connect(run_publish)
         self.export_dialog = dlg
         dlg.open()
 

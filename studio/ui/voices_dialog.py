@@ -1,4 +1,5 @@
-"""Voices & presets: the default voice, a voice per language, and the preset.
+"""Voices & presets: the default voice, a voice per language, the preset, and where
+it runs (this computer or Triton servers, :mod:`studio.ui.triton_panel`).
 
 Why one dialog: all three change the project's cache keys (every sentence they
 touch renders again, the old audio stays cached), so they are chosen together and
@@ -14,9 +15,12 @@ from PySide6.QtWidgets import (
     QTabWidget, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
+from studio.core.errors import StudioError
+from studio.jobs.triton import make_target
 from studio.project.settings import ProjectSettings
 from studio.qt.facts import MachineFacts, PresetInfo
 from studio.ui.common import SAMPLE_TEXT, language_label
+from studio.ui.triton_panel import TritonPanel
 
 DEFAULT_LABEL = "(project default voice)"
 
@@ -94,6 +98,8 @@ class VoicesDialog(QDialog):
         self.tabs = QTabWidget()
         self.tabs.addTab(voices_tab, "Voices")
         self.tabs.addTab(presets_tab, "Preset")
+        self.triton = TritonPanel(settings.triton)
+        self.tabs.addTab(self.triton, "Servers")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self._save)
         buttons.rejected.connect(self.reject)
@@ -169,6 +175,7 @@ class VoicesDialog(QDialog):
             changes["preset"] = preset
             if preset:
                 changes["backend"] = item.data(1, Qt.ItemDataRole.UserRole) or self.settings.backend
+        changes["triton"] = make_target(**self.triton.fields(), base=self.settings.triton)  # StudioError: bad address
         return self.settings.with_changes(**changes)
 
     def _sample(self, voice_id: str | None, language: str | None) -> None:
@@ -179,5 +186,11 @@ class VoicesDialog(QDialog):
         self.sampleRequested.emit(voice_id, lang, SAMPLE_TEXT.get(lang, SAMPLE_TEXT["en"]))
 
     def _save(self) -> None:
-        self.applied.emit(self.chosen_settings())
+        try:
+            chosen = self.chosen_settings()
+        except StudioError as err:  # a mistyped server address: say so where it was typed
+            self.tabs.setCurrentWidget(self.triton)
+            self.triton.show_error(str(err))
+            return
+        self.applied.emit(chosen)
         self.accept()

@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtWidgets import QMenu, QStyle, QToolBar
 
 from studio.qt.logsetup import log_file_path
+from studio.ui.lexicon_panel import open_lexicon_dialog
 
 if TYPE_CHECKING:
     from studio.ui.main_window import MainWindow
@@ -111,6 +112,8 @@ def build_actions(w: "MainWindow") -> WindowActions:
         tip="Default voice, a voice per language, and the speed/quality preset")
     act("export", "&Export Chapters\u2026", w.open_export, menu=project_menu, shortcut="Ctrl+E",
         icon=SP.SP_DialogSaveButton, toolbar=True, label="Export", project=True, tip="Write chapters as WAV or MP3")
+    act("lexicon", "Pro&nunciations\u2026", lambda: open_lexicon_dialog(w), menu=project_menu, shortcut="Ctrl+L",
+        project=True, tip="Respellings and phonemes for names and rare words; the words to check")
     act("refresh", "Re&load Book", s.refresh, menu=project_menu, shortcut="F5", project=True)
 
     for dock in w.docks.values():

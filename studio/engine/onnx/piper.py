@@ -11,6 +11,13 @@ alignments, which the quality metrics use to find pauses.
 
 If a model cannot be patched (no single ``Ceil`` node), the engine still works by
 running items one at a time, where the output length is exact by construction.
+
+Why two sessions on the CPU: the graph is cut at the latent
+(:mod:`studio.engine.onnx.split`) and the flow + decoder half runs over windows of
+the latent (:mod:`studio.engine.windows`): same samples, memory bounded by the
+window instead of the longest sentence, and the streams can share one long
+sentence. ``window_frames=0`` (and CUDA, where one big pass is what the GPU wants)
+runs the graph whole.
 """
 
 from __future__ import annotations
@@ -23,9 +30,11 @@ from typing import Sequence
 import numpy as np
 
 from studio.core.errors import EngineError, VoiceError
+from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, SynthesisSettings
 from studio.engine.voice.phonemize import PiperFrontEnd
 from studio.engine.voice.config import VoiceConfig
+from studio.engine.windows import OVERLAP_FRAMES, WINDOW_FRAMES, Latent, Window, decode_all, plan_windows
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -49,7 +58,9 @@ class OnnxPiperEngine(Engine):
     when this onnxruntime has no CUDA provider (check :attr:`providers` after
     :meth:`load`, or :func:`cuda_available` before). ``threads`` sets the
     intra-op thread count (None = onnxruntime's default, all cores); the render
-    pool uses it to split cores between parallel engines.
+    pool uses it to split cores between parallel engines. ``window_frames``: decode
+    the latent in windows of this many frames (None: :data:`~studio.engine.windows.WINDOW_FRAMES`
+    on CPU, whole sentences on CUDA; 0: whole sentences).
     """
 
     name = "onnx"
@@ -61,6 +72,7 @@ class OnnxPiperEngine(Engine):
         *,
         device: str = "cpu",
         threads: int | None = None,
+        window_frames: int | None = None,
     ) -> None:
         self.model_path = Path(model_path)
         self.config_path = Path(config_path) if config_path else Path(f"{self.model_path}.json")
@@ -70,6 +82,15 @@ class OnnxPiperEngine(Engine):
             raise EngineError(f"threads must be >= 1, got {threads}")
         self.device = device
         self.threads = threads
+        if window_frames is not None and window_frames < 0:
+            raise EngineError(f"window_frames must be >= 0, got {window_frames}")
+        #: latent frames per window; 0 after load() when the graph runs whole
+        self.window_frames = (WINDOW_FRAMES if device == "cpu" else 0) if window_frames is None else window_frames
+        self._decoder = None
+        self._cut: tuple[str, str] = ("", "")
+        self._shared = None  # (key, LoadedModel) while loaded
+        #: where the cut graph is cached (None: the studio cache folder)
+        self._cache_dir: str | Path | None = None
         self.config: VoiceConfig = VoiceConfig.from_file(self.config_path)
         self.front_end = PiperFrontEnd(self.config)
         self._session = None
@@ -86,8 +107,13 @@ class OnnxPiperEngine(Engine):
         providers = ", ".join(self.providers or ["CPUExecutionProvider"])
         return (
             f"{self.model_path.name} on ONNX Runtime {onnxruntime.__version__} "
-            f"({providers}, {self.threads or 'default'} threads), float32, unmodified graph"
+            f"({providers}, {self.threads or 'default'} threads), float32, unmodified graph{self._describe_windows()}"
         )
+
+    def _describe_windows(self) -> str:
+        if not self.window_frames:
+            return ", whole sentences"
+        return f", flow + decoder in windows of {self.window_frames} latent frames (+{OVERLAP_FRAMES} context)"
 
     @property
     def sample_rate(self) -> int:
@@ -99,13 +125,21 @@ class OnnxPiperEngine(Engine):
         return self.config.default_settings
 
     def load(self) -> None:
-        """Create the ONNX session (patched for alignments). Idempotent, thread-safe."""
+        """Create the ONNX sessions, or share those another engine of the same model,
+        threads and window size holds (:mod:`studio.engine.onnx.shared`). Idempotent, thread-safe."""
+        from studio.engine.onnx import shared
+
         with self._load_lock:
             if self._session is None:
-                self._session = self._create_session()
+                key = (str(self.model_path), self.threads, self.device, self.window_frames, str(self._cache_dir))
+                loaded = shared.acquire(key, self._create_sessions)
+                self._shared = (key, loaded)
+                self._session, self._decoder, self._cut = loaded.session, loaded.decoder, loaded.cut
+                self._has_alignment, self.window_frames = loaded.has_alignment, loaded.window_frames
+                self.providers = list(loaded.providers)
 
-    def text_to_ids(self, text: str, language: str) -> list[int]:
-        return self.front_end.text_to_ids(text, language)
+    def text_to_ids(self, text: str, language: str, lexicon: Lexicon | None = None) -> list[int]:
+        return self.front_end.text_to_ids(text, language, lexicon)
 
     def synthesize_batch(
         self, ids: Sequence[Sequence[int]], settings: SynthesisSettings
@@ -142,20 +176,62 @@ class OnnxPiperEngine(Engine):
 
     def close(self) -> None:
         """Drop the session (frees its memory / GPU arena). Idempotent."""
+        from studio.engine.onnx import shared
+
         with self._load_lock:
             self._session = None
+            self._decoder = None
+            held, self._shared = self._shared, None
+            if held is not None:
+                shared.release(*held)
+
+    # ------------------------------------------------------- windowed decoding
+
+    def encode_batch(self, ids: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[Latent]:
+        """Text ids -> one :class:`~studio.engine.windows.Latent` per item (windowed engines only)."""
+        self.load()
+        session = self._session
+        if session is None or self._decoder is None:
+            raise EngineError("this engine decodes whole sentences (window_frames=0)")
+        z, mask, *rest = self._call(session, batch=ids, settings=settings)
+        durations = rest[0].reshape(len(ids), -1) if rest else None
+        hop = self.config.hop_length
+        out = []
+        for row, seq in enumerate(ids):
+            frames = max(int(mask[row].sum()), 1)
+            samples = None
+            if durations is not None:
+                samples = np.rint(durations[row, : len(seq)]).astype(np.int64) * hop
+            out.append(Latent(np.ascontiguousarray(z[row, :, :frames]), samples,
+                              plan_windows(frames, self.window_frames, OVERLAP_FRAMES)))
+        return out
+
+    def decode_window(self, latent: Latent, window: Window) -> np.ndarray:
+        """The audio of one window of ``latent`` (its context frames decoded, then cut away)."""
+        decoder = self._decoder
+        if decoder is None:
+            raise EngineError("engine is closed")
+        z = latent.z[None, :, window.lo : window.hi]
+        name_z, name_mask = self._cut
+        try:
+            (audio,) = decoder.run(None, {name_z: z, name_mask: np.ones((1, 1, z.shape[-1]), dtype=np.float32)})
+        except Exception as exc:
+            raise EngineError(f"synthesis failed for {self.model_path.name}: {exc}") from exc
+        hop = self.config.hop_length
+        return audio.reshape(-1)[(window.start - window.lo) * hop : (window.stop - window.lo) * hop]
 
     # -------------------------------------------------------------- internals
 
-    def _create_session(self):  # -> onnxruntime.InferenceSession
+    def _create_sessions(self):  # -> studio.engine.onnx.shared.LoadedModel
+        """The session of the whole graph, or the sessions of its halves when decoding in windows."""
+        from studio.engine.onnx.shared import LoadedModel
+
         try:
             import onnxruntime
         except ImportError as exc:  # pragma: no cover - core dependency
             raise EngineError(f"onnxruntime is not installed ({exc})") from exc
         if not self.model_path.is_file():
             raise VoiceError(f"{self.model_path}: voice model not found")
-
-        model_bytes = self._patched_model_bytes()
 
         options = onnxruntime.SessionOptions()
         options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
@@ -169,23 +245,46 @@ class OnnxPiperEngine(Engine):
                 providers.insert(0, ("CUDAExecutionProvider", {"cudnn_conv_algo_search": "HEURISTIC"}))
             else:
                 _LOGGER.warning("CUDA requested but onnxruntime has no CUDA provider; using CPU")
+        split = None
+        if self.window_frames:
+            from studio.engine.onnx.split import cached_split
+
+            split = cached_split(self.model_path, self._patched_model, self._cache_dir)
+            if split is None:
+                _LOGGER.warning("%s: cannot cut the graph at the latent; decoding whole sentences",
+                                self.model_path.name)
+        if split is None:
+            self.window_frames = 0
+            model = self._patched_model()
+            whole = model.SerializeToString() if model is not None else str(self.model_path)
+            del model
+            session = self._new_session(onnxruntime, whole, options, providers)
+            decoder, cut = None, ("", "")
+        else:
+            self._has_alignment = split.durations is not None
+            from studio.engine.onnx.split import ENCODER_PRE_OPTIMIZED
+
+            decoder = self._new_session(onnxruntime, str(split.decoder), options, providers)
+            if ENCODER_PRE_OPTIMIZED:
+                options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
+            session = self._new_session(onnxruntime, str(split.encoder), options, providers)
+            cut = (split.latent, split.mask)
+        providers = list(session.get_providers())
+        _LOGGER.info(
+            "loaded %s (providers=%s, threads=%s, alignment=%s, window=%s)",
+            self.model_path.name, providers, self.threads or "default", self._has_alignment,
+            self.window_frames or "whole",
+        )
+        return LoadedModel(session, decoder, cut, self._has_alignment, self.window_frames, providers)
+
+    def _new_session(self, onnxruntime, model, options, providers):  # -> onnxruntime.InferenceSession
         try:
-            session = onnxruntime.InferenceSession(
-                model_bytes if model_bytes is not None else str(self.model_path),
-                sess_options=options,
-                providers=providers,
-            )
+            return onnxruntime.InferenceSession(model, sess_options=options, providers=providers)
         except Exception as exc:  # onnxruntime raises its own Fail/InvalidGraph types
             raise EngineError(f"{self.model_path.name}: cannot load voice model ({exc})") from exc
-        self.providers = list(session.get_providers())
-        _LOGGER.info(
-            "loaded %s (providers=%s, threads=%s, alignment=%s)",
-            self.model_path.name, self.providers, self.threads or "default", self._has_alignment,
-        )
-        return session
 
-    def _patched_model_bytes(self) -> bytes | None:
-        """The model with its duration tensor as an extra output, or None if not patchable."""
+    def _patched_model(self):  # -> onnx.ModelProto | None
+        """The model with its duration tensor as an extra output (None: onnx missing)."""
         try:
             import onnx
             from piper.patch_voice_with_alignment import add_alignment_output
@@ -196,24 +295,20 @@ class OnnxPiperEngine(Engine):
             model = onnx.load(str(self.model_path))
         except Exception as exc:  # protobuf DecodeError, OSError, ...
             raise EngineError(f"{self.model_path.name}: not a readable ONNX model ({exc})") from exc
-        outputs = [o.name for o in model.graph.output]
-        if len(outputs) >= 2:
+        if len(model.graph.output) >= 2:
             # Already patched on disk (piper's CLI tool writes the file in place).
             self._has_alignment = True
-            return model.SerializeToString()
+            return model
         try:
             add_alignment_output(model)
         except ValueError as exc:
             _LOGGER.warning("%s: no alignment output (%s); items run one by one", self.model_path.name, exc)
-            return model.SerializeToString()
+            return model
         self._has_alignment = True
-        return model.SerializeToString()
+        return model
 
-    def _run(self, batch: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[AlignedAudio]:
-        """One session call for a batch; crops each item to its own length."""
-        session = self._session
-        if session is None:  # closed concurrently
-            raise EngineError("engine is closed")
+    def _call(self, session, *, batch: Sequence[Sequence[int]], settings: SynthesisSettings) -> list:
+        """One session call on the padded batch (whole graph or first half)."""
         lengths = np.array([len(seq) for seq in batch], dtype=np.int64)
         pad_id = self.config.phoneme_id_map["_"][0]
         inputs = np.full((len(batch), int(lengths.max())), pad_id, dtype=np.int64)
@@ -233,12 +328,27 @@ class OnnxPiperEngine(Engine):
         if sid is not None:
             feeds["sid"] = np.full(len(batch), sid, dtype=np.int64)
         try:
-            result = session.run(None, feeds)
+            return session.run(None, feeds)
         except Exception as exc:
             raise EngineError(f"synthesis failed for {self.model_path.name}: {exc}") from exc
 
-        audio = result[0].reshape(len(batch), -1)
+    def _run(self, batch: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[AlignedAudio]:
+        """One session call for a batch; crops each item to its own length."""
+        session = self._session
+        if session is None:  # closed concurrently
+            raise EngineError("engine is closed")
         hop = self.config.hop_length
+        if self._decoder is not None:
+            # one sentence at a time: a padded batch would size the encoder's buffers (and so
+            # ORT's arena, which never shrinks) by batch x longest sentence; the windows
+            # already bound the decoder's, and on a CPU batching is slower anyway
+            out = []
+            for seq in batch:
+                (latent,) = self.encode_batch([seq], settings)
+                out.append((decode_all(self, latent, hop), latent.samples_per_id))
+            return out
+        result = self._call(session, batch=batch, settings=settings)
+        audio = result[0].reshape(len(batch), -1)
         out: list[AlignedAudio] = []
         for row, seq in enumerate(batch):
             samples: np.ndarray | None = None

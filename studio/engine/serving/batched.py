@@ -53,6 +53,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, SynthesisSettings
 # the padding/bucketing half lives in studio.engine.serving.batcher; its names stay importable from here
 from studio.engine.serving.batcher import (
@@ -143,8 +144,8 @@ class BatchedEngine(Engine):
     def describe(self) -> str:
         return f"length-bucketed batches of up to {self.max_batch_size} on {self.device}; each: {self.engine.describe()}"
 
-    def text_to_ids(self, text: str, language: str) -> list[int]:
-        return self.engine.text_to_ids(text, language)
+    def text_to_ids(self, text: str, language: str, lexicon: Lexicon | None = None) -> list[int]:
+        return self.engine.text_to_ids(text, language, lexicon)
 
     def synthesize_batch(
         self, ids: Sequence[Sequence[int]], settings: SynthesisSettings

@@ -46,6 +46,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
+from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, SynthesisSettings
 from studio.engine.serving.buffers import BufferPool
 from studio.text.segment import sentence_bounds
@@ -251,6 +252,12 @@ def _speakable(s: str) -> bool:
 # ----------------------------------------------------------------- streaming
 
 
+def _ids(engine: Engine, sentence: str, language: str, lexicon: Lexicon | None) -> list[int]:
+    """One sentence's ids with the entries that occur in it (the render's rule)."""
+    used = lexicon.applicable(sentence, language) if lexicon else None
+    return engine.text_to_ids(sentence, language, used) if used else engine.text_to_ids(sentence, language)
+
+
 def _batch_by_default(engine: Engine) -> bool:
     from studio.engine.serving.batched import BatchedEngine  # local: batching imports nothing from here
 
@@ -272,6 +279,7 @@ def stream_passage(
     sentence_pause_s: float = 0.0,
     pool: BufferPool | None = None,
     batch_sentences: bool | None = None,
+    lexicon: Lexicon | None = None,
 ) -> Iterator[AudioChunk]:
     """Yield the passage's audio chunk by chunk (lazily: each ``next()`` synthesizes one).
 
@@ -280,6 +288,8 @@ def stream_passage(
     ``next()``; see the module docstring). ``batch_sentences``: send a chunk's
     sentences to the engine as one batch (default: only for a BatchedEngine or a
     CUDA engine; one at a time on CPU, where that measured faster).
+    ``lexicon``: the pronunciation entries to apply (a preview then sounds like the
+    render will: each sentence gets the entries that occur in it).
     """
     plan = plan_chunks(text, first_chunk_chars, chunk_chars, min_first_chars, growth)
     if batch_sentences is None:
@@ -291,7 +301,7 @@ def stream_passage(
         span = (pieces[0][0], pieces[-1][1])
         spoken = [text[a:b].strip() for a, b in pieces]
         spoken = [s for s in spoken if _speakable(s)]
-        ids = [engine.text_to_ids(s, language) for s in spoken]
+        ids = [_ids(engine, s, language, lexicon) for s in spoken]
         ids = [i for i in ids if len(i)]
         audios = _synthesize(engine, ids, settings, batch_sentences)
         total = sum(len(a) for a in audios) + pause * max(0, len(audios) - 1)

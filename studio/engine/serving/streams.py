@@ -11,6 +11,11 @@ Python threads are enough: ONNX Runtime releases the GIL while it runs.
 Longest-first: the slowest sentence starts first, so the last core to finish is not
 left running a long sentence alone at the end.
 
+With engines that decode in windows (:mod:`studio.engine.windows`, the ONNX CPU
+engines) the unit of work is a window, not a sentence
+(:mod:`studio.engine.serving.window_jobs`): one long sentence spreads over all
+streams, and the last sentence of a batch no longer leaves a core idle.
+
 Results come back as ``(index, audio)`` the moment each sentence is done (a generator),
 so a render job can store each sentence as soon as it exists; the order is whatever
 finished first, keyed by the input index.
@@ -27,7 +32,10 @@ from typing import Callable, Iterator, Sequence
 import numpy as np
 
 from studio.core.errors import EngineError
+from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, SynthesisSettings
+from studio.engine.serving.window_jobs import Job, WindowJobs
+from studio.engine.windows import finish, windowed
 
 
 def physical_cores() -> int:
@@ -49,8 +57,10 @@ class StreamResult:
     audio: np.ndarray
     #: audio samples per input id (None if the engine has no alignment output)
     samples_per_id: np.ndarray | None
-    #: which stream (0..N-1) rendered it
+    #: which stream (0..N-1) rendered it (its last window, when windowed)
     stream: int
+    #: windowed engines: the stream that decoded each window, in order
+    windows: tuple[int, ...] = ()
 
 
 _STOP = object()
@@ -153,9 +163,9 @@ class MultiStreamSynthesizer:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def text_to_ids(self, text: str, language: str) -> list[int]:
+    def text_to_ids(self, text: str, language: str, lexicon: Lexicon | None = None) -> list[int]:
         self.load()
-        return self._engines[0].text_to_ids(text, language)
+        return self._engines[0].text_to_ids(text, language, lexicon)
 
     # ------------------------------------------------------------------ synthesis
 
@@ -195,27 +205,47 @@ class MultiStreamSynthesizer:
             self._call_lock.release()
 
     def _run(self, items: list[list[int]], settings: SynthesisSettings) -> Iterator[StreamResult]:
-        todo: queue.SimpleQueue[int] = queue.SimpleQueue()
-        for index in sorted(range(len(items)), key=lambda i: len(items[i]), reverse=True):
-            todo.put(index)
         done: queue.SimpleQueue = queue.SimpleQueue()
         stop = threading.Event()
-        engines = self._engines[: min(self.streams, len(items))]
+        if all(windowed(e) for e in self._engines):
+            jobs = WindowJobs(items)
+            engines = self._engines
+            hop = int(getattr(getattr(engines[0], "config", None), "hop_length", 256))
 
-        def work(stream: int, engine: Engine) -> None:
-            try:
-                while not stop.is_set():
-                    try:
-                        index = todo.get_nowait()
-                    except queue.Empty:
-                        break
-                    audio, samples = _synthesize_one(engine, items[index], settings)
-                    done.put(StreamResult(index, audio, samples, stream))
-            except BaseException as exc:  # handed to the consumer
-                stop.set()
-                done.put(exc)
-            finally:
-                done.put(_STOP)
+            def work(stream: int, engine: Engine) -> None:
+                try:
+                    while not stop.is_set():
+                        job = jobs.take()
+                        if job is None:
+                            break
+                        _window_job(engine, jobs, job, items, settings, stream, hop, done)
+                except BaseException as exc:  # handed to the consumer
+                    stop.set()
+                    jobs.stop()
+                    done.put(exc)
+                finally:
+                    done.put(_STOP)
+        else:
+            todo: queue.SimpleQueue[int] = queue.SimpleQueue()
+            for index in sorted(range(len(items)), key=lambda i: len(items[i]), reverse=True):
+                todo.put(index)
+            engines = self._engines[: min(self.streams, len(items))]
+            jobs = None
+
+            def work(stream: int, engine: Engine) -> None:
+                try:
+                    while not stop.is_set():
+                        try:
+                            index = todo.get_nowait()
+                        except queue.Empty:
+                            break
+                        audio, samples = _synthesize_one(engine, items[index], settings)
+                        done.put(StreamResult(index, audio, samples, stream))
+                except BaseException as exc:  # handed to the consumer
+                    stop.set()
+                    done.put(exc)
+                finally:
+                    done.put(_STOP)
 
         threads = [
             threading.Thread(target=work, args=(k, e), name=f"studio-cpu-stream-{k}", daemon=True)
@@ -240,8 +270,25 @@ class MultiStreamSynthesizer:
                 raise EngineError(f"synthesis stream failed: {type(error).__name__}: {error}") from error
         finally:
             stop.set()
+            if jobs is not None:
+                jobs.stop()
             for t in threads:
                 t.join()
+
+
+def _window_job(engine, jobs: WindowJobs, job: Job, items: list[list[int]], settings: SynthesisSettings,
+                stream: int, hop: int, done: queue.SimpleQueue) -> None:
+    """Run one encode or decode job; put the sentence on ``done`` when its last window is in."""
+    if job.window is None:
+        (latent,) = engine.encode_batch([items[job.index]], settings)
+        jobs.encoded(job.index, latent)
+        return
+    latent = jobs.latent(job.index)
+    finished = jobs.decoded(job, engine.decode_window(latent, latent.windows[job.window]), stream)
+    if finished is not None:
+        latent, pieces, streams = finished
+        done.put(StreamResult(job.index, finish(pieces, latent.samples_per_id, hop), latent.samples_per_id,
+                              stream, tuple(streams)))
 
 
 def _synthesize_one(
@@ -275,15 +322,19 @@ class MultiStreamEngine(Engine):
     def load(self) -> None:
         self.synth.load()
 
-    def text_to_ids(self, text: str, language: str) -> list[int]:
-        return self.synth.text_to_ids(text, language)
+    def text_to_ids(self, text: str, language: str, lexicon: Lexicon | None = None) -> list[int]:
+        return self.synth.text_to_ids(text, language, lexicon)
 
     def synthesize_batch(self, ids: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[np.ndarray]:
         return self.synth.synthesize_all(ids, settings) if ids else []
 
     def describe(self) -> str:
         self.load()
-        return f"{self.streams} stream(s) x 1 thread, longest sentence first; each: {self.synth.engines[0].describe()}"
+        first = self.synth.engines[0]
+        if windowed(first):
+            return (f"{self.streams} stream(s) x 1 thread on shared sessions, windows of any sentence to any "
+                    f"stream, longest sentence first; {first.describe()}")
+        return f"{self.streams} stream(s) x 1 thread, longest sentence first; each: {first.describe()}"
 
     def close(self) -> None:
         self.synth.close()

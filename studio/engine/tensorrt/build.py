@@ -4,15 +4,20 @@ The optimization profile's ``min/opt/max`` come from the project's own sentence
 lengths (:func:`make_profile`) because TensorRT tunes kernels for *opt* and
 rejects anything outside *min..max*; calibration data is batched at *opt* too.
 
-Precision policy (same reasoning as the CPU INT8 preset, :func:`layer_precision`):
-the text encoder and duration predictor stay FP32 (they decide the durations, so
-the audio length), the decoder's last stage and ``conv_post`` (they write the
-waveform) at most FP16; everything else may run INT8. TensorRT 8.6-10.x gets
-FP16 + INT8 builder flags and an ``IInt8EntropyCalibrator2`` whose device buffers
-are torch CUDA tensors. TensorRT >= 11 removed implicit INT8 (no INT8/FP16 flags,
-no calibrators); there the graph is quantized *explicitly* first (Q/DQ nodes from
-ONNX Runtime's static quantizer, fed by the same calibration batches) and built
-strongly typed.
+Precision policy (same reasoning as the CPU INT8 preset, :func:`layer_precision`),
+applied to *every* layer, not only convolutions: anything outside the flow and the
+decoder (text encoder, duration predictor, and any layer the policy cannot place)
+is pinned FP32 -- they decide the durations, so the audio length, and their exp /
+ceil / cumsum / softmax / norms are exactly the layers FP16 breaks; the decoder's
+last stage and ``conv_post`` (they write the waveform) at most FP16; the flow's and
+the early decoder's convolutions may run INT8, their other layers FP16.
+TensorRT 8.6-10.x (the supported range, ``studio[tensorrt]``) gets FP16 + INT8
+builder flags, an ``IInt8EntropyCalibrator2`` whose device buffers are torch CUDA
+tensors, and a timing cache on disk. TensorRT >= 11 removed implicit INT8 (no
+INT8/FP16 flags, no calibrators); there the graph is quantized *explicitly* first
+(Q/DQ nodes from ONNX Runtime's static quantizer with running min/max, fed by the
+same calibration batches, biases left in float) and built strongly typed, which
+leaves every non-INT8 layer FP32 (said in the engine's description).
 
 ``tensorrt``, ``torch``, ``onnx`` and ``onnxruntime`` are passed in or imported
 lazily; everything that does not talk to TensorRT is plain Python, tested without it.
@@ -28,16 +33,31 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from studio.core.errors import EngineError
-from studio.engine.tensorrt.profile import CalibrationBatch, CalibrationFeeder, ShapeProfile, make_batches, profile_shapes
-from studio.engine.tensorrt.cache import ids_digest
+from studio.core.files import write_atomic
+from studio.engine.tensorrt.int8 import feed_device_buffers, make_calibrator, qdq_model
+from studio.engine.tensorrt.profile import (
+    CalibrationBatch,
+    CalibrationFeeder,
+    ShapeProfile,
+    count_over_profile,
+    layer_precision,
+    make_batches,
+    profile_shapes,
+)
 from studio.engine.tensorrt.runtime import tensorrt_version
 
 _LOGGER = logging.getLogger(__name__)
 
-VARIANT_ORDER = ("full", "flow_decoder")
+#: graphs this module can build. ``flow_decoder`` is the default and the sound design:
+#: its shapes are plain functions of the input shape. ``full`` has data-dependent
+#: output shapes (the audio length comes from the predicted durations), a known
+#: TensorRT failure; it is tried only when asked for.
+VARIANT_ORDER = ("flow_decoder", "full")
+DEFAULT_VARIANTS = ("flow_decoder",)
 
-#: default batch dimension of the optimization profile
-DEFAULT_BATCH = ShapeProfile(1, 8, 64)
+#: default batch dimension of the optimization profile: opt = the batch the CUDA
+#: render path sends (studio.jobs.engines.CUDA_BATCH), so kernels are tuned for it
+DEFAULT_BATCH = ShapeProfile(1, 32, 64)
 #: hard caps on the length dimensions (ids / latent frames) of the profile
 MAX_PHONEMES = 600
 MAX_FRAMES = 4096
@@ -84,34 +104,20 @@ def make_profile(
 ) -> TrtProfile:
     """Profile from the project's id lengths and the latent frames they produce.
 
-    Frames get :data:`FRAME_HEADROOM` on opt/max so slower speech still fits.
+    Frames get :data:`FRAME_HEADROOM` on max so slower speech still fits; the max
+    covers the *longest* calibration item (not only its p99) times the headroom, so
+    a sentence as long as the longest one calibrated never leaves the engine. Longer
+    ones run on torch and are counted (:func:`count_over_profile`).
     """
     phon = profile_shapes(id_lengths, max_cap=MAX_PHONEMES, round_to=8)
     fr = profile_shapes(frame_lengths, max_cap=MAX_FRAMES, round_to=8)
+    longest = max(int(v) for v in frame_lengths)
     frames = ShapeProfile(
         fr.min,
         min(int(np.ceil(fr.opt / 8) * 8), MAX_FRAMES),
-        min(int(np.ceil(fr.max * FRAME_HEADROOM / 8) * 8), MAX_FRAMES),
+        min(int(np.ceil(max(fr.max, longest) * FRAME_HEADROOM / 8) * 8), MAX_FRAMES),
     )
     return TrtProfile(batch=batch, phonemes=phon, frames=frames, channels=channels)
-
-
-def layer_precision(name: str, last_stage_resblocks: Sequence[int] = (6, 7, 8)) -> str:
-    """The precision policy for one conv/matmul layer, from its ONNX/TensorRT name.
-
-    ``fp32``: text encoder and duration predictor (they decide durations, hence
-    the audio length). ``fp16``: decoder ``conv_post`` and the last upsampling
-    stage's resblocks (they write the waveform; INT8 there raises the noise floor
-    audibly in pauses). ``int8``: everything else (flow, early decoder stages).
-    """
-    if "text_encoder/" in name or "duration_predictor/" in name or "/enc_p/" in name or "/dp/" in name:
-        return "fp32"
-    if "conv_post" in name:
-        return "fp16"
-    for k in last_stage_resblocks:
-        if f"resblocks.{k}/" in name:
-            return "fp16"
-    return "int8"
 
 
 def fit_frames(z_p: np.ndarray, y_mask: np.ndarray, frames: int) -> tuple[np.ndarray, np.ndarray]:
@@ -179,36 +185,6 @@ def calibration_feeder(
     return CalibrationFeeder(feeds, shapes)
 
 
-def feed_device_buffers(
-    feeder: CalibrationFeeder,
-    names: Sequence[str],
-    buffers: dict[str, Any],
-    to_device: Callable[[np.ndarray], Any],
-) -> list[int] | None:
-    """One ``get_batch`` of a TensorRT calibrator, minus TensorRT.
-
-    Takes the feeder's next batch, copies each array into a persistent device
-    buffer (created with ``to_device`` on first use, reused after: TensorRT keeps
-    the pointers only until the next call) and returns the buffers' addresses in
-    ``names`` order, or None when calibration data is exhausted.
-    """
-    arrays = feeder.next_batch(names)
-    if arrays is None:
-        return None
-    ptrs = []
-    for name, arr in zip(names, arrays):
-        buf = buffers.get(name)
-        if buf is None or tuple(buf.shape) != arr.shape:
-            buf = to_device(arr)
-            buffers[name] = buf
-        else:
-            import torch
-
-            buf.copy_(torch.from_numpy(arr))
-        ptrs.append(int(buf.data_ptr()))
-    return ptrs
-
-
 def first_that_builds(
     variants: Sequence[str], attempt: Callable[[str], Any]
 ) -> tuple[str, Any, dict[str, str]]:
@@ -231,48 +207,32 @@ def int8_mode(trt) -> str:
     return "implicit" if has_flag and hasattr(trt, "IInt8EntropyCalibrator2") else "explicit"
 
 
-def _make_calibrator(trt, torch, feeder: CalibrationFeeder, cache_file: Path | None, device: str = "cuda"):
-    """An ``IInt8EntropyCalibrator2`` fed from ``feeder`` through torch CUDA buffers."""
-
-    class EntropyCalibrator(trt.IInt8EntropyCalibrator2):
-        def __init__(self) -> None:
-            trt.IInt8EntropyCalibrator2.__init__(self)
-            self.feeder = feeder
-            self.buffers: dict[str, Any] = {}
-            self.cache_file = cache_file
-
-        def get_batch_size(self) -> int:
-            return int(self.feeder.batch_size)
-
-        def get_batch(self, names, *args):  # TRT passes (names) or (names, p_str)
-            return feed_device_buffers(
-                self.feeder, list(names), self.buffers, lambda a: torch.from_numpy(a).to(device).contiguous()
-            )
-
-        def read_calibration_cache(self):
-            if self.cache_file is not None and self.cache_file.is_file():
-                return self.cache_file.read_bytes()
-            return None
-
-        def write_calibration_cache(self, cache) -> None:
-            if self.cache_file is not None:
-                self.cache_file.parent.mkdir(parents=True, exist_ok=True)
-                self.cache_file.write_bytes(bytes(cache))
-
-    return EntropyCalibrator()
+#: layer types whose precision is not a choice (shape plumbing, constants, casts)
+_UNPINNED = ("SHAPE", "CONSTANT", "IDENTITY", "CAST", "GATHER", "SLICE", "SHUFFLE", "CONCATENATION",
+             "ASSERTION", "CONDITION", "CONDITIONAL_INPUT", "CONDITIONAL_OUTPUT", "FILL", "NON_ZERO")
 
 
 def _apply_precision_policy(trt, network, last_stage: Sequence[int], precision: str) -> dict[str, int]:
-    """Pin conv/matmul layers per :func:`layer_precision`; returns counts per precision."""
+    """Pin every computing layer per :func:`layer_precision`; returns counts per precision.
+
+    Every layer is placed, not only convolutions: an unpinned exp or softmax of the
+    duration predictor is free to run FP16 under the FP16 flag, which moves
+    durations. Layers that only move shapes or data are left alone (pinning them
+    adds casts), and so are layers whose outputs are not floating point.
+    """
     counts = {"fp32": 0, "fp16": 0, "int8": 0}
     compute = {trt.LayerType.CONVOLUTION, trt.LayerType.MATRIX_MULTIPLY}
     if hasattr(trt.LayerType, "DECONVOLUTION"):
         compute.add(trt.LayerType.DECONVOLUTION)
+    skip = {getattr(trt.LayerType, n) for n in _UNPINNED if hasattr(trt.LayerType, n)}
+    floats = {trt.DataType.FLOAT, trt.DataType.HALF}
     for i in range(network.num_layers):
         layer = network.get_layer(i)
-        if layer.type not in compute:
+        if layer.type in skip:
             continue
-        want = layer_precision(layer.name, last_stage)
+        if any(layer.get_output(j).dtype not in floats for j in range(layer.num_outputs)):
+            continue  # integer / bool outputs (lengths, masks from comparisons)
+        want = layer_precision(layer.name, last_stage, compute=layer.type in compute)
         if precision == "fp16" and want == "int8":
             want = "fp16"
         counts[want] += 1
@@ -320,11 +280,15 @@ def build_plan(
     calib_device: str,
     counts: dict[str, int],
     notes: list[str],
+    timing_cache: Path | None = None,
 ) -> bytes:
     """The serialized engine of ``onnx_path``; fills ``counts`` / ``notes`` for :class:`BuildInfo`.
 
     ``mode`` is :func:`int8_mode`'s answer (``none`` unless ``precision`` is int8);
-    ``feeder`` holds the calibration batches an INT8 build needs.
+    ``feeder`` holds the calibration batches an INT8 build needs. ``timing_cache``:
+    TensorRT's kernel timings for this GPU and version, read before and written
+    after the build, so a rebuild (another profile, another calibration set) skips
+    most of the kernel tuning that makes up a build's minutes.
     """
     if mode == "explicit" and feeder is not None:
         onnx_path = qdq_model(onnx_path, feeder, last_stage)
@@ -347,6 +311,9 @@ def build_plan(
     for name, (lo, opt, hi) in shapes.items():
         profile.set_shape(name, lo, opt, hi)
     config.add_optimization_profile(profile)
+    if timing_cache is not None and hasattr(config, "create_timing_cache"):
+        blob = timing_cache.read_bytes() if timing_cache.is_file() else b""
+        config.set_timing_cache(config.create_timing_cache(blob), False)
     weakly_typed = hasattr(trt.BuilderFlag, "FP16")  # TensorRT <= 10: precisions from flags
     if not weakly_typed and precision != "fp32":
         notes.append("no FP16 builder flag in this TensorRT (strong typing): non-INT8 layers run FP32")
@@ -357,7 +324,7 @@ def build_plan(
         import torch
 
         config.set_flag(trt.BuilderFlag.INT8)
-        calibrator = _make_calibrator(trt, torch, feeder, calib_cache, calib_device)
+        calibrator = make_calibrator(trt, torch, feeder, calib_cache, calib_device)
         config.int8_calibrator = calibrator
         config.set_calibration_profile(profile)
     if weakly_typed and precision != "fp32":
@@ -371,42 +338,9 @@ def build_plan(
     del calibrator  # kept alive (TensorRT holds only a raw pointer) until the build is done
     if plan is None:
         raise EngineError(f"TensorRT failed to build the {variant} engine (see the TensorRT log above)")
+    if timing_cache is not None and hasattr(config, "get_timing_cache"):
+        write_atomic(timing_cache, bytes(memoryview(config.get_timing_cache().serialize())))
     return bytes(plan)
-
-
-def qdq_model(onnx_path: Path, feeder: CalibrationFeeder, last_stage: Sequence[int]) -> Path:
-    """TensorRT >= 11: explicit Q/DQ INT8 via ONNX Runtime's static quantizer, same batches."""
-    import onnx
-    from onnxruntime.quantization import (
-        CalibrationDataReader,
-        CalibrationMethod,
-        QuantFormat,
-        QuantType,
-        quantize_static,
-    )
-
-    model = onnx.load(str(onnx_path), load_external_data=False)
-    convs = [n.name for n in model.graph.node if n.op_type in ("Conv", "ConvTranspose", "MatMul")]
-    exclude = [n for n in convs if layer_precision(n, last_stage) != "int8"]
-    names = list(feeder.shapes)
-
-    class Reader(CalibrationDataReader):
-        def __init__(self) -> None:
-            feeder.reset()
-
-        def get_next(self):
-            arrays = feeder.next_batch(names)
-            return None if arrays is None else dict(zip(names, arrays))
-
-    out = onnx_path.with_name(onnx_path.stem + f"-qdq-{ids_digest([[len(feeder)]])}.onnx")
-    quantize_static(
-        str(onnx_path), str(out), Reader(),
-        quant_format=QuantFormat.QDQ, op_types_to_quantize=["Conv"], nodes_to_exclude=exclude,
-        per_channel=True, activation_type=QuantType.QInt8, weight_type=QuantType.QInt8,
-        calibrate_method=CalibrationMethod.Entropy,
-        extra_options={"ActivationSymmetric": True, "WeightSymmetric": True},
-    )
-    return out
 
 
 __all__ = [
@@ -416,8 +350,10 @@ __all__ = [
     "MAX_FRAMES",
     "MAX_PHONEMES",
     "TrtProfile",
+    "DEFAULT_VARIANTS",
     "VARIANT_ORDER",
     "build_plan",
+    "count_over_profile",
     "calibration_feeder",
     "encoder_latents",
     "feed_device_buffers",

@@ -3,10 +3,14 @@
 Building an INT8 engine takes minutes (export, calibration, kernel tuning), so a
 plan is cached under ``$STUDIO_CACHE_DIR/tensorrt/<sha256>.plan`` and reused only
 when nothing it depends on has changed: source model, TensorRT version, GPU,
-precision, profile, graph variant and calibration set (:func:`engine_cache_key`).
-A graph that TensorRT refused, or that built but computed the wrong thing, leaves
-a ``.failed`` marker next to its plan so that every later load does not pay for
-the same failed build again.
+precision, profile, graph variant, calibration set, and the studio and exporter
+versions that produced the graph (:func:`engine_cache_key`). A graph that TensorRT
+refused, or that built but computed the wrong thing, leaves a ``.failed`` marker
+next to its plan so that every later load does not pay for the same failed build
+again -- but only for failures that would repeat: a transient one (out of memory,
+another process holding the GPU) leaves no marker, and a marker expires after
+:data:`FAILED_MARKER_TTL_S` so a driver or library update gets its retry. Kernel
+timings are cached per GPU and TensorRT version (:func:`timing_cache_path`).
 
 Pure Python: nothing here imports TensorRT or torch, so it is tested without them.
 """
@@ -15,18 +19,27 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
-import tempfile
+import time
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
+import studio
 from studio.core.errors import EngineError
+from studio.core.files import write_atomic
+
+_LOGGER = logging.getLogger(__name__)
 
 PRECISIONS = ("int8", "fp16", "fp32")
-
-
+#: a remembered build failure is retried after this long (a week)
+FAILED_MARKER_TTL_S = 7 * 24 * 3600
+#: messages of failures that say nothing about the graph: never remembered
+_TRANSIENT = ("out of memory", "outofmemory", "cudaerrormemoryallocation", "cuda_error_out_of_memory",
+              "insufficient memory", "failed to allocate", "device busy", "cudaerrordevicesunavailable",
+              "timed out", "interrupted")
 
 
 def _canonical_profile(profile: Mapping[str, Sequence[Sequence[int]]]) -> dict[str, list[list[int]]]:
@@ -50,8 +63,10 @@ def engine_cache_key(
     precision: str,
     profile: Mapping[str, Sequence[Sequence[int]]],
     *,
-    variant: str = "full",
+    variant: str = "flow_decoder",
     extra: str = "",
+    studio_version: str | None = None,
+    exporter: str | None = None,
 ) -> str:
     """sha256 hex over everything a serialized engine depends on. Pure, deterministic.
 
@@ -60,7 +75,9 @@ def engine_cache_key(
     ``gpu_name``: kernels are tuned per GPU (include the compute capability);
     ``precision``; ``profile``: ``{input: (min, opt, max) shapes}`` (order of the
     mapping does not matter); ``variant``: which graph; ``extra``: e.g. the
-    calibration set's digest.
+    calibration set's digest; ``studio_version`` (default: this studio's) and
+    ``exporter`` (default: :func:`exporter_token`): the code that exported and
+    calibrated the graph, so a plan built by an older studio is never reused.
     """
     if precision not in PRECISIONS:
         raise ValueError(f"unknown precision {precision!r}; choose one of {PRECISIONS}")
@@ -72,14 +89,29 @@ def engine_cache_key(
         "profile": _canonical_profile(profile),
         "variant": str(variant),
         "extra": str(extra),
-        "format": 1,
+        "studio": str(studio.__version__ if studio_version is None else studio_version),
+        "exporter": str(exporter_token() if exporter is None else exporter),
+        "format": 2,
     }
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def exporter_token() -> str:
+    """The exporter's version and opset, as they enter the cache key (no torch import)."""
+    from studio.engine.torchvits.export import DEFAULT_OPSET, EXPORTER_VERSION
+
+    return f"export-{EXPORTER_VERSION};opset-{DEFAULT_OPSET}"
+
+
 def engine_cache_path(cache_dir: str | Path, key: str) -> Path:
     return Path(cache_dir) / "tensorrt" / f"{key}.plan"
+
+
+def timing_cache_path(cache_dir: str | Path, trt_version: str, gpu_name: str) -> Path:
+    """TensorRT's kernel timing cache: valid for one GPU model and one TensorRT version."""
+    tag = hashlib.sha256(f"{trt_version}|{gpu_name}".encode()).hexdigest()[:16]
+    return Path(cache_dir) / "tensorrt" / f"timing-{tag}.cache"
 
 
 def ids_digest(id_seqs: Sequence[Sequence[int]]) -> str:
@@ -98,15 +130,7 @@ def load_or_build(path: Path, build: Callable[[], bytes]) -> tuple[bytes, bool]:
     data = build()
     if not data:
         raise EngineError("TensorRT returned an empty engine")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, data)
     return data, False
 
 
@@ -114,9 +138,9 @@ def exported_onnx(torch_engine, cache_dir: Path, variant: str, source_hash: str)
     """Exported ONNX for ``variant``, cached by source model, torch version and opset."""
     import torch
 
-    from studio.engine.torchvits.export import DEFAULT_OPSET, export_onnx
+    from studio.engine.torchvits.export import export_onnx
 
-    tag = hashlib.sha256(f"{source_hash}|{variant}|{torch.__version__}|{DEFAULT_OPSET}".encode()).hexdigest()[:24]
+    tag = hashlib.sha256(f"{source_hash}|{variant}|{torch.__version__}|{exporter_token()}".encode()).hexdigest()[:24]
     path = Path(cache_dir) / "onnx" / f"{variant}-{tag}.onnx"
     if not path.is_file():
         tmp = path.with_suffix(".tmp.onnx")
@@ -129,18 +153,46 @@ def _failure_marker(plan_path: Path) -> Path:
     return plan_path.with_suffix(".failed")
 
 
-def raise_if_failed_before(plan_path: Path) -> None:
-    """EngineError with the remembered reason when this plan's graph failed before."""
-    failed = _failure_marker(plan_path)
-    if failed.is_file():
-        raise EngineError(f"{failed.read_text(encoding='utf-8')} (cached; delete {failed} to retry)")
+def is_transient(exc: BaseException | str) -> bool:
+    """True for failures that say nothing about the graph (memory, a busy GPU, a timeout)."""
+    if isinstance(exc, (MemoryError, TimeoutError, KeyboardInterrupt)):
+        return True
+    text = str(exc).lower().replace(" ", "")
+    return any(t.replace(" ", "") in text for t in _TRANSIENT)
 
 
-def remember_failure(plan_path: Path, exc: BaseException) -> None:
-    """Mark this plan's graph as failed (see :func:`raise_if_failed_before`)."""
+def raise_if_failed_before(plan_path: Path, *, now: float | None = None) -> None:
+    """EngineError with the remembered reason when this plan's graph failed before.
+
+    A marker older than :data:`FAILED_MARKER_TTL_S` (or unreadable) is removed and
+    the build is tried again.
+    """
     failed = _failure_marker(plan_path)
-    failed.parent.mkdir(parents=True, exist_ok=True)
-    failed.write_text(str(exc), encoding="utf-8")
+    if not failed.is_file():
+        return
+    try:
+        record = json.loads(failed.read_text(encoding="utf-8"))
+        reason, at = str(record["reason"]), float(record["at"])
+    except (OSError, ValueError, KeyError, TypeError):
+        reason, at = "", float("-inf")
+    if (time.time() if now is None else now) - at > FAILED_MARKER_TTL_S:
+        _LOGGER.info("retrying a TensorRT build that failed over a week ago: %s", reason or failed)
+        failed.unlink(missing_ok=True)
+        return
+    raise EngineError(f"{reason} (cached; delete {failed} to retry)")
+
+
+def remember_failure(plan_path: Path, exc: BaseException, *, now: float | None = None) -> bool:
+    """Mark this plan's graph as failed (see :func:`raise_if_failed_before`); True if marked.
+
+    Transient failures (:func:`is_transient`) are not marked: the next load tries again.
+    """
+    if is_transient(exc):
+        _LOGGER.warning("TensorRT build failed for a passing reason, not remembered: %s", exc)
+        return False
+    record = {"reason": str(exc), "at": time.time() if now is None else now}
+    write_atomic(_failure_marker(plan_path), json.dumps(record).encode("utf-8"))
+    return True
 
 
 __all__ = [
@@ -148,8 +200,11 @@ __all__ = [
     "engine_cache_key",
     "engine_cache_path",
     "exported_onnx",
+    "exporter_token",
     "ids_digest",
+    "is_transient",
     "load_or_build",
     "raise_if_failed_before",
     "remember_failure",
+    "timing_cache_path",
 ]

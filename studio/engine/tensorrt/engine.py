@@ -2,10 +2,12 @@
 
 Pipeline (all on the user's machine, cached):
 
-1. **Export** the torch VITS (:mod:`studio.engine.torchvits.export`) to ONNX: the whole
-   graph first; if TensorRT cannot parse or build it, the ``flow_decoder`` graph
-   (reverse flow + HiFi-GAN, ~90% of the FLOPs, convolutions only), with the text
-   encoder and duration predictor kept in torch on the same GPU.
+1. **Export** the torch VITS (:mod:`studio.engine.torchvits.export`) to ONNX: by
+   default the ``flow_decoder`` graph (reverse flow + HiFi-GAN, ~90% of the FLOPs,
+   shapes a plain function of the input's), with the text encoder and duration
+   predictor kept in torch, FP32, on the same GPU. The ``full`` graph (data-dependent
+   output shapes, a known TensorRT failure) is built only when asked for
+   (``variants=("full", "flow_decoder")``).
 2. **Calibrate** with real sentences (:mod:`studio.engine.calibration`: the built-in
    set, plus the project's sentences, plus ``$CALIBRATION_DATA_PATH``),
    run through the voice's own front end and batched at the profile's *opt* shape.
@@ -16,7 +18,8 @@ Pipeline (all on the user's machine, cached):
 4. **Cache** (:mod:`studio.engine.tensorrt.cache`) the serialized engine under
    ``$STUDIO_CACHE_DIR/tensorrt/<sha256>.plan``, keyed by everything it depends on.
 5. **Run** (:mod:`studio.engine.tensorrt.runtime`) with torch CUDA tensors as every
-   input/output buffer.
+   input/output buffer. An item longer than the profile allows runs on torch FP32;
+   how many did is counted (``stats``) and said in :meth:`TensorRTEngine.describe`.
 
 Those modules' public names stay importable from here, the path the rest of the
 project has always used.
@@ -40,6 +43,7 @@ import numpy as np
 
 from studio.core import paths
 from studio.core.errors import EngineError
+from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, SynthesisSettings
 from studio.engine.calibration import (
     CALIBRATION_DATA_ENV,
@@ -49,6 +53,7 @@ from studio.engine.calibration import (
 )
 from studio.engine.tensorrt.build import (
     DEFAULT_BATCH,
+    DEFAULT_VARIANTS,
     VARIANT_ORDER,
     BuildInfo,
     build_plan,
@@ -67,6 +72,7 @@ from studio.engine.tensorrt.cache import (
     load_or_build,
     raise_if_failed_before,
     remember_failure,
+    timing_cache_path,
 )
 from studio.engine.tensorrt.profile import ShapeProfile, make_batches
 from studio.engine.tensorrt.runtime import TrtRunner, gpu_token, require_tensorrt_and_cuda, tensorrt_version
@@ -99,7 +105,7 @@ class TensorRTEngine(Engine):
         precision: str = "int8",
         calibration_sentences: Sequence[str] | None = None,
         cache_dir: str | Path | None = None,
-        variants: Sequence[str] = VARIANT_ORDER,
+        variants: Sequence[str] = DEFAULT_VARIANTS,
         batch_profile: ShapeProfile = DEFAULT_BATCH,
         max_calibration_sentences: int = 64,
         calibration_batch: int | None = None,
@@ -129,7 +135,10 @@ class TensorRTEngine(Engine):
         self.language = language or self.torch_engine.config.language_family or "en"
         self.workspace_bytes = int(workspace_gib * (1 << 30))
         self.build_info: BuildInfo | None = None
+        #: ``torch_fallback_items``: items longer than the profile, spoken by torch FP32
         self.stats = {"batches": 0, "items": 0, "torch_fallback_items": 0}
+        #: device memory TensorRT reserved for activations (None until loaded)
+        self.activation_bytes: int | None = None
         self._runner: TrtRunner | None = None
         self._lock = threading.RLock()
 
@@ -143,8 +152,8 @@ class TensorRTEngine(Engine):
     def default_settings(self) -> SynthesisSettings:
         return self.torch_engine.default_settings
 
-    def text_to_ids(self, text: str, language: str) -> list[int]:
-        return self.torch_engine.text_to_ids(text, language)
+    def text_to_ids(self, text: str, language: str, lexicon: Lexicon | None = None) -> list[int]:
+        return self.torch_engine.text_to_ids(text, language, lexicon)
 
     def load(self) -> None:
         with self._lock:
@@ -153,6 +162,7 @@ class TensorRTEngine(Engine):
             trt, torch = require_tensorrt_and_cuda()
             self.torch_engine.load()
             self._runner = self._prepare(trt, torch)
+            self.activation_bytes = self._runner.activation_bytes
 
     def synthesize_batch(self, ids: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[np.ndarray]:
         if not ids:
@@ -213,8 +223,10 @@ class TensorRTEngine(Engine):
             text += f"; {variant} graph failed: {reason}"
         for note in info.notes:
             text += f"; {note}"
-        if self.stats["torch_fallback_items"]:
-            text += f"; {self.stats['torch_fallback_items']} over-long items ran on torch"
+        if self.activation_bytes:
+            text += f"; {self.activation_bytes / 2**20:.0f} MiB of activation memory (TensorRT's own)"
+        n, total = self.stats["torch_fallback_items"], self.stats["items"]
+        text += f"; {n} of {total} items longer than the profile ran on torch FP32"
         return text
 
     # -------------------------------------------------------------- building
@@ -231,7 +243,7 @@ class TensorRTEngine(Engine):
         return origin, ids
 
     def _prepare(self, trt, torch) -> TrtRunner:
-        from studio.engine.torchvits.export import file_sha256
+        from studio.core.files import sha256_file
 
         logger = trt.Logger(trt.Logger.WARNING)
         mode = int8_mode(trt) if self.precision == "int8" else "none"
@@ -247,10 +259,11 @@ class TensorRTEngine(Engine):
             frame_lengths.extend(int(n) for n in y_lengths)
             channels = int(z_p.shape[1])
         profile = make_profile(id_lengths, frame_lengths, batch=self.batch_profile, channels=channels)
-        source_hash = file_sha256(self.torch_engine.model_path)
+        source_hash = sha256_file(self.torch_engine.model_path)
         dec = self.torch_engine.model.waveform_decoder
         last_stage = tuple(range((dec.num_upsamples - 1) * dec.num_kernels, dec.num_upsamples * dec.num_kernels))
-        gpu = gpu_token(torch)
+        gpu = gpu_token(torch, self.device)
+        timing_cache = timing_cache_path(self.cache_dir, tensorrt_version() or "?", gpu)
 
         def attempt(variant: str) -> tuple[bytes, BuildInfo]:
             shapes = profile.input_shapes(variant)
@@ -274,7 +287,7 @@ class TensorRTEngine(Engine):
                     trt, logger, onnx_path, shapes, variant=variant, precision=self.precision, mode=mode,
                     feeder=feeder, last_stage=last_stage, workspace_bytes=self.workspace_bytes,
                     calib_cache=plan_path.with_suffix(".calib"), calib_device=self.device,
-                    counts=counts, notes=notes,
+                    counts=counts, notes=notes, timing_cache=timing_cache,
                 )
 
             raise_if_failed_before(plan_path)
@@ -293,7 +306,7 @@ class TensorRTEngine(Engine):
 
         def attempt_and_load(variant: str):
             plan, info = attempt(variant)
-            runner = TrtRunner(trt, torch, plan, logger)
+            runner = TrtRunner(trt, torch, plan, logger, self.device)
             if info.cache_hit:  # verified when it was built (a failed check leaves a .failed marker)
                 return runner, info
             try:
@@ -355,16 +368,30 @@ class TensorRTEngine(Engine):
                 else:
                     model = self.torch_engine.model
 
-                    def decode(z_p, y_mask):
+                    def trt_decode(z_p, y_mask):
                         frames = z_p.shape[2]
-                        if frames > prof.frames.max:  # beyond the profile: torch decodes this batch
-                            self.stats["torch_fallback_items"] += z_p.shape[0]
-                            return flow_decode(model, z_p, y_mask)
                         if frames < prof.frames.min:  # below it: zero frames, masked, cropped after
                             pad = prof.frames.min - frames
                             z_p = torch.nn.functional.pad(z_p, (0, pad))
                             y_mask = torch.nn.functional.pad(y_mask, (0, pad))
                         return runner({"z_p": z_p.float(), "y_mask": y_mask.float()})["output"]
+
+                    def decode(z_p, y_mask):
+                        if z_p.shape[2] <= prof.frames.max:
+                            return trt_decode(z_p, y_mask)
+                        # beyond the profile: only the items that do not fit go to torch
+                        frames = y_mask.sum(dim=(1, 2)).long()
+                        over = frames > prof.frames.max
+                        self.stats["torch_fallback_items"] += int(over.sum())
+                        out = torch.zeros(z_p.shape[0], 1, z_p.shape[2] * self.torch_engine.hop_length,
+                                          device=z_p.device, dtype=torch.float32)
+                        out[over] = flow_decode(model, z_p[over], y_mask[over]).float()
+                        keep = ~over
+                        if bool(keep.any()):
+                            width = int(frames[keep].max())
+                            part = trt_decode(z_p[keep][:, :, :width], y_mask[keep][:, :, :width]).float()
+                            out[keep, :, : part.shape[2]] = part
+                        return out
 
                     audio, audio_lengths = split_infer(
                         model, decode, x, xl, *scales, self.torch_engine.hop_length

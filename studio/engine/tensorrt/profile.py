@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -200,3 +200,41 @@ class CalibrationFeeder:
         if unknown:
             raise KeyError(f"calibrator asked for unknown inputs {unknown}; known: {list(batch)}")
         return [batch[n] for n in names]
+
+
+# ------------------------------------------------------------------ precision policy
+
+
+#: name fragments of the parts that decide durations (coqui's and Piper's module names)
+_DURATION_PARTS = ("text_encoder/", "duration_predictor/", "/enc_p/", "/dp/")
+#: name fragments of the reverse flow and the HiFi-GAN decoder
+_FLOW_DECODER_PARTS = ("/flow/", "flow/flows.", "/waveform_decoder/", "waveform_decoder/", "/dec/")
+
+
+def layer_precision(name: str, last_stage_resblocks: Sequence[int] = (6, 7, 8), *, compute: bool = True) -> str:
+    """The precision policy for one layer, from its ONNX/TensorRT name.
+
+    ``compute``: the layer is a convolution / deconvolution / matrix multiply (the
+    only layers INT8 speeds up). ``fp32``: the text encoder and duration predictor
+    (they decide durations, hence the audio length) and any layer outside the flow
+    and decoder, so an unmatched name defaults to the safe side. ``fp16``: decoder
+    ``conv_post`` and the last upsampling stage's resblocks (they write the
+    waveform; INT8 there raises the noise floor audibly in pauses), and the flow's /
+    decoder's non-compute layers. ``int8``: the flow's and early decoder stages'
+    compute layers.
+    """
+    if any(part in name for part in _DURATION_PARTS):
+        return "fp32"
+    if not any(part in name for part in _FLOW_DECODER_PARTS):
+        return "fp32"
+    if "conv_post" in name:
+        return "fp16"
+    for k in last_stage_resblocks:
+        if f"resblocks.{k}/" in name:
+            return "fp16"
+    return "int8" if compute else "fp16"
+
+
+def count_over_profile(frame_lengths: Sequence[int], profile: Any) -> int:
+    """How many items (by latent frames) would not fit ``profile`` and run on torch instead."""
+    return sum(1 for n in frame_lengths if int(n) > profile.frames.max)

@@ -23,6 +23,10 @@ from studio.core.errors import EngineError, PresetUnavailable
 if TYPE_CHECKING:  # pragma: no cover
     import torch
 
+#: how to get the supported TensorRT (10.x); 11.x removed implicit INT8 and FP16 flags
+INSTALL_HINT = "pip install --extra-index-url https://pypi.nvidia.com 'studio[tensorrt]' for TensorRT 10.x"
+
+
 def tensorrt_version() -> str | None:
     """The installed TensorRT's version, None when it is not importable."""
     try:
@@ -43,13 +47,13 @@ def require_tensorrt_and_cuda():
     try:
         import tensorrt as trt
     except ImportError as exc:
-        raise PresetUnavailable(f"TensorRT is not installed (pip install tensorrt): {exc}") from exc
+        raise PresetUnavailable(f"TensorRT is not installed ({INSTALL_HINT}): {exc}") from exc
     return trt, torch
 
 
-def gpu_token(torch) -> str:
-    """The current GPU as it enters the cache key: kernels are tuned per model and compute capability."""
-    index = torch.cuda.current_device()
+def gpu_token(torch, device: str | None = None) -> str:
+    """The GPU as it enters the cache key: kernels are tuned per model and compute capability."""
+    index = torch.device(device).index if device and ":" in str(device) else torch.cuda.current_device()
     major, minor = torch.cuda.get_device_capability(index)
     return f"{torch.cuda.get_device_name(index)} sm_{major}{minor}"
 
@@ -69,8 +73,8 @@ def _torch_dtype(trt, torch, dtype):
     return table[dtype]
 
 
-def _make_output_allocator(trt, torch):
-    """An ``IOutputAllocator`` handing TensorRT torch CUDA memory for data-dependent outputs."""
+def _make_output_allocator(trt, torch, device: str = "cuda"):
+    """An ``IOutputAllocator`` handing TensorRT torch CUDA memory (on ``device``) for data-dependent outputs."""
 
     class TorchOutputAllocator(trt.IOutputAllocator):
         def __init__(self) -> None:
@@ -81,7 +85,7 @@ def _make_output_allocator(trt, torch):
         def _alloc(self, name: str, size: int) -> int:
             buf = self.buffers.get(name)
             if buf is None or buf.numel() < size:
-                buf = torch.empty(max(int(size), 1), dtype=torch.uint8, device="cuda")
+                buf = torch.empty(max(int(size), 1), dtype=torch.uint8, device=device)
                 self.buffers[name] = buf
             return int(buf.data_ptr())
 
@@ -98,23 +102,32 @@ def _make_output_allocator(trt, torch):
 
 
 class TrtRunner:
-    """A deserialized engine + execution context driven with torch CUDA tensors."""
+    """A deserialized engine + execution context driven with torch CUDA tensors on ``device``.
 
-    def __init__(self, trt, torch, plan: bytes, logger) -> None:
+    ``activation_bytes``: the device memory TensorRT reserved for the context's
+    activations (allocated by TensorRT itself, so torch's allocator never sees it;
+    the device-level readout of :mod:`studio.engine.cuda_info` does).
+    """
+
+    def __init__(self, trt, torch, plan: bytes, logger, device: str = "cuda") -> None:
         self.trt, self.torch = trt, torch
+        self.device = torch.device(device)
         self.runtime = trt.Runtime(logger)
-        self.engine = self.runtime.deserialize_cuda_engine(plan)
-        if self.engine is None:
-            raise EngineError("TensorRT could not deserialize the cached engine (stale cache?)")
-        self.context = self.engine.create_execution_context()
+        with torch.cuda.device(self.device):
+            self.engine = self.runtime.deserialize_cuda_engine(plan)
+            if self.engine is None:
+                raise EngineError("TensorRT could not deserialize the cached engine (stale cache?)")
+            self.context = self.engine.create_execution_context()
+        size = getattr(self.engine, "device_memory_size_v2", None)
+        self.activation_bytes = int(size if size is not None else getattr(self.engine, "device_memory_size", 0))
         self.inputs: list[str] = []
         self.outputs: list[str] = []
         for i in range(self.engine.num_io_tensors):
             name = self.engine.get_tensor_name(i)
             mode = self.engine.get_tensor_mode(name)
             (self.inputs if mode == trt.TensorIOMode.INPUT else self.outputs).append(name)
-        self.stream = torch.cuda.Stream()
-        self.allocator = _make_output_allocator(trt, torch)
+        self.stream = torch.cuda.Stream(device=self.device)
+        self.allocator = _make_output_allocator(trt, torch, str(self.device))
         self._lock = threading.Lock()
 
     def dtype(self, name: str):
@@ -123,11 +136,11 @@ class TrtRunner:
     def __call__(self, feeds: Mapping[str, "torch.Tensor"]) -> dict[str, "torch.Tensor"]:
         torch = self.torch
         # inputs were produced on the caller's stream: order our stream after it
-        self.stream.wait_stream(torch.cuda.current_stream())
-        with self._lock, torch.cuda.stream(self.stream):
+        self.stream.wait_stream(torch.cuda.current_stream(self.device))
+        with self._lock, torch.cuda.device(self.device), torch.cuda.stream(self.stream):
             keep = []
             for name in self.inputs:
-                t = feeds[name].to(device="cuda", dtype=self.dtype(name)).contiguous()
+                t = feeds[name].to(device=self.device, dtype=self.dtype(name)).contiguous()
                 keep.append(t)
                 self.context.set_input_shape(name, tuple(t.shape))
                 self.context.set_tensor_address(name, int(t.data_ptr()))
@@ -139,7 +152,7 @@ class TrtRunner:
                     self.context.set_output_allocator(name, self.allocator)
                     dynamic.append(name)
                 else:
-                    out = torch.empty(shape, dtype=self.dtype(name), device="cuda")
+                    out = torch.empty(shape, dtype=self.dtype(name), device=self.device)
                     outs[name] = out
                     self.context.set_tensor_address(name, int(out.data_ptr()))
             if not self.context.execute_async_v3(self.stream.cuda_stream):
@@ -162,6 +175,7 @@ class TrtRunner:
 
 
 __all__ = [
+    "INSTALL_HINT",
     "TrtRunner",
     "gpu_token",
     "require_tensorrt_and_cuda",

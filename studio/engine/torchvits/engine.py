@@ -28,8 +28,9 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from studio.core.errors import EngineError, StudioError
+from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, SynthesisSettings
-from studio.engine.voice.phonemize import PiperFrontEnd
+from studio.engine.voice.phonemize import PiperFrontEnd, RecordedFrontEnd
 from studio.engine.voice.config import VoiceConfig
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -52,6 +53,8 @@ def _resolve_paths(voice: Any) -> tuple[Path, Path, str]:
     """(model .onnx, config .onnx.json, display id) from a VoiceInfo or a path."""
     if isinstance(voice, (str, Path)):
         model = Path(voice)
+        if model.suffix == ".safetensors":  # compact weights: <voice>.safetensors + <voice>.onnx.json
+            return model, model.with_suffix(".onnx.json"), model.stem
         return model, Path(f"{model}.json"), model.name.removesuffix(".onnx")
     backend = getattr(voice, "backend", "piper")
     if backend != "piper":
@@ -102,7 +105,10 @@ class TorchVitsEngine(Engine):
             raise EngineError(f"unknown Vits submodules {sorted(unknown)}; choose from {_SUBMODULES}")
         self.low_precision_modules = tuple(low_precision_modules)
         self.config: VoiceConfig = VoiceConfig.from_file(self.config_path)
-        self.front_end = PiperFrontEnd(self.config)
+        recorded = getattr(voice, "phoneme_ids", None)
+        self.front_end: PiperFrontEnd | RecordedFrontEnd = (
+            RecordedFrontEnd.from_file(recorded) if recorded else PiperFrontEnd(self.config)
+        )
         self._model: Vits | None = None
         self._torch_device = None
         self._torch_dtype = None
@@ -155,7 +161,8 @@ class TorchVitsEngine(Engine):
         return self._torch_device
 
     def load(self) -> None:
-        """Build coqui's Vits from the voice's ONNX weights. Idempotent, thread-safe."""
+        """Build coqui's Vits from the voice's ONNX weights (or its compact float16
+        ``.safetensors``, :mod:`studio.engine.torchvits.compact`). Idempotent, thread-safe."""
         if self._model is not None:
             return
         with self._lock:
@@ -165,6 +172,7 @@ class TorchVitsEngine(Engine):
                 import torch
             except ImportError as exc:
                 raise EngineError(f"the torch backend needs torch and coqui-tts ({exc})") from exc
+            from studio.engine.torchvits.compact import is_compact, load_compact
             from studio.engine.torchvits.weights import build_coqui_vits
 
             device = torch.device(self.device)
@@ -176,7 +184,8 @@ class TorchVitsEngine(Engine):
             if not self.model_path.is_file():
                 raise EngineError(f"{self.model_path}: voice model not found")
             try:
-                model, report = build_coqui_vits(self.config_path, self.model_path)
+                build = load_compact if is_compact(self.model_path) else build_coqui_vits
+                model, report = build(self.config_path, self.model_path)
             except ImportError as exc:
                 raise EngineError(f"the torch backend needs coqui-tts ({exc})") from exc
             except (ValueError, NotImplementedError, OSError) as exc:
@@ -196,8 +205,8 @@ class TorchVitsEngine(Engine):
                 "loaded %s on torch (%s, %s): %s", self.voice_id, device, dtype, report.summary()
             )
 
-    def text_to_ids(self, text: str, language: str) -> list[int]:
-        return self.front_end.text_to_ids(text, language)
+    def text_to_ids(self, text: str, language: str, lexicon: Lexicon | None = None) -> list[int]:
+        return self.front_end.text_to_ids(text, language, lexicon)
 
     def synthesize_batch(
         self, ids: Sequence[Sequence[int]], settings: SynthesisSettings

@@ -31,7 +31,6 @@ window, which every real sentence is: BOS + pads + phonemes >= 6 ids).
 from __future__ import annotations
 
 import copy
-import hashlib
 import logging
 import time
 import warnings
@@ -40,6 +39,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
 
 import numpy as np
+
+from studio.core.files import sha256_file
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -52,6 +53,9 @@ FULL_OUTPUTS = ("output", "output_lengths")
 FLOW_DECODER_INPUTS = ("z_p", "y_mask")
 FLOW_DECODER_OUTPUTS = ("output",)
 DEFAULT_OPSET = 17
+#: bump when the exported graphs change (names, signature, ops): it enters the
+#: TensorRT plan cache key, so plans built from an older export are not reused
+EXPORTER_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -210,18 +214,6 @@ def _example_ids(batch: int, vocab: int, seed: int = 0) -> tuple["torch.Tensor",
     return x, torch.tensor(lengths, dtype=torch.long)
 
 
-def file_sha256(path: str | Path, chunk: int = 1 << 20) -> str:
-    """sha256 of a file's bytes (the ``model hash`` of engine cache keys)."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while True:
-            block = fh.read(chunk)
-            if not block:
-                break
-            h.update(block)
-    return h.hexdigest()
-
-
 def export_onnx(
     source,
     path: str | Path,
@@ -296,7 +288,7 @@ def export_onnx(
         seconds=seconds,
         hop_length=hop,
         latent_channels=channels,
-        sha256=file_sha256(path),
+        sha256=sha256_file(path),
     )
     _LOGGER.info("exported %s VITS to %s in %.1f s (%.1f MiB)", variant, path, seconds, result.size_bytes / 2**20)
     return result
@@ -324,6 +316,5 @@ __all__ = [
     "full_module",
     "split_infer",
     "export_onnx",
-    "file_sha256",
     "pad_ids",
 ]

@@ -121,6 +121,45 @@ def _remove_weight_norm(module) -> None:
             torch.nn.utils.remove_weight_norm(m)
 
 
+def new_coqui_vits(arch: PiperVitsArch, voice_config: dict[str, Any]) -> "Vits":
+    """An untrained coqui ``Vits`` shaped like ``arch``, weight norm removed, ready for weights.
+
+    Shared by the ONNX path (:func:`build_coqui_vits`) and the compact-weights path
+    (:mod:`studio.engine.torchvits.compact`), so both build exactly the same module tree.
+    """
+    from TTS.tts.models.vits import Vits
+
+    import types
+
+    config = coqui_config(arch, voice_config)
+    tts_log = logging.getLogger("TTS")
+    level = tts_log.level
+    tts_log.setLevel(logging.ERROR)  # "Could not identify language", audio processor dump
+    # coqui builds an AudioProcessor (mel filterbanks for training losses and plots) when
+    # config.audio is one of its audio configs; inference never uses it, and building it
+    # imports librosa's whole stack (scipy.signal, numba), which a machine that only runs
+    # the model (the GPU check's) does not have. A plain copy of the audio facts skips it.
+    audio = config.audio
+    config.audio = types.SimpleNamespace(**audio.to_dict())
+    try:
+        model = Vits(config)
+    finally:
+        config.audio = audio
+        tts_log.setLevel(level)
+    if model.args.num_chars != arch.n_vocab or model.text_encoder.emb.num_embeddings != arch.n_vocab:
+        raise ValueError(f"coqui built a {model.text_encoder.emb.num_embeddings}-row embedding, not {arch.n_vocab}")
+    # the weights are weight-norm-folded: drop the parametrizations of every module
+    # inference runs (the posterior encoder is training-only and keeps its own)
+    for sub in (model.text_encoder, model.duration_predictor, model.flow, model.waveform_decoder):
+        _remove_weight_norm(sub)
+    return model
+
+
+def is_training_only(key: str) -> bool:
+    """True for coqui state-dict keys that Piper's inference graph never holds."""
+    return key.startswith(_TRAINING_ONLY)
+
+
 def build_coqui_vits(config_json_path: str | Path, onnx_path: str | Path) -> tuple[Vits, WeightsReport]:
     """A coqui-tts ``Vits`` carrying exactly the weights of a Piper ONNX voice (eval mode).
 
@@ -128,27 +167,11 @@ def build_coqui_vits(config_json_path: str | Path, onnx_path: str | Path) -> tup
     or an ONNX tensor does not fit its target.
     """
     import torch
-    from TTS.tts.models.vits import Vits
 
     voice_config = piper_voice_config(config_json_path)
     g = read_onnx_vits(onnx_path)
     arch = derive_arch(g, voice_config)
-    config = coqui_config(arch, voice_config)
-
-    tts_log = logging.getLogger("TTS")
-    level = tts_log.level
-    tts_log.setLevel(logging.ERROR)  # "Could not identify language", audio processor dump
-    try:
-        model = Vits(config)
-    finally:
-        tts_log.setLevel(level)
-    if model.args.num_chars != arch.n_vocab or model.text_encoder.emb.num_embeddings != arch.n_vocab:
-        raise ValueError(f"coqui built a {model.text_encoder.emb.num_embeddings}-row embedding, not {arch.n_vocab}")
-    # the ONNX holds weight-norm-folded weights: drop the parametrizations of every
-    # module inference runs (the posterior encoder is training-only and keeps its own)
-    for sub in (model.text_encoder, model.duration_predictor, model.flow, model.waveform_decoder):
-        _remove_weight_norm(sub)
-
+    model = new_coqui_vits(arch, voice_config)
     state = model.state_dict(keep_vars=True)
     report = WeightsReport(arch=arch, renamed=dict(g.renames))
 
@@ -211,6 +234,8 @@ __all__ = [
     "WeightsReport",
     "build_coqui_vits",
     "derive_arch",
+    "is_training_only",
+    "new_coqui_vits",
     "load_onnx_initializers",
     "piper_to_coqui_name",
     "piper_voice_config",

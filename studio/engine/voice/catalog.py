@@ -44,7 +44,10 @@ class VoiceInfo:
     sample_rate: int
     model_path: Path
     config_path: Path
-    source: Literal["bundled", "user", "coqui-hub"]
+    source: Literal["bundled", "user", "coqui-hub", "prepared"]
+    #: recorded phoneme ids (:class:`~studio.engine.voice.phonemize.RecordedFrontEnd`)
+    #: used instead of espeak-ng, on machines that only run the model
+    phoneme_ids: Path | None = None
 
     @property
     def language_family(self) -> str:

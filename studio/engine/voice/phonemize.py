@@ -14,18 +14,28 @@ Why this exists instead of calling ``PiperVoice.phonemize``:
   Piper's own ``PiperVoice`` uses, so both can coexist in one process).
 
 The torch engine reuses this module for Piper-format voices.
+
+Pronunciation lexicon (:mod:`studio.core.lexicon`): applied here, once, for every
+engine and preset. Respellings are substituted in the text; a phoneme entry's IPA
+is spliced into the phoneme stream in place of its word -- the text around it is
+phonemized as separate runs, and punctuation a run starts with (``", and"``), which
+espeak would drop, is kept so pauses stay where the text has them.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 import threading
 import unicodedata
 from functools import lru_cache
-from typing import Any
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
 
 from studio.core.errors import EngineError
 from studio.core.language import language_tag
+from studio.core.lexicon import Lexicon
 from studio.engine.voice.config import VoiceConfig
 
 _LOGGER = logging.getLogger(__name__)
@@ -64,6 +74,13 @@ ESPEAK_VOICES: dict[str, str] = {
     "my": "my", "id": "id", "ms": "ms", "mi": "mi", "ja": "ja", "ko": "ko",
     "ht": "ht", "gn": "gn", "qu": "qu", "kl": "kl",
 }
+
+#: Same sound, other code point: lexicons (the W3C samples among them) write the
+#: ASCII ``g`` where espeak and Piper's id maps use IPA ``ɡ`` (U+0261).
+IPA_EQUIVALENTS = {"g": "\u0261"}
+#: Punctuation Piper voices are trained on (pauses and intonation).
+_PAUSES = frozenset(",.;:!?")
+_LEAD = re.compile(r"^\s*([^\w\s]*)\s*")
 
 _BOOTSTRAP = threading.Lock()
 _espeak: tuple[threading.Lock, Any] | None = None
@@ -139,10 +156,44 @@ class PiperFrontEnd:
         """The espeak-ng voice used for ``language`` with this voice."""
         return espeak_voice_for(language, self.config.espeak_voice, self.config.language_family)
 
-    def phonemize(self, text: str, language: str) -> list[str]:
-        """One flat phoneme list for one sentence (espeak sub-sentences joined by a space)."""
+    def phonemize(self, text: str, language: str, lexicon: Lexicon | None = None) -> list[str]:
+        """One flat phoneme list for one sentence (espeak sub-sentences joined by a space),
+        with ``lexicon``'s entries applied (see the module docstring)."""
         if self.config.phoneme_type == "text":
+            if lexicon:
+                text = lexicon.respelled(text, language)
             return list(unicodedata.normalize("NFD", text))
+        if not lexicon:
+            return self._espeak(text, language)
+        phonemes: list[str] = []
+        for run, is_ipa in lexicon.runs(text, language):
+            if is_ipa:
+                part = self.ipa_phonemes(run)
+            else:
+                lead = _LEAD.match(run)
+                marks = [c for c in (lead.group(1) if lead else "") if c in _PAUSES]
+                spoken = self._espeak(run, language) if any(c.isalnum() for c in run) else []
+                part = marks + ([" "] if marks and spoken else []) + spoken
+            if not part:
+                continue
+            if phonemes and phonemes[-1] != " " and part[0] not in _PAUSES:
+                phonemes.append(" ")
+            phonemes.extend(part)
+        return phonemes
+
+    def ipa_phonemes(self, ipa: str) -> list[str]:
+        """An entry's IPA as this voice's phoneme symbols (NFD, like espeak's output)."""
+        chars = list(unicodedata.normalize("NFD", ipa.strip()))
+        id_map = self.config.phoneme_id_map
+        return [IPA_EQUIVALENTS.get(c, c) if c not in id_map else c for c in chars]
+
+    def unknown_phonemes(self, ipa: str) -> list[str]:
+        """Symbols of ``ipa`` this voice has no id for (they would be dropped): shown
+        to the user when an entry is added, so a typo is caught before a render."""
+        id_map = self.config.phoneme_id_map
+        return sorted({c for c in self.ipa_phonemes(ipa) if c not in id_map})
+
+    def _espeak(self, text: str, language: str) -> list[str]:
         voice = self.espeak_voice(language)
         lock, phonemizer = _espeak_handle()
         with lock:
@@ -172,6 +223,63 @@ class PiperFrontEnd:
             _LOGGER.debug("dropping phonemes missing from the voice's id map: %s", missing)
         return phonemes_to_ids(known, id_map)
 
-    def text_to_ids(self, text: str, language: str) -> list[int]:
-        """The whole front end for one sentence."""
-        return self.phonemes_to_ids(self.phonemize(text, language))
+    def text_to_ids(self, text: str, language: str, lexicon: Lexicon | None = None) -> list[int]:
+        """The whole front end for one sentence, with ``lexicon`` applied."""
+        return self.phonemes_to_ids(self.phonemize(text, language, lexicon))
+
+
+#: the ``format`` value of a recorded phoneme-id file
+RECORDED_IDS_FORMAT = "studio-phoneme-ids/1"
+
+
+def _recorded_key(text: str, language: str) -> tuple[str, str]:
+    return language_tag(language).split("-")[0], " ".join(text.split())
+
+
+class RecordedFrontEnd:
+    """The real front end's answers, recorded once and replayed where espeak-ng is absent.
+
+    Why: a machine that only runs the model (a GPU box for a timed check) has no
+    espeak-ng and cannot install it, but the engines ask their front end for ids.
+    :meth:`record` runs a real front end over every sentence that machine will ask
+    for and writes ``{language, text, ids}`` entries; there :meth:`text_to_ids`
+    looks them up (whitespace-normalised, by language family) and refuses any
+    sentence that was not recorded -- it never guesses ids.
+    """
+
+    def __init__(self, entries: Mapping[tuple[str, str], Sequence[int]]) -> None:
+        self._table = {_recorded_key(text, lang): list(ids) for (lang, text), ids in entries.items()}
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+    def text_to_ids(self, text: str, language: str, lexicon: Lexicon | None = None) -> list[int]:
+        if lexicon:
+            # recordings hold the plain front end's ids; a lexicon would change them
+            raise EngineError(f"no recorded phoneme ids for {text[:60]!r} with pronunciation lexicon entries")
+        try:
+            return list(self._table[_recorded_key(text, language)])
+        except KeyError:
+            raise EngineError(
+                f"no recorded phoneme ids for {text[:60]!r} ({language}); record it with the real front end"
+            ) from None
+
+    @staticmethod
+    def record(front_end: Any, sentences: Iterable[tuple[str, str]], path: str | Path) -> int:
+        """Write ``front_end``'s ids of every ``(language, text)`` to ``path``; returns the count."""
+        entries, seen = [], set()
+        for language, text in sentences:
+            key = _recorded_key(text, language)
+            if key in seen:
+                continue
+            seen.add(key)
+            entries.append({"language": key[0], "text": key[1], "ids": list(front_end.text_to_ids(text, language))})
+        Path(path).write_text(json.dumps({"format": RECORDED_IDS_FORMAT, "entries": entries}), encoding="utf-8")
+        return len(entries)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> "RecordedFrontEnd":
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        if data.get("format") != RECORDED_IDS_FORMAT:
+            raise EngineError(f"{path}: not a {RECORDED_IDS_FORMAT} file")
+        return cls({(e["language"], e["text"]): e["ids"] for e in data["entries"]})

@@ -1,0 +1,96 @@
+"""``studio export``: publish-ready files from a rendered project.
+
+Plugged into :mod:`studio.cli` through ``COMMAND_MODULES``. Imports stay light
+here; the work is :func:`studio.jobs.publish.publish`. Nothing is synthesized:
+the files are made from the project's verified audio cache, and a chapter that
+is not completely rendered is refused with the reason (render it first).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from studio.core.errors import StudioError
+
+#: ``--acx`` and some file failed the check (the files are written all the same)
+EXIT_ACX_FAILED = 3
+FORMATS = ("m4b", "mp3", "flac", "opus", "wav")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "export", help="publish-ready files (M4B, MP3, FLAC, Opus, WAV) from a rendered project",
+        description="Master the rendered chapters (44.1 kHz, RMS normalized, true peak limited, room tone "
+        "at head and tail), write them as an M4B with chapters or one file per chapter, with tags, cover "
+        "art, SRT/WebVTT subtitles and manifest.json, and check every file against the ACX rules. Uses "
+        "the project's rendered audio only; render first with `studio render`.",
+    )
+    p.add_argument("project", type=Path, help="project folder (<name>.studio)")
+    p.add_argument("-o", "--output", type=Path, required=True, help="folder for the files")
+    p.add_argument("--format", choices=FORMATS, default="m4b", help="m4b: the whole book with chapter markers; "
+                   "the others: one file per chapter (default: m4b)")
+    p.add_argument("--acx", action="store_true", help="print the full ACX report of every file and exit 3 "
+                   "when one fails (ACX takes MP3: use --format mp3)")
+    p.add_argument("--chapters", help="chapters, 1-based, e.g. 1,3-5 (default: all but front matter)")
+    p.add_argument("--single-file", action="store_true", help="mp3: one file for the book with ID3 chapter frames")
+    p.add_argument("--cover", type=Path, metavar="IMAGE", help="cover art, JPEG or PNG (default: the EPUB's cover)")
+    p.add_argument("--narrator", help="narrator tag (default: the voice)")
+    p.add_argument("--year", help="year tag (default: the manuscript's date, else this year)")
+    p.add_argument("--no-subtitles", action="store_true", help="no SRT/WebVTT files")
+    m = p.add_argument_group("mastering")
+    m.add_argument("--target-rms", type=float, default=-20.0, metavar="DB", help="RMS target, -23 to -18 (default: -20)")
+    m.add_argument("--head", type=float, default=0.75, metavar="S", help="room tone before the first word, "
+                   "0.5-1 s (default: 0.75)")
+    m.add_argument("--tail", type=float, default=2.0, metavar="S", help="room tone after the last word, "
+                   "1-5 s (default: 2)")
+    p.set_defaults(func=_cmd_export)
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from studio.audio.mastering import MasteringConfig
+    from studio.cli.common import format_duration, parse_chapters
+    from studio.jobs.publish import PublishOptions, publish
+    from studio.project import Project
+
+    if not Project.is_project(args.project):
+        hint = "; a manuscript's project is the folder <name>.studio beside the output of `studio render`" \
+            if args.project.is_file() else ""
+        raise StudioError(f"{args.project} is not a studio project{hint}")
+    if args.single_file and args.format != "mp3":
+        raise StudioError("--single-file is for --format mp3 (an M4B is always one file)")
+    mastering = MasteringConfig(target_rms_db=args.target_rms, head_s=args.head, tail_s=args.tail)
+    out = sys.stdout
+    with Project.open(args.project) as project:
+        chapters = parse_chapters(args.chapters, len(project.chapters())) if args.chapters else None
+        options = PublishOptions(
+            fmt=args.format, chapters=chapters, mastering=mastering, cover=args.cover, narrator=args.narrator,
+            year=args.year, subtitles=not args.no_subtitles, single_file=args.single_file,
+        )
+        result = publish(project, args.output, options, progress=_progress)
+    for w in result.warnings:
+        sys.stderr.write(f"studio: warning: {w}\n")
+    for f in result.files:
+        verdict = "ACX pass" if f.acx.passed else "ACX FAIL: " + "; ".join(f.acx.reasons)
+        lv = f.levels
+        out.write(f"{f.path}  {format_duration(f.duration)}  RMS {lv.rms_db:.1f} dB, true peak {lv.true_peak_db:.1f} dBFS, "
+                  f"floor {lv.noise_floor_db:.1f} dB, {lv.lufs:.1f} LUFS  {verdict}\n")
+        if len(f.chapters) > 1:
+            for mark in f.chapters:
+                out.write(f"    {format_duration(mark.start)}  {mark.title}\n")
+    if args.acx:
+        out.write("\nACX check\n")
+        for f in result.files:
+            out.write(f.acx.text() + "\n")
+    total = sum(f.duration for f in result.files)
+    failed = sum(not f.acx.passed for f in result.files)
+    out.write(f"{len(result.files)} file(s), {format_duration(total)} of audio; ACX: "
+              f"{len(result.files) - failed} pass, {failed} fail; manifest: {result.manifest}\n")
+    return EXIT_ACX_FAILED if args.acx and failed else 0
+
+
+def _progress(p) -> None:  # p: studio.jobs.publish.PublishProgress
+    if p.current:
+        sys.stderr.write(f"studio: mastering {p.done + 1}/{p.total}: {p.current}\n")
+        sys.stderr.flush()

@@ -1,0 +1,37 @@
+"""Writing and fingerprinting files the way every cache of the studio needs.
+
+Why one place: the INT8 model, the TensorRT plan, the cut ONNX graphs, a Triton
+repository and a published book are all reused later on the strength of their file
+on disk; a half-written file taken for a whole one costs a broken render hours in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+
+def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
+    """sha256 of a file's bytes, read in chunks (models are tens of MB)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(chunk), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def write_atomic(path: str | Path, data: bytes | str) -> None:
+    """Write ``data`` to ``path`` through a temporary file beside it and a rename,
+    so a reader (or a crash) never sees half a file. ``str`` is written as UTF-8."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
