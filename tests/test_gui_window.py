@@ -154,7 +154,8 @@ def test_render_pause_resume_edit_regenerate_and_export(qtbot, window: MainWindo
         edited = next(r for r in project.sentences([0]) if r.id == target.id)
     changed = {i for i in before if before[i] != after[i]}
     assert changed == {target.id} and edited.text == "The sun was very bright." and edited.state == "done"
-    assert model.sentence(target.id).state == "done"
+    # the queue is read directly, the states arrive as a queued signal a moment later
+    qtbot.waitUntil(lambda: model.sentence(target.id).state == "done", timeout=5000)
 
     other = first[4]
     session.render_sentences([other.id], regenerate=True)

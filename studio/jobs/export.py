@@ -57,10 +57,9 @@ class CorruptAudio(Exception):
 
 
 def default_chapters(project: Project) -> list[int]:
-    """Chapters a plain render covers: all but front matter (all, if that is all there is)."""
-    chapters = project.chapters()
-    body = [c.index for c in chapters if not c.front_matter]
-    return body or [c.index for c in chapters]
+    """Chapters a plain render covers: the included ones (by default all but front matter;
+    all, if none is included)."""
+    return project.chapter_control.included()
 
 
 def clean_filename(text: str, fallback: str) -> str:
@@ -110,14 +109,17 @@ def export_chapter_files(
     out.mkdir(parents=True, exist_ok=True)
     width = max(2, len(str(len(all_chapters))))
     written: list[ExportedFile] = []
+    numbers = project.chapter_control.numbers()  # files are numbered over the included chapters
+    names = {c.index: c.name for c in project.chapter_control.all()}
     for idx in wanted:
         title = all_chapters[idx].title
         if all_chapters[idx].sentences == 0:
             log.warning("chapter %d '%s' has nothing to say; no file written", idx + 1, title)
             continue
-        path = out / f"{safe_filename(title, idx + 1, width)}.{fmt}"
+        path = out / f"{safe_filename(names[idx], numbers[idx], width)}.{fmt}"
         remove_stale_temps(path, fmt)
-        tags = AudioTags(title=title, artist=book.author, album=book.title, track=f"{idx + 1}/{len(all_chapters)}")
+        tags = AudioTags(title=names[idx], artist=book.author, album=book.title,
+                         track=f"{numbers[idx]}/{len(all_chapters)}")
         for attempt in range(3):
             rows = project.sentences([idx])
             rate = sample_rate or settings.output_sample_rate or native_rate(project, rows)
@@ -135,7 +137,7 @@ def export_chapter_files(
                 render_project(project, engine, chapters={idx}, engine_for=engine_for, progress=progress)
                 require_complete(project, [idx])
                 continue
-            written.append(ExportedFile(path, idx, title, counter.samples / rate, rate))
+            written.append(ExportedFile(path, idx, names[idx], counter.samples / rate, rate))
             log.info("wrote %s (%.1f s)", path, counter.samples / rate)
             break
     return written

@@ -14,11 +14,13 @@ import sqlite3
 from typing import Callable
 
 from studio.core.errors import ProjectError
+from studio.project.chapters import add_chapter_control
+from studio.project.takes import TAKES_SCHEMA
 
 log = logging.getLogger(__name__)
 
 #: Version written by this code. Bump it and add a step to ``MIGRATIONS`` together.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 STATES = ("pending", "rendering", "done", "failed")
 
@@ -156,6 +158,11 @@ def _split_sql(script: str) -> list[str]:
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     0: lambda conn: _apply_script(conn, _SCHEMA_V1),
     1: lambda conn: _apply_script(conn, _SCHEMA_V2_LEXICON),
+    # v3: takes (every synthesis of a sentence kept; see studio.project.takes). Older
+    # projects start with none; a sentence's current audio becomes its first take
+    # the first time it is taken again. Chapters get the producer's controls
+    # (included, name; NULL keeps the import's choice: front matter left out).
+    2: lambda conn: (_apply_script(conn, TAKES_SCHEMA), add_chapter_control(conn)),
 }
 
 

@@ -30,7 +30,9 @@ from studio.project import bookdb
 from studio.project.cache import AudioCache, CacheEntry, VoiceIdentity, cache_key
 from studio.project.lexicon import ProjectLexicon
 from studio.project.schema import STATES, configure, ensure_schema
+from studio.project.chapters import ProjectChapters
 from studio.project.settings import ProjectSettings
+from studio.project.takes import ProjectTakes, record_take
 
 log = logging.getLogger(__name__)
 
@@ -417,8 +419,11 @@ class Project:
             ).rowcount
 
     def mark_done(self, sentence_id: int, entry: CacheEntry, *, synthesized: bool) -> None:
-        """Record finished audio (cache entry + sentence) in one commit."""
+        """Record finished audio (cache entry + sentence, and a new synthesis as a take) in one commit."""
+        take = self.takes.inputs(sentence_id) if synthesized else None
         with self._write() as conn:
+            if take is not None:
+                record_take(conn, self.folder, self.cache, entry, **take)
             conn.execute(
                 "INSERT INTO cache_entries (key, checksum, size, sample_rate, duration) VALUES (?, ?, ?, ?, ?)"
                 " ON CONFLICT(key) DO UPDATE SET checksum = excluded.checksum, size = excluded.size,"
@@ -430,6 +435,16 @@ class Project:
                 " synth_count = synth_count + ?, updated_at = datetime('now') WHERE id = ?",
                 (entry.key, entry.duration, entry.checksum, int(synthesized), sentence_id),
             )
+
+    @property
+    def chapter_control(self) -> ProjectChapters:
+        """Chapters included or excluded and renamed by the producer (see :mod:`studio.project.chapters`)."""
+        return ProjectChapters(self)
+
+    @property
+    def takes(self) -> ProjectTakes:
+        """Every synthesis of a sentence, kept; one chosen (see :mod:`studio.project.takes`)."""
+        return ProjectTakes(self)
 
     def mark_failed(self, sentence_id: int, reason: str) -> None:
         with self._write() as conn:

@@ -20,7 +20,7 @@ from typing import Literal
 
 from studio.qt.messages import FINISHED, JobSpec, JobState, PreviewRequest, QueueSnapshot
 
-Control = Literal["run", "pause", "stop"]
+Control = Literal["run", "pause", "stop", "yield"]
 
 #: finished jobs kept for display
 KEEP_FINISHED = 50
@@ -49,11 +49,16 @@ class JobQueue:
     # ------------------------------------------------------------ GUI side
 
     def submit(self, spec: JobSpec) -> int:
-        """Queue a job at the end; returns its id."""
+        """Queue a job at the end (an urgent one before the first waiting job that is not); returns its id."""
         with self._cond:
             job_id = self._next_id
             self._next_id += 1
-            self._jobs.append(_Job(JobState(job_id, spec, total=spec.sentences_hint)))
+            job = _Job(JobState(job_id, spec, total=spec.sentences_hint))
+            at = len(self._jobs)
+            if spec.urgent:
+                at = next((i for i, j in enumerate(self._jobs)
+                           if j.state.status == "queued" and not j.state.spec.urgent), at)
+            self._jobs.insert(at, job)
             self._changed()
             return job_id
 
@@ -157,12 +162,36 @@ class JobQueue:
             self._cond.wait(timeout)
 
     def control(self, job_id: int) -> Control:
-        """What the running job should do now: go on, wait (paused) or stop."""
+        """What the running job should do now: go on, wait (paused), stop, or step
+        aside (``yield``) because an urgent job waits and this one is not urgent."""
         with self._cond:
             job = self._find(job_id)
             if self._quit or job is None or job.cancel:
                 return "stop"
-            return "pause" if self._paused else "run"
+            if self._paused:
+                return "pause"
+            if not job.state.spec.urgent and any(
+                    j.state.status == "queued" and j.state.spec.urgent for j in self._jobs):
+                return "yield"
+            return "run"
+
+    def requeue(self, job_id: int, **changes: object) -> None:
+        """A job that stepped aside waits again, first after the urgent jobs.
+
+        Nothing it rendered is lost: the render loop only renders what is still
+        pending, so the job picks up where it stopped.
+        """
+        with self._cond:
+            job = self._find(job_id)
+            if job is None or job.state.finished:
+                return
+            self._jobs.remove(job)
+            job.state = replace(job.state, status="queued", eta=None, current="", **changes)  # type: ignore[arg-type]
+            end = next((i for i, j in enumerate(self._jobs) if j.state.finished), len(self._jobs))
+            at = next((i for i, j in enumerate(self._jobs[:end])
+                       if j.state.status == "queued" and not j.state.spec.urgent), end)
+            self._jobs.insert(at, job)
+            self._changed()
 
     def hold(self, job_id: int | None) -> None:
         """The worker says it is (``job_id``) or is no longer (None) waiting in a pause."""

@@ -31,6 +31,10 @@ class JobSpec:
     sentence); ``regenerate``: the listed sentences synthesized again even though
     they have audio (a new take). ``sentences_hint`` is how many sentences the job
     covers as the GUI counted them, used for the overall ETA before it starts.
+
+    ``urgent``: a small re-render the producer is waiting to hear (one edited
+    sentence, one paragraph). It goes before waiting chapter jobs, and a running
+    chapter job steps aside for it after its sentence in flight, then carries on.
     """
 
     kind: JobKind
@@ -38,6 +42,7 @@ class JobSpec:
     chapters: tuple[int, ...] = ()
     sentence_ids: tuple[int, ...] = ()
     sentences_hint: int = 0
+    urgent: bool = False
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,8 @@ log = logging.getLogger(__name__)
 SinkFactory = Callable[[], AudioSink]
 #: the sample rate previews are played at when nothing else is known
 DEFAULT_RATE = 22050
+#: a play-list "cache key" naming a kept take instead of a cache file
+TAKE_PREFIX = "take:"
 
 
 def build_playlist(
@@ -137,6 +139,19 @@ class PreviewController(QObject):
         self._queue.set_preview(PreviewRequest(rid, (passage,)))
         return rid
 
+    def play_takes(self, takes: Sequence[tuple[int, int]], label: str = "", gap_s: float = 0.6) -> int:
+        """Play kept takes one after another (``(take id, sentence id)`` pairs): a take, or A then B."""
+        if not takes or self._queue is None:
+            return 0
+        rid = next(self._ids)
+        segments = tuple(Segment((sid,), cache_key=f"{TAKE_PREFIX}{tid}", pause_after=gap_s if i + 1 < len(takes) else 0.0)
+                         for i, (tid, sid) in enumerate(takes))
+        if not self.player.play(PlayList(rid, segments, label)):
+            self.problem.emit(self.player.problem or "No audio output.")
+            return 0
+        self._queue.set_preview(None)
+        return rid
+
     def toggle(self) -> None:
         if self.player.position().state in ("idle", "finished", "error"):
             return
@@ -158,6 +173,8 @@ class PreviewController(QObject):
         project = self._project
         if project is None:
             return None
+        if key.startswith(TAKE_PREFIX):
+            return project.takes.audio(int(key[len(TAKE_PREFIX):]))
         entry = project.cache_entry(key)
         if entry is None:
             return None

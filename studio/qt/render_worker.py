@@ -97,6 +97,7 @@ class RenderWorker(QThread):
         self._chapter_of: dict[int, int] = {}
         self._last_emit = 0.0
         self._job_settings: ProjectSettings | None = None
+        self._yielded = False
 
     # ------------------------------------------------------------ loop
 
@@ -126,6 +127,7 @@ class RenderWorker(QThread):
         self.stats.set_rendering(True)
         self.snapshot()
         status, message = "done", ""
+        self._yielded = False
         try:
             settings = self._job_settings = self.project.settings()
             engine = self._engine(settings.voice_id, settings)
@@ -143,6 +145,8 @@ class RenderWorker(QThread):
             self._touched = set(chapters)
             message = f"{result.synthesized} synthesized, {result.reused} from cache, {result.failed} failed"
             status = "cancelled" if result.stopped else "done"
+            if result.stopped and self._yielded:
+                status = "yielded"
         except Exception as exc:  # noqa: BLE001 - a failed job is reported and the queue goes on
             info = describe_error(exc, f"render {spec.label}")
             status, message = "failed", info.message
@@ -151,10 +155,18 @@ class RenderWorker(QThread):
             self._job_settings = None
             self._flush(force=True)
             self.stats.set_rendering(False)
-            final = self.queue.finish(job_id, status, message)
+            self._settle(job_id, status, message)
+
+    def _settle(self, job_id: int, status: str, message: str) -> None:
+        """Finish the job, or (it stepped aside for an urgent one) queue it again to resume after it."""
+        if status == "yielded":
+            self.queue.requeue(job_id, message="waiting for an urgent re-render")
             self.snapshot()
-            if final is not None:
-                self.jobFinished.emit(final)
+            return
+        final = self.queue.finish(job_id, status, message)
+        self.snapshot()
+        if final is not None:
+            self.jobFinished.emit(final)
 
     def _scope(self, job: JobState) -> tuple[set[int] | None, list[int]]:
         """``(sentence ids or None for whole chapters, chapters touched)``; regenerate forgets audio."""
@@ -175,6 +187,7 @@ class RenderWorker(QThread):
         if spec.kind == "regenerate":
             keys = {r.expected_key for r in rows if r.state == "done"}
             for key in keys:
+                self.project.takes.keep_current(key)  # the take being replaced stays listed
                 self.project.invalidate_key(key)
             if keys:  # sentences sharing the audio get the new take too
                 ids |= {r.id for r in self.project.sentences(chapters) if r.expected_key in keys}
@@ -199,6 +212,9 @@ class RenderWorker(QThread):
         paused = False
         while True:
             control = self.queue.control(job_id)
+            if control == "yield":
+                self._yielded = True
+                control = "stop"
             if control == "stop":
                 if paused:
                     self.queue.hold(None)

@@ -15,33 +15,40 @@ project is closed when the thread has finished.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
+from studio.audio.assemble import Pauses
 from studio.core.errors import StudioError
 from studio.core.language import language_family
 from studio.jobs.engines import EngineBuilder, Isolation, build_engine
 from studio.jobs.session import Opened, open_project
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project
+from studio.qt.facts import read_bench
 from studio.qt.jobqueue import JobQueue
-from studio.qt.messages import ErrorInfo, ExportProgress, JobSpec
+from studio.qt.messages import ErrorInfo, ExportProgress, JobSpec, StateDelta
 from studio.qt.monitor import MonitorThread, RenderStats, StallMeter
+from studio.qt.planning import BookPlan, book_chapters, is_small_selection, plan_book
 from studio.qt.preview import PreviewController, SinkFactory
 from studio.qt.render_worker import RenderWorker
+from studio.qt.search import SearchIndex, SearchResult
 from studio.qt.sinks import SoundDeviceSink
 from studio.qt.snapshot import (
     BookSnapshot,
     ChapterNode,
     SentenceNode,
+    apply_states,
     build_chapter,
     build_snapshot,
     with_long_chapters,
 )
+from studio.qt.takes import TakeList, take_list
 from studio.qt.tasks import TaskRunner
+from studio.qt.waveform import PeakCache, WaveformData
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +64,9 @@ class ProjectSession(QObject):
     readout = Signal(object)  # Readout
     engineStatus = Signal(object)  # EngineStatus
     settingsChanged = Signal(object)  # ProjectSettings
+    takesChanged = Signal(object)  # TakeList
+    waveformReady = Signal(object)  # WaveformData
+    searchReady = Signal(object)  # SearchResult
     error = Signal(object)  # ErrorInfo
     message = Signal(str)
 
@@ -69,6 +79,14 @@ class ProjectSession(QObject):
         self.long_chapter_minutes = long_chapter_minutes
         self.tasks = TaskRunner(self, threads=1, on_error=self.error.emit)
         self.export_tasks = TaskRunner(self, threads=1, on_error=self.error.emit)
+        self.wave_tasks = TaskRunner(self, threads=1, on_error=self.error.emit)  # never behind an edit
+        self.peaks = PeakCache()
+        self.search_tasks = TaskRunner(self, threads=1, on_error=self.error.emit)
+        self._index: tuple[int, SearchIndex] | None = None  # (text version, index)
+        self._text_version = 0
+        self._search_wanted = 0
+        self.indexes_built = 0
+        self._wave_wanted = 0
         self.stats = RenderStats()
         self.stall = StallMeter(self)
         self.stall.start()
@@ -109,7 +127,7 @@ class ProjectSession(QObject):
                 project.close()
                 raise
 
-        def done(value) -> None:  # noqa: ANN001
+        def done(value) -> None:
             project, action, snapshot, settings = value
             self._install(project, snapshot, settings)
             self.message.emit(f"{action.capitalize()} project {project.folder}")
@@ -121,11 +139,13 @@ class ProjectSession(QObject):
     def _install(self, project: Project, snapshot: BookSnapshot, settings: ProjectSettings) -> None:
         self.close_project()
         self.project, self.snapshot, self.settings = project, snapshot, settings
+        self._text_version += 1
         self.queue = JobQueue()
         self.worker = RenderWorker(project, self.queue, self.stats, self.preview.player,
                                    build=self.build, isolation=self.isolation)
         w = self.worker
         w.queueChanged.connect(self.queueChanged)
+        w.statesChanged.connect(self._states)  # the snapshot first, so listeners never see it behind
         w.statesChanged.connect(self.statesChanged)
         w.jobFinished.connect(self.jobFinished)
         w.engineStatus.connect(self.engineStatus)
@@ -175,7 +195,9 @@ class ProjectSession(QObject):
             self._retired(entry)
         self.monitor.wait(3000)
         self.tasks.wait()
+        self.search_tasks.wait()
         self.export_tasks.wait()
+        self.wave_tasks.wait()
 
     # ------------------------------------------------------------ reading
 
@@ -194,12 +216,18 @@ class ProjectSession(QObject):
     def _set_snapshot(self, snapshot: BookSnapshot) -> None:
         if self.project is not None and snapshot.folder == str(self.project.folder):
             self.snapshot = snapshot
+            self._text_version += 1
             self.snapshotChanged.emit(snapshot)
 
     def set_long_chapter_minutes(self, minutes: float) -> None:
+        """New long-chapter threshold: flags and banner recomputed from the (current) snapshot."""
         self.long_chapter_minutes = minutes
         if self.snapshot is not None:
             self._set_snapshot(with_long_chapters(self.snapshot, minutes))
+
+    def _states(self, delta: StateDelta) -> None:
+        if self.snapshot is not None:
+            self.snapshot = apply_states(self.snapshot, delta.changes)
 
     # ------------------------------------------------------------ changes
 
@@ -211,6 +239,24 @@ class ProjectSession(QObject):
             return build_chapter(project, snap, chapter)
 
         self.tasks.run(work, on_done=self._chapter_done, action="change the language")
+
+    def set_chapter_included(self, chapter: int, included: bool) -> None:
+        """Include or exclude a chapter (front matter too): Render Book and export follow."""
+        self._chapter_change(chapter, lambda p: p.chapter_control.set_included(chapter, included),
+                             "include the chapter" if included else "exclude the chapter")
+
+    def rename_chapter(self, chapter: int, name: str) -> None:
+        """Rename a chapter (blank: the imported title); exported files and tags use the name."""
+        self._chapter_change(chapter, lambda p: p.chapter_control.rename(chapter, name), "rename the chapter")
+
+    def _chapter_change(self, chapter: int, change: Callable[[Project], None], action: str) -> None:
+        project, snap = self._need(), self._snap()
+
+        def work() -> ChapterNode:
+            change(project)
+            return build_chapter(project, snap, chapter)
+
+        self.tasks.run(work, on_done=self._chapter_done, action=action)
 
     def edit_sentence(self, sentence_id: int, text: str, rerender: bool = True) -> None:
         """Store the new text; only this sentence's key changes, so only it is re-rendered."""
@@ -228,13 +274,14 @@ class ProjectSession(QObject):
             self._chapter_done(node)
             if rerender:
                 self.submit(JobSpec("sentences", f"Edited sentence {sentence_id}", sentence_ids=(sentence_id,),
-                                    sentences_hint=1))
+                                    sentences_hint=1, urgent=True))
 
         self.tasks.run(work, on_done=done, action="edit the sentence")
 
     def _chapter_done(self, node: ChapterNode) -> None:
         if self.snapshot is None:
             return
+        self._text_version += 1
         chapters = tuple(node if c.index == node.index else c for c in self.snapshot.chapters)
         self.snapshot = replace(self.snapshot, chapters=chapters)
         self.chapterChanged.emit(node)
@@ -246,7 +293,7 @@ class ProjectSession(QObject):
             project.update_settings(settings)
             return project.settings(), build_snapshot(project, long_chapter_minutes=minutes)
 
-        def done(value) -> None:  # noqa: ANN001
+        def done(value) -> None:
             new, snapshot = value
             self.settings = new
             self.preview.set_voices(self.voice_for, new.pauses)
@@ -266,9 +313,23 @@ class ProjectSession(QObject):
 
     def render_book(self) -> int:
         snap = self._snap()
-        body = [c for c in snap.chapters if not c.front_matter] or list(snap.chapters)
+        body = book_chapters(snap)
         return self.submit(JobSpec("book", "Whole book", tuple(c.index for c in body),
                                    sentences_hint=sum(len(c.sentences) for c in body)))
+
+    def plan_book(self, on_done: Callable[[BookPlan], None]) -> None:
+        """What "Render Book" would do, for the confirmation (bench file read off the GUI thread)."""
+        snap, settings = self._snap(), self.settings
+        per_sentence = self.stats.seconds_per_sentence()
+        preset = settings.preset if settings is not None else ""
+        folder = snap.folder
+
+        def work() -> BookPlan:
+            figures, _path, _note = read_bench(folder)
+            bench = figures.get(preset)
+            return plan_book(snap, per_sentence, bench.x_real_time if bench is not None else None)
+
+        self.tasks.run(work, on_done=on_done, action="plan the book render")
 
     def render_chapters(self, chapters: Iterable[int]) -> int:
         snap = self._snap()
@@ -278,10 +339,12 @@ class ProjectSession(QObject):
         return self.submit(JobSpec("chapters", label, idx, sentences_hint=hint))
 
     def render_sentences(self, ids: Sequence[int], label: str = "", regenerate: bool = False) -> int:
+        """Render (or take again) some sentences; within one paragraph this goes before chapter jobs."""
         ids = tuple(dict.fromkeys(ids))
         kind = "regenerate" if regenerate else "sentences"
         label = label or (f"{'New take of' if regenerate else 'Selection:'} {len(ids)} sentence(s)")
-        return self.submit(JobSpec(kind, label, sentence_ids=ids, sentences_hint=len(ids)))
+        urgent = self.snapshot is not None and is_small_selection(self.snapshot, ids)
+        return self.submit(JobSpec(kind, label, sentence_ids=ids, sentences_hint=len(ids), urgent=urgent))
 
     def pause(self) -> None:
         self._queue_op(lambda q: q.pause())
@@ -306,20 +369,89 @@ class ProjectSession(QObject):
             op(self.queue)
             self.queueChanged.emit(self.queue.snapshot(self.stats.seconds_per_sentence()))
 
+    # ------------------------------------------------------------ search
+
+    def search(self, needle: str) -> None:
+        """Find ``needle`` in the book off the GUI thread (index built once per text version)."""
+        snap, version = self._snap(), self._text_version
+        self._search_wanted += 1
+        rid = self._search_wanted
+
+        def work() -> SearchResult:
+            if self._index is None or self._index[0] != version:
+                self._index = (version, SearchIndex(snap))
+                self.indexes_built += 1
+            return self._index[1].find(needle)
+
+        def done(result: SearchResult) -> None:
+            if rid == self._search_wanted:
+                self.searchReady.emit(result)
+
+        self.search_tasks.run(work, on_done=done, action="search the book")
+
+    # ------------------------------------------------------------ waveform
+
+    def request_waveform(self, nodes: Sequence[SentenceNode], label: str = "") -> int:
+        """Peaks of these sentences from the cache, off the GUI thread; the newest request wins."""
+        project, settings = self._need(), self.settings
+        pauses = settings.pauses if settings is not None else Pauses()
+        self._wave_wanted += 1
+        rid, nodes = self._wave_wanted, tuple(nodes)
+
+        def done(data: WaveformData) -> None:
+            if rid == self._wave_wanted and self.project is project:
+                self.waveformReady.emit(data)
+
+        titles = {n.chapter: self._snap().chapters[n.chapter].title for n in nodes}
+        self.wave_tasks.run(lambda: self.peaks.get(project, nodes, pauses, label, titles), on_done=done,
+                            action="draw the waveform")
+        return rid
+
+    # ------------------------------------------------------------ takes
+
+    def load_takes(self, sentence_id: int) -> None:
+        """Read a sentence's takes in the background; they arrive as ``takesChanged``."""
+        project = self._need()
+        self.tasks.run(lambda: take_list(project, sentence_id), on_done=self._takes_read, action="read the takes")
+
+    def choose_take(self, sentence_id: int, take_id: int) -> None:
+        """Use a take from now on (export and playback read it); the choice is stored in the project."""
+        project, snap = self._need(), self._snap()
+        chapter = next((s.chapter for c in snap.chapters for s in c.sentences if s.id == sentence_id), 0)
+
+        def work() -> tuple[ChapterNode, TakeList]:
+            project.takes.choose(sentence_id, take_id)
+            return build_chapter(project, snap, chapter), take_list(project, sentence_id)
+
+        def done(value: tuple[ChapterNode, TakeList]) -> None:
+            self._chapter_done(value[0])
+            self._takes_read(value[1])
+            self.message.emit(f"Take {take_id} is used from now on")
+
+        self.tasks.run(work, on_done=done, action="choose the take")
+
+    def play_takes(self, sentence_id: int, take_ids: Sequence[int]) -> int:
+        label = " then ".join(f"take {t}" for t in take_ids)
+        return self.preview.play_takes([(t, sentence_id) for t in take_ids], label)
+
+    def _takes_read(self, takes: TakeList) -> None:
+        if self.project is not None and takes.folder == str(self.project.folder):
+            self.takesChanged.emit(takes)
+
     # ------------------------------------------------------------ preview and export
 
     def play(self, nodes: Sequence[SentenceNode], label: str = "") -> int:
         return self.preview.play(nodes, label)
 
-    def export(self, out_dir: str | Path, fmt: str, chapters: Sequence[int], *, on_progress=None,  # noqa: ANN001
-               on_done=None, on_error=None, bitrate: str = "128k") -> None:  # noqa: ANN001
+    def export(self, out_dir: str | Path, fmt: str, chapters: Sequence[int], *, on_progress=None,
+               on_done=None, on_error=None, bitrate: str = "128k") -> None:
         """Write chapter files in the background, one chapter at a time (progress per chapter)."""
         from studio.jobs.export import export_chapter_files
 
         project, snap = self._need(), self._snap()
         wanted = sorted(set(chapters))
 
-        def work(report) -> ExportProgress:  # noqa: ANN001
+        def work(report) -> ExportProgress:
             files: list[str] = []
             seconds = 0.0
             report(ExportProgress(0, len(wanted), snap.chapters[wanted[0]].title if wanted else ""))

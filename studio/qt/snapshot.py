@@ -14,7 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Iterable
 
+from studio.project.chapters import ChapterControl
 from studio.project.store import Project, SentenceRow
+from studio.qt.messages import SentenceState
 from studio.text.inspect import inspect_book, language_prefix
 
 DEFAULT_LONG_CHAPTER_MINUTES = 60.0
@@ -74,6 +76,13 @@ class ChapterNode:
     estimated_s: float
     too_long: bool
     paragraphs: tuple[ParagraphNode, ...]
+    #: the producer's choices: in the book or not, and the name files and tags use
+    included: bool = True
+    name: str = ""
+
+    @property
+    def display_name(self) -> str:
+        return self.name or self.title
 
     @property
     def sentences(self) -> tuple[SentenceNode, ...]:
@@ -90,6 +99,10 @@ class BookSnapshot:
     long_chapter_minutes: float
     chapters: tuple[ChapterNode, ...]
     warnings: tuple[str, ...] = ()
+    #: the warnings that do not depend on the long-chapter threshold (split
+    #: sentences, passages without a voice): kept apart so a new threshold can
+    #: rebuild the banner without reading the project again
+    notes: tuple[str, ...] = ()
 
     def sentence_count(self) -> int:
         return sum(len(c.sentences) for c in self.chapters)
@@ -128,14 +141,19 @@ def build_snapshot(
         book, words_per_minute=WORDS_PER_MINUTE, long_chapter_minutes=long_chapter_minutes, voice_languages=langs
     )
     rows = project.sentences()
+    by_chapter: dict[int, list[SentenceRow]] = {}
+    for r in rows:
+        by_chapter.setdefault(r.chapter, []).append(r)
+    controls = project.chapter_control.all()
     chapters = tuple(
-        _chapter(ci, chapter, report.chapters[ci], [r for r in rows if r.chapter == ci])
+        _chapter(ci, chapter, report.chapters[ci], by_chapter.get(ci, []), controls[ci])
         for ci, chapter in enumerate(book.chapters)
     )
+    warnings = tuple(report.warnings())
     return BookSnapshot(
         folder=str(project.folder), title=book.title, author=book.author, language=book.language,
         voice_languages=tuple(sorted(langs)), long_chapter_minutes=long_chapter_minutes,
-        chapters=chapters, warnings=tuple(report.warnings()),
+        chapters=chapters, warnings=warnings, notes=warnings[len(report.long_chapters):],
     )
 
 
@@ -148,10 +166,11 @@ def build_chapter(project: Project, snapshot: BookSnapshot, chapter_idx: int) ->
         voice_languages=langs,
     )
     rows = project.sentences([chapter_idx])
-    return _chapter(chapter_idx, book.chapters[chapter_idx], report.chapters[chapter_idx], rows)
+    control = project.chapter_control.all()[chapter_idx]
+    return _chapter(chapter_idx, book.chapters[chapter_idx], report.chapters[chapter_idx], rows, control)
 
 
-def _chapter(ci: int, chapter, report, rows: list[SentenceRow]) -> ChapterNode:  # noqa: ANN001
+def _chapter(ci: int, chapter, report, rows: list[SentenceRow], control: ChapterControl) -> ChapterNode:  # noqa: ANN001
     unvoiced = {p.paragraph_index for p in report.unvoiced}
     by_para: dict[int | None, list[SentenceNode]] = {}
     for r in rows:
@@ -169,7 +188,7 @@ def _chapter(ci: int, chapter, report, rows: list[SentenceRow]) -> ChapterNode: 
         ))
     return ChapterNode(
         ci, chapter.title, chapter.front_matter, report.word_count, report.duration_seconds, report.too_long,
-        tuple(paragraphs),
+        tuple(paragraphs), control.included, control.name if control.name != chapter.title else "",
     )
 
 
@@ -181,7 +200,55 @@ def _sentence(r: SentenceRow) -> SentenceNode:
     )
 
 
+def long_chapter_line(chapter: ChapterNode) -> str:
+    """The banner's line for a long chapter, worded as the text layer's report words it."""
+    return f"Chapter {chapter.index + 1} '{chapter.title}' runs about {chapter.estimated_s / 60:.0f} minutes"
+
+
 def with_long_chapters(snapshot: BookSnapshot, minutes: float) -> BookSnapshot:
-    """The same snapshot with the long-chapter flag recomputed for ``minutes`` (no I/O)."""
+    """The same snapshot with the long-chapter flags and banner lines recomputed for
+    ``minutes`` (no I/O; states are kept as they are in ``snapshot``)."""
     chapters = tuple(replace(c, too_long=c.estimated_s > minutes * 60.0) for c in snapshot.chapters)
-    return replace(snapshot, chapters=chapters, long_chapter_minutes=minutes)
+    warnings = tuple(long_chapter_line(c) for c in chapters if c.too_long) + snapshot.notes
+    return replace(snapshot, chapters=chapters, long_chapter_minutes=minutes, warnings=warnings)
+
+
+def apply_states(snapshot: BookSnapshot, changes: Iterable[SentenceState]) -> BookSnapshot:
+    """``snapshot`` with render-state changes folded in.
+
+    Why: the session's snapshot is what the tree is rebuilt from (a new long-chapter
+    threshold, settings saved); if it kept the states it was opened with, a rebuild
+    would show rendered sentences as pending again. Only the paragraphs that
+    changed are copied, so a delta costs what it touches, not the book.
+    """
+    by_id = {c.sentence_id: c for c in changes}
+    if not by_id:
+        return snapshot
+    chapters = list(snapshot.chapters)
+    for ci, chapter in enumerate(chapters):
+        if not any(s.id in by_id for s in chapter.sentences):
+            continue
+        paragraphs = []
+        for para in chapter.paragraphs:
+            if any(s.id in by_id for s in para.sentences):
+                para = replace(para, sentences=tuple(_changed(s, by_id.get(s.id)) for s in para.sentences))
+            paragraphs.append(para)
+        chapters[ci] = replace(chapter, paragraphs=tuple(paragraphs))
+    return replace(snapshot, chapters=tuple(chapters))
+
+
+def _changed(node: SentenceNode, change: SentenceState | None) -> SentenceNode:
+    if change is None:
+        return node
+    if change.state == "rendering":  # in flight: the audio fields are not known yet
+        return replace(node, state=change.state, reason=change.reason)
+    return with_state(node, change)
+
+
+def with_state(node: SentenceNode, change: SentenceState) -> SentenceNode:
+    """A sentence after a finished change. A ``done`` state is the store's effective
+    state (its key is the one expected now), so the expected key follows it: keys
+    read before the first render lack the voice's fingerprint."""
+    expected = change.cache_key if change.state == "done" and change.cache_key else node.expected_key
+    return replace(node, state=change.state, reason=change.reason, cache_key=change.cache_key,
+                   duration=change.duration, synth_count=change.synth_count, expected_key=expected)

@@ -15,15 +15,16 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from studio.qt.messages import StateDelta
-from studio.qt.snapshot import BookSnapshot, ChapterNode, ParagraphNode, SentenceNode
+from studio.qt.snapshot import BookSnapshot, ChapterNode, ParagraphNode, SentenceNode, with_state
 
 COLUMNS = ("Text", "Language", "State", "Flags", "Length")
 TEXT, LANG, STATE, FLAGS, LENGTH = range(5)
-FILTERS = ("All", "Flagged", "Not rendered", "Failed")
+FILTERS = ("All", "Flagged", "No voice", "Not rendered", "Failed")
+ANY_LANGUAGE = "Any language"
 FlagsRole = Qt.ItemDataRole.UserRole + 1
 StateRole = Qt.ItemDataRole.UserRole + 2
 
@@ -76,6 +77,25 @@ class BookModel(QAbstractItemModel):
                 self._index_chapter(c)
         self.endResetModel()
 
+    def update_snapshot(self, snapshot: BookSnapshot) -> None:
+        """A newer snapshot of the same book: in place when the shape is unchanged.
+
+        Why not a reset: a reset collapses the tree and loses the selection, and a
+        new long-chapter threshold or saved settings change flags, not structure.
+        The session folds every state delta into its snapshot before the model
+        sees the delta, so the snapshot is at least as new as the overlay, which
+        can be dropped.
+        """
+        old = self.snapshot
+        if old is None or old.folder != snapshot.folder or _shape(old) != _shape(snapshot):
+            self.set_snapshot(snapshot)
+            return
+        self.layoutAboutToBeChanged.emit()
+        self.snapshot = snapshot
+        self._overlay.clear()
+        self._counts.clear()
+        self.layoutChanged.emit()
+
     def replace_chapter(self, node: ChapterNode) -> None:
         """A rebuilt chapter (after an override or an edit): same shape, new content."""
         snap = self.snapshot
@@ -106,9 +126,7 @@ class BookModel(QAbstractItemModel):
             node = self.sentence(ch.sentence_id)
             if node is None:
                 continue
-            new = replace(node, state=ch.state, reason=ch.reason)
-            if ch.state != "rendering":
-                new = replace(new, cache_key=ch.cache_key, duration=ch.duration, synth_count=ch.synth_count)
+            new = replace(node, state=ch.state, reason=ch.reason) if ch.state == "rendering" else with_state(node, ch)
             self._overlay[ch.sentence_id] = new
             chapters.add(where[0])
             idx = self._sentence_index(where)
@@ -264,8 +282,11 @@ class BookModel(QAbstractItemModel):
             return QBrush(_PLAYING)
         if role == Qt.ItemDataRole.FontRole and isinstance(node, ChapterNode):
             font = QFont()
-            font.setBold(True)
+            font.setBold(node.included)
+            font.setItalic(not node.included)
             return font
+        if role == Qt.ItemDataRole.ForegroundRole and isinstance(node, ChapterNode) and not node.included:
+            return QBrush(QColor("#9e9e9e"))
         if role == FlagsRole:
             return self.flag_words(node)
         if role == StateRole:
@@ -312,7 +333,8 @@ class BookModel(QAbstractItemModel):
     def _display(self, node: Any, col: int, edit: bool) -> Any:
         if isinstance(node, ChapterNode):
             if col == TEXT:
-                return f"{node.index + 1}. {node.title}" + ("  (front matter)" if node.front_matter else "")
+                note = "" if node.included else ("  (front matter, excluded)" if node.front_matter else "  (excluded)")
+                return f"{node.index + 1}. {node.display_name}" + note
             if col == LANG:
                 langs = sorted({p.effective_language for p in node.paragraphs if p.index is not None})
                 return ", ".join(langs)
@@ -384,45 +406,5 @@ class BookModel(QAbstractItemModel):
         return self.createIndex(s, 0, _key(c, p, s))
 
 
-class BookFilter(QSortFilterProxyModel):
-    """Shows all rows, or only flagged / not rendered / failed ones, plus a text search."""
-
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self.mode = "All"
-        self.needle = ""
-        self.setRecursiveFilteringEnabled(True)
-
-    def set_mode(self, mode: str) -> None:
-        self._refilter(lambda: setattr(self, "mode", mode))
-
-    def set_needle(self, text: str) -> None:
-        self._refilter(lambda: setattr(self, "needle", text.strip().lower()))
-
-    def _refilter(self, change) -> None:  # noqa: ANN001
-        if hasattr(self, "endFilterChange"):  # Qt >= 6.10
-            self.beginFilterChange()
-            change()
-            self.endFilterChange()
-        else:
-            change()
-            self.invalidateRowsFilter()
-
-    def filterAcceptsRow(self, row: int, parent: QModelIndex | QPersistentModelIndex) -> bool:
-        model = self.sourceModel()
-        idx = model.index(row, 0, parent)
-        if self.mode == "All" and not self.needle:
-            return True
-        node = model.node(idx)  # type: ignore[attr-defined]
-        if node is None:
-            return False
-        if self.needle and self.needle not in (node.title if isinstance(node, ChapterNode) else node.text).lower():
-            return False
-        if self.mode == "Flagged":
-            return bool(model.flag_words(node)) and not (isinstance(node, ChapterNode) and not node.too_long)  # type: ignore[attr-defined]
-        state = idx.data(StateRole)
-        if self.mode == "Not rendered":
-            return isinstance(node, SentenceNode) and state != "done"
-        if self.mode == "Failed":
-            return isinstance(node, SentenceNode) and state == "failed"
-        return True
+def _shape(snapshot: BookSnapshot) -> list[list[tuple[int, ...]]]:
+    return [[tuple(s.id for s in p.sentences) for p in c.paragraphs] for c in snapshot.chapters]

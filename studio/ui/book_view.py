@@ -7,28 +7,66 @@ those requests to the session. The panel never renders or plays anything itself.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
+from html import escape
 
-from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import (
-    QAbstractItemView, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QLineEdit, QMenu,
-    QTreeView, QVBoxLayout, QWidget,
+    QAbstractItemView,
+    QComboBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
 )
 
+from studio.qt.search import SearchResult
 from studio.qt.snapshot import ChapterNode, ParagraphNode, SentenceNode
-from studio.ui.book_model import COLUMNS, FILTERS, BookFilter, BookModel
+from studio.ui.book_filter import BookFilter
+from studio.ui.book_model import ANY_LANGUAGE, COLUMNS, FILTERS, BookModel
 from studio.ui.common import LANGUAGE_NAMES, language_label
+
+
+def banner_line(snapshot) -> tuple[str, str]:
+    """``(one line, the filter its "Show" link applies)``: passages without a voice first."""
+    if snapshot is None:
+        return "", "All"
+    unvoiced: dict[str, int] = {}
+    for c in snapshot.chapters:
+        for p in c.paragraphs:
+            if p.unvoiced:
+                unvoiced[p.effective_language] = unvoiced.get(p.effective_language, 0) + 1
+    parts = [f"{n} passage{'s' if n > 1 else ''} in '{lang}' without a voice" for lang, n in sorted(unvoiced.items())]
+    long = [c for c in snapshot.chapters if c.too_long]
+    if len(long) == 1:
+        parts.append(f"Chapter {long[0].index + 1} runs ~{long[0].estimated_s / 60:.0f} min")
+    elif long:
+        parts.append(f"{len(long)} long chapters")
+    split = sum(1 for c in snapshot.chapters for p in c.paragraphs if p.has_split)
+    if split:
+        parts.append(f"{split} paragraph{'s' if split > 1 else ''} with split sentences")
+    return " \u00b7 ".join(parts), ("No voice" if unvoiced else "Flagged")
 
 
 class BookPanel(QWidget):
     playRequested = Signal(object, str)  # list[SentenceNode], label
+    playFromRequested = Signal(int)  # sentence id: play it and the rest of its chapter
     renderChapters = Signal(object)  # list[int]
     renderSentences = Signal(object)  # list[int]
     regenerate = Signal(object)  # list[int]
     languageChosen = Signal(int, int, object)  # chapter, paragraph, code or None
+    chapterIncluded = Signal(int, bool)  # chapter, included
+    chapterRenamed = Signal(int, str)  # chapter, new name ("" : the imported title)
     longChapterMinutesChanged = Signal(float)
     currentChanged = Signal(object)  # node or None
+    searchRequested = Signal(str)  # the search text, once typing pauses
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -36,6 +74,7 @@ class BookPanel(QWidget):
         self.proxy = BookFilter(self)
         self.proxy.setSourceModel(self.model)
         self.extra_languages: set[str] = set()
+        self._banner_mode = "Flagged"
 
         self.filter_combo = QComboBox()
         self.filter_combo.addItems(FILTERS)
@@ -44,7 +83,9 @@ class BookPanel(QWidget):
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search text\u2026")
         self.search.setClearButtonEnabled(True)
-        self.search.textChanged.connect(self.proxy.set_needle)
+        self.search.textChanged.connect(self._search_changed)
+        self._search_timer = QTimer(self, singleShot=True, interval=120,
+                                    timeout=lambda: self.searchRequested.emit(self.search.text()))
         self.long_minutes = QDoubleSpinBox()
         self.long_minutes.setRange(1, 600)
         self.long_minutes.setDecimals(0)
@@ -52,9 +93,13 @@ class BookPanel(QWidget):
         self.long_minutes.setValue(60)
         self.long_minutes.setToolTip("Flag chapters estimated to run longer than this when spoken")
         self.long_minutes.valueChanged.connect(lambda v: self.longChapterMinutesChanged.emit(float(v)))
+        self.language_combo = QComboBox()
+        self.language_combo.setToolTip("Show only paragraphs spoken in one language")
+        self.language_combo.currentIndexChanged.connect(self._language_filter_changed)
         bar = QHBoxLayout()
         bar.addWidget(QLabel("Show:"))
         bar.addWidget(self.filter_combo)
+        bar.addWidget(self.language_combo)
         bar.addWidget(self.search, 1)
         bar.addWidget(QLabel("Long chapter over"))
         bar.addWidget(self.long_minutes)
@@ -76,8 +121,10 @@ class BookPanel(QWidget):
         self.tree.selectionModel().currentChanged.connect(lambda cur, _prev: self.currentChanged.emit(self.node_at(cur)))
 
         self.summary = QLabel()
-        self.summary.setWordWrap(True)
+        self.summary.setWordWrap(False)  # one line, however many problems; details in the tooltip
         self.summary.setStyleSheet("color: #b26a00;")
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.summary.linkActivated.connect(self._show_flagged)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(bar)
@@ -86,14 +133,50 @@ class BookPanel(QWidget):
 
     # ------------------------------------------------------------ data
 
-    def set_snapshot(self, snapshot) -> None:  # noqa: ANN001 - BookSnapshot | None
+    def set_snapshot(self, snapshot) -> None:
         self.model.set_snapshot(snapshot)
-        self.summary.setText("\u26a0 " + "; ".join(snapshot.warnings) if snapshot is not None and snapshot.warnings else "")
-        self.summary.setVisible(bool(self.summary.text()))
+        self._show_warnings(snapshot)
         if snapshot is not None and len(snapshot.chapters) <= 12:
             self.tree.expandToDepth(0)
 
-    def node_at(self, proxy_index: QModelIndex):  # noqa: ANN201
+    def update_snapshot(self, snapshot) -> None:
+        """A newer snapshot of the open book (new flags, states): tree kept as it is."""
+        self.model.update_snapshot(snapshot)
+        self._show_warnings(snapshot)
+
+    def _show_warnings(self, snapshot) -> None:
+        self._fill_languages(snapshot)
+        self.refresh_banner()
+
+    def refresh_banner(self) -> None:
+        """One line from the tree's current data (a language override shows at once), with "Show"."""
+        line, self._banner_mode = banner_line(self.model.snapshot)
+        self.summary.setText(f"\u26a0 {escape(line, quote=False)} \u2014 <a href=\"show\">Show</a>" if line else "")
+        snap = self.model.snapshot
+        self.summary.setToolTip("\n".join(snap.warnings) if snap is not None else "")
+        self.summary.setVisible(bool(line))
+
+    def _show_flagged(self, _link: str = "") -> None:
+        self.filter_combo.setCurrentText(self._banner_mode)
+
+    def _fill_languages(self, snapshot) -> None:
+        current = self.language_combo.currentData() or ""
+        langs = sorted({p.effective_language for c in snapshot.chapters for p in c.paragraphs}) if snapshot else []
+        self.language_combo.blockSignals(True)
+        self.language_combo.clear()
+        self.language_combo.addItem(ANY_LANGUAGE, "")
+        for code in langs:
+            self.language_combo.addItem(language_label(code), code)
+        self.language_combo.setCurrentIndex(max(0, self.language_combo.findData(current)))
+        self.language_combo.blockSignals(False)
+        self.proxy.set_language(self.language_combo.currentData() or "")
+
+    def _language_filter_changed(self, _index: int) -> None:
+        self.proxy.set_language(self.language_combo.currentData() or "")
+        if self.language_combo.currentData():
+            self.tree.expandAll()
+
+    def node_at(self, proxy_index: QModelIndex):
         return self.model.node(self.proxy.mapToSource(proxy_index))
 
     def selected_indexes(self) -> list[QModelIndex]:
@@ -144,6 +227,19 @@ class BookPanel(QWidget):
 
     # ------------------------------------------------------------ menu
 
+    def _search_changed(self, text: str) -> None:
+        if text.strip():
+            self._search_timer.start()  # a burst of keystrokes becomes one search
+        else:
+            self._search_timer.stop()
+            self.proxy.set_needle("")
+
+    def apply_search(self, result: SearchResult) -> None:
+        """The answer to the newest search (older answers and a cleared field are ignored)."""
+        if result.needle == self.search.text() and result.needle.strip():
+            self.proxy.set_matches(result)
+            self.tree.expandAll()
+
     def _filter_changed(self, mode: str) -> None:
         self.proxy.set_mode(mode)
         if mode != "All":
@@ -156,6 +252,8 @@ class BookPanel(QWidget):
         node = self.node_at(idx)
         menu = QMenu(self)
         self._add(menu, "Play", self.play_selection, "Play from the cache, or synthesize what is not rendered yet")
+        if isinstance(node, SentenceNode):
+            self._add(menu, "Play to the end of the chapter", lambda: self.playFromRequested.emit(node.id))
         menu.addSeparator()
         chapters = self.selected_chapters()
         label = f"Render chapter {chapters[0] + 1}" if len(chapters) == 1 else f"Render {len(chapters)} chapters"
@@ -164,6 +262,14 @@ class BookPanel(QWidget):
         self._add(menu, f"Render selection ({len(ids)} sentence(s))", lambda: self.renderSentences.emit(ids))
         self._add(menu, "Regenerate (new take)", lambda: self.regenerate.emit(ids),
                   "Synthesize again even though the audio exists")
+        if isinstance(node, ChapterNode):
+            menu.addSeparator()
+            if node.included:
+                self._add(menu, "Exclude from the book", lambda: self.chapterIncluded.emit(node.index, False),
+                          "Render Book and export leave it out; files are numbered over the included chapters")
+            else:
+                self._add(menu, "Include in the book", lambda: self.chapterIncluded.emit(node.index, True))
+            self._add(menu, "Rename chapter\u2026", lambda: self._ask_name(node))
         if isinstance(node, SentenceNode):
             menu.addSeparator()
             self._add(menu, "Edit text\u2026 (F2)", lambda: self.tree.edit(idx.siblingAtColumn(0)))
@@ -174,7 +280,7 @@ class BookPanel(QWidget):
             self._language_menu(menu.addMenu("Speak this paragraph in"), para)
         menu.popup(self.tree.viewport().mapToGlobal(pos))
 
-    def _paragraph_of(self, node) -> ParagraphNode | None:  # noqa: ANN001
+    def _paragraph_of(self, node) -> ParagraphNode | None:
         if isinstance(node, ParagraphNode):
             return node
         if isinstance(node, SentenceNode) and self.model.snapshot is not None and node.paragraph is not None:
@@ -200,12 +306,18 @@ class BookPanel(QWidget):
         other = menu.addAction("Other code\u2026")
         other.triggered.connect(lambda: self._ask_language(para))
 
+    def _ask_name(self, chapter: ChapterNode) -> None:
+        name, ok = QInputDialog.getText(self, "Rename chapter", "Name (files and tags use it; empty: the imported title):",
+                                        text=chapter.display_name)
+        if ok:
+            self.chapterRenamed.emit(chapter.index, name.strip())
+
     def _ask_language(self, para: ParagraphNode) -> None:
         code, ok = QInputDialog.getText(self, "Language", "ISO 639-1 code (e.g. fr, de, la):", text=para.effective_language)
         if ok and code.strip():
             self.languageChosen.emit(para.chapter, para.index, code.strip())
 
-    def _add(self, menu: QMenu, text: str, slot, tip: str = "") -> QAction:  # noqa: ANN001
+    def _add(self, menu: QMenu, text: str, slot, tip: str = "") -> QAction:
         act = menu.addAction(text)
         act.triggered.connect(slot)
         if tip:

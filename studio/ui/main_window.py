@@ -10,26 +10,34 @@ file. Nothing here blocks the GUI thread.
 from __future__ import annotations
 
 import logging
+import shutil
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QWidget
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QStackedWidget, QWidget
 
 from studio.qt.facts import gather_facts_in_subprocess
 from studio.qt.messages import ErrorInfo, PlaybackPosition
+from studio.qt.planning import BookPlan
+from studio.qt.preset_words import preset_label
 from studio.qt.session import ProjectSession
 from studio.qt.sinks import output_device_problem
 from studio.qt.snapshot import BookSnapshot, ParagraphNode, SentenceNode
 from studio.text.importer import SUPPORTED_SUFFIXES
 from studio.ui.book_view import BookPanel
 from studio.ui.common import show_message_box
+from studio.ui.confirm import book_render_box
+from studio.ui.empty_state import SAMPLE_BOOK, EmptyState
 from studio.ui.export_dialog import ExportDialog
 from studio.ui.inspector import Inspector
+from studio.ui.loading import LoadingNotice
 from studio.ui.log_pane import LogPane
 from studio.ui.queue_panel import QueuePanel
 from studio.ui.readouts import ReadoutPanel
+from studio.ui.takes_panel import TakesPanel
 from studio.ui.voices_dialog import VoicesDialog
+from studio.ui.waveform_view import WaveformController, WaveformView
 from studio.ui.window_actions import build_actions
 
 log = logging.getLogger(__name__)
@@ -47,31 +55,50 @@ class MainWindow(QMainWindow):
         self.audio_problem: str | None = None
         self.export_dialog: ExportDialog | None = None
         self.voices_dialog: VoicesDialog | None = None
+        self.render_book_box: QMessageBox | None = None
         self.setWindowTitle("Audiobook Studio")
         self.setAcceptDrops(True)
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
 
         self.book = BookPanel()
-        self.setCentralWidget(self.book)
+        self.empty = EmptyState()
+        self.pages = QStackedWidget()
+        self.pages.addWidget(self.empty)
+        self.pages.addWidget(self.book)
+        self.setCentralWidget(self.pages)
         self.inspector = Inspector()
         self.queue = QueuePanel()
+        self.takes = TakesPanel()
+        self.wave = WaveformView()
+        self.wave_ctl = WaveformController(session, self.book, self.wave, self)
+        self.loading = LoadingNotice(self)
         self.readouts = ReadoutPanel()
         self.log_pane = LogPane()
         self.docks = {
             "details": self._dock("Details", self.inspector, Qt.DockWidgetArea.RightDockWidgetArea),
+            "takes": self._dock("Takes", self.takes, Qt.DockWidgetArea.RightDockWidgetArea),
             "readouts": self._dock("Live readouts", self.readouts, Qt.DockWidgetArea.RightDockWidgetArea),
+            "waveform": self._dock("Waveform", self.wave, Qt.DockWidgetArea.TopDockWidgetArea),
             "queue": self._dock("Render queue", self.queue, Qt.DockWidgetArea.BottomDockWidgetArea),
             "log": self._dock("Log", self.log_pane, Qt.DockWidgetArea.BottomDockWidgetArea),
         }
+        # the right column runs the full height: the queue under the tree is then held back only
+        # by the tree, not by the readouts' minimum height (it used to show two rows)
+        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
         self.tabifyDockWidget(self.docks["queue"], self.docks["log"])
+        self.tabifyDockWidget(self.docks["readouts"], self.docks["takes"])
         self.docks["queue"].raise_()
+        self.docks["readouts"].raise_()
         self.resizeDocks([self.docks["details"], self.docks["readouts"]], [300, 300], Qt.Orientation.Vertical)
         self.resizeDocks([self.docks["details"]], [380], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.docks["queue"]], [210], Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["queue"]], [260], Qt.Orientation.Vertical)
 
         self.play_label = QLabel("")
         self.audio_label = QLabel("")
         self.audio_label.setStyleSheet("color: #c62828;")
+        self.preset_label = QLabel("")
+        self.preset_label.setToolTip("The voice and speed/quality preset this project renders with (Voices & Presets to change)")
+        self.statusBar().addPermanentWidget(self.preset_label)
         self.statusBar().addPermanentWidget(self.play_label)
         self.statusBar().addPermanentWidget(self.audio_label)
         self.actions_ = build_actions(self)
@@ -79,6 +106,7 @@ class MainWindow(QMainWindow):
         self._wire()
         self._restore()
         self._set_project_enabled(False)
+        self.empty.set_recent(self.recent_projects())
         self.session.tasks.run(output_device_problem, on_done=self._audio_checked, action="check the audio output")
 
     # ------------------------------------------------------------ setup
@@ -99,6 +127,7 @@ class MainWindow(QMainWindow):
         s.statesChanged.connect(self._states_changed)
         s.queueChanged.connect(self.queue.set_snapshot)
         s.readout.connect(self.readouts.show_readout)
+        s.engineStatus.connect(self.loading.on_status)
         s.engineStatus.connect(lambda e: (self.readouts.set_engine_status(e.text), self.statusBar().showMessage(e.text, 5000)))
         s.message.connect(lambda m: self.statusBar().showMessage(m, 6000))
         s.error.connect(self.show_error)
@@ -110,6 +139,8 @@ class MainWindow(QMainWindow):
         b.renderSentences.connect(lambda ids: s.render_sentences(ids))
         b.regenerate.connect(lambda ids: s.render_sentences(ids, regenerate=True))
         b.languageChosen.connect(s.set_language)
+        b.chapterIncluded.connect(s.set_chapter_included)
+        b.chapterRenamed.connect(s.rename_chapter)
         b.model.editRequested.connect(s.edit_sentence)
         b.longChapterMinutesChanged.connect(s.set_long_chapter_minutes)
         b.currentChanged.connect(self._show_details)
@@ -118,6 +149,20 @@ class MainWindow(QMainWindow):
         i.regenerate.connect(lambda ids: s.render_sentences(ids, regenerate=True))
         i.play.connect(b.play_selection)
         i.languageChosen.connect(s.set_language)
+        b.playFromRequested.connect(self.play_from)
+        b.searchRequested.connect(lambda text: s.project is not None and s.search(text))
+        s.searchReady.connect(b.apply_search)
+        t = self.takes
+        s.takesChanged.connect(t.set_takes)
+        s.settingsChanged.connect(lambda st: self.preset_label.setText(preset_label(st.preset, st.voice_id)))
+        s.closed.connect(lambda: self.preset_label.setText(""))
+        t.playTakes.connect(lambda sid, ids: s.play_takes(sid, ids))
+        t.chooseTake.connect(s.choose_take)
+        t.newTake.connect(lambda sid: s.render_sentences([sid], regenerate=True))
+        s.jobFinished.connect(lambda _job: self._reload_takes())
+        self.empty.importRequested.connect(self.ask_import)
+        self.empty.sampleRequested.connect(self.open_sample)
+        self.empty.openRequested.connect(self.open_path)
         q = self.queue
         q.pauseToggled.connect(lambda on: s.pause() if on else s.resume())
         q.cancelJob.connect(s.cancel)
@@ -180,8 +225,23 @@ class MainWindow(QMainWindow):
         self.qsettings.setValue("recent/projects", recent[:MAX_RECENT])
         self.qsettings.setValue("paths/lastDir", str(Path(folder).parent))
         self.actions_.refresh_recent()
+        self.empty.set_recent(self.recent_projects())
+
+    def open_sample(self) -> None:
+        """Copy the sample book to the user's folder (never write beside the installed one) and open it."""
+        folder = Path(str(self.qsettings.value("paths/sampleDir", "") or Path.home() / "Audiobook Studio"))
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            target = folder / SAMPLE_BOOK.name
+            if not target.exists():
+                shutil.copyfile(SAMPLE_BOOK, target)
+        except OSError as err:
+            self.show_error(ErrorInfo(f"cannot copy the sample book to {folder}: {err}", "Sample book"))
+            return
+        self.open_path(target)
 
     def _opened(self, snap: BookSnapshot) -> None:
+        self.pages.setCurrentWidget(self.book)
         self.book.set_snapshot(snap)
         self.inspector.show_node(None)
         self.setWindowTitle(f"{snap.title} \u2014 Audiobook Studio")
@@ -191,11 +251,13 @@ class MainWindow(QMainWindow):
     def _snapshot_changed(self, snap: BookSnapshot) -> None:
         current = self.book.tree.currentIndex()
         sid = getattr(self.book.node_at(current), "id", None) if current.isValid() else None
-        self.book.set_snapshot(snap)
+        self.book.update_snapshot(snap)
         if sid is not None:
             self.book.select_sentence(sid)
 
     def _closed(self) -> None:
+        self.empty.set_recent(self.recent_projects())
+        self.pages.setCurrentWidget(self.empty)
         self.book.set_snapshot(None)
         self.inspector.show_node(None)
         self.setWindowTitle("Audiobook Studio")
@@ -205,17 +267,20 @@ class MainWindow(QMainWindow):
         for act in self.actions_.project_actions:
             act.setEnabled(on)
 
-    def _chapter_changed(self, node) -> None:  # noqa: ANN001
+    def _chapter_changed(self, node) -> None:
         self.book.model.replace_chapter(node)
+        self.book.refresh_banner()  # a language override or an inclusion shows in the banner at once
+        self.wave_ctl.stale({x.id for x in node.sentences})
         self._show_details(self.book.node_at(self.book.tree.currentIndex()))
 
-    def _states_changed(self, delta) -> None:  # noqa: ANN001
+    def _states_changed(self, delta) -> None:
         self.book.model.apply_delta(delta)
+        self.wave_ctl.stale({c.sentence_id for c in delta.changes if c.state != "rendering"})
         node = self.inspector._node
         if isinstance(node, SentenceNode) and any(c.sentence_id == node.id for c in delta.changes):
             self._show_details(self.book.model.sentence(node.id))
 
-    def _show_details(self, node) -> None:  # noqa: ANN001
+    def _show_details(self, node) -> None:
         para = None
         if isinstance(node, SentenceNode):
             para = self.book._paragraph_of(node)
@@ -223,6 +288,21 @@ class MainWindow(QMainWindow):
                 and getattr(self.inspector._node, "id", None) == node.id and self.inspector.save_btn.isEnabled():
             return  # do not clobber text being edited
         self.inspector.show_node(node, para if isinstance(para, ParagraphNode) else None)
+        if isinstance(node, SentenceNode):
+            self.takes.show_sentence(node.id, node.text)
+            self._reload_takes()
+        else:
+            self.takes.show_sentence(None)
+
+        self.wave_ctl.show(node)
+
+    def play_from(self, sentence_id: int) -> None:
+        """Play from a sentence to the end of its chapter (a click in the waveform, the tree's menu)."""
+        self.wave_ctl.play_from(sentence_id)
+
+    def _reload_takes(self) -> None:
+        if self.takes.sentence_id is not None and self.session.project is not None:
+            self.session.load_takes(self.takes.sentence_id)
 
     # ------------------------------------------------------------ rendering / playback
 
@@ -232,6 +312,22 @@ class MainWindow(QMainWindow):
             self.session.render_chapters(chapters)
         else:
             self.statusBar().showMessage("Select a chapter (or anything in it) to render it", 5000)
+
+    def confirm_render_book(self) -> None:
+        """Ask once, with the count, the time and the chapters left out, then queue the book."""
+        self.session.plan_book(self._ask_render_book)
+
+    def _ask_render_book(self, plan: BookPlan) -> None:
+        if self.session.snapshot is None:
+            return
+        if plan.to_render == 0:
+            self.statusBar().showMessage("Every included chapter is already rendered", 6000)
+            return
+        box = book_render_box(self, plan)
+        box.buttonClicked.connect(
+            lambda button: box.buttonRole(button) == box.ButtonRole.AcceptRole and self.session.render_book())
+        self.render_book_box = box
+        box.open()
 
     def render_selection(self) -> None:
         ids = [s.id for s in self.book.selected_sentences()]
@@ -246,6 +342,7 @@ class MainWindow(QMainWindow):
             self.book.play_selection()
 
     def _position(self, pos: PlaybackPosition) -> None:
+        self.wave_ctl.cursor(pos)
         playing = pos.state in ("playing", "buffering", "paused")
         heard = pos.sentence_id if playing else None
         if heard != self.book.model.playing:  # repaint/scroll only when the sentence changes

@@ -105,6 +105,9 @@ class QueuePanel(QWidget):
         self.table.horizontalHeader().resizeSection(2, 180)
         self.table.horizontalHeader().resizeSection(3, 100)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
+        # at least four jobs in sight: the running one, an urgent edit and what waits behind them
+        rows = self.table.verticalHeader().defaultSectionSize()
+        self.table.setMinimumHeight(self.table.horizontalHeader().sizeHint().height() + int(4.3 * rows) + 4)
 
         self.pause_btn = QPushButton("Pause")
         self.pause_btn.setCheckable(True)

@@ -92,8 +92,9 @@ def build_actions(w: "MainWindow") -> WindowActions:
         icon=SP.SP_MediaSeekForward, toolbar=True, label="Render Chapter", project=True, tip="Render the selected chapter(s)")
     act("render_selection", "Render &Selection", w.render_selection, menu=render_menu, shortcut="Ctrl+Shift+R",
         project=True, tip="Render only the selected sentences")
-    act("render_book", "Render Whole &Book", lambda: s.render_book(), menu=render_menu, shortcut="Ctrl+B",
-        icon=SP.SP_MediaSkipForward, toolbar=True, label="Render Book", project=True, tip="Render every chapter except front matter")
+    act("render_book", "Render Whole &Book\u2026", w.confirm_render_book, menu=render_menu, shortcut="Ctrl+B",
+        icon=SP.SP_MediaSkipForward, toolbar=True, label="Render Book", project=True,
+        tip="Render every chapter except front matter (asks first, with the count, time and chapters left out)")
     render_menu.addSeparator()
     act("pause", "&Pause / Resume Queue", lambda: w.queue.pause_btn.toggle(), menu=render_menu, shortcut="Ctrl+P",
         project=True)

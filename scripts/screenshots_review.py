@@ -1,0 +1,129 @@
+"""Screenshots of the review bench: waveform, takes, chapter control, the Render Book question.
+
+Run under a display (``xvfb-run -a python scripts/screenshots_review.py``). Like
+``scripts/screenshots.py`` it works in a temporary folder with the real bundled
+voice (loaded in this process): the sample manuscript is imported, chapter 1 is
+rendered, a sentence is taken three times, a chapter is excluded and another
+renamed.
+
+Shots: ``waveform.png`` (a chapter's waveform with the play cursor),
+``takes.png`` (three takes of a sentence, two selected for A/B, an older one
+chosen), ``chapters.png`` (an excluded and a renamed chapter, front matter
+included), ``render-book.png`` (the question before a whole-book render).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "scripts"))
+
+from screenshots import settle, wait_until  # noqa: E402 - the same event-loop helpers
+
+log = logging.getLogger("screenshots")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=REPO / "docs" / "screenshots")
+    ap.add_argument("--manuscript", type=Path, default=REPO / "resources" / "sample.md")
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    tmp = Path(tempfile.mkdtemp(prefix="studio-shots-"))
+    os.environ["XDG_STATE_HOME"] = str(tmp / "state")
+    os.environ["XDG_CONFIG_HOME"] = str(tmp / "config")
+    try:
+        return shoot(args, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def shoot(args: argparse.Namespace, tmp: Path) -> int:
+    import studio.qt  # noqa: F401 - binding guard first
+
+    from PySide6.QtCore import QItemSelectionModel, QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from studio.qt.session import ProjectSession
+    from studio.qt.sinks import NullSink
+    from studio.ui.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication(["studio"])
+    app.setApplicationDisplayName("Audiobook Studio")
+    settings = QSettings(str(tmp / "studio.ini"), QSettings.Format.IniFormat)
+    session = ProjectSession(isolation=None, sink_factory=lambda: NullSink(speed=0.5))
+    win = MainWindow(session, settings)
+    win.resize(1440, 900)
+    win.show()
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+
+    def grab(widget, name: str) -> None:  # noqa: ANN001
+        settle(app, 0.6)
+        widget.grab().save(str(out / name))
+        log.info("wrote %s (%dx%d)", out / name, widget.width(), widget.height())
+
+    book = tmp / "books" / args.manuscript.name
+    book.parent.mkdir(parents=True)
+    shutil.copy(args.manuscript, book)
+    win.open_path(book)
+    wait_until(app, lambda: session.snapshot is not None, 120, "the project to open")
+    model, tree = win.book.model, win.book.tree
+    session.render_chapters([0])
+    wait_until(app, lambda: bool(session.queue.snapshot().jobs) and not session.queue.snapshot().active, 900,
+               "chapter 1 to render")
+
+    chapter = win.book.proxy.mapFromSource(model.index(0, 0))
+    tree.setCurrentIndex(chapter)
+    tree.expand(chapter)
+    wait_until(app, lambda: win.wave.data is not None and win.wave.data.label == session.snapshot.chapters[0].title,
+               60, "the waveform")
+    spans = win.wave.data.spans
+    win.play_from(spans[min(4, len(spans) - 1)].sentence_id)
+    wait_until(app, lambda: win.wave.cursor_s is not None, 60, "the play cursor")
+    settle(app, 1.5)
+    grab(win, "waveform.png")
+    session.preview.stop()
+
+    target = next(s for s in session.snapshot.chapters[0].sentences if s.paragraph is not None)
+    win.book.select_sentence(target.id)
+    win.docks["takes"].raise_()
+    panel = win.takes
+    wait_until(app, lambda: panel.table.rowCount() == 1, 60, "the first take")
+    for n in (2, 3):
+        panel.new_btn.click()
+        wait_until(app, lambda n=n: panel.table.rowCount() == n, 300, f"take {n}")
+    panel.table.selectRow(0)
+    panel.use_btn.click()
+    wait_until(app, lambda: panel.table.item(0, 0).text() == "\u2605", 60, "the chosen take")
+    panel.table.selectRow(0)
+    panel.table.selectionModel().select(panel.table.model().index(2, 0),
+                                        QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows)
+    grab(win, "takes.png")
+
+    session.rename_chapter(0, "The Lamp")
+    session.set_chapter_included(2, False)
+    wait_until(app, lambda: not session.snapshot.chapters[2].included
+               and session.snapshot.chapters[0].display_name == "The Lamp", 60, "the chapter changes")
+    tree.collapseAll()
+    tree.setCurrentIndex(win.book.proxy.mapFromSource(model.index(2, 0)))
+    grab(win, "chapters.png")
+
+    win.confirm_render_book()
+    wait_until(app, lambda: win.render_book_box is not None and win.render_book_box.isVisible(), 60, "the question")
+    grab(win.render_book_box, "render-book.png")
+    win.render_book_box.close()
+    win.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,80 @@
+"""The producer's control over chapters: which ones the book includes, and their names.
+
+Why stored beside the imported chapter and not over it: the import decides what
+looks like front matter and what a chapter is called, and re-importing a
+manuscript must not lose the producer's decisions; the chapter's imported
+title also stays what export compares the first paragraph with (a heading said
+once, as the title). ``included`` NULL keeps the import's choice (front matter
+left out), ``name`` NULL keeps the imported title.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from studio.core.errors import ProjectError
+
+if TYPE_CHECKING:
+    from studio.project.store import Project
+
+CHAPTER_CONTROL_COLUMNS = {"included": "INTEGER", "name": "TEXT"}
+
+
+def add_chapter_control(conn: sqlite3.Connection) -> None:
+    """The migration step: the two columns, added only where missing (a step run twice is harmless)."""
+    have = {row[1] for row in conn.execute("PRAGMA table_info(chapters)")}
+    for column, kind in CHAPTER_CONTROL_COLUMNS.items():
+        if column not in have:
+            conn.execute(f"ALTER TABLE chapters ADD COLUMN {column} {kind}")
+
+
+@dataclass(frozen=True)
+class ChapterControl:
+    """What the producer decided for one chapter (effective values)."""
+
+    index: int
+    title: str
+    name: str
+    included: bool
+    front_matter: bool
+
+
+class ProjectChapters:
+    """Include/exclude and rename chapters of one open project (``project.chapter_control``)."""
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+
+    def all(self) -> list[ChapterControl]:
+        rows = self.project._conn().execute(
+            "SELECT idx, title, name, included, front_matter FROM chapters ORDER BY idx").fetchall()
+        return [ChapterControl(int(i), str(t), str(n or t), bool(inc) if inc is not None else not front, bool(front))
+                for i, t, n, inc, front in rows]
+
+    def included(self) -> list[int]:
+        """Chapters a book render and a default export cover (all, if the producer excluded everything)."""
+        chapters = self.all()
+        return [c.index for c in chapters if c.included] or [c.index for c in chapters]
+
+    def numbers(self) -> dict[int, int]:
+        """1-based file numbers: included chapters are counted in reading order, others after them."""
+        chapters = self.all()
+        order = [c.index for c in chapters if c.included] + [c.index for c in chapters if not c.included]
+        return {idx: n for n, idx in enumerate(order, 1)}
+
+    def set_included(self, index: int, included: bool | None) -> None:
+        """Include or exclude a chapter (None: back to the import's choice)."""
+        self._update("included", None if included is None else int(included), index)
+
+    def rename(self, index: int, name: str | None) -> None:
+        """Give a chapter another name (files and tags follow); None or blank: the imported title."""
+        clean = " ".join((name or "").split()) or None
+        self._update("name", clean, index)
+
+    def _update(self, column: str, value: object, index: int) -> None:
+        with self.project._write() as conn:
+            cur = conn.execute(f"UPDATE chapters SET {column} = ? WHERE idx = ?", (value, index))
+            if cur.rowcount != 1:
+                raise ProjectError(f"there is no chapter {index + 1}")

@@ -1,0 +1,89 @@
+"""Which rows of the book tree show: a mode (flagged, no voice, not rendered, failed),
+a language and a text search.
+
+Why a proxy over the model: filters change nothing in the data, and Qt's
+recursive filtering keeps a chapter visible when any row under it matches.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel
+
+from studio.qt.search import RowKey, SearchResult
+from studio.qt.snapshot import ChapterNode, ParagraphNode, SentenceNode
+from studio.ui.book_model import StateRole
+
+
+class BookFilter(QSortFilterProxyModel):
+    """Shows all rows, or only flagged / not rendered / failed ones, plus a text search."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.mode = "All"
+        self.needle = ""
+        self.language = ""  # "" : any
+        self.matches: SearchResult | None = None
+        self.setRecursiveFilteringEnabled(True)
+
+    def set_language(self, code: str) -> None:
+        """Only paragraphs spoken in ``code`` (and their sentences); "" shows every language."""
+        self._refilter(lambda: setattr(self, "language", code))
+
+    def set_mode(self, mode: str) -> None:
+        self._refilter(lambda: setattr(self, "mode", mode))
+
+    def set_needle(self, text: str) -> None:
+        """Clear the search (a non-empty needle is applied with its answer, see :meth:`set_matches`)."""
+        if not text.strip():
+            self._refilter(lambda: (setattr(self, "needle", ""), setattr(self, "matches", None)))
+
+    def set_matches(self, result: SearchResult) -> None:
+        """The rows a search found (computed off the GUI thread): only a set lookup per row here."""
+        self._refilter(lambda: (setattr(self, "needle", result.needle.strip().lower()), setattr(self, "matches", result)))
+
+    def _refilter(self, change) -> None:
+        if hasattr(self, "endFilterChange"):  # Qt >= 6.10
+            self.beginFilterChange()
+            change()
+            self.endFilterChange()
+        else:
+            change()
+            self.invalidateRowsFilter()
+
+    def filterAcceptsRow(self, row: int, parent: QModelIndex | QPersistentModelIndex) -> bool:
+        model = self.sourceModel()
+        idx = model.index(row, 0, parent)
+        if self.mode == "All" and not self.needle and not self.language:
+            return True
+        node = model.node(idx)  # type: ignore[attr-defined]
+        if node is None:
+            return False
+        if self.language or self.mode == "No voice":
+            para = node if isinstance(node, ParagraphNode) else (
+                model._para_of(node) if isinstance(node, SentenceNode) else None)  # type: ignore[attr-defined]
+            if para is None:  # a chapter shows when one of its paragraphs does
+                return False
+            if self.language and para.effective_language != self.language:
+                return False
+            if self.mode == "No voice" and not para.unvoiced:
+                return False
+        if self.needle and self.matches is not None and _row_key(node) not in self.matches.rows:
+            return False
+        if self.mode == "Flagged":
+            return bool(model.flag_words(node)) and not (isinstance(node, ChapterNode) and not node.too_long)  # type: ignore[attr-defined]
+        state = idx.data(StateRole)
+        if self.mode == "Not rendered":
+            return isinstance(node, SentenceNode) and state != "done"
+        if self.mode == "Failed":
+            return isinstance(node, SentenceNode) and state == "failed"
+        return True
+
+
+def _row_key(node: ChapterNode | ParagraphNode | SentenceNode) -> RowKey:
+    if isinstance(node, SentenceNode):
+        return ("s", node.id)
+    if isinstance(node, ParagraphNode):
+        return ("p", node.chapter, node.index)
+    return ("c", node.index)
