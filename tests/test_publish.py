@@ -242,3 +242,19 @@ def test_cli_export_prints_the_acx_report(project: Project, tmp_path: Path) -> N
     assert bad.returncode == 2 and "is not a studio project" in bad.stderr
     wrong = studio_cmd("export", str(project.folder), "-o", str(tmp_path / "x"), "--single-file")
     assert wrong.returncode == 2 and "--single-file is for --format mp3" in wrong.stderr
+
+
+def test_publish_follows_chapter_control(project: Project, tmp_path: Path) -> None:
+    """A renamed chapter is published under its new name; files are numbered over the
+    included chapters, as the chapter export numbers them."""
+    control = project.chapter_control
+    control.set_included(0, False)
+    control.rename(1, "Nightfall")
+    try:
+        result = publish(project, tmp_path / "wav", PublishOptions(fmt="wav", subtitles=False))
+        (f,) = result.files
+        assert f.path.name.startswith("01 - Nightfall")
+        assert f.title == "Nightfall"
+    finally:
+        control.set_included(0, None)
+        control.rename(1, None)

@@ -121,6 +121,10 @@ class _Part:
     title: str
     rows: list[SentenceRow]
     number: int = 1
+    #: the producer's chapter name and file number (chapter control: numbered over the
+    #: included chapters); ``title`` stays the imported one, which spots a spoken heading
+    name: str = ""
+    ordinal: int = 0
 
 
 def plan_parts(project: Project, chapters: Sequence[int], max_seconds: float) -> tuple[list[_Part], list[str]]:
@@ -128,6 +132,8 @@ def plan_parts(project: Project, chapters: Sequence[int], max_seconds: float) ->
     split only between paragraphs; also the warnings for each split chapter."""
     pauses = project.settings().pauses
     infos = project.chapters()
+    numbers = project.chapter_control.numbers()
+    names = {c.index: c.name for c in project.chapter_control.all()}
     parts: list[_Part] = []
     warnings: list[str] = []
     for idx in chapters:
@@ -136,7 +142,7 @@ def plan_parts(project: Project, chapters: Sequence[int], max_seconds: float) ->
             warnings.append(f"chapter {idx + 1} '{infos[idx].title}' has nothing to say; no file written")
             continue
         title_rows = [r for r in rows if r.is_title]
-        current = _Part(idx, infos[idx].title, list(title_rows))
+        current = _Part(idx, infos[idx].title, list(title_rows), 1, names[idx], numbers[idx])
         length = sum(r.duration or 0.0 for r in title_rows) + (pauses.title if title_rows else 0.0)
         paragraphs: dict[int, list[SentenceRow]] = {}
         for r in rows:
@@ -148,7 +154,7 @@ def plan_parts(project: Project, chapters: Sequence[int], max_seconds: float) ->
             size = sum(r.duration or 0.0 for r in spoken) + pauses.sentence * max(0, len(spoken) - 1)
             size += pauses.paragraph if spoken else 0.0
             if length + size > max_seconds and any(not r.is_title for r in current.rows):
-                current = _Part(idx, infos[idx].title, [], len(chapter_parts) + 1)
+                current = _Part(idx, infos[idx].title, [], len(chapter_parts) + 1, names[idx], numbers[idx])
                 chapter_parts.append(current)
                 length = 0.0
             current.rows.extend(para_rows)
@@ -265,7 +271,7 @@ def publish(
     else:
         files = []
         for n, part in enumerate(parts, 1):
-            report(PublishProgress(n - 1, len(parts), part.title))
+            report(PublishProgress(n - 1, len(parts), part.name))
             track = Track(_part_title(parts, part), n, len(parts))
             files.append(_publish_part(project, out, opts, meta, part, track, width))
     report(PublishProgress(len(parts), len(parts), ""))
@@ -276,13 +282,13 @@ def publish(
 def _part_title(parts: list[_Part], part: _Part) -> str:
     """The chapter's title, with "(part n)" when the chapter was split."""
     split = any(p.chapter == part.chapter and p.number > 1 for p in parts)
-    return f"{part.title} (part {part.number})" if split else part.title
+    return f"{part.name} (part {part.number})" if split else part.name
 
 
 def _publish_part(project: Project, out: Path, opts: PublishOptions, meta: BookMeta, part: _Part, track: Track,
                   width: int) -> PublishedFile:
     """One chapter (or part of one) in a file of its own, with its subtitles."""
-    path = out / f"{safe_filename(track.title, part.chapter + 1, width)}{encoding(opts.fmt).suffix}"
+    path = out / f"{safe_filename(track.title, part.ordinal, width)}{encoding(opts.fmt).suffix}"
     cues: list[Cue] = []
 
     def produce(cfg: MasteringConfig) -> np.ndarray:
@@ -310,14 +316,14 @@ def _publish_book(project: Project, out: Path, opts: PublishOptions, meta: BookM
         samples = 0
         with open(pcm_path, "wb") as pcm:
             for n, part in enumerate(parts):
-                report(PublishProgress(n, len(parts), part.title))
+                report(PublishProgress(n, len(parts), part.name))
                 mastered, cues = _master_part(project, part, opts.mastering)
                 pcm.write(to_int16(mastered.audio).tobytes())
                 start = samples / rate
                 samples += mastered.audio.size
-                marks.append(ChapterMark(part.title, start, samples / rate))
+                marks.append(ChapterMark(part.name, start, samples / rate))
                 if opts.subtitles:
-                    base = out / safe_filename(part.title, part.chapter + 1, width)
+                    base = out / safe_filename(part.name, part.ordinal, width)
                     subs += _write_subtitles(base, cues)
 
         def produce(cfg: MasteringConfig) -> Iterator[np.ndarray]:
