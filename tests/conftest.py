@@ -35,3 +35,16 @@ def onnx_engine():
     from voice import bundled_engine
 
     return bundled_engine()
+
+
+@pytest.fixture(autouse=True)
+def _root_logging_restored():
+    """`studio.cli.main` called in-process points the root logger at this test's
+    captured stderr; give the next test the handlers it would have had."""
+    import logging
+
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
