@@ -75,7 +75,7 @@ def main() -> int:
                 peaks[name].append(run.peak_bytes / 2**20)
             loads.append(os.getloadavg()[0])
         if args.profile:
-            out = REPO / "startup-importtime.txt"
+            out = Path.cwd() / "startup-importtime.txt"
             done = subprocess.run([sys.executable, "-X", "importtime", "-m", "studio", "render", str(text), "-o",
                                    str(work / "profile"), "--format", "wav", "--preset", "fp32-cpu"],
                                   capture_output=True, text=True, check=True)

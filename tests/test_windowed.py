@@ -43,15 +43,18 @@ def engines():
         e.close()
 
 
-def test_plan_covers_every_frame_once():
+def test_plan_covers_every_frame_once_and_caps_the_span():
     for frames in (1, 100, 384, 480, 481, 1000, 1467, 5000):
         plan = plan_windows(frames, 384, 48)
         assert plan[0].start == 0 and plan[-1].stop == frames
         assert all(a.stop == b.start for a, b in zip(plan, plan[1:]))
         assert all(w.lo == max(0, w.start - 48) and w.hi == min(frames, w.stop + 48) for w in plan)
-        assert all(w.stop - w.start >= 96 for w in plan) or len(plan) == 1
+        assert all(w.hi - w.lo <= 480 for w in plan)  # the arena never sees a larger call
+        sizes = [w.stop - w.start for w in plan]
+        assert max(sizes) - min(sizes) <= 1  # equal windows: no short tail decoded for its context
     assert plan_windows(0) == []
-    assert plan_windows(400, 384, 48) == [Window(0, 400, 0, 400)]  # a 16-frame tail is not its own window
+    assert plan_windows(480, 384, 48) == [Window(0, 480, 0, 480)]
+    assert len(plan_windows(481, 384, 48)) == 2
 
 
 def test_windowed_equals_whole_decoding(engines):

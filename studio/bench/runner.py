@@ -1,5 +1,6 @@
-"""``studio bench``: every preset this machine can run, measured the same way, against
-the ``piper`` command line on the same text and voice.
+"""``studio bench``: whole processes on long prose first (:mod:`studio.bench.whole`), then
+every preset this machine can run, measured the same way, against the ``piper`` command
+line on the same text and voice.
 
 How: each preset runs in its own spawned process (so memory, first-call time and
 imports of one preset never leak into another), kept alive for the whole run. Round 1
@@ -165,8 +166,6 @@ def spread(n: int, k: int) -> list[int]:
 
 
 # ------------------------------------------------------------------ the run
-
-
 
 
 def select_presets(names: Sequence[str] | None) -> tuple[list[str], dict[str, str]]:

@@ -94,12 +94,33 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
 
 
+def _exit_with_parent(poll_s: float = 0.5) -> None:
+    """Exit as soon as the parent is gone, even in the middle of loading or a long batch.
+
+    Why: the request loop notices a dead parent only at its next read, so a parent
+    killed during a paragraph-long batch left this process computing for tens of
+    seconds with nobody to answer: a process of the command outliving the command.
+    """
+    import threading
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(poll_s)
+            if os.getppid() != parent:  # re-parented: the studio process has exited
+                os._exit(0)
+
+    threading.Thread(target=watch, name="studio-parent-watch", daemon=True).start()
+
+
 def child_main(conn: Any, spec: Any, env: dict[str, str]) -> None:
     """Build ``spec``'s engine, then serve requests until told to close or orphaned."""
     os.environ.update(env)  # again, in case the parent's env changed since spawn
     # Ctrl-C in a terminal reaches the whole process group; the parent decides
     # when the model stops, so a keyboard interrupt must not look like a crash.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _exit_with_parent()
 
     try:
         engine = spec.build()

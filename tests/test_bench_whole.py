@@ -1,0 +1,39 @@
+"""The whole-process table of ``studio bench``: its text, its process timing, its report."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from studio.bench.whole import FIXTURE_EPUB, MIN_WORDS, long_prose, markdown_table, run_process
+from studio.core.errors import StudioError
+
+
+@pytest.mark.skipif(not FIXTURE_EPUB.is_file(), reason="shared EPUB fixtures not present")
+def test_long_prose_is_a_thousand_words_of_long_paragraphs():
+    text, source = long_prose()
+    paragraphs = text.split("\n\n")
+    assert len(text.split()) >= MIN_WORDS and FIXTURE_EPUB.name in source
+    assert all(len(p.split()) >= 20 for p in paragraphs)  # no headings or list items
+    assert max(len(p.split()) for p in paragraphs) >= 100  # book-length sentences, not the sample's
+
+
+def test_run_process_reports_time_cpu_and_peak_memory(tmp_path: Path):
+    run = run_process([sys.executable, "-c", "x = bytearray(64 * 2**20); sum(range(10**6))"])
+    assert run.returncode == 0 and run.wall_s > 0 and run.cpu_s > 0
+    assert run.peak_bytes >= 64 * 2**20
+    with pytest.raises(StudioError, match="exited with 3"):
+        run_process([sys.executable, "-c", "import sys; sys.exit(3)"])
+
+
+def test_report_warns_when_the_machine_was_shared():
+    spread = {"median": 1.0, "min": 0.9, "max": 1.1}
+    row = {"wall_s": spread, "cpu_s": spread, "peak_mib": spread, "speed_vs_piper": spread, "peak_vs_piper": 1.0}
+    whole = {"pairs": 3, "presets": {"fp32-cpu": row}, "piper_cli": row,
+             "load_average": {"min": 0.2, "max": 1.6, "cpus": 2, "busy": True}}
+    text = "\n".join(markdown_table(whole))
+    assert "studio render --preset fp32-cpu" in text and "piper" in text and "machine was shared" in text
+    whole["load_average"]["busy"] = False
+    assert "machine was shared" not in "\n".join(markdown_table(whole))
