@@ -23,6 +23,7 @@ from typing import Sequence
 
 from studio.core import paths
 from studio.core.errors import EngineError
+from studio.core.files import sha256_file, write_atomic
 from studio.engine.calibration import gather_calibration_sentences, spread_by_length
 from studio.engine.onnx.int8_calibration import _feeds, _IdsReader, sentences_to_ids
 from studio.engine.onnx.int8_recipe import DEFAULT_RECIPE, QuantPlan, QuantRecipe, plan_quantization
@@ -33,18 +34,7 @@ from studio.engine.onnx.layout import decoder_to_4d
 _LOGGER = logging.getLogger("studio.engine.onnx.int8")
 
 
-
 # --------------------------------------------------------------------------- cache
-
-
-
-
-def _sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def cache_key(
@@ -124,7 +114,6 @@ def _config_for(model_path: Path, config_path: str | Path | None) -> Path:
     return Path(config_path) if config_path else Path(f"{model_path}.json")
 
 
-
 def build_int8(
     model_path: str | Path,
     calibration_sentences: Sequence[str] | None = None,
@@ -152,7 +141,7 @@ def build_int8(
     if not ids:
         raise EngineError("no calibration sentences produced phonemes")
 
-    model_sha = _sha256_file(model_path)
+    model_sha = sha256_file(model_path)
     key = cache_key(model_sha, recipe, ids)
     calib_path = cache_dir / "int8" / f"{model_path.stem}.ranges-{cache_key(model_sha, recipe, ids, calibration_only=True)[:24]}.json"
     out_path = cache_dir / "int8" / f"{model_path.stem}.int8-{key[:24]}.onnx"
@@ -205,7 +194,7 @@ def build_int8(
                 "build_seconds": seconds,
             }
             os.replace(tmp, out_path)
-            _atomic_write_text(meta_path, json.dumps(meta, indent=1))
+            write_atomic(meta_path, json.dumps(meta, indent=1))
         finally:
             tmp.unlink(missing_ok=True)
             source.unlink(missing_ok=True)
@@ -232,7 +221,7 @@ def build_fp32_layout_model(model_path: str | Path, cache_dir: str | Path | None
         raise EngineError(f"{model_path}: voice model not found")
     cache_dir = Path(cache_dir) if cache_dir is not None else paths.cache_dir()
     key = hashlib.sha256(
-        f"{_sha256_file(model_path)}\0decoder_4d={LAYOUT_VERSION}\0ort={onnxruntime.__version__}".encode()
+        f"{sha256_file(model_path)}\0decoder_4d={LAYOUT_VERSION}\0ort={onnxruntime.__version__}".encode()
     ).hexdigest()
     out = cache_dir / "cpu" / f"{model_path.stem}.fp32-4d-{key[:24]}.onnx"
     with _build_lock(out.with_suffix(".lock")):
@@ -265,17 +254,6 @@ def build_int8_model(
     :func:`build_int8` (``config_path``, ``recipe``, ``max_calibration_sentences``...).
     """
     return build_int8(model_path, calibration_sentences, cache_dir, **kwargs).path
-
-
-def _atomic_write_text(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _quantize(
@@ -326,4 +304,3 @@ def _quantize(
     finally:
         if new_ranges is not None:
             new_ranges.unlink(missing_ok=True)
-

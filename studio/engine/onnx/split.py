@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from studio.core.files import write_atomic
+
 _LOGGER = logging.getLogger(__name__)
 
 
@@ -180,15 +182,15 @@ def cached_split(model_path: Path, patch: Callable[[], object | None], cache_dir
         split = split_piper_graph(model) if model is not None else None
         if split is None:
             if model is not None:
-                _atomic_write(meta_path, json.dumps({"latent": None}).encode())
+                write_atomic(meta_path, json.dumps({"latent": None}).encode())
             return None
         files = SplitFiles(folder / f"{model_path.stem}.{key}.encoder.onnx",
                            folder / f"{model_path.stem}.{key}.decoder.onnx", split.latent, split.mask, split.durations)
-        _atomic_write(files.encoder, _pre_optimized(split.encoder))
-        _atomic_write(files.decoder, split.decoder)
+        write_atomic(files.encoder, _pre_optimized(split.encoder))
+        write_atomic(files.decoder, split.decoder)
         meta = {"encoder": files.encoder.name, "decoder": files.decoder.name, "latent": split.latent,
                 "mask": split.mask, "durations": split.durations, "source": str(model_path)}
-        _atomic_write(meta_path, json.dumps(meta, indent=1).encode())
+        write_atomic(meta_path, json.dumps(meta, indent=1).encode())
         return files
 
 
@@ -215,16 +217,5 @@ def _pre_optimized(encoder: bytes) -> bytes:
         options.optimized_model_filepath = tmp
         onnxruntime.InferenceSession(encoder, sess_options=options, providers=["CPUExecutionProvider"])
         return Path(tmp).read_bytes()
-    finally:
-        Path(tmp).unlink(missing_ok=True)
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
     finally:
         Path(tmp).unlink(missing_ok=True)
