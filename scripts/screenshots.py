@@ -48,7 +48,8 @@ def settle(app, seconds: float = 0.3) -> None:  # noqa: ANN001
     wait_until(app, lambda: time.monotonic() > end, seconds + 5, "the UI to settle")
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, shots=None) -> int:  # noqa: ANN001 - shots: shoot's signature
+    """Parse the options, work in a temporary state/config folder, take ``shots`` (default: :func:`shoot`)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=REPO / "docs" / "screenshots")
     ap.add_argument("--manuscript", type=Path, default=REPO / "resources" / "sample.md")
@@ -59,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["XDG_STATE_HOME"] = str(tmp / "state")
     os.environ["XDG_CONFIG_HOME"] = str(tmp / "config")
     try:
-        return shoot(args, tmp)
+        return (shots or shoot)(args, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -16,34 +16,22 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
 
-from screenshots import settle, wait_until  # noqa: E402 - the same event-loop helpers
+import screenshots  # noqa: E402 - the same options, folders and event-loop helpers
+from screenshots import settle, wait_until  # noqa: E402
 
 log = logging.getLogger("screenshots")
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=REPO / "docs" / "screenshots")
-    ap.add_argument("--manuscript", type=Path, default=REPO / "resources" / "sample.md")
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    tmp = Path(tempfile.mkdtemp(prefix="studio-shots-"))
-    os.environ["XDG_STATE_HOME"] = str(tmp / "state")
-    os.environ["XDG_CONFIG_HOME"] = str(tmp / "config")
-    try:
-        return shoot(args, tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    return screenshots.main(argv, shoot)
 
 
 def shoot(args: argparse.Namespace, tmp: Path) -> int:
