@@ -51,6 +51,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     model.add_argument("--cuda-alloc-conf", metavar="CONF",
                        help="PYTORCH_CUDA_ALLOC_CONF for the model (default: the environment's, "
                             "else expandable_segments:True in the model process)")
+    p.add_argument("--unvoiced", choices=("native", "book", "skip"),
+                   help="a passage in a language no voice speaks: the book's voice with that language's "
+                        "phonemes (native, the default), read as the book's language (book), or left silent "
+                        "and listed (skip); stored in the project")
     add_preset_arguments(p)
     add_triton_arguments(p)
     p.set_defaults(func=_cmd_render)
@@ -104,6 +108,9 @@ def _cmd_render(args: argparse.Namespace) -> int:
     bar = ProgressLine(sys.stderr)
     try:
         settings = apply_choices(project, voice_id=args.voice, backend=args.engine)
+        if args.unvoiced and args.unvoiced != settings.unvoiced:
+            settings = settings.with_changes(unvoiced=args.unvoiced)
+            project.update_settings(settings)
         changed, target = triton_changes(args, settings.triton)
         if changed:
             settings = settings.with_changes(triton=target)
@@ -123,6 +130,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
                                     batch_size=plan.batch_size)
         finally:
             bar.finish()
+        silent = [r for r in project.sentences(chapters) if r.skipped]
         broken = incomplete_chapters(project, chapters)
         titles = {c.index: c.title for c in project.chapters()}
         ready = [c for c in chapters if c not in broken]
@@ -153,6 +161,11 @@ def _cmd_render(args: argparse.Namespace) -> int:
     )
     if skipped:
         sys.stderr.write(f"studio: skipped {skipped} front-matter chapter(s); choose them with --chapters\n")
+    for r in silent[:MAX_LISTED_FAILURES]:
+        sys.stderr.write(f"studio: left silent (no '{r.language}' voice): chapter {r.chapter + 1}, sentence {r.id}: "
+                         f"{' '.join(r.text.split())[:60]}\n")
+    if len(silent) > MAX_LISTED_FAILURES:
+        sys.stderr.write(f"studio: ... and {len(silent) - MAX_LISTED_FAILURES} more left silent\n")
     if broken:
         _report_incomplete(broken, titles, exported=len(files), out=sys.stderr)
         return EXIT_INCOMPLETE

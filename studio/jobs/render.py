@@ -399,7 +399,7 @@ class _Renderer:
             if entry is not None and project.cache.looks_present(entry):
                 project.mark_done(row.id, entry, synthesized=False)
                 self._count_done(row, reused=True)
-            elif not speakable(row.text):
+            elif row.skipped or not speakable(row.text):  # nothing to say, or left silent by the policy
                 rate = self._rate(row)
                 entry = project.cache.store(row.expected_key, np.zeros(0, np.float32), rate)
                 project.mark_done(row.id, entry, synthesized=False)
@@ -421,7 +421,7 @@ class _Renderer:
         if synth is None:
             synth = self.synths[voice_id] = self.make_synthesizer(engine, self.settings.synthesis)
         started = time.monotonic()
-        results = synth([SynthRequest(r.id, r.text, r.language, r.lexicon) for r in todo])
+        results = synth([SynthRequest(r.id, r.text, r.said or r.language, r.lexicon) for r in todo])
         self.synth_time += time.monotonic() - started
         if len(results) != len(todo):
             raise ProjectError(f"synthesizer returned {len(results)} results for {len(todo)} sentences")

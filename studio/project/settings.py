@@ -12,6 +12,7 @@ from typing import Any, Mapping
 
 from studio.audio.assemble import Pauses
 from studio.core.errors import ProjectError, StudioError
+from studio.core.types import UnvoicedPolicy
 from studio.engine.base import SynthesisSettings
 from studio.engine.triton.servers import TritonTarget
 
@@ -39,6 +40,10 @@ class ProjectSettings:
     output_sample_rate: int | None = None
     language_voices: Mapping[str, str] = field(default_factory=dict, hash=False)
     triton: TritonTarget | None = None
+    #: a passage in a language no voice speaks: "native" (the book's voice with that
+    #: language's phonemes), "book" (read as the book's language) or "skip" (left out,
+    #: listed); see :class:`~studio.core.types.UnvoicedPolicy`
+    unvoiced: str = "native"
 
     def __post_init__(self) -> None:
         if not self.voice_id:
@@ -47,6 +52,8 @@ class ProjectSettings:
             raise ProjectError(f"unknown engine '{self.backend}' (choose one of: {', '.join(BACKENDS)})")
         if self.output_sample_rate is not None and not (8000 <= self.output_sample_rate <= 192000):
             raise ProjectError(f"output sample rate {self.output_sample_rate} Hz is out of range (8000-192000)")
+        if self.unvoiced not in {p.value for p in UnvoicedPolicy}:
+            raise ProjectError(f"unknown policy '{self.unvoiced}' for unvoiced passages (native, book or skip)")
 
     @property
     def engine_token(self) -> str:
@@ -68,6 +75,7 @@ class ProjectSettings:
             "pauses": asdict(self.pauses),
             "output_sample_rate": self.output_sample_rate,
             "triton": asdict(self.triton) if self.triton is not None else None,
+            "unvoiced": self.unvoiced,
         }
 
     @classmethod
@@ -84,6 +92,7 @@ class ProjectSettings:
                 output_sample_rate=rows.get("output_sample_rate"),
                 language_voices=dict(language_voices),
                 triton=_triton_from_row(rows.get("triton")),
+                unvoiced=str(rows.get("unvoiced", "native")),
             )
         except (KeyError, TypeError, ValueError, StudioError) as err:
             raise ProjectError(f"project settings are damaged ({err})") from err

@@ -28,11 +28,12 @@ from studio.core.lexicon import Lexicon
 from studio.core.types import Book
 from studio.project import bookdb
 from studio.project.cache import AudioCache, CacheEntry, VoiceIdentity, cache_key
+from studio.project.chapters import ProjectChapters
 from studio.project.lexicon import ProjectLexicon
 from studio.project.schema import STATES, configure, ensure_schema
-from studio.project.chapters import ProjectChapters
 from studio.project.settings import ProjectSettings
 from studio.project.takes import ProjectTakes, record_take
+from studio.project.unvoiced import SKIPPED, speaker
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +48,8 @@ class SentenceRow:
     text, new language, other voice or settings, a changed lexicon entry it
     contains) reads ``pending``. ``lexicon`` holds the pronunciation entries that
     occur in the sentence: what the render hands the front end, and what its key
-    carries.
+    carries. ``said`` is the language the front end is given (the project's policy
+    for unvoiced languages, :mod:`studio.project.unvoiced`; ``skip/...``: left silent).
     """
 
     id: int
@@ -67,6 +69,11 @@ class SentenceRow:
     checksum: str | None
     synth_count: int
     lexicon: Lexicon = Lexicon()
+    said: str = ""
+
+    @property
+    def skipped(self) -> bool:
+        return self.said.startswith(SKIPPED)
 
     @property
     def is_title(self) -> bool:
@@ -339,6 +346,7 @@ class Project:
         settings = self.settings()
         prints = self.voice_fingerprints()
         lexicon = self.lexicon.effective()
+        speak = speaker(settings, self._conn().execute("SELECT language FROM book WHERE id = 1").fetchone()[0])
         sql = (
             "SELECT s.id, c.idx, p.idx, s.idx, s.ord, s.text, COALESCE(p.language_override, s.language),"
             " s.was_split, s.trailing, s.state, s.reason, s.cache_key, s.duration, s.checksum, s.synth_count"
@@ -353,9 +361,9 @@ class Project:
         rows = []
         for r in self._conn().execute(sql + " ORDER BY s.ord", params):
             voice_id = self.voice_for(r[6], settings)
-            used = lexicon.applicable(r[5], r[6])
+            used, said = lexicon.applicable(r[5], r[6]), speak(r[6])
             key = cache_key(
-                text=r[5], language=r[6], voice=VoiceIdentity(voice_id, prints.get(voice_id, "")),
+                text=r[5], language=said, voice=VoiceIdentity(voice_id, prints.get(voice_id, "")),
                 engine=settings.engine_token, settings_token=settings.synthesis.cache_token(),
                 lexicon=used.digest(),
             )
@@ -365,7 +373,7 @@ class Project:
             rows.append(SentenceRow(
                 id=r[0], chapter=r[1], paragraph=r[2], index=r[3], order=r[4], text=r[5], language=r[6],
                 was_split=bool(r[7]), trailing=r[8], state=state, reason=r[10], cache_key=r[11],
-                expected_key=key, duration=r[12], checksum=r[13], synth_count=r[14], lexicon=used,
+                expected_key=key, duration=r[12], checksum=r[13], synth_count=r[14], lexicon=used, said=said,
             ))
         return rows
 

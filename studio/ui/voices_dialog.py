@@ -25,6 +25,13 @@ from studio.ui.triton_panel import TritonPanel
 DEFAULT_LABEL = "(project default voice)"
 
 
+#: the project's policy for passages in a language no voice speaks, in plain words
+UNVOICED_CHOICES = (
+    ("native", "Book's voice, that language's pronunciation (accented, intelligible)"),
+    ("book", "Book's voice, read as if in the book's language"),
+    ("skip", "Leave it silent and list it"),
+)
+
 class VoicesDialog(QDialog):
     applied = Signal(object)  # ProjectSettings
     sampleRequested = Signal(str, str, str)  # voice id, language, text
@@ -72,6 +79,14 @@ class VoicesDialog(QDialog):
         vl.addLayout(top)
         vl.addWidget(QLabel("Passages in another language are spoken by the voice chosen for it:"))
         vl.addWidget(self.table, 1)
+        self.unvoiced = QComboBox()
+        for value, label in UNVOICED_CHOICES:
+            self.unvoiced.addItem(label, value)
+        self.unvoiced.setCurrentIndex(max(0, self.unvoiced.findData(settings.unvoiced)))
+        policy = QHBoxLayout()
+        policy.addWidget(QLabel("A language no voice speaks:"))
+        policy.addWidget(self.unvoiced, 1)
+        vl.addLayout(policy)
 
         self.presets = QTreeWidget()
         self.presets.setHeaderLabels(["Preset", "Engine", "Runs here", "Speed (measured)", "Quality (measured)"])
@@ -168,7 +183,7 @@ class VoicesDialog(QDialog):
     def chosen_settings(self) -> ProjectSettings:
         mapping = {lang: c.currentData() for lang, c in self.combos.items() if c.currentData()}
         changes: dict[str, object] = {"voice_id": self.default_voice.currentData() or self.settings.voice_id,
-                                      "language_voices": mapping}
+                                      "language_voices": mapping, "unvoiced": self.unvoiced.currentData()}
         item = self.presets.currentItem()
         if item is not None and item.flags() & Qt.ItemFlag.ItemIsSelectable:  # unavailable ones are not
             preset = item.data(0, Qt.ItemDataRole.UserRole) or ""
