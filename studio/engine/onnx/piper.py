@@ -265,6 +265,9 @@ class OnnxPiperEngine(Engine):
             from studio.engine.onnx.split import ENCODER_PRE_OPTIMIZED
 
             decoder = self._new_session(onnxruntime, str(split.decoder), options, providers)
+            # the encoder sees whole sentences of any length: an arena would keep the largest
+            # one's buffers for good, and the encoder is a small part of the time
+            options.enable_cpu_mem_arena = False
             if ENCODER_PRE_OPTIMIZED:
                 options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
             session = self._new_session(onnxruntime, str(split.encoder), options, providers)
