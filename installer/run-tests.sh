@@ -9,4 +9,11 @@ cd "$here"
 py="${STUDIO_VENV:-$here/.venv}"
 # the layer rules (pyproject.toml, [tool.importlinter]) before the suite
 "$py/bin/lint-imports"
-exec "$py/bin/python" -m pytest -q "$@"
+if [ $# -gt 0 ] || ! command -v xvfb-run >/dev/null; then
+  exec "$py/bin/python" -m pytest -q "$@"
+fi
+# the whole suite: everything headless, then the producer's walkthrough in a real X
+# server (Xvfb, Qt's xcb platform), as a producer's window would run
+"$py/bin/python" -m pytest -q --ignore=tests/test_walkthrough.py
+STUDIO_EXPECT_QT_PLATFORM=xcb QT_QPA_PLATFORM=xcb \
+  exec xvfb-run -a -s "-screen 0 1600x1000x24" "$py/bin/python" -m pytest -q tests/test_walkthrough.py

@@ -5,12 +5,13 @@ window; a chapter is excluded; two chapters and one more are rendered; a
 sentence is edited and re-rendered while a chapter renders (and is done first);
 a sentence is taken again, the two takes compared A/B and the older one chosen;
 the chapters are exported. The exported files are numbered over the included
-chapters and hold the chosen take. Runs in the suite (and so in CI) headless;
-the same steps under Xvfb are what the screenshots show.
+chapters and hold the chosen take. The test command (and so CI) runs this file
+in Xvfb, a real X server with Qt's xcb platform.
 """
 
 from __future__ import annotations
 
+import os
 import wave
 import zipfile
 from pathlib import Path
@@ -74,6 +75,14 @@ def long_epub(path: Path) -> Path:
 def pcm(path: Path) -> bytes:
     with wave.open(str(path)) as w:
         return w.readframes(w.getnframes())
+
+
+def test_runs_on_the_expected_platform(qtbot) -> None:  # noqa: ANN001
+    """CI runs this file in Xvfb (installer/run-tests.sh): make sure it really did."""
+    from PySide6.QtGui import QGuiApplication
+
+    expected = os.environ.get("STUDIO_EXPECT_QT_PLATFORM") or os.environ.get("QT_QPA_PLATFORM", "offscreen")
+    assert QGuiApplication.platformName() == expected
 
 
 def test_walkthrough_import_exclude_render_edit_takes_export(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
