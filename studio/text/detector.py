@@ -115,7 +115,9 @@ def _detector(codes: frozenset[str], *, high: bool) -> Any:
         languages = [by_code[c] for c in sorted(codes) if c in by_code]
         builder = LanguageDetectorBuilder.from_languages(*languages)
         if not high:
-            builder = builder.with_low_accuracy_mode().with_preloaded_language_models()
+            # models load on first need (lingua keeps them for the process): a short
+            # manuscript then loads the trigram models its letters call for, not all
+            builder = builder.with_low_accuracy_mode()
         log.debug("language detector for %s (%s accuracy)", ",".join(sorted(codes)), "high" if high else "low")
         return builder.build()
 
