@@ -26,12 +26,12 @@ from studio.core.errors import DiskFull, ProjectError, is_disk_full
 from studio.core.language import language_family
 from studio.core.lexicon import Lexicon
 from studio.core.types import Book
-from studio.project import bookdb
+from studio.project import bookdb, restructure
 from studio.project.cache import AudioCache, CacheEntry, VoiceIdentity, cache_key
 from studio.project.chapters import ProjectChapters
 from studio.project.lexicon import ProjectLexicon
 from studio.project.schema import STATES, configure, ensure_schema
-from studio.project.settings import ProjectSettings
+from studio.project.settings import ProjectSettings, write_settings
 from studio.project.takes import ProjectTakes, record_take
 from studio.project.unvoiced import SKIPPED, speaker
 
@@ -142,7 +142,7 @@ class Project:
             conn.execute("BEGIN IMMEDIATE")
             bookdb.write_book_row(conn, book, source_hash)
             bookdb.insert_book(conn, book)
-            _write_settings(conn, settings)
+            write_settings(conn, settings)
             conn.execute("COMMIT")
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.Error as err:
@@ -257,14 +257,16 @@ class Project:
 
         Unchanged sentences find their audio again through their cache keys; language
         overrides (matched by paragraph text) and sentence edits (matched by paragraph
-        text and original sentence) are carried over. Returns how many were kept.
+        text and original sentence) are carried over, and so are the chapter choices
+        (:mod:`studio.project.restructure`). Returns how many were kept.
         """
         with self._write() as conn:
             overrides, edits = bookdb.user_changes(conn)
+            made = restructure.decisions(conn)  # chapter choices, replayed where the new text has them
             conn.execute("DELETE FROM chapters")  # cascades to paragraphs and sentences
             bookdb.write_book_row(conn, book, source_hash)
             bookdb.insert_book(conn, book)
-            kept = bookdb.carry_over_user_changes(conn, overrides, edits)
+            kept = bookdb.carry_over_user_changes(conn, overrides, edits) + restructure.replay(conn, made)
         log.info("re-imported %s; kept %d override(s)/edit(s)", book.source or "manuscript", kept)
         return kept
 
@@ -320,7 +322,7 @@ class Project:
     def update_settings(self, settings: ProjectSettings) -> None:
         """Store new settings; sentences whose keys change will render again."""
         with self._write() as conn:
-            _write_settings(conn, settings)
+            write_settings(conn, settings)
 
     def voice_for(self, language: str, settings: ProjectSettings | None = None) -> str:
         """Voice id for a language: its mapped voice, else the project's default voice."""
@@ -484,16 +486,3 @@ def _write_error(err: sqlite3.Error, db_path: Path) -> Exception:
     if _sqlite_full(err):
         return DiskFull(db_path)
     return ProjectError(f"cannot write {db_path}: {err}")
-
-
-def _write_settings(conn: sqlite3.Connection, settings: ProjectSettings) -> None:
-    for key, value in settings.to_rows().items():
-        conn.execute(
-            "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (key, json.dumps(value)),
-        )
-    conn.execute("DELETE FROM language_voices")
-    conn.executemany(
-        "INSERT INTO language_voices (language, voice_id) VALUES (?, ?)",
-        [(lang.lower(), voice) for lang, voice in settings.language_voices.items()],
-    )
