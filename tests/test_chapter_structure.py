@@ -6,11 +6,11 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from test_render_support import make_book, para
 
 from studio.core.errors import ProjectError
 from studio.core.types import Book, Chapter
 from studio.project import Project, ProjectSettings
-from test_render_support import make_book, para
 
 VOICE = "en_US-joe-medium"
 
@@ -86,7 +86,7 @@ def test_included_state_after_merge_and_split(project: Project) -> None:
     control = project.chapter_control
     assert control.included() == [1, 2, 3]
     control.merge_with_next(0)  # an excluded prologue merged into an included chapter: the result is included
-    assert [(c.name, c.included) for c in control.all()][0] == ("Prologue", True)
+    assert (control.all()[0].name, control.all()[0].included) == ("Prologue", True)
     control.split(0, 1)  # undo: as before
     assert control.included() == [1, 2, 3] and control.all()[0].front_matter
     control.set_included(2, False)
@@ -153,3 +153,29 @@ def test_a_project_from_schema_3_opens_with_its_chapters_as_imported(tmp_path: P
         old.chapter_control.merge_with_next(1)
         old.chapter_control.split(1, 2)
         assert shape(old) == before
+
+
+def test_cli_lists_and_changes_chapters(project: Project, capsys: pytest.CaptureFixture[str]) -> None:
+    from studio.cli import main
+
+    folder = str(project.folder)
+    assert main(["chapters", folder]) == 0
+    listing = capsys.readouterr().out.splitlines()
+    assert listing[0].split() == ["#", "CHAPTER", "INCLUDED", "SENTENCES", "RENDERED", "DURATION"]
+    assert listing[1].split()[:5] == ["1", "Prologue", "no", "2", "0/2"]
+    assert main(["chapters", folder, "--merge", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "Evening" not in out and out.splitlines()[2].split()[:5] == ["2", "Morning", "yes", "10", "0/10"]
+    assert main(["chapters", folder, "--show", "2"]) == 0
+    assert "     3  Evening" in capsys.readouterr().out
+    assert main(["chapters", folder, "--split", "2:3"]) == 0
+    assert [line.split()[1] for line in capsys.readouterr().out.splitlines()[1:]] == \
+        ["Prologue", "Morning", "Evening", "Night"]
+    assert main(["chapters", folder, "--rename", "4", "The Dark"]) == 0
+    assert main(["chapters", folder, "--include", "1"]) == 0
+    assert [(c.name, c.included) for c in project.chapter_control.all()][::3] == [("Prologue", True), ("The Dark", True)]
+    assert main(["chapters", folder, "--split", "2:1"]) == 2
+    assert "first paragraph" in capsys.readouterr().err
+    assert main(["inspect", folder]) == 0  # a project folder: its chapters as the producer left them
+    report = capsys.readouterr().out
+    assert "The Dark" in report and "Prologue" in report and "excluded" not in report

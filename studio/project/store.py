@@ -82,7 +82,8 @@ class SentenceRow:
 
 @dataclass(frozen=True)
 class ChapterInfo:
-    """Per-chapter summary for listings and export decisions."""
+    """Per-chapter summary for listings and export decisions: the effective chapters
+    (``title`` as imported, ``name``/``included``/``number`` as the producer decided)."""
 
     index: int
     title: str
@@ -91,6 +92,10 @@ class ChapterInfo:
     done: int
     failed: int
     duration: float
+    name: str = ""
+    included: bool = True
+    number: int = 0  # 1-based file number, counted over the included chapters
+    reason: str = ""  # why the import called it front matter, when it knows
 
     @property
     def complete(self) -> bool:
@@ -391,10 +396,10 @@ class Project:
         return out
 
     def chapters(self) -> list[ChapterInfo]:
-        info = {
-            idx: [title, bool(front), 0, 0, 0, 0.0]
-            for idx, title, front in self._conn().execute("SELECT idx, title, front_matter FROM chapters ORDER BY idx")
-        }
+        """The one reading of the book's chapters (merges, splits, names, inclusion) with their counts."""
+        control, numbers = self.chapter_control.all(), self.chapter_control.numbers()
+        info = {c.index: [c.title, c.front_matter, 0, 0, 0, 0.0, c.name, c.included, numbers[c.index], c.reason]
+                for c in control}
         for r in self.sentences():
             entry = info[r.chapter]
             entry[2] += 1
