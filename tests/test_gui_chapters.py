@@ -12,6 +12,7 @@ import pytest
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import QMenu
 from test_gui_support import TINY, write_manuscript
+from test_text_epub import epub3_single_file
 from test_gui_window import WAIT, make_window, open_and_wait, wait_jobs_done
 
 from studio.project.store import Project
@@ -97,3 +98,15 @@ def test_merge_and_split_from_the_menus_keep_audio_rows_and_selection(
     with Project.open(session.snapshot.folder) as project:
         assert [c.name for c in project.chapter_control.all()] == ["One", "Two", "Three"]
         assert project.counts([0, 1])["done"] == len(rendered)
+
+
+def test_a_contents_page_is_shown_excluded_with_its_reason_and_can_be_included(
+        qtbot, window: MainWindow, tmp_path: Path) -> None:
+    (tmp_path / "books").mkdir()
+    open_and_wait(qtbot, window, epub3_single_file(tmp_path / "books" / "one.epub"))
+    model = window.book.model
+    assert names(window)[:3] == ["1. Contents  (table of contents, excluded)", "2. One File  (front matter, excluded)",
+                                 "3. Part One"]
+    trigger(window, model.index(0, 0), "Include in the book")
+    qtbot.waitUntil(lambda: model.snapshot.chapters[0].included, timeout=WAIT)
+    assert names(window)[0] == "1. Contents"
