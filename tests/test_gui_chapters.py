@@ -12,8 +12,8 @@ import pytest
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import QMenu
 from test_gui_support import TINY, write_manuscript
-from test_text_epub import epub3_single_file
 from test_gui_window import WAIT, make_window, open_and_wait, wait_jobs_done
+from test_text_epub import epub3_single_file
 
 from studio.project.store import Project
 from studio.ui.main_window import MainWindow
