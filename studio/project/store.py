@@ -271,7 +271,7 @@ class Project:
             conn.execute("DELETE FROM chapters")  # cascades to paragraphs and sentences
             bookdb.write_book_row(conn, book, source_hash)
             bookdb.insert_book(conn, book)
-            kept = bookdb.carry_over_user_changes(conn, overrides, edits) + restructure.replay(conn, made)
+            kept = restructure.replay(conn, made) + bookdb.carry_over_user_changes(conn, overrides, edits)
         log.info("re-imported %s; kept %d override(s)/edit(s)", book.source or "manuscript", kept)
         return kept
 
