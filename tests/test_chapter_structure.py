@@ -179,3 +179,14 @@ def test_cli_lists_and_changes_chapters(project: Project, capsys: pytest.Capture
     assert main(["inspect", folder]) == 0  # a project folder: its chapters as the producer left them
     report = capsys.readouterr().out
     assert "The Dark" in report and "Prologue" in report and "excluded" not in report
+
+
+def test_reimport_keeps_an_edit_to_a_title_inside_a_merged_chapter(project: Project) -> None:
+    project.chapter_control.merge_with_next(1)
+    title = next(r for r in project.sentences([1]) if r.text == "Evening")
+    project.edit_sentence(title.id, "Evening falls")
+    project.replace_book(three_chapters())
+    assert [c.name for c in project.chapter_control.all()] == ["Prologue", "Morning", "Night"]
+    assert "Evening falls" in [r.text for r in project.sentences([1])]
+    project.chapter_control.split(1, 2)
+    assert project.sentences([2])[0].is_title and project.sentences([2])[0].text == "Evening falls"
