@@ -5,7 +5,9 @@ looks like front matter and what a chapter is called, and re-importing a
 manuscript must not lose the producer's decisions; the chapter's imported
 title also stays what export compares the first paragraph with (a heading said
 once, as the title). ``included`` NULL keeps the import's choice (front matter
-left out), ``name`` NULL keeps the imported title.
+left out), ``name`` NULL keeps the imported title. Merging and splitting change
+the chapter rows themselves (:mod:`studio.project.restructure`), and re-importing
+replays all of these choices where the new text still has them.
 """
 
 from __future__ import annotations

@@ -59,8 +59,8 @@ _LANDMARK_REASONS = {"toc": TOC_REASON, "copyright-page": COPYRIGHT_REASON}
 #: a document with at least this many links, this share of its text inside them, is a contents page
 LINK_PAGE_LINKS = 3
 LINK_PAGE_SHARE = 0.6
-_CONTENTS_RE = re.compile(r"^(?:the\s+)?(?:brief\s+|table\s+of\s+)?contents|toc|sommaire|"
-                          r"table\s+des\s+mati[eè]res|inhalt(?:sverzeichnis)?\s*[.:]?$", re.IGNORECASE)
+_CONTENTS_RE = re.compile(r"^(?:(?:the\s+)?(?:brief\s+|table\s+of\s+)?contents|toc|sommaire|"
+                          r"table\s+des\s+mati[eè]res|inhalt(?:sverzeichnis)?)\s*[.:]?$", re.IGNORECASE)
 
 
 @dataclass
