@@ -258,3 +258,22 @@ def test_publish_follows_chapter_control(project: Project, tmp_path: Path) -> No
     finally:
         control.set_included(0, None)
         control.rename(1, None)
+
+
+def test_m4b_chapter_marks_follow_a_merge_and_its_split(project: Project, tmp_path: Path) -> None:
+    """Merged chapters are one M4B chapter under the first one's name; split back, two again."""
+    control = project.chapter_control
+    whole = publish(project, tmp_path / "before", PublishOptions(fmt="m4b", subtitles=False)).files[0]
+    control.merge_with_next(0)
+    try:
+        (book,) = publish(project, tmp_path / "merged", PublishOptions(fmt="m4b", subtitles=False)).files
+        marks = ffprobe_json(book.path, "-show_chapters")["chapters"]
+        assert [c["tags"]["title"] for c in marks] == ["Morning"]
+        assert [m.title for m in book.chapters] == ["Morning"]
+        # one chapter: Evening's room tone at head and tail is gone, its title pause is a paragraph pause
+        assert book.duration < whole.duration
+    finally:
+        control.split(0, 2)
+    (again,) = publish(project, tmp_path / "split", PublishOptions(fmt="m4b", subtitles=False)).files
+    assert [c["tags"]["title"] for c in ffprobe_json(again.path, "-show_chapters")["chapters"]] == ["Morning", "Evening"]
+    assert again.duration == pytest.approx(whole.duration, abs=0.001)

@@ -18,7 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Import a manuscript and report chapters, word counts, estimated "
         "durations, languages and anything to look at before rendering.",
     )
-    p.add_argument("file", type=Path, help="manuscript (.txt, .md, .docx, .epub, ...)")
+    p.add_argument("file", type=Path, help="manuscript (.txt, .md, .docx, .epub, ...) or a project folder "
+                   "(its chapters as the producer merged, split, named and included them)")
     p.add_argument("--long-chapter-minutes", type=float, default=60.0, metavar="MIN",
                    help="flag chapters longer than this when spoken (default: 60)")
     p.add_argument("--words-per-minute", type=float, default=155.0, metavar="WPM",
@@ -33,17 +34,23 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
     from studio.engine.voice.catalog import list_voices
+    from studio.project.store import Project
     from studio.text.importer import load_manuscript
     from studio.text.inspect import inspect_book
 
-    require_file(args.file)
-    book = load_manuscript(args.file, max_sentence_chars=args.max_sentence_chars)
+    chapters = None
+    if Project.is_project(args.file):
+        with Project.open(args.file) as project:
+            book, chapters = project.book(), project.chapters()
+    else:
+        require_file(args.file)
+        book = load_manuscript(args.file, max_sentence_chars=args.max_sentence_chars)
     voice_languages = {v.language for v in list_voices()}
     report = inspect_book(
         book, words_per_minute=args.words_per_minute,
         long_chapter_minutes=args.long_chapter_minutes, voice_languages=voice_languages,
     )
-    _print_report(report, sys.stdout)
+    _print_report(report, sys.stdout, book, chapters)
     _print_pronunciations(args, book, sys.stdout)
     return 0
 
@@ -82,20 +89,27 @@ def _short(text: str, n: int = 60) -> str:
     return text if len(text) <= n else text[: n - 1] + "\u2026"
 
 
-def _print_report(report, out: TextIO) -> None:  # report: studio.text.inspect.BookReport
+def _print_report(report, out: TextIO, book, chapters=None) -> None:
+    """``report``: studio.text.inspect.BookReport of ``book``; ``chapters``: a project's
+    ChapterInfo list, whose names and inclusion win over the import's."""
     out.write(f"{report.title} -- {report.author or 'unknown author'} (main language: {report.language})\n\n")
     rows = [("#", "CHAPTER", "WORDS", "DURATION", "LANGUAGES", "FLAGS")]
     for c in report.chapters:
-        flags = []
-        if c.front_matter:
-            flags.append("front matter (skipped unless chosen)")
+        flags, title = [], c.title
+        reason = book.chapters[c.index].front_reason
+        if chapters is not None:
+            title = chapters[c.index].name
+            if not chapters[c.index].included:
+                flags.append(f"excluded{f' ({reason})' if reason else ''}")
+        elif c.front_matter:
+            flags.append(f"front matter{f': {reason}' if reason else ''} (skipped unless chosen)")
         if c.too_long:
             flags.append("LONG")
         if c.split_sentences:
             flags.append(f"{len(c.split_sentences)} split sentence(s)")
         if c.unvoiced:
             flags.append(f"{len(c.unvoiced)} passage(s) without a voice")
-        title = c.title if len(c.title) <= 40 else c.title[:39] + "\u2026"
+        title = title if len(title) <= 40 else title[:39] + "\u2026"
         rows.append((str(c.index + 1), title, str(c.word_count), format_duration(c.duration_seconds),
                      ", ".join(c.languages) or "-", "; ".join(flags)))
     print_table(rows, out)
@@ -107,10 +121,7 @@ def _print_report(report, out: TextIO) -> None:  # report: studio.text.inspect.B
     warnings = report.warnings()
     if warnings:
         out.write("\nto check before rendering:\n")
-        for line in warnings:
-            out.write(f"  - {line}\n")
-        for s in (s for c in report.chapters for s in c.split_sentences):
-            out.write(f"    split: chapter {s.chapter_index + 1}, paragraph {s.paragraph_index + 1}: {s.preview}\n")
-        for p in report.unvoiced:
-            out.write(f"    no '{p.language}' voice: chapter {p.chapter_index + 1}, "
-                      f"paragraph {p.paragraph_index + 1}: {p.preview}\n")
+        out.writelines(f"  - {line}\n" for line in warnings)
+        out.writelines(f"    split: chapter {s.chapter_index + 1}, paragraph {s.paragraph_index + 1}: {s.preview}\n" for s in (s for c in report.chapters for s in c.split_sentences))
+        out.writelines(f"    no '{p.language}' voice: chapter {p.chapter_index + 1}, "
+                      f"paragraph {p.paragraph_index + 1}: {p.preview}\n" for p in report.unvoiced)

@@ -132,7 +132,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
             bar.finish()
         silent = [r for r in project.sentences(chapters) if r.skipped]
         broken = incomplete_chapters(project, chapters)
-        titles = {c.index: c.title for c in project.chapters()}
+        titles = {c.index: c.name for c in project.chapters()}
         ready = [c for c in chapters if c not in broken]
         files = export_chapter_files(
             project, args.output, args.format, ready, args.sample_rate, engine=engine, engine_for=factory

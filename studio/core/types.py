@@ -62,11 +62,16 @@ class Paragraph:
 
 @dataclass(frozen=True)
 class Chapter:
-    """A chapter; ``front_matter`` marks title pages, copyright, TOC and the like."""
+    """A chapter; ``front_matter`` marks title pages, copyright, TOC and the like.
+
+    ``front_reason`` says why, when the importer knows (``"table of contents"``),
+    so the producer sees why a chapter is left out by default.
+    """
 
     title: str
     paragraphs: tuple[Paragraph, ...]
     front_matter: bool = False
+    front_reason: str = ""
 
     @property
     def word_count(self) -> int:

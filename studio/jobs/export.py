@@ -109,8 +109,8 @@ def export_chapter_files(
     out.mkdir(parents=True, exist_ok=True)
     width = max(2, len(str(len(all_chapters))))
     written: list[ExportedFile] = []
-    numbers = project.chapter_control.numbers()  # files are numbered over the included chapters
-    names = {c.index: c.name for c in project.chapter_control.all()}
+    numbers = {c.index: c.number for c in all_chapters}  # files are numbered over the included chapters
+    names = {c.index: c.name for c in all_chapters}
     for idx in wanted:
         title = all_chapters[idx].title
         if all_chapters[idx].sentences == 0:

@@ -132,8 +132,8 @@ def plan_parts(project: Project, chapters: Sequence[int], max_seconds: float) ->
     split only between paragraphs; also the warnings for each split chapter."""
     pauses = project.settings().pauses
     infos = project.chapters()
-    numbers = project.chapter_control.numbers()
-    names = {c.index: c.name for c in project.chapter_control.all()}
+    numbers = {c.index: c.number for c in infos}
+    names = {c.index: c.name for c in infos}
     parts: list[_Part] = []
     warnings: list[str] = []
     for idx in chapters:

@@ -45,8 +45,8 @@ def insert_book(conn: sqlite3.Connection, book: Book) -> None:
     order = 0
     for ci, chapter in enumerate(book.chapters):
         cid = conn.execute(
-            "INSERT INTO chapters (idx, title, front_matter) VALUES (?, ?, ?)",
-            (ci, chapter.title, int(chapter.front_matter)),
+            "INSERT INTO chapters (idx, title, front_matter, front_reason) VALUES (?, ?, ?, ?)",
+            (ci, chapter.title, int(chapter.front_matter), chapter.front_reason or None),
         ).lastrowid
         title = normalize_space(chapter.title)
         if title and not heading_paragraph(chapter):
@@ -110,8 +110,8 @@ def load_book(conn: sqlite3.Connection) -> Book | None:
             Paragraph(text=text, sentences=sents, language=lang, confidence=conf, language_override=override)
         )
     chapters = tuple(
-        Chapter(title=title, paragraphs=tuple(paragraphs.get(cid, ())), front_matter=bool(front))
-        for cid, title, front in conn.execute("SELECT id, title, front_matter FROM chapters ORDER BY idx")
+        Chapter(title=title, paragraphs=tuple(paragraphs.get(cid, ())), front_matter=bool(front), front_reason=why or "")
+        for cid, title, front, why in conn.execute("SELECT id, title, front_matter, front_reason FROM chapters ORDER BY idx")
     )
     title, author, language, source, metadata = head
     try:

@@ -5,7 +5,9 @@ looks like front matter and what a chapter is called, and re-importing a
 manuscript must not lose the producer's decisions; the chapter's imported
 title also stays what export compares the first paragraph with (a heading said
 once, as the title). ``included`` NULL keeps the import's choice (front matter
-left out), ``name`` NULL keeps the imported title.
+left out), ``name`` NULL keeps the imported title. Merging and splitting change
+the chapter rows themselves (:mod:`studio.project.restructure`), and re-importing
+replays all of these choices where the new text still has them.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from studio.core.errors import ProjectError
+from studio.project.restructure import merge_with_next, split_at
 
 if TYPE_CHECKING:
     from studio.project.store import Project
@@ -39,19 +42,25 @@ class ChapterControl:
     name: str
     included: bool
     front_matter: bool
+    reason: str = ""  # why the import called it front matter ("table of contents"), if it said
 
 
 class ProjectChapters:
-    """Include/exclude and rename chapters of one open project (``project.chapter_control``)."""
+    """Include/exclude, rename, merge and split chapters of one open project (``project.chapter_control``).
+
+    ``all()`` is the one reading of the effective chapters: merges and splits are
+    written into the chapter rows (:mod:`studio.project.restructure`), so every
+    reader of chapters sees them.
+    """
 
     def __init__(self, project: Project) -> None:
         self.project = project
 
     def all(self) -> list[ChapterControl]:
         rows = self.project._conn().execute(
-            "SELECT idx, title, name, included, front_matter FROM chapters ORDER BY idx").fetchall()
-        return [ChapterControl(int(i), str(t), str(n or t), bool(inc) if inc is not None else not front, bool(front))
-                for i, t, n, inc, front in rows]
+            "SELECT idx, title, name, included, front_matter, front_reason FROM chapters ORDER BY idx").fetchall()
+        return [ChapterControl(int(i), str(t), str(n or t), bool(inc) if inc is not None else not front, bool(front),
+                               str(why or "")) for i, t, n, inc, front, why in rows]
 
     def included(self) -> list[int]:
         """Chapters a book render and a default export cover (all, if the producer excluded everything)."""
@@ -72,6 +81,16 @@ class ProjectChapters:
         """Give a chapter another name (files and tags follow); None or blank: the imported title."""
         clean = " ".join((name or "").split()) or None
         self._update("name", clean, index)
+
+    def merge_with_next(self, index: int) -> None:
+        """Chapter ``index + 1`` joins chapter ``index``; sentences and their audio stay as they are."""
+        with self.project._write() as conn:
+            merge_with_next(conn, index)
+
+    def split(self, index: int, paragraph: int) -> None:
+        """Chapter ``index`` ends before its paragraph ``paragraph``; the rest becomes the next chapter."""
+        with self.project._write() as conn:
+            split_at(conn, index, paragraph)
 
     def _update(self, column: str, value: object, index: int) -> None:
         with self.project._write() as conn:

@@ -15,12 +15,13 @@ from typing import Callable
 
 from studio.core.errors import ProjectError
 from studio.project.chapters import add_chapter_control
+from studio.project.restructure import add_structure
 from studio.project.takes import TAKES_SCHEMA
 
 log = logging.getLogger(__name__)
 
 #: Version written by this code. Bump it and add a step to ``MIGRATIONS`` together.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 STATES = ("pending", "rendering", "done", "failed")
 
@@ -163,6 +164,10 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     # the first time it is taken again. Chapters get the producer's controls
     # (included, name; NULL keeps the import's choice: front matter left out).
     2: lambda conn: (_apply_script(conn, TAKES_SCHEMA), add_chapter_control(conn)),
+    # v4: merged and split chapters (where a merge joined two, where a chapter came
+    # from) and why the import called a chapter front matter; see
+    # studio.project.restructure. Additive: old rows read as imported.
+    3: add_structure,
 }
 
 

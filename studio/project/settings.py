@@ -7,6 +7,8 @@ place.
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Mapping
 
@@ -104,3 +106,17 @@ def _triton_from_row(row: Any) -> TritonTarget | None:
     values = dict(row)
     values["servers"] = tuple(values.get("servers") or ())
     return TritonTarget(**values)
+
+
+def write_settings(conn: sqlite3.Connection, settings: ProjectSettings) -> None:
+    """Store ``settings`` in the ``settings`` and ``language_voices`` tables (caller's transaction)."""
+    for key, value in settings.to_rows().items():
+        conn.execute(
+            "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, json.dumps(value)),
+        )
+    conn.execute("DELETE FROM language_voices")
+    conn.executemany(
+        "INSERT INTO language_voices (language, voice_id) VALUES (?, ?)",
+        [(lang.lower(), voice) for lang, voice in settings.language_voices.items()],
+    )

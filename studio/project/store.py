@@ -26,12 +26,12 @@ from studio.core.errors import DiskFull, ProjectError, is_disk_full
 from studio.core.language import language_family
 from studio.core.lexicon import Lexicon
 from studio.core.types import Book
-from studio.project import bookdb
+from studio.project import bookdb, restructure
 from studio.project.cache import AudioCache, CacheEntry, VoiceIdentity, cache_key
 from studio.project.chapters import ProjectChapters
 from studio.project.lexicon import ProjectLexicon
 from studio.project.schema import STATES, configure, ensure_schema
-from studio.project.settings import ProjectSettings
+from studio.project.settings import ProjectSettings, write_settings
 from studio.project.takes import ProjectTakes, record_take
 from studio.project.unvoiced import SKIPPED, speaker
 
@@ -82,7 +82,8 @@ class SentenceRow:
 
 @dataclass(frozen=True)
 class ChapterInfo:
-    """Per-chapter summary for listings and export decisions."""
+    """Per-chapter summary for listings and export decisions: the effective chapters
+    (``title`` as imported, ``name``/``included``/``number`` as the producer decided)."""
 
     index: int
     title: str
@@ -91,6 +92,10 @@ class ChapterInfo:
     done: int
     failed: int
     duration: float
+    name: str = ""
+    included: bool = True
+    number: int = 0  # 1-based file number, counted over the included chapters
+    reason: str = ""  # why the import called it front matter, when it knows
 
     @property
     def complete(self) -> bool:
@@ -142,7 +147,7 @@ class Project:
             conn.execute("BEGIN IMMEDIATE")
             bookdb.write_book_row(conn, book, source_hash)
             bookdb.insert_book(conn, book)
-            _write_settings(conn, settings)
+            write_settings(conn, settings)
             conn.execute("COMMIT")
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.Error as err:
@@ -257,14 +262,16 @@ class Project:
 
         Unchanged sentences find their audio again through their cache keys; language
         overrides (matched by paragraph text) and sentence edits (matched by paragraph
-        text and original sentence) are carried over. Returns how many were kept.
+        text and original sentence) are carried over, and so are the chapter choices
+        (:mod:`studio.project.restructure`). Returns how many were kept.
         """
         with self._write() as conn:
             overrides, edits = bookdb.user_changes(conn)
+            made = restructure.decisions(conn)  # chapter choices, replayed where the new text has them
             conn.execute("DELETE FROM chapters")  # cascades to paragraphs and sentences
             bookdb.write_book_row(conn, book, source_hash)
             bookdb.insert_book(conn, book)
-            kept = bookdb.carry_over_user_changes(conn, overrides, edits)
+            kept = restructure.replay(conn, made) + bookdb.carry_over_user_changes(conn, overrides, edits)
         log.info("re-imported %s; kept %d override(s)/edit(s)", book.source or "manuscript", kept)
         return kept
 
@@ -320,7 +327,7 @@ class Project:
     def update_settings(self, settings: ProjectSettings) -> None:
         """Store new settings; sentences whose keys change will render again."""
         with self._write() as conn:
-            _write_settings(conn, settings)
+            write_settings(conn, settings)
 
     def voice_for(self, language: str, settings: ProjectSettings | None = None) -> str:
         """Voice id for a language: its mapped voice, else the project's default voice."""
@@ -389,10 +396,10 @@ class Project:
         return out
 
     def chapters(self) -> list[ChapterInfo]:
-        info = {
-            idx: [title, bool(front), 0, 0, 0, 0.0]
-            for idx, title, front in self._conn().execute("SELECT idx, title, front_matter FROM chapters ORDER BY idx")
-        }
+        """The one reading of the book's chapters (merges, splits, names, inclusion) with their counts."""
+        control, numbers = self.chapter_control.all(), self.chapter_control.numbers()
+        info = {c.index: [c.title, c.front_matter, 0, 0, 0, 0.0, c.name, c.included, numbers[c.index], c.reason]
+                for c in control}
         for r in self.sentences():
             entry = info[r.chapter]
             entry[2] += 1
@@ -484,16 +491,3 @@ def _write_error(err: sqlite3.Error, db_path: Path) -> Exception:
     if _sqlite_full(err):
         return DiskFull(db_path)
     return ProjectError(f"cannot write {db_path}: {err}")
-
-
-def _write_settings(conn: sqlite3.Connection, settings: ProjectSettings) -> None:
-    for key, value in settings.to_rows().items():
-        conn.execute(
-            "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (key, json.dumps(value)),
-        )
-    conn.execute("DELETE FROM language_voices")
-    conn.executemany(
-        "INSERT INTO language_voices (language, voice_id) VALUES (?, ?)",
-        [(lang.lower(), voice) for lang, voice in settings.language_voices.items()],
-    )

@@ -28,6 +28,7 @@ from studio.jobs.engines import EngineBuilder, Isolation, build_engine
 from studio.jobs.session import Opened, open_project
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project
+from studio.qt.chapter_edits import ChapterEdits
 from studio.qt.facts import read_bench
 from studio.qt.jobqueue import JobQueue
 from studio.qt.messages import ErrorInfo, ExportProgress, JobSpec, StateDelta
@@ -53,7 +54,7 @@ from studio.qt.waveform import PeakCache, WaveformData
 log = logging.getLogger(__name__)
 
 
-class ProjectSession(QObject):
+class ProjectSession(QObject, ChapterEdits):
     opened = Signal(object)  # BookSnapshot
     closed = Signal()
     snapshotChanged = Signal(object)  # BookSnapshot
@@ -239,24 +240,6 @@ class ProjectSession(QObject):
             return build_chapter(project, snap, chapter)
 
         self.tasks.run(work, on_done=self._chapter_done, action="change the language")
-
-    def set_chapter_included(self, chapter: int, included: bool) -> None:
-        """Include or exclude a chapter (front matter too): Render Book and export follow."""
-        self._chapter_change(chapter, lambda p: p.chapter_control.set_included(chapter, included),
-                             "include the chapter" if included else "exclude the chapter")
-
-    def rename_chapter(self, chapter: int, name: str) -> None:
-        """Rename a chapter (blank: the imported title); exported files and tags use the name."""
-        self._chapter_change(chapter, lambda p: p.chapter_control.rename(chapter, name), "rename the chapter")
-
-    def _chapter_change(self, chapter: int, change: Callable[[Project], None], action: str) -> None:
-        project, snap = self._need(), self._snap()
-
-        def work() -> ChapterNode:
-            change(project)
-            return build_chapter(project, snap, chapter)
-
-        self.tasks.run(work, on_done=self._chapter_done, action=action)
 
     def edit_sentence(self, sentence_id: int, text: str, rerender: bool = True) -> None:
         """Store the new text; only this sentence's key changes, so only it is re-rendered."""

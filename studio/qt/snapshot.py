@@ -79,6 +79,7 @@ class ChapterNode:
     #: the producer's choices: in the book or not, and the name files and tags use
     included: bool = True
     name: str = ""
+    reason: str = ""  # why the import left it out ("table of contents"), when it knows
 
     @property
     def display_name(self) -> str:
@@ -188,7 +189,7 @@ def _chapter(ci: int, chapter, report, rows: list[SentenceRow], control: Chapter
         ))
     return ChapterNode(
         ci, chapter.title, chapter.front_matter, report.word_count, report.duration_seconds, report.too_long,
-        tuple(paragraphs), control.included, control.name if control.name != chapter.title else "",
+        tuple(paragraphs), control.included, control.name if control.name != chapter.title else "", control.reason,
     )
 
 

@@ -7,12 +7,22 @@ sees as chapters, with the publisher's own titles. So TOC targets - a file, or a
 anchor inside one - start chapters; files without a TOC entry continue the
 chapter before them, unless they are front matter (cover, title page, copyright,
 TOC, dedication...), which becomes its own chapter marked ``front_matter``.
+
+Tables of contents are front matter with a reason the producer is shown: the
+EPUB 3 nav document when it is in the spine, a document the EPUB 2 guide or the
+EPUB 3 landmarks call ``toc``, and a document that is mostly links (more than
+60 % of its text inside ``<a href>``, at least three links; a chapter with a few
+links stays a chapter). The guide or landmarks' ``copyright-page`` gives the
+copyright page its reason too. The NCX file is never a spine document, so it is
+never read as text. Nothing is dropped: front matter is left out by default and
+can be included.
 """
 
 from __future__ import annotations
 
 import logging
 import posixpath
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
@@ -42,6 +52,15 @@ _FRONT_NAMES = {
     "toc": "Contents", "nav": "Contents", "contents": "Contents", "dedication": "Dedication",
     "colophon": "Colophon", "imprint": "Imprint", "frontmatter": "", "front": "",
 }
+TOC_REASON = "table of contents"
+COPYRIGHT_REASON = "copyright page"
+#: guide (EPUB 2) and landmarks (EPUB 3) types that say why a document is front matter
+_LANDMARK_REASONS = {"toc": TOC_REASON, "copyright-page": COPYRIGHT_REASON}
+#: a document with at least this many links, this share of its text inside them, is a contents page
+LINK_PAGE_LINKS = 3
+LINK_PAGE_SHARE = 0.6
+_CONTENTS_RE = re.compile(r"^(?:(?:the\s+)?(?:brief\s+|table\s+of\s+)?contents|toc|sommaire|"
+                          r"table\s+des\s+mati[eè]res|inhalt(?:sverzeichnis)?)\s*[.:]?$", re.IGNORECASE)
 
 
 @dataclass
@@ -59,6 +78,7 @@ class _Chap:
     front: bool = False
     doc_title: str = ""
     name_title: str = ""
+    reason: str = ""
 
 
 def read_epub(path: Path, *, max_bytes: int) -> RawBook:
@@ -74,7 +94,8 @@ def read_epub(path: Path, *, max_bytes: int) -> RawBook:
         _refuse_drm(z, path, [doc for doc, _ in spine])
         nav_path = next((i.href for i in manifest.values() if "nav" in i.properties), "")
         toc = _toc(z, opf, manifest, nav_path)
-        chapters = _assemble(z, path, spine, toc, nav_path)
+        reasons = _landmark_reasons(z, opf, posixpath.dirname(opf_path), nav_path)
+        chapters = _assemble(z, path, spine, toc, nav_path, reasons)
     return RawBook(
         title=meta.get("title") or path.stem,
         author=meta.get("author", ""),
@@ -251,6 +272,46 @@ def _ncx_entries(data: bytes, base: str) -> list[tuple[str, str | None, str]]:
     return out
 
 
+def _landmark_reasons(z: SafeZip, opf: etree._Element, base: str, nav_path: str) -> dict[tuple[str, str | None], str]:
+    """``(document, fragment or None) -> reason`` from the EPUB 2 guide and the EPUB 3 landmarks."""
+    found = [(el.get("href", ""), (el.get("type") or "").strip().lower(), base)
+             for el in opf.iter() if localname(el) == "reference" and el.get("href")]
+    root = parse_markup(z.read(nav_path)) if nav_path and z.has(nav_path) else None
+    if root is not None:
+        for nav in (n for n in root.iter() if localname(n) == "nav" and "landmarks" in semantic_types(n)):
+            found += [(a.get("href", ""), kind, posixpath.dirname(nav_path))
+                      for a in nav.iter() if localname(a) == "a" and a.get("href") for kind in semantic_types(a)]
+    out = {}
+    for href, kind, where in reversed(found):  # the first word on a document wins
+        if kind in _LANDMARK_REASONS:
+            doc, frag = _split_href(href, where)
+            out[(doc or nav_path, frag)] = _LANDMARK_REASONS[kind]  # "#toc": the nav document itself
+    if nav_path:
+        out.setdefault((nav_path, None), TOC_REASON)
+    return out
+
+
+def _mostly_links(root: etree._Element) -> bool:
+    """A contents page: several links holding most of the document's text."""
+    body = next((el for el in root.iter() if localname(el) == "body"), root)
+    links = [a for a in body.iter() if localname(a) == "a" and a.get("href")]
+    if len(links) < LINK_PAGE_LINKS:
+        return False
+    total = _visible_chars(body)
+    return total > 0 and sum(_visible_chars(a) for a in links) / total > LINK_PAGE_SHARE
+
+
+def _visible_chars(el: etree._Element) -> int:
+    """Characters of text a reader sees (no whitespace, scripts, styles or comments)."""
+    n = 0
+    for node in el.iter():
+        if isinstance(node.tag, str) and localname(node) not in ("script", "style"):
+            n += len("".join((node.text or "").split()))
+        if node is not el:
+            n += len("".join((node.tail or "").split()))
+    return n
+
+
 def _front_name(doc: str) -> str | None:
     """``"Copyright"`` for ``copyright.xhtml`` & co.; None when the name says nothing."""
     stem = posixpath.splitext(posixpath.basename(doc))[0].lower()
@@ -259,7 +320,8 @@ def _front_name(doc: str) -> str | None:
 
 
 def _assemble(
-    z: SafeZip, path: Path, spine: list[tuple[str, bool]], toc: list[tuple[str, str | None, str]], nav_path: str
+    z: SafeZip, path: Path, spine: list[tuple[str, bool]], toc: list[tuple[str, str | None, str]], nav_path: str,
+    reasons: dict[tuple[str, str | None], str],
 ) -> list[RawChapter]:
     targets: dict[str, dict[str | None, str]] = {}
     for doc, frag, label in toc:
@@ -282,7 +344,9 @@ def _assemble(
         doc_title = head_info(root).get("title", "")
         anchors = targets.get(doc, {})
         name_title = _front_name(doc)
-        front_doc = doc == nav_path or name_title is not None or is_front_matter_blocks(blocks)
+        reason = reasons.get((doc, None)) or (TOC_REASON if _mostly_links(root) else "")
+        front_doc = bool(reason) or doc == nav_path or name_title is not None or is_front_matter_blocks(blocks)
+        first = len(chapters)
         if None in anchors:
             chapters.append(_Chap(anchors[None], from_toc=True, doc_title=doc_title))
         elif front_doc or not chapters or chapters[-1].front:
@@ -290,10 +354,11 @@ def _assemble(
         for block in blocks:
             hits = [anchors[i] for i in block.ids if i in anchors]
             if hits:
-                chapters.append(_Chap(hits[-1], from_toc=True, doc_title=doc_title))
+                why = next((reasons[(doc, i)] for i in block.ids if (doc, i) in reasons), "")
+                chapters.append(_Chap(hits[-1], from_toc=True, doc_title=doc_title, front=bool(why), reason=why))
             chapters[-1].blocks.append(block)
-        if doc == nav_path:
-            chapters[-1].front = True
+        for chap in chapters[first:] if reason else ():  # a contents page: every chapter it starts
+            chap.front, chap.reason = True, chap.reason or reason
     if readable == 0:
         raise ManuscriptError(path, "none of the EPUB's documents could be read")
     return [_finish(c) for c in chapters if c.blocks]
@@ -313,4 +378,14 @@ def _finish(chap: _Chap) -> RawChapter:
             or (FRONT_MATTER_TITLE if chap.front else clean_title(chap.doc_title) or "Untitled")
         )
     front = chap.front or is_front_matter_title(title) or is_front_matter_blocks(chap.blocks)
-    return RawChapter(title, [b.text for b in chap.blocks], front)
+    return RawChapter(title, [b.text for b in chap.blocks], front, chap.reason or (_reason(title, chap) if front else ""))
+
+
+def _reason(title: str, chap: _Chap) -> str:
+    """Why front matter, from its title or ``epub:type`` when nothing said it before."""
+    types = set().union(*(b.types for b in chap.blocks))
+    if "toc" in types or _CONTENTS_RE.match(clean_title(title)):
+        return TOC_REASON
+    if "copyright-page" in types or clean_title(title).lower().startswith("copyright"):
+        return COPYRIGHT_REASON
+    return ""

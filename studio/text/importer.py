@@ -142,7 +142,9 @@ def _build(path: Path, raw: RawBook, max_sentence_chars: int) -> Book:
                 for s in split_spans(text, max_chars=max_sentence_chars)
             )
             paragraphs.append(Paragraph(text=text, sentences=sentences, language=lang, confidence=confidence))
-        built.append(Chapter(title=normalize_text(chapter.title) or "Untitled", paragraphs=tuple(paragraphs), front_matter=chapter.front_matter))
+        built.append(Chapter(title=normalize_text(chapter.title) or "Untitled", paragraphs=tuple(paragraphs),
+                             front_matter=chapter.front_matter,
+                             front_reason=chapter.front_reason if chapter.front_matter else ""))
     metadata = {k: normalize_text(v) for k, v in raw.metadata.items() if v}
     if raw.language:
         metadata["declared_language"] = raw.language

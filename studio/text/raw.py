@@ -33,6 +33,7 @@ class RawChapter:
     title: str
     paragraphs: list[str] = field(default_factory=list)
     front_matter: bool = False
+    front_reason: str = ""  # why front matter, when the reader knows ("table of contents")
 
 
 @dataclass

@@ -87,6 +87,10 @@ class BookModel(QAbstractItemModel):
         can be dropped.
         """
         old = self.snapshot
+        if old is not None and old.folder == snapshot.folder and _shape(old) != _shape(snapshot) \
+                and _ids(old) == _ids(snapshot):
+            self._regroup(old, snapshot)
+            return
         if old is None or old.folder != snapshot.folder or _shape(old) != _shape(snapshot):
             self.set_snapshot(snapshot)
             return
@@ -94,6 +98,40 @@ class BookModel(QAbstractItemModel):
         self.snapshot = snapshot
         self._overlay.clear()
         self._counts.clear()
+        self.layoutChanged.emit()
+
+    def _regroup(self, old: BookSnapshot, new: BookSnapshot) -> None:
+        """The same sentences in other chapters (a merge or a split): rows move in place.
+
+        Why a layout change and not a reset: expanded chapters and the selection
+        stay where the producer left them. Every persistent index is carried to
+        where its sentence (a paragraph's or chapter's first sentence) is now; an
+        empty chapter or paragraph has none, and its index goes.
+        """
+        self.layoutAboutToBeChanged.emit()
+        where = {s.id: (ci, pi, si) for ci, c in enumerate(new.chapters)
+                 for pi, p in enumerate(c.paragraphs) for si, s in enumerate(p.sentences)}
+        before = self.persistentIndexList()
+        after = []
+        for idx in before:
+            c, p, s = _unkey(idx.internalId())
+            chapter = old.chapters[c] if c < len(old.chapters) else None
+            nodes = chapter.paragraphs[p].sentences[s:s + 1] if chapter and p >= 0 and s >= 0 else \
+                chapter.paragraphs[p].sentences if chapter and p >= 0 else chapter.sentences if chapter else ()
+            to = where.get(nodes[0].id) if nodes else None
+            if to is None:
+                after.append(QModelIndex())
+                continue
+            depth = (to[0],) if p < 0 else (to[0], to[1]) if s < 0 else to
+            row = depth[-1] if len(depth) > 1 else to[0]
+            after.append(self.createIndex(row, idx.column(), _key(*depth)))
+        self.snapshot = new
+        self._overlay.clear()
+        self._counts.clear()
+        self._where = {}
+        for chapter in new.chapters:
+            self._index_chapter(chapter)
+        self.changePersistentIndexList(before, after)
         self.layoutChanged.emit()
 
     def replace_chapter(self, node: ChapterNode) -> None:
@@ -333,7 +371,8 @@ class BookModel(QAbstractItemModel):
     def _display(self, node: Any, col: int, edit: bool) -> Any:
         if isinstance(node, ChapterNode):
             if col == TEXT:
-                note = "" if node.included else ("  (front matter, excluded)" if node.front_matter else "  (excluded)")
+                why = node.reason or ("front matter" if node.front_matter else "")
+                note = "" if node.included else f"  ({why}, excluded)" if why else "  (excluded)"
                 return f"{node.index + 1}. {node.display_name}" + note
             if col == LANG:
                 langs = sorted({p.effective_language for p in node.paragraphs if p.index is not None})
@@ -404,6 +443,10 @@ class BookModel(QAbstractItemModel):
     def _sentence_index(self, where: tuple[int, int, int]) -> QModelIndex:
         c, p, s = where
         return self.createIndex(s, 0, _key(c, p, s))
+
+
+def _ids(snapshot: BookSnapshot) -> list[int]:
+    return [s.id for c in snapshot.chapters for s in c.sentences]
 
 
 def _shape(snapshot: BookSnapshot) -> list[list[tuple[int, ...]]]:

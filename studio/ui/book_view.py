@@ -64,6 +64,8 @@ class BookPanel(QWidget):
     languageChosen = Signal(int, int, object)  # chapter, paragraph, code or None
     chapterIncluded = Signal(int, bool)  # chapter, included
     chapterRenamed = Signal(int, str)  # chapter, new name ("" : the imported title)
+    chapterMerged = Signal(int)  # chapter: merge it with the next one
+    chapterSplit = Signal(int, int)  # chapter, paragraph: split before that paragraph
     longChapterMinutesChanged = Signal(float)
     currentChanged = Signal(object)  # node or None
     searchRequested = Signal(str)  # the search text, once typing pauses
@@ -270,6 +272,9 @@ class BookPanel(QWidget):
             else:
                 self._add(menu, "Include in the book", lambda: self.chapterIncluded.emit(node.index, True))
             self._add(menu, "Rename chapter\u2026", lambda: self._ask_name(node))
+            if self.model.snapshot is not None and node.index + 1 < len(self.model.snapshot.chapters):
+                self._add(menu, "Merge with next chapter", lambda: self.chapterMerged.emit(node.index),
+                          "One chapter (this one's name); every sentence keeps its audio")
         if isinstance(node, SentenceNode):
             menu.addSeparator()
             self._add(menu, "Edit text\u2026 (F2)", lambda: self.tree.edit(idx.siblingAtColumn(0)))
@@ -277,6 +282,9 @@ class BookPanel(QWidget):
         para = self._paragraph_of(node)
         if para is not None and para.index is not None:
             menu.addSeparator()
+            if para.index > 0:
+                self._add(menu, "Split chapter here", lambda: self.chapterSplit.emit(para.chapter, para.index),
+                          "A new chapter starts with this paragraph; every sentence keeps its audio")
             self._language_menu(menu.addMenu("Speak this paragraph in"), para)
         menu.popup(self.tree.viewport().mapToGlobal(pos))
 

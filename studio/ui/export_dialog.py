@@ -81,11 +81,11 @@ class ExportDialog(QDialog):
             complete = done == total and total > 0
             why = fmt_duration(seconds) if complete else (
                 f"{counts.get('failed', 0)} failed" if counts.get("failed") else f"{total - done} of {total} not rendered")
-            item = QListWidgetItem(f"{c.index + 1}. {c.title}  \u2014  {why}")
+            item = QListWidgetItem(f"{c.index + 1}. {c.display_name}  \u2014  {why}")
             item.setData(Qt.ItemDataRole.UserRole, c.index)
             if complete:
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-                item.setCheckState(Qt.CheckState.Checked if not c.front_matter else Qt.CheckState.Unchecked)
+                item.setCheckState(Qt.CheckState.Checked if c.included else Qt.CheckState.Unchecked)
             else:
                 item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)
                 item.setToolTip("Render this chapter completely before exporting it")

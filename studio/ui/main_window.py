@@ -141,6 +141,8 @@ class MainWindow(QMainWindow):
         b.languageChosen.connect(s.set_language)
         b.chapterIncluded.connect(s.set_chapter_included)
         b.chapterRenamed.connect(s.rename_chapter)
+        b.chapterMerged.connect(s.merge_chapter)
+        b.chapterSplit.connect(s.split_chapter)
         b.model.editRequested.connect(s.edit_sentence)
         b.longChapterMinutesChanged.connect(s.set_long_chapter_minutes)
         b.currentChanged.connect(self._show_details)

@@ -1,0 +1,70 @@
+"""The producer's chapter changes, as the session runs them: include, rename, merge, split.
+
+Why a mixin of :class:`~studio.qt.session.ProjectSession` and not more session
+code: the session is the one object the window talks to, but it is already as
+long as a module should be; these methods share nothing with it but its task
+runner, its project and how it publishes a new snapshot.
+
+Include and rename change one chapter (``chapterChanged``); merge and split
+change the chapters' positions, so the whole book is read again
+(``snapshotChanged``; the tree moves the rows concerned in place). They are
+refused while chapter renders wait or run: those jobs name chapters by
+position, and a merge or split would point them at other text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from studio.project.store import Project
+from studio.qt.messages import FINISHED, ErrorInfo
+from studio.qt.snapshot import BookSnapshot, ChapterNode, build_chapter, build_snapshot
+
+if TYPE_CHECKING:
+    from studio.qt.session import ProjectSession
+
+
+class ChapterEdits:
+    """Chapter commands of the session (mixed into ``ProjectSession``)."""
+
+    def set_chapter_included(self: ProjectSession, chapter: int, included: bool) -> None:
+        """Include or exclude a chapter (front matter too): Render Book and export follow."""
+        self._chapter_change(chapter, lambda p: p.chapter_control.set_included(chapter, included),
+                             "include the chapter" if included else "exclude the chapter")
+
+    def rename_chapter(self: ProjectSession, chapter: int, name: str) -> None:
+        """Rename a chapter (blank: the imported title); exported files and tags use the name."""
+        self._chapter_change(chapter, lambda p: p.chapter_control.rename(chapter, name), "rename the chapter")
+
+    def merge_chapter(self: ProjectSession, chapter: int) -> None:
+        """Merge a chapter with the next one; every sentence keeps its audio."""
+        self._structure_change(lambda p: p.chapter_control.merge_with_next(chapter), "merge the chapters")
+
+    def split_chapter(self: ProjectSession, chapter: int, paragraph: int) -> None:
+        """Split a chapter before one of its paragraphs; every sentence keeps its audio."""
+        self._structure_change(lambda p: p.chapter_control.split(chapter, paragraph), "split the chapter")
+
+    def _chapter_change(self: ProjectSession, chapter: int, change: Callable[[Project], None], action: str) -> None:
+        project, snap = self._need(), self._snap()
+
+        def work() -> ChapterNode:
+            change(project)
+            return build_chapter(project, snap, chapter)
+
+        self.tasks.run(work, on_done=self._chapter_done, action=action)
+
+    def _structure_change(self: ProjectSession, change: Callable[[Project], None], action: str) -> None:
+        project, minutes = self._need(), self.long_chapter_minutes
+        busy = [j for j in self._need_queue().snapshot().jobs if j.status not in FINISHED and j.spec.chapters]
+        if busy:
+            self.error.emit(ErrorInfo(f"cannot {action} while chapter renders are queued or running "
+                                      f"({busy[0].spec.label}); let them finish or cancel them first",
+                                      f"Could not {action}"))
+            return
+
+        def work() -> BookSnapshot:
+            change(project)
+            return build_snapshot(project, long_chapter_minutes=minutes)
+
+        self.tasks.run(work, on_done=self._set_snapshot, action=action)
