@@ -40,9 +40,11 @@ log = logging.getLogger(__name__)
 MEASURE_TEXT = Path(__file__).resolve().parents[2] / "resources" / "measure.md"
 #: sentences of :data:`MEASURE_TEXT` measured (all of them)
 MEASURE_SENTENCES = 4
-#: what the dialog says about the duration (measured on a busy 2-core VM: fp32-cpu,
-#: int8-cpu, fp32-torch and dynamic-int8; the INT8 build adds about a minute once)
-ABOUT = "about three minutes on a small computer, a few more the first time (the fast model is built once)"
+#: what the dialog says about the duration. Measured on a shared 2-core VM (load average
+#: 6.5) with the four CPU presets: 205 s with the INT8 model cached, 359 s the first time
+#: (the INT8 build); a GPU machine measures its presets in less
+ABOUT = ("about 3-4 minutes on a small, busy computer, 2-3 minutes more the first time "
+         "(the fast model is built once)")
 
 
 @dataclass(frozen=True)
