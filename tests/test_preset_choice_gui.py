@@ -171,3 +171,27 @@ def test_cancel_stops_the_measurement_and_keeps_the_figures(qtbot, private_cache
     assert table.row_of("fp32-cpu").text(3) == "not measured yet"
     assert not (private_cache / "bench.json").exists()
     assert plain_name("fp32-cpu") in table.row_of("fp32-cpu").text(0)
+
+
+def test_measuring_from_the_window_pauses_the_render_and_resumes_it(qtbot, tmp_path: Path) -> None:
+    from test_gui_support import write_manuscript
+    from test_gui_window import WAIT, make_window, open_and_wait
+
+    win = make_window(qtbot, tmp_path)
+    try:
+        open_and_wait(qtbot, win, write_manuscript(tmp_path / "books"))
+        session, measurer = win.session, win.measurer
+        measurer.options = {"sentences": 1}
+        assert measurer.start(["fp32-cpu"], None, session.snapshot.folder)
+        assert session.queue.paused and not measurer.start(["fp32-cpu"])  # one measurement at a time
+        with qtbot.waitSignal(measurer.finished, timeout=300_000) as done:
+            pass
+        assert not session.queue.paused  # the render goes on
+        assert done.args[0].figures["fp32-cpu"].x_real_time > 0
+        session.pause()  # paused by the producer: measuring leaves it paused
+        assert measurer.start(["fp32-cpu"], None, session.snapshot.folder)
+        measurer.cancel()
+        qtbot.waitUntil(lambda: not measurer.running, timeout=WAIT)
+        assert session.queue.paused
+    finally:
+        win.close()
