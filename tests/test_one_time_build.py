@@ -76,6 +76,16 @@ def test_the_int8_build_is_announced_with_its_duration_and_found_in_the_cache_af
     other = Int8OnnxEngine(VOICE.model_path, VOICE.config_path, threads=1, cache_dir=tmp_path / "c",
                            max_calibration_sentences=CALIBRATION + 1)
     assert other.pending_build() is not None
+    # a build killed mid-way (a cancelled measurement) leaves its temporary model; the next build clears it
+    path = first.build.path
+    stale = path.with_name(f"{path.stem}.killed.tmp.onnx")
+    stale.write_bytes(b"half a model")
+    path.unlink()
+    rebuilt = engine()
+    assert rebuilt.pending_build() is not None
+    rebuilt.load()
+    rebuilt.close()
+    assert path.is_file() and not stale.exists()
 
 
 def small_int8(plan):
@@ -122,3 +132,24 @@ def test_a_first_int8_load_shows_the_preparing_dialog_from_the_start_and_a_cache
         assert "Loading voice" in statuses[0].text
     finally:
         win.close()
+
+
+def test_the_tensorrt_build_is_announced_until_its_export_and_an_engine_are_on_disk(tmp_path: Path) -> None:
+    """The look at the cache only (no GPU needed): building the engine itself is tests/test_tensorrt.py's."""
+    pytest.importorskip("torch")
+    import torch
+
+    from studio.core.files import sha256_file
+    from studio.engine.tensorrt.cache import exported_onnx_path
+    from studio.engine.tensorrt.engine import TensorRTEngine
+
+    engine = TensorRTEngine(VOICE, cache_dir=tmp_path)
+    need = engine.pending_build()
+    assert need is not None and "TensorRT" in need.what and need.about == "a few minutes"
+    export = exported_onnx_path(tmp_path, engine.variants[0], sha256_file(VOICE.model_path), torch.__version__)
+    export.parent.mkdir(parents=True)
+    export.write_bytes(b"exported graph")
+    assert engine.pending_build() is not None  # exported, but no engine built yet
+    (tmp_path / "tensorrt").mkdir()
+    (tmp_path / "tensorrt" / "0123.plan").write_bytes(b"engine")
+    assert engine.pending_build() is None

@@ -165,9 +165,15 @@ class IsolatedEngine(Engine):
                 self._start()
 
     def pending_build(self) -> PendingBuild | None:
-        """Asked of the stack the child will build, constructed here and not loaded (cheap)."""
+        """Asked of the stack the child will build, constructed here and not loaded (cheap).
+
+        The torch presets build nothing on disk; they are not constructed here, since
+        that would import torch and coqui-tts into this (the app's) process for seconds.
+        """
+        from studio.engine.presets import get_preset
+
         with self._lock:
-            if self._child is not None:
+            if self._child is not None or get_preset(self.spec.plan.preset).engine == "torch":
                 return None
         from studio.jobs.engines import build_engine
 

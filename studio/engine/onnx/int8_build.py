@@ -195,6 +195,8 @@ def build_int8(
                 recipe=recipe,
                 decoder_4d_convs=int(meta.get("decoder_4d_convs", 0)),
             )
+        for stale in out_path.parent.glob(f"{out_path.stem}.*.tmp.onnx"):  # a builder killed mid-way (a
+            stale.unlink(missing_ok=True)  # cancelled measurement); under this key's lock nobody else writes them
         t0 = time.perf_counter()
         model = onnx.load(str(model_path))
         plan = plan_quantization(model, recipe)
