@@ -140,10 +140,11 @@ def shoot(args: argparse.Namespace, tmp: Path) -> int:
     vd = win.voices_dialog
     wait_until(app, lambda: vd.facts is not None, 120, "voices and presets")
     vd.tabs.setCurrentIndex(1)
-    for i in range(vd.presets.topLevelItemCount()):  # show why a preset cannot run here, if one cannot
-        item = vd.presets.topLevelItem(i)
-        if item.text(2) == "no":
-            vd.presets.setCurrentItem(item)
+    tree = vd.presets.tree
+    for i in range(tree.topLevelItemCount()):  # show why a preset cannot run here, if one cannot
+        item = tree.topLevelItem(i)
+        if item.text(2) != "Yes":
+            tree.setCurrentItem(item)
             break
     grab(vd, "voices.png")
     vd.close()

@@ -15,12 +15,14 @@ import logging
 import multiprocessing as mp
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
 from studio.bench.machine import LoadMonitor
+from studio.core.errors import StudioError
 from studio.engine.base import Engine
 
 __all__ = ["LATENCY_SENTENCE", "STREAM_PRESETS", "PresetSession", "ChildFailed", "PresetChild"]
@@ -291,13 +293,26 @@ class ChildFailed(Exception):
     pass
 
 
-class PresetChild:
-    """The parent's handle on one preset's process (spawned: no state leaks between presets)."""
+class BenchCancelled(StudioError):
+    """The person measuring asked to stop (the desktop app's Cancel)."""
 
-    def __init__(self, job: dict[str, Any], monitor: LoadMonitor) -> None:
+
+#: how often a waiting parent looks whether it was asked to stop
+STOP_POLL_S = 0.2
+
+
+class PresetChild:
+    """The parent's handle on one preset's process (spawned: no state leaks between presets).
+
+    ``stop()`` True makes a wait raise :class:`BenchCancelled` within
+    :data:`STOP_POLL_S` instead of waiting for the child's answer.
+    """
+
+    def __init__(self, job: dict[str, Any], monitor: LoadMonitor, stop: Callable[[], bool] | None = None) -> None:
         ctx = mp.get_context("spawn")
         self.name = job["preset"]
         self.monitor = monitor
+        self.stop = stop or (lambda: False)
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(target=_child_entry, args=(job, child), name=f"studio-bench-{self.name}")
         self.t0 = time.perf_counter()
@@ -308,8 +323,12 @@ class PresetChild:
     def wait(self, timeout_s: float) -> Any:
         """The answer to the last request; ChildFailed with the reason otherwise."""
         try:
-            if not self.conn.poll(timeout_s):
-                raise ChildFailed(f"no answer within {timeout_s:g} s")
+            deadline = time.monotonic() + timeout_s
+            while not self.conn.poll(min(STOP_POLL_S, max(0.0, deadline - time.monotonic()))):
+                if self.stop():
+                    raise BenchCancelled("measuring was cancelled")
+                if time.monotonic() >= deadline:
+                    raise ChildFailed(f"no answer within {timeout_s:g} s")
             kind, payload = self.conn.recv()
         except (EOFError, OSError):
             self.proc.join(5)
@@ -330,7 +349,7 @@ class PresetChild:
         return self.monitor.peak(self.proc.pid) or None
 
     def close(self) -> None:
-        self.proc.join(30)
+        self.proc.join(0 if self.stop() else 30)  # cancelled: no point waiting for the child to finish
         if self.proc.is_alive():
             self.proc.kill()
             self.proc.join(5)

@@ -67,7 +67,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from studio.bench.child import LATENCY_SENTENCE, STREAM_PRESETS, ChildFailed, PresetChild
+from studio.bench.child import LATENCY_SENTENCE, STREAM_PRESETS, BenchCancelled, ChildFailed, PresetChild
 from studio.bench.machine import LoadMonitor, describe_machine, machine_info
 from studio.bench.piper_cli import piper_rows, run_piper_cli
 from studio.bench.scoring import REFERENCE_PRESET, Transcripts, quality_vs_reference
@@ -189,8 +189,15 @@ def select_presets(names: Sequence[str] | None) -> tuple[list[str], dict[str, st
     return run, unavailable
 
 
-def run_bench(config: BenchConfig, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Measure, compare, judge and write ``bench.json`` / ``bench.md`` / plots; return the result."""
+def run_bench(config: BenchConfig, progress: Callable[[str], None] | None = None, *,
+              step: Callable[[str, int, int], None] | None = None,
+              stop: Callable[[], bool] | None = None) -> dict[str, Any]:
+    """Measure, compare, judge and write ``bench.json`` / ``bench.md`` / plots; return the result.
+
+    ``step(preset, n, of)`` is called as each preset's process starts (the app's "2 of 3");
+    ``stop()`` True cancels: :class:`BenchCancelled` within a fraction of a second, the
+    preset processes killed, nothing written.
+    """
     from studio.engine.presets import get_preset
     from studio.engine.voice.catalog import get_voice
     from studio.engine.voice.config import VoiceConfig
@@ -268,7 +275,10 @@ def run_bench(config: BenchConfig, progress: Callable[[str], None] | None = None
             sweep_indices = _sweep_indices(sentences, config.sweep_sentences)
             try:
                 # round 1: each preset in its own process (load, latency, the whole text once)
-                for name in run:
+                for n, name in enumerate(run, 1):
+                    _check_stop(stop)
+                    if step is not None:
+                        step(name, n, len(run))
                     preset = get_preset(name)
                     job = {
                         "preset": name, "voice": config.voice, "settings": settings, "language": language,
@@ -279,7 +289,7 @@ def run_bench(config: BenchConfig, progress: Callable[[str], None] | None = None
                         "options": dict(config.preset_options.get(name, {})),
                     }
                     say(f"{name}: loading, latency, first round ({preset.engine}, {preset.device}, {preset.precision})")
-                    child = children[name] = PresetChild(job, monitor)
+                    child = children[name] = PresetChild(job, monitor, stop)
                     try:
                         first_round[name] = child.wait(config.child_timeout_s)["seconds"]
                         say(f"{name}: first round {first_round[name]:.1f} s")
@@ -292,6 +302,7 @@ def run_bench(config: BenchConfig, progress: Callable[[str], None] | None = None
                 cost = sum(first_round.get(n, 0.0) for n in again)
                 cost += sum(s["seconds"] + t["seconds"] for s, t in piper_runs[:1])
                 for r in range(1, max(1, config.rounds)):
+                    _check_stop(stop)
                     if not (again or piper_runs):
                         break
                     if time.perf_counter() - started + cost > config.time_budget_s:
@@ -312,7 +323,7 @@ def run_bench(config: BenchConfig, progress: Callable[[str], None] | None = None
                     cost = time.perf_counter() - t
                 # finish: batch sweeps, figures, audio for the quality comparison
                 for name in list(children):
-                    child = children.pop(name)
+                    child = children[name]  # closed by the finally below if this request is cancelled
                     try:
                         if get_preset(name).device == "cuda" or get_preset(name).engine == "onnx":
                             say(f"{name}: batch sweep")
@@ -320,7 +331,7 @@ def run_bench(config: BenchConfig, progress: Callable[[str], None] | None = None
                     except ChildFailed as exc:
                         row = {"preset": name, "error": str(exc)}
                     row["rss_peak_bytes"] = child.peak_rss
-                    child.close()
+                    children.pop(name).close()
                     row["added_as_reference"] = name not in requested
                     if not row.get("error") and not row.get("batch_sweep"):
                         row["batch_sweep_note"] = "skipped: a torch CPU preset speaks one sentence at a time (time budget)"
@@ -341,6 +352,7 @@ def run_bench(config: BenchConfig, progress: Callable[[str], None] | None = None
             transcripts = Transcripts(voice.sample_rate) if config.wer_sentences > 0 else None
             wer_indices = spread(len(sentences), config.wer_sentences)
             for name, row in result["presets"].items():
+                _check_stop(stop)
                 if row.get("error"):
                     continue
                 if not ref_ok:
@@ -371,6 +383,11 @@ def run_bench(config: BenchConfig, progress: Callable[[str], None] | None = None
         result_path = copy_to_cache(out_dir / BENCH_NAME)
         result["cache_copy"] = str(result_path) if result_path else None
     return result
+
+
+def _check_stop(stop: Callable[[], bool] | None) -> None:
+    if stop is not None and stop():
+        raise BenchCancelled("measuring was cancelled")
 
 
 def _sweep_indices(sentences: Sequence[str], k: int) -> list[int]:

@@ -66,6 +66,19 @@ class SynthesisSettings:
         return f"ns={self.noise_scale:g};ls={self.length_scale:g};nw={self.noise_w:g};sid={self.speaker_id}"
 
 
+@dataclass(frozen=True)
+class PendingBuild:
+    """What an engine's :meth:`~Engine.load` will build once and keep on disk before it can speak.
+
+    ``what`` names it for a producer ("the fast INT8 model"); ``about`` says how long
+    in words ("about a minute"), since a progress bar cannot be honest about a
+    quantizer or a TensorRT builder that report no steps.
+    """
+
+    what: str
+    about: str
+
+
 class Engine(ABC):
     """A loaded voice that turns id sequences into float32 mono audio in [-1, 1]."""
 
@@ -122,6 +135,15 @@ class Engine(ABC):
         (streams, batches, a model process) to their inner engine's line."""
         return f"{self.name} engine at {self.sample_rate} Hz"
 
+    def pending_build(self) -> PendingBuild | None:
+        """The one-time build :meth:`load` would run now (None: loaded, cached, or nothing to build).
+
+        Asked before ``load`` so the app can say "preparing, only once" from the start
+        of a build instead of guessing from how long loading takes. Cheap: looks at
+        the cache on disk, loads no model.
+        """
+        return None
+
     def close(self) -> None:
         """Release sessions / GPU memory. Idempotent."""
 
@@ -162,6 +184,9 @@ class DelegatingEngine(Engine):
 
     def describe(self) -> str:
         return self.inner.describe()
+
+    def pending_build(self) -> PendingBuild | None:
+        return self.inner.pending_build()
 
     def close(self) -> None:
         pass

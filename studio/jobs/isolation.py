@@ -84,7 +84,7 @@ import numpy as np
 
 from studio.core.errors import EngineError
 from studio.core.lexicon import Lexicon
-from studio.engine.base import Engine, SynthesisSettings
+from studio.engine.base import Engine, PendingBuild, SynthesisSettings
 from studio.jobs.isolation_process import _Child, _ChildDied, _death, _reap, spawn_child
 from studio.jobs.isolation_spec import (
     DEFAULT_RECYCLE_AFTER,
@@ -163,6 +163,25 @@ class IsolatedEngine(Engine):
             self._check_open()
             if self._child is None:
                 self._start()
+
+    def pending_build(self) -> PendingBuild | None:
+        """Asked of the stack the child will build, constructed here and not loaded (cheap).
+
+        The torch presets build nothing on disk; they are not constructed here, since
+        that would import torch and coqui-tts into this (the app's) process for seconds.
+        """
+        from studio.engine.presets import get_preset
+
+        with self._lock:
+            if self._child is not None or get_preset(self.spec.plan.preset).engine == "torch":
+                return None
+        from studio.jobs.engines import build_engine
+
+        probe = build_engine(self.spec.plan)
+        try:
+            return probe.pending_build()
+        finally:
+            probe.close()
 
     def describe(self) -> str:
         with self._lock:

@@ -5,7 +5,8 @@ asks the CUDA driver (seconds), listing voices scans folders, and the benchmark
 file is on disk; none of that may run on the GUI thread. The result is one frozen
 :class:`MachineFacts` the voices/presets dialog just displays.
 
-Benchmark file (written by ``studio bench``; read-only here). Looked up in order:
+Benchmark file (written by ``studio bench`` and by the app's "Measure on this machine",
+:mod:`studio.qt.measure`; read-only here). Looked up in order:
 
 1. ``<project folder>/bench.json`` (figures measured for this project's voice),
 2. ``$STUDIO_CACHE_DIR/bench.json``, else ``$XDG_CACHE_HOME/studio/bench.json``

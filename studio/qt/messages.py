@@ -146,11 +146,19 @@ class ErrorInfo:
 
 @dataclass(frozen=True)
 class EngineStatus:
-    """What the model worker is doing with the model (loading, ready, failed)."""
+    """What the model worker is doing with the model (loading, ready, failed).
+
+    ``build`` names the one-time build a load runs first (the engine said so before
+    loading: :meth:`~studio.engine.base.Engine.pending_build`), ``build_about`` how
+    long it takes in words: set on the busy status when the build starts and on the
+    status that ends it, empty on an ordinary load.
+    """
 
     text: str
     busy: bool = False
     engine: str = ""
+    build: str = ""
+    build_about: str = ""
 
 
 @dataclass(frozen=True)

@@ -1,29 +1,59 @@
 """Presets in plain words, for people who produce audiobooks rather than benchmark engines.
 
 Why a table here and not in the engine: the engine names presets by what they
-are (precision, runtime, device); a producer chooses by what they get (quality,
-speed, which hardware). The technical name stays visible as the detail.
+are (precision, runtime, device) and says why one cannot run in the words of the
+library that refused (``torch.cuda.is_available() is False``); a producer chooses
+by what they get (quality, speed, which hardware) and needs to know what is
+missing in words they can act on. The technical name and the raw reason stay
+visible as the detail.
 """
 
 from __future__ import annotations
 
 PLAIN_NAMES: dict[str, str] = {
     "fp32-cpu": "Best quality",
-    "fp32-torch": "Best quality (PyTorch)",
-    "dynamic-int8": "Compact on CPU",
+    "fp32-torch": "Best quality, on PyTorch",
+    "dynamic-int8": "PyTorch with 8-bit layers",
     "int8-cpu": "Fast on CPU",
     "fp16-cuda": "Fast on NVIDIA GPU",
-    "tensorrt-int8": "Fastest on NVIDIA GPU",
+    "tensorrt-int8": "Fastest on NVIDIA GPU (TensorRT)",
 }
 
 #: the preset a project without one uses
 DEFAULT_PRESET = "fp32-cpu"
+
+#: (words in the raw reason, lower case; the sentence) -- first match wins, so the
+#: specific ones come before the general ones they contain
+PLAIN_REASONS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("tensorrt is not installed",), "TensorRT is not installed."),
+    (("tensorrt cannot be imported",), "TensorRT is installed but cannot start (a library it needs is missing)."),
+    (("has no cuda support",), "This PyTorch was built without NVIDIA GPU support."),
+    (("no cuda device",), "No NVIDIA GPU was found on this computer."),
+    (("torch is not installed",), "PyTorch is not installed."),
+    (("coqui-tts is not installed",), "The PyTorch voice engine (coqui-tts) is not installed."),
+    (("coqui-tts cannot be imported",), "The PyTorch voice engine (coqui-tts) is installed but cannot start."),
+    (("no quantized cpu kernels",), "This PyTorch has no 8-bit CPU support."),
+    (("int8 quantization is unavailable",), "This ONNX Runtime cannot build 8-bit models."),
+    (("onnxruntime is not installed",), "ONNX Runtime is not installed."),
+    (("runs on cuda only",), "It needs an NVIDIA GPU."),
+    (("runs on cpu only",), "It runs on the CPU only."),
+)
+UNKNOWN_REASON = "It cannot run on this computer (the details say why)."
 
 
 def plain_name(preset: str) -> str:
     """``"Fast on CPU"`` for ``int8-cpu``; an unknown name is shown as it is."""
     name = preset or DEFAULT_PRESET
     return PLAIN_NAMES.get(name, name)
+
+
+def plain_reason(raw: str) -> str:
+    """Why a preset cannot run here, as a sentence a producer can act on (the raw reason is the detail)."""
+    text = raw.lower()
+    for needles, sentence in PLAIN_REASONS:
+        if any(n in text for n in needles):
+            return sentence
+    return UNKNOWN_REASON
 
 
 def preset_label(preset: str, voice_id: str = "") -> str:

@@ -28,7 +28,7 @@ from typing import Iterator, Sequence
 import numpy as np
 from PySide6.QtCore import QThread, Signal
 
-from studio.engine.base import DelegatingEngine, Engine, SynthesisSettings
+from studio.engine.base import DelegatingEngine, Engine, PendingBuild, SynthesisSettings
 from studio.jobs.engines import EngineBuilder, EnginePlan, Isolation, build_engine, plan_for_project
 from studio.jobs.render import RenderProgress, SynthRequest, each_synthesizer, render_project
 from studio.project.settings import ProjectSettings
@@ -52,6 +52,15 @@ class _Borrowed(DelegatingEngine):
 
     def synthesize_each(self, ids: Sequence[Sequence[int]], settings: SynthesisSettings) -> list:
         return self.inner.synthesize_each(ids, settings)
+
+
+def _pending_build(engine: Engine) -> PendingBuild | None:
+    """The engine's one-time build, if any; a failing look is logged and the load goes on unannounced."""
+    try:
+        return engine.pending_build()
+    except Exception:  # load() itself reports what is really wrong
+        log.warning("could not tell whether loading builds a model first", exc_info=True)
+        return None
 
 
 class PreviewFeed:
@@ -346,18 +355,23 @@ class RenderWorker(QThread):
             from studio.engine.voice.catalog import get_voice
 
             label = plan.preset
-            self.engineStatus.emit(EngineStatus(f"Loading voice {voice_id} ({label})\u2026", True, label))
             started = time.monotonic()
             engine = self.build(plan.with_voice(get_voice(voice_id)))
+            need = _pending_build(engine)
+            what, about = (need.what, need.about) if need is not None else ("", "")
+            doing = f"Preparing {what} for voice {voice_id} ({label})" if need else f"Loading voice {voice_id} ({label})"
+            self.engineStatus.emit(EngineStatus(f"{doing}\u2026", True, label, what, about))
             try:
                 engine.load()
             except BaseException:
                 engine.close()
-                self.engineStatus.emit(EngineStatus(f"Voice {voice_id} failed to load", False, label))
+                self.engineStatus.emit(EngineStatus(f"Voice {voice_id} failed to load", False, label, what, about))
                 raise
             log.info("loaded voice %s (%s) in %.1f s", voice_id, label, time.monotonic() - started)
+            built = f", built {what} once" if need else ""
             self.engineStatus.emit(EngineStatus(
-                f"Voice {voice_id} ready ({label}, loaded in {time.monotonic() - started:.1f} s)", False, label))
+                f"Voice {voice_id} ready ({label}, loaded in {time.monotonic() - started:.1f} s{built})", False, label,
+                what, about))
             while len(self._engines) >= MAX_ENGINES:
                 oldest = next(iter(self._engines))
                 self._engines.pop(oldest).close()

@@ -1,31 +1,33 @@
-"""A visible word while the model loads: the first use of a preset can build it for a minute.
+"""The one-time build of a preset, shown from its first second: "Preparing the fast model".
 
 Why a dialog and not only the status bar: loading a voice is normally a second,
-but the first use of an optimised preset on a machine builds or calibrates it
-once (tens of seconds, more on a slow CPU) and a status-bar line is easy to miss.
-The dialog appears only when loading takes longer than :data:`SHOW_AFTER_MS`,
-never blocks the window (the work runs in the model worker) and closes by
-itself when the voice is ready or has failed.
+but the first use of an optimised preset on a machine builds it once (INT8
+calibration, a TensorRT engine: a minute or more on a slow CPU) and a status-bar
+line is easy to miss. The engine says *before* loading whether it will build
+(:meth:`~studio.engine.base.Engine.pending_build`, reported by the model worker as
+an :class:`~studio.qt.messages.EngineStatus` with ``build`` set), so the dialog
+appears when the build starts and only then -- never for an ordinary load. It never
+blocks the window (the work runs in the model worker) and closes by itself when the
+voice is ready or has failed.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QProgressDialog, QWidget
 
 from studio.qt.messages import EngineStatus
 
-SHOW_AFTER_MS = 1500
-NOTE = ("The first use of a preset on this machine can build or calibrate it once; "
-        "this takes a while only the first time. The window stays usable.")
+NOTE = ("This happens once on this computer: the result is kept on disk, so later starts are quick. "
+        "The window stays usable meanwhile.")
 
 
 class LoadingNotice(QObject):
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
         self.dialog = QProgressDialog(parent)
-        self.dialog.setWindowTitle("Preparing the voice")
-        self.dialog.setRange(0, 0)  # busy: the build does not report steps
+        self.dialog.setWindowTitle("Preparing the fast model")
+        self.dialog.setRange(0, 0)  # busy: quantizers and engine builders report no steps
         self.dialog.setCancelButton(None)
         self.dialog.setWindowModality(Qt.WindowModality.NonModal)
         self.dialog.setAutoClose(False)
@@ -33,17 +35,14 @@ class LoadingNotice(QObject):
         self.dialog.reset()
         self.dialog.hide()
         self.text = ""
-        self._timer = QTimer(self, singleShot=True, interval=SHOW_AFTER_MS, timeout=self._show)
+        #: the builds announced so far (what was built), for the log pane and tests
+        self.announced: list[str] = []
 
     def on_status(self, status: EngineStatus) -> None:
-        if status.busy:
-            self.text = status.text
-            self.dialog.setLabelText(f"{status.text}\n\n{NOTE}")
-            if not self.dialog.isVisible():
-                self._timer.start()
-        else:
-            self._timer.stop()
+        if status.busy and status.build:
+            self.text = f"Preparing {status.build} \u2014 {status.build_about}, only once."
+            self.dialog.setLabelText(f"{self.text}\n\n{status.text}\n\n{NOTE}")
+            self.announced.append(status.build)
+            self.dialog.show()
+        elif not status.busy:
             self.dialog.hide()
-
-    def _show(self) -> None:
-        self.dialog.show()

@@ -18,6 +18,7 @@ from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QStackedWidget, QWidget
 
 from studio.qt.facts import gather_facts_in_subprocess
+from studio.qt.measure import PresetMeasurer
 from studio.qt.messages import ErrorInfo, PlaybackPosition
 from studio.qt.planning import BookPlan
 from studio.qt.preset_words import preset_label
@@ -72,6 +73,7 @@ class MainWindow(QMainWindow):
         self.wave = WaveformView()
         self.wave_ctl = WaveformController(session, self.book, self.wave, self)
         self.loading = LoadingNotice(self)
+        self.measurer = PresetMeasurer(self, session=session)
         self.readouts = ReadoutPanel()
         self.log_pane = LogPane()
         self.docks = {
@@ -374,7 +376,7 @@ class MainWindow(QMainWindow):
         if s.settings is None or s.snapshot is None:
             return
         langs = sorted({p.effective_language for c in s.snapshot.chapters for p in c.paragraphs})
-        dlg = VoicesDialog(s.settings, langs, self)
+        dlg = VoicesDialog(s.settings, langs, self, measurer=self.measurer, project_folder=str(s.snapshot.folder))
         dlg.applied.connect(s.update_settings)
         dlg.sampleRequested.connect(lambda vid, lang, text: s.preview.play_text(text, lang, vid, f"sample: {vid}"))
         folder = s.snapshot.folder

@@ -9,17 +9,19 @@ benchmark figures) are gathered in the background and filled in when they arrive
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QComboBox, QDialog, QDialogButtonBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableWidget,
-    QTabWidget, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
+    QTabWidget, QVBoxLayout, QWidget,
 )
 
 from studio.core.errors import StudioError
 from studio.jobs.triton import make_target
 from studio.project.settings import ProjectSettings
-from studio.qt.facts import MachineFacts, PresetInfo
+from studio.qt.facts import MachineFacts
+from studio.qt.measure import PresetMeasurer
 from studio.ui.common import SAMPLE_TEXT, language_label
+from studio.ui.preset_table import PresetTable
 from studio.ui.triton_panel import TritonPanel
 
 DEFAULT_LABEL = "(project default voice)"
@@ -36,7 +38,8 @@ class VoicesDialog(QDialog):
     applied = Signal(object)  # ProjectSettings
     sampleRequested = Signal(str, str, str)  # voice id, language, text
 
-    def __init__(self, settings: ProjectSettings, book_languages: list[str], parent: QWidget | None = None) -> None:
+    def __init__(self, settings: ProjectSettings, book_languages: list[str], parent: QWidget | None = None, *,
+                 measurer: PresetMeasurer | None = None, project_folder: str | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Voices & presets")
         self.resize(860, 520)
@@ -88,31 +91,11 @@ class VoicesDialog(QDialog):
         policy.addWidget(self.unvoiced, 1)
         vl.addLayout(policy)
 
-        self.presets = QTreeWidget()
-        self.presets.setHeaderLabels(["Preset", "Engine", "Runs here", "Speed (measured)", "Quality (measured)"])
-        self.presets.setRootIsDecorated(False)
-        header = self.presets.header()
-        for col, width in enumerate((130, 170, 110, 150)):
-            header.resizeSection(col, width)
-        header.setStretchLastSection(True)
-        self.presets.currentItemChanged.connect(lambda item, _old: self._describe(item))
-        self.preset_details = QLabel()
-        self.preset_details.setWordWrap(True)
-        self.preset_details.setTextFormat(Qt.TextFormat.RichText)
-        self.preset_details.setMinimumHeight(90)
-        self.preset_details.setAlignment(Qt.AlignmentFlag.AlignTop)
-        self.bench_note = QLabel("Checking presets on this machine\u2026")
-        self.bench_note.setWordWrap(True)
-        presets_tab = QWidget()
-        pl = QVBoxLayout(presets_tab)
-        pl.addWidget(QLabel("Changing the preset renders sentences again (the old audio stays cached)."))
-        pl.addWidget(self.presets, 1)
-        pl.addWidget(self.preset_details)
-        pl.addWidget(self.bench_note)
+        self.presets = PresetTable(measurer, project_folder)
 
         self.tabs = QTabWidget()
         self.tabs.addTab(voices_tab, "Voices")
-        self.tabs.addTab(presets_tab, "Preset")
+        self.tabs.addTab(self.presets, "Preset")
         self.triton = TritonPanel(settings.triton)
         self.tabs.addTab(self.triton, "Servers")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
@@ -141,55 +124,17 @@ class VoicesDialog(QDialog):
                 combo.addItem(f"{v.name} \u2014 {v.id}{mark}", v.id)
             at = combo.findData(chosen)
             combo.setCurrentIndex(max(0, at))
-        self.presets.clear()
-        default_item = QTreeWidgetItem(["(engine default)", self.settings.backend, "yes", "", ""])
-        default_item.setData(0, Qt.ItemDataRole.UserRole, "")
-        default_item.setData(1, Qt.ItemDataRole.UserRole + 1,
-                             f"<b>Engine default</b> ({self.settings.backend}, no preset): what this project used so far.")
-        self.presets.addTopLevelItem(default_item)
-        for info in facts.presets:
-            self.presets.addTopLevelItem(self._preset_item(info))
-        for i in range(self.presets.topLevelItemCount()):
-            item = self.presets.topLevelItem(i)
-            if item.data(0, Qt.ItemDataRole.UserRole) == self.settings.preset:
-                self.presets.setCurrentItem(item)
-        where = f"Figures from {facts.bench_path}." if facts.bench_path and not facts.bench_note else ""
-        self.bench_note.setText(" ".join(x for x in (where, facts.bench_note.capitalize() if facts.bench_note else "") if x))
-
-    def _preset_item(self, info: PresetInfo) -> QTreeWidgetItem:
-        b = info.bench
-        speed = "" if b is None else (b.error and "failed") or (f"{b.x_real_time:.1f}\u00d7 (RTF {b.rtf:.3f})" if b.x_real_time and b.rtf else "")
-        quality = "" if b is None or b.error else " ".join(x for x in (
-            f"corr. {b.quality:.3f}" if b.quality is not None else "",
-            f"floor {b.noise_floor_dbfs:.0f} dB" if b.noise_floor_dbfs is not None else "") if x)
-        item = QTreeWidgetItem([info.name, f"{info.engine}, {info.device}, {info.precision}",
-                                "yes" if info.available else "no", speed or "not measured", quality])
-        item.setData(0, Qt.ItemDataRole.UserRole, info.name)
-        item.setData(1, Qt.ItemDataRole.UserRole, info.backend)
-        measured = b.summary() if b is not None else "not measured yet (run <code>studio bench</code>)"
-        why = f"runs here: {info.reason}" if info.available else f"<span style='color:#c62828'>unavailable: {info.reason}</span>"
-        item.setData(1, Qt.ItemDataRole.UserRole + 1,
-                     f"<b>{info.name}</b> \u2014 {why}<br>Measured here: {measured}<br>{info.summary}")
-        item.setToolTip(2, info.reason)
-        if not info.available:
-            item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsSelectable)
-            for col in range(5):
-                item.setForeground(col, self.palette().placeholderText())
-        return item
-
-    def _describe(self, item: QTreeWidgetItem | None) -> None:
-        self.preset_details.setText("" if item is None else str(item.data(1, Qt.ItemDataRole.UserRole + 1) or ""))
+        self.presets.set_facts(facts, self.settings)
 
     def chosen_settings(self) -> ProjectSettings:
         mapping = {lang: c.currentData() for lang, c in self.combos.items() if c.currentData()}
         changes: dict[str, object] = {"voice_id": self.default_voice.currentData() or self.settings.voice_id,
                                       "language_voices": mapping, "unvoiced": self.unvoiced.currentData()}
-        item = self.presets.currentItem()
-        if item is not None and item.flags() & Qt.ItemFlag.ItemIsSelectable:  # unavailable ones are not
-            preset = item.data(0, Qt.ItemDataRole.UserRole) or ""
-            changes["preset"] = preset
-            if preset:
-                changes["backend"] = item.data(1, Qt.ItemDataRole.UserRole) or self.settings.backend
+        chosen = self.presets.chosen()
+        if chosen is not None:  # None: nothing selectable chosen (unavailable ones are not)
+            changes["preset"], backend = chosen
+            if backend:
+                changes["backend"] = backend
         changes["triton"] = make_target(**self.triton.fields(), base=self.settings.triton)  # StudioError: bad address
         return self.settings.with_changes(**changes)
 

@@ -45,10 +45,12 @@ import threading
 from pathlib import Path
 from typing import Sequence
 
+from studio.engine.base import PendingBuild
 from studio.engine.onnx.int8_build import (
     Int8Build,
     _config_for,
     build_int8,
+    cached_int8,
 )
 from studio.engine.onnx.int8_recipe import (
     DEFAULT_RECIPE,
@@ -128,6 +130,22 @@ class Int8OnnxEngine(OnnxPiperEngine):
     def load(self) -> None:
         self.prepare()
         super().load()
+
+    def pending_build(self) -> PendingBuild | None:
+        """The INT8 build (calibration and quantization, about a minute), then the cut of the built model."""
+        if self.build is None:
+            found = cached_int8(self.source_model_path, self._calibration_sentences, self._cache_dir,
+                                config_path=self.config_path, recipe=self.recipe,
+                                max_calibration_sentences=self._max_calibration)
+            if found is None:
+                return PendingBuild("the fast INT8 model (calibrated on real sentences)", "about a minute")
+            if not self.window_frames or self._session is not None:
+                return None
+            from studio.engine.onnx.split import split_cached
+
+            return None if split_cached(found, self._cache_dir) else PendingBuild(
+                "the fast model cut for long sentences", "a few seconds")
+        return super().pending_build()
 
     def describe(self) -> str:
         """What is INT8 and what stayed FP32 (and why), from the built model."""

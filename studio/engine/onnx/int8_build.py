@@ -114,6 +114,54 @@ def _config_for(model_path: Path, config_path: str | Path | None) -> Path:
     return Path(config_path) if config_path else Path(f"{model_path}.json")
 
 
+def _target(
+    model_path: Path,
+    calibration_sentences: Sequence[str] | None,
+    cache_dir: str | Path | None,
+    config_path: Path,
+    recipe: QuantRecipe,
+    builtin_sentences: bool,
+    max_calibration_sentences: int | None,
+) -> tuple[list[list[int]], str, Path, Path]:
+    """``(calibration ids, key, ranges path, model path)`` of the INT8 build these inputs make."""
+    if not model_path.is_file():
+        raise EngineError(f"{model_path}: voice model not found")
+    folder = (Path(cache_dir) if cache_dir is not None else paths.cache_dir()) / "int8"
+    sentences = gather_calibration_sentences(calibration_sentences, builtin=builtin_sentences)
+    if max_calibration_sentences is not None:
+        # evenly across length so short and long sentences both stay represented
+        sentences = spread_by_length(sentences, max(1, max_calibration_sentences))
+    ids = sentences_to_ids(sentences, config_path)
+    if not ids:
+        raise EngineError("no calibration sentences produced phonemes")
+    model_sha = sha256_file(model_path)
+    key = cache_key(model_sha, recipe, ids)
+    calib_path = folder / f"{model_path.stem}.ranges-{cache_key(model_sha, recipe, ids, calibration_only=True)[:24]}.json"
+    return ids, key, calib_path, folder / f"{model_path.stem}.int8-{key[:24]}.onnx"
+
+
+def cached_int8(
+    model_path: str | Path,
+    calibration_sentences: Sequence[str] | None = None,
+    cache_dir: str | Path | None = None,
+    *,
+    config_path: str | Path | None = None,
+    recipe: QuantRecipe = DEFAULT_RECIPE,
+    builtin_sentences: bool = True,
+    max_calibration_sentences: int | None = None,
+) -> Path | None:
+    """The INT8 model :func:`build_int8` would find in the cache for these inputs; None: it would build.
+
+    Why: the app tells a producer that the one-time build (a minute or more) is
+    starting, before it starts. Costs what a cache hit costs (phonemizing the
+    calibration set, hashing the model), no quantization.
+    """
+    model_path = Path(model_path)
+    _, _, _, out_path = _target(model_path, calibration_sentences, cache_dir, _config_for(model_path, config_path),
+                                recipe, builtin_sentences, max_calibration_sentences)
+    return out_path if out_path.is_file() and out_path.with_suffix(".json").is_file() else None
+
+
 def build_int8(
     model_path: str | Path,
     calibration_sentences: Sequence[str] | None = None,
@@ -128,23 +176,9 @@ def build_int8(
     import onnx
 
     model_path = Path(model_path)
-    if not model_path.is_file():
-        raise EngineError(f"{model_path}: voice model not found")
     config_path = _config_for(model_path, config_path)
-    cache_dir = Path(cache_dir) if cache_dir is not None else paths.cache_dir()
-
-    sentences = gather_calibration_sentences(calibration_sentences, builtin=builtin_sentences)
-    if max_calibration_sentences is not None:
-        # evenly across length so short and long sentences both stay represented
-        sentences = spread_by_length(sentences, max(1, max_calibration_sentences))
-    ids = sentences_to_ids(sentences, config_path)
-    if not ids:
-        raise EngineError("no calibration sentences produced phonemes")
-
-    model_sha = sha256_file(model_path)
-    key = cache_key(model_sha, recipe, ids)
-    calib_path = cache_dir / "int8" / f"{model_path.stem}.ranges-{cache_key(model_sha, recipe, ids, calibration_only=True)[:24]}.json"
-    out_path = cache_dir / "int8" / f"{model_path.stem}.int8-{key[:24]}.onnx"
+    ids, key, calib_path, out_path = _target(model_path, calibration_sentences, cache_dir, config_path, recipe,
+                                             builtin_sentences, max_calibration_sentences)
     meta_path = out_path.with_suffix(".json")
 
     with _build_lock(out_path.with_suffix(".lock")):
@@ -161,6 +195,8 @@ def build_int8(
                 recipe=recipe,
                 decoder_4d_convs=int(meta.get("decoder_4d_convs", 0)),
             )
+        for stale in out_path.parent.glob(f"{out_path.stem}.*.tmp.onnx"):  # a builder killed mid-way (a
+            stale.unlink(missing_ok=True)  # cancelled measurement); under this key's lock nobody else writes them
         t0 = time.perf_counter()
         model = onnx.load(str(model_path))
         plan = plan_quantization(model, recipe)

@@ -31,7 +31,7 @@ import numpy as np
 
 from studio.core.errors import EngineError, VoiceError
 from studio.core.lexicon import Lexicon
-from studio.engine.base import Engine, SynthesisSettings
+from studio.engine.base import Engine, PendingBuild, SynthesisSettings
 from studio.engine.voice.phonemize import PiperFrontEnd
 from studio.engine.voice.config import VoiceConfig
 from studio.engine.windows import OVERLAP_FRAMES, WINDOW_FRAMES, Latent, Window, decode_all, plan_windows
@@ -110,6 +110,23 @@ class OnnxPiperEngine(Engine):
             f"({providers}, {self.threads or 'default'} threads), float32, unmodified graph{self._describe_windows()}"
         )
 
+    def _shared_key(self) -> tuple:
+        return (str(self.model_path), self.threads, self.device, self.window_frames, str(self._cache_dir))
+
+    def pending_build(self) -> PendingBuild | None:
+        """The graph cut, the first time this model decodes in windows (cached on disk after)."""
+        from studio.engine.onnx import shared
+
+        if self._session is not None or not self.window_frames or not self.model_path.is_file():
+            return None
+        if shared.held(self._shared_key()):
+            return None
+        from studio.engine.onnx.split import split_cached
+
+        if split_cached(self.model_path, self._cache_dir):
+            return None
+        return PendingBuild("the voice model cut for long sentences", "a few seconds")
+
     def _describe_windows(self) -> str:
         if not self.window_frames:
             return ", whole sentences"
@@ -131,7 +148,7 @@ class OnnxPiperEngine(Engine):
 
         with self._load_lock:
             if self._session is None:
-                key = (str(self.model_path), self.threads, self.device, self.window_frames, str(self._cache_dir))
+                key = self._shared_key()
                 loaded = shared.acquire(key, self._create_sessions)
                 self._shared = (key, loaded)
                 self._session, self._decoder, self._cut = loaded.session, loaded.decoder, loaded.cut

@@ -50,6 +50,12 @@ def acquire(key: Hashable, load: Callable[[], LoadedModel]) -> LoadedModel:
         return model
 
 
+def held(key: Hashable) -> bool:
+    """Whether some engine holds the model for ``key`` (a new one then loads nothing)."""
+    with _LOCK:
+        return key in _LOADED
+
+
 def release(key: Hashable, model: LoadedModel) -> None:
     """One user less; the sessions go when the last one leaves."""
     with _LOCK:

@@ -144,6 +144,40 @@ class SplitFiles:
     durations: str | None
 
 
+def _meta_path(model_path: Path, cache_dir: str | Path | None) -> Path:
+    """Where the cut of ``model_path`` is described (see :func:`cached_split` for the key)."""
+    from importlib.metadata import version
+
+    import onnxruntime
+
+    from studio.core import paths
+
+    stat = model_path.stat()
+    key = hashlib.sha256(  # the onnx version from its metadata: importing it costs ~0.3 s of a start
+        f"{model_path.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}\0v{SPLIT_VERSION}"
+        f"\0onnx={version('onnx')}\0ort={onnxruntime.__version__}".encode()
+    ).hexdigest()[:24]
+    return (Path(cache_dir) if cache_dir is not None else paths.cache_dir()) / "split" / f"{model_path.stem}.{key}.json"
+
+
+def split_cached(model_path: Path, cache_dir: str | Path | None = None) -> bool:
+    """Whether :func:`cached_split` would find its answer on disk (no cutting), without loading anything.
+
+    Why: the app says "preparing the model, only once" from the start of a cut that
+    is going to happen, instead of guessing from how long a load takes.
+    """
+    meta_path = _meta_path(Path(model_path), cache_dir)
+    if not meta_path.is_file():
+        return False
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not meta.get("latent"):
+        return True  # remembered: this graph cannot be cut, nothing to build
+    return all((meta_path.parent / meta.get(part, "")).is_file() for part in ("encoder", "decoder"))
+
+
 def cached_split(model_path: Path, patch: Callable[[], object | None], cache_dir: Path | None = None) -> SplitFiles | None:
     """The halves of ``model_path`` from the cache, cutting them on a miss.
 
@@ -155,20 +189,10 @@ def cached_split(model_path: Path, patch: Callable[[], object | None], cache_dir
     output (or None if onnx is missing); it is called only on a miss. None when the
     graph cannot be cut (remembered too, so the next start does not try again).
     """
-    from importlib.metadata import version
-
-    import onnxruntime
-
-    from studio.core import paths
     from studio.engine.onnx.int8_build import _build_lock
 
-    stat = model_path.stat()
-    key = hashlib.sha256(  # the onnx version from its metadata: importing it costs ~0.3 s of a start
-        f"{model_path.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}\0v{SPLIT_VERSION}"
-        f"\0onnx={version('onnx')}\0ort={onnxruntime.__version__}".encode()
-    ).hexdigest()[:24]
-    folder = (Path(cache_dir) if cache_dir is not None else paths.cache_dir()) / "split"
-    meta_path = folder / f"{model_path.stem}.{key}.json"
+    meta_path = _meta_path(model_path, cache_dir)
+    folder, key = meta_path.parent, meta_path.stem.rpartition(".")[2]
     with _build_lock(folder / f"{model_path.stem}.{key}.lock"):
         if meta_path.is_file():
             meta = json.loads(meta_path.read_text(encoding="utf-8"))

@@ -54,7 +54,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from studio.core.lexicon import Lexicon
-from studio.engine.base import Engine, SynthesisSettings
+from studio.engine.base import Engine, PendingBuild, SynthesisSettings
 # the padding/bucketing half lives in studio.engine.serving.batcher; its names stay importable from here
 from studio.engine.serving.batcher import (
     BatchConfig,
@@ -140,6 +140,9 @@ class BatchedEngine(Engine):
     def load(self) -> None:
         with self._engine_lock:
             self.engine.load()
+
+    def pending_build(self) -> PendingBuild | None:
+        return self.engine.pending_build()
 
     def describe(self) -> str:
         return f"length-bucketed batches of up to {self.max_batch_size} on {self.device}; each: {self.engine.describe()}"

@@ -33,7 +33,7 @@ import numpy as np
 
 from studio.core.errors import EngineError
 from studio.core.lexicon import Lexicon
-from studio.engine.base import Engine, SynthesisSettings
+from studio.engine.base import Engine, PendingBuild, SynthesisSettings
 from studio.engine.serving.window_jobs import Job, WindowJobs
 from studio.engine.windows import finish, windowed
 
@@ -149,6 +149,17 @@ class MultiStreamSynthesizer:
                 engine = self._factory()
                 engine.load()
                 self._engines.append(engine)
+
+    def pending_build(self) -> PendingBuild | None:
+        """What the first stream's load builds once (the others then find it cached)."""
+        with self._lock:
+            if self._engines:
+                return None
+            probe = self._factory()  # constructed, not loaded: cheap
+        try:
+            return probe.pending_build()
+        finally:
+            probe.close()
 
     def close(self) -> None:
         with self._lock:
@@ -321,6 +332,9 @@ class MultiStreamEngine(Engine):
 
     def load(self) -> None:
         self.synth.load()
+
+    def pending_build(self) -> PendingBuild | None:
+        return self.synth.pending_build()
 
     def text_to_ids(self, text: str, language: str, lexicon: Lexicon | None = None) -> list[int]:
         return self.synth.text_to_ids(text, language, lexicon)

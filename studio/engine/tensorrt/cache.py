@@ -134,14 +134,19 @@ def load_or_build(path: Path, build: Callable[[], bytes]) -> tuple[bytes, bool]:
     return data, False
 
 
+def exported_onnx_path(cache_dir: str | Path, variant: str, source_hash: str, torch_version: str) -> Path:
+    """Where :func:`exported_onnx` keeps the export of ``variant`` (nothing is exported here)."""
+    tag = hashlib.sha256(f"{source_hash}|{variant}|{torch_version}|{exporter_token()}".encode()).hexdigest()[:24]
+    return Path(cache_dir) / "onnx" / f"{variant}-{tag}.onnx"
+
+
 def exported_onnx(torch_engine, cache_dir: Path, variant: str, source_hash: str) -> Path:
     """Exported ONNX for ``variant``, cached by source model, torch version and opset."""
     import torch
 
     from studio.engine.torchvits.export import export_onnx
 
-    tag = hashlib.sha256(f"{source_hash}|{variant}|{torch.__version__}|{exporter_token()}".encode()).hexdigest()[:24]
-    path = Path(cache_dir) / "onnx" / f"{variant}-{tag}.onnx"
+    path = exported_onnx_path(cache_dir, variant, source_hash, torch.__version__)
     if not path.is_file():
         tmp = path.with_suffix(".tmp.onnx")
         export_onnx(torch_engine, tmp, variant)

@@ -44,7 +44,7 @@ import numpy as np
 from studio.core import paths
 from studio.core.errors import EngineError
 from studio.core.lexicon import Lexicon
-from studio.engine.base import Engine, SynthesisSettings
+from studio.engine.base import Engine, PendingBuild, SynthesisSettings
 from studio.engine.calibration import (
     CALIBRATION_DATA_ENV,
     gather_calibration_sentences,
@@ -68,6 +68,7 @@ from studio.engine.tensorrt.cache import (
     engine_cache_key,
     engine_cache_path,
     exported_onnx,
+    exported_onnx_path,
     ids_digest,
     load_or_build,
     raise_if_failed_before,
@@ -163,6 +164,25 @@ class TensorRTEngine(Engine):
             self.torch_engine.load()
             self._runner = self._prepare(trt, torch)
             self.activation_bytes = self._runner.activation_bytes
+
+    def pending_build(self) -> PendingBuild | None:
+        """Export and engine build, when this voice's graph was never exported here or no engine is cached.
+
+        A cheap look, not the full cache key (that needs the model on the GPU for the
+        profile): a build for another profile of an exported voice is not announced.
+        """
+        if self._runner is not None:
+            return None
+        import torch
+
+        from studio.core.files import sha256_file
+
+        export = exported_onnx_path(self.cache_dir, self.variants[0], sha256_file(self.torch_engine.model_path),
+                                    torch.__version__)
+        if export.is_file() and any((self.cache_dir / "tensorrt").glob("*.plan")):
+            return None
+        return PendingBuild("the TensorRT engine for this GPU (export, calibration, kernel tuning)",
+                            "a few minutes")
 
     def synthesize_batch(self, ids: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[np.ndarray]:
         if not ids:

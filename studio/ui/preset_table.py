@@ -1,0 +1,251 @@
+"""The Preset tab of Voices & presets: every preset in plain words, the one recommended
+for this computer, what was measured here, and "Measure on this machine".
+
+Why plain words first: a producer picks "Fast on CPU", not ``int8-cpu``; the
+technical name stays as the detail, and so does the raw reason a preset cannot run
+(tooltip and details), while the plain reason is always visible in its row. The
+recommendation comes from :func:`studio.jobs.preset_advice.recommend`, the reasons
+from :func:`studio.qt.preset_words.plain_reason`, the figures from the benchmark
+file (:mod:`studio.qt.facts`); this widget only shows them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from html import escape
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.jobs.preset_advice import PresetFacts, Recommendation, recommend
+from studio.project.settings import ProjectSettings
+from studio.qt.facts import BenchFigures, MachineFacts, PresetInfo
+from studio.qt.measure import ABOUT, MeasureProgress, MeasureResult, PresetMeasurer
+from studio.qt.messages import ErrorInfo
+from studio.qt.preset_words import plain_name, plain_reason
+
+COLUMNS = ("Preset", "Technical name", "Runs here", "Speed (measured)", "Quality (measured)")
+RECOMMENDED = "\u2605 recommended"
+NOT_MEASURED = "not measured yet"
+REFERENCE = "fp32-cpu"  # what the benchmark compares quality against
+QUALITY_TIP = (f"How closely the audio matches {plain_name(REFERENCE)} (log-mel correlation on the lowest "
+               "sentence: 1.000 is identical) and the noise floor in pauses (lower is quieter)")
+_NAME, _BACKEND, _DETAILS = Qt.ItemDataRole.UserRole, Qt.ItemDataRole.UserRole + 1, Qt.ItemDataRole.UserRole + 2
+
+
+def speed_text(b: BenchFigures | None) -> str:
+    if b is None:
+        return NOT_MEASURED
+    if b.error:
+        return "measuring failed"
+    return f"{b.x_real_time:.1f}\u00d7 real time" if b.x_real_time else NOT_MEASURED
+
+
+def quality_text(name: str, b: BenchFigures | None) -> str:
+    if b is None or b.error:
+        return "" if b is not None else NOT_MEASURED
+    if name == REFERENCE:
+        return "the reference"
+    parts = [f"{b.quality:.3f} match with {plain_name(REFERENCE)}" if b.quality is not None else "",
+             f"floor {b.noise_floor_dbfs:.0f} dB" if b.noise_floor_dbfs is not None else ""]
+    return ", ".join(p for p in parts if p) or NOT_MEASURED
+
+
+class PresetTable(QWidget):
+    def __init__(self, measurer: PresetMeasurer | None = None, project_folder: str | None = None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.measurer = measurer
+        self.project_folder = project_folder
+        self.facts: MachineFacts | None = None
+        self.settings: ProjectSettings | None = None
+        self.recommendation: Recommendation | None = None
+
+        self.recommended = QLabel("Checking presets on this computer\u2026")
+        self.recommended.setWordWrap(True)
+        self.recommended.setTextFormat(Qt.TextFormat.RichText)
+        self.tree = QTreeWidget()
+        self.tree.setHeaderLabels(list(COLUMNS))
+        self.tree.setRootIsDecorated(False)
+        header = self.tree.header()
+        for col, width in enumerate((215, 110, 300, 125)):
+            header.resizeSection(col, width)
+        header.setStretchLastSection(True)
+        self.tree.currentItemChanged.connect(lambda item, _old: self._describe(item))
+        self.details = QLabel()
+        self.details.setWordWrap(True)
+        self.details.setTextFormat(Qt.TextFormat.RichText)
+        self.details.setMinimumHeight(90)
+        self.details.setAlignment(Qt.AlignmentFlag.AlignTop)
+        self.bench_note = QLabel("")
+        self.bench_note.setWordWrap(True)
+
+        self.measure_btn = QPushButton("Measure on this machine")
+        self.measure_btn.setToolTip("Time every preset that runs here on a few long sentences and compare its "
+                                    "sound with Best quality (the same measurement as `studio bench`, shorter)")
+        self.measure_btn.clicked.connect(self.start_measuring)
+        self.cancel_btn = QPushButton("Cancel")
+        self.cancel_btn.clicked.connect(self.cancel_measuring)
+        self.progress = QProgressBar()
+        self.measure_note = QLabel(f"Takes {ABOUT}; rendering pauses meanwhile.")
+        self.measure_note.setWordWrap(True)
+        row = QHBoxLayout()
+        row.addWidget(self.measure_btn)
+        row.addWidget(self.progress, 1)
+        row.addWidget(self.cancel_btn)
+        self.progress.hide()
+        self.cancel_btn.hide()
+        self.measure_btn.setEnabled(False)  # until the presets that run here are known
+        self.measure_btn.setVisible(measurer is not None)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("Changing the preset renders sentences again (the old audio stays cached)."))
+        layout.addWidget(self.recommended)
+        layout.addWidget(self.tree, 1)
+        layout.addWidget(self.details)
+        layout.addWidget(self.bench_note)
+        layout.addLayout(row)
+        layout.addWidget(self.measure_note)
+        if measurer is not None:
+            measurer.progress.connect(self._progress)
+            measurer.finished.connect(self._measured)
+            measurer.failed.connect(self._measure_failed)
+            measurer.cancelled.connect(self._measure_cancelled)
+            if measurer.running:  # started from an earlier dialog: show it still going
+                self._busy(True, "Measuring\u2026")
+
+    # ------------------------------------------------------------ facts
+
+    def set_facts(self, facts: MachineFacts, settings: ProjectSettings) -> None:
+        """Show every preset; keeps the row the user picked (else the project's preset)."""
+        current = self.tree.currentItem()
+        keep = current.data(0, _NAME) if current is not None else settings.preset
+        self.facts, self.settings = facts, settings
+        self.recommendation = recommend([
+            PresetFacts(p.name, p.available, None if p.bench is None or p.bench.error else p.bench.x_real_time)
+            for p in facts.presets
+        ])
+        rec = self.recommendation
+        self.recommended.setText(f"Recommended for this computer: <b>{escape(plain_name(rec.preset))}</b> "
+                                 f"({rec.preset}) \u2014 {escape(rec.why)}")
+        self.tree.clear()
+        default = QTreeWidgetItem([f"Engine default ({settings.backend})", "(no preset)", "Yes", "", ""])
+        default.setData(0, _NAME, "")
+        default.setData(0, _DETAILS, f"<b>Engine default</b> ({settings.backend}, no preset): what this project "
+                                     "used so far.")
+        self.tree.addTopLevelItem(default)
+        for info in facts.presets:
+            self.tree.addTopLevelItem(self._item(info, info.name == rec.preset))
+        for i in range(self.tree.topLevelItemCount()):
+            item = self.tree.topLevelItem(i)
+            if item.data(0, _NAME) == keep and item.flags() & Qt.ItemFlag.ItemIsSelectable:
+                self.tree.setCurrentItem(item)
+        if not facts.bench_path:
+            self.bench_note.setText("Nothing measured on this computer yet: press Measure on this machine "
+                                    "(or run `studio bench`).")
+        else:
+            self.bench_note.setText(facts.bench_note[:1].upper() + facts.bench_note[1:] if facts.bench_note
+                                    else f"Figures from {facts.bench_path}.")
+        runnable = self.runnable()
+        self.measure_btn.setEnabled(bool(runnable) and not (self.measurer and self.measurer.running))
+        self.measure_note.setText(f"Measures the {len(runnable)} preset(s) that run here on four long sentences. "
+                                  f"Takes {ABOUT}; rendering pauses meanwhile.")
+
+    def _item(self, info: PresetInfo, recommended: bool) -> QTreeWidgetItem:
+        b = info.bench
+        name = plain_name(info.name) + (f"   {RECOMMENDED}" if recommended else "")
+        runs = "Yes" if info.available else plain_reason(info.reason)
+        item = QTreeWidgetItem([name, info.name, runs, speed_text(b), quality_text(info.name, b)])
+        item.setData(0, _NAME, info.name)
+        item.setData(0, _BACKEND, info.backend)
+        measured = escape(b.summary()) if b is not None else "not measured yet (press Measure on this machine)"
+        why = (f"runs here: {escape(info.reason)}" if info.available else
+               f"<span style='color:#c62828'>{escape(plain_reason(info.reason))}</span> "
+               f"<small>({escape(info.reason)})</small>")
+        item.setData(0, _DETAILS, f"<b>{escape(plain_name(info.name))}</b> (<code>{info.name}</code>: {info.engine}, "
+                                  f"{info.device}, {info.precision}) \u2014 {why}<br>Measured here: {measured}<br>"
+                                  f"{escape(info.summary)}")
+        item.setToolTip(0, info.summary)
+        item.setToolTip(4, QUALITY_TIP)
+        item.setToolTip(2, info.reason)  # the raw reason, for whoever fixes the install
+        if recommended:
+            font = item.font(0)
+            font.setBold(True)
+            item.setFont(0, font)
+        if not info.available:
+            item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsSelectable)
+            for col in range(len(COLUMNS)):
+                item.setForeground(col, self.palette().placeholderText())
+        return item
+
+    def _describe(self, item: QTreeWidgetItem | None) -> None:
+        self.details.setText("" if item is None else str(item.data(0, _DETAILS) or ""))
+
+    def chosen(self) -> tuple[str, str] | None:
+        """``(preset, backend)`` of the selected row (``""`` preset: engine default); None: nothing chosen."""
+        item = self.tree.currentItem()
+        if item is None or not item.flags() & Qt.ItemFlag.ItemIsSelectable:
+            return None
+        return str(item.data(0, _NAME) or ""), str(item.data(0, _BACKEND) or "")
+
+    def row_of(self, preset: str) -> QTreeWidgetItem | None:
+        for i in range(self.tree.topLevelItemCount()):
+            if self.tree.topLevelItem(i).data(0, _NAME) == preset:
+                return self.tree.topLevelItem(i)
+        return None
+
+    # ------------------------------------------------------------ measuring
+
+    def runnable(self) -> list[str]:
+        return [p.name for p in self.facts.presets if p.available] if self.facts else []
+
+    def start_measuring(self) -> None:
+        if self.measurer is None or self.facts is None or self.settings is None:
+            return
+        voice = next((v for v in self.facts.voices if v.id == self.settings.voice_id), None)
+        voice_id = voice.id if voice is not None and voice.backend == "piper" else None  # the bench speaks Piper
+        if self.measurer.start(self.runnable(), voice_id, self.project_folder):
+            self._busy(True, "Starting\u2026")
+
+    def cancel_measuring(self) -> None:
+        if self.measurer is not None:
+            self.measurer.cancel()
+            self.progress.setFormat("Cancelling\u2026")
+
+    def _busy(self, busy: bool, text: str = "") -> None:
+        self.measure_btn.setEnabled(not busy and bool(self.runnable()))
+        self.progress.setVisible(busy)
+        self.cancel_btn.setVisible(busy)
+        if busy:
+            self.progress.setRange(0, 0)
+            self.progress.setFormat(text)
+
+    def _progress(self, p: MeasureProgress) -> None:
+        self.progress.setRange(0, p.total)
+        self.progress.setValue(p.index - 1)
+        self.progress.setFormat(f"Measuring {plain_name(p.preset)} ({p.preset}): {p.index} of {p.total}\u2026")
+
+    def _measured(self, result: MeasureResult) -> None:
+        self._busy(False)
+        if self.facts is not None and self.settings is not None:
+            presets = tuple(replace(p, bench=result.figures.get(p.name)) for p in self.facts.presets)
+            self.set_facts(replace(self.facts, presets=presets, bench_path=result.path, bench_note=result.note),
+                           self.settings)
+            self.measure_note.setText(f"Measured in {result.seconds:.0f} s. " + self.measure_note.text())
+
+    def _measure_failed(self, error: ErrorInfo) -> None:
+        self._busy(False)
+        self.measure_note.setText(f"Measuring failed: {error.message}")
+
+    def _measure_cancelled(self) -> None:
+        self._busy(False)
+        self.measure_note.setText("Measuring was cancelled; the figures shown are unchanged.")
