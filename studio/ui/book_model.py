@@ -19,7 +19,7 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelInde
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from studio.qt.messages import StateDelta
-from studio.qt.snapshot import BookSnapshot, ChapterNode, ParagraphNode, SentenceNode, with_state
+from studio.qt.snapshot import BookSnapshot, ChapterNode, ParagraphNode, SentenceNode, estimate, with_state
 
 COLUMNS = ("Text", "Language", "State", "Flags", "Length")
 TEXT, LANG, STATE, FLAGS, LENGTH = range(5)
@@ -131,6 +131,7 @@ class BookModel(QAbstractItemModel):
             chapters.add(where[0])
             idx = self._sentence_index(where)
             self.dataChanged.emit(idx, idx.siblingAtColumn(len(COLUMNS) - 1))
+        self._estimate(chapters)
         for c in chapters:
             self._counts.pop(c, None)
             top = self.index(c, 0)
@@ -138,6 +139,18 @@ class BookModel(QAbstractItemModel):
             for pi in {self._where[i][1] for i in (ch.sentence_id for ch in delta.changes) if self._where.get(i, (-1,))[0] == c}:
                 pidx = self.index(pi, 0, top)
                 self.dataChanged.emit(pidx, pidx.siblingAtColumn(len(COLUMNS) - 1))
+
+    def _estimate(self, chapters: set[int]) -> None:
+        """Chapters' lengths after render states changed: rendered sentences now count
+        at their real length (the inspector and the Length column read these nodes)."""
+        snap = self.snapshot
+        if snap is None or not chapters:
+            return
+        nodes = list(snap.chapters)
+        for c in chapters:
+            node = nodes[c]
+            nodes[c] = replace(node, estimated_s=estimate(node, snap.timing, [self.sentence(s.id) for s in node.sentences]))
+        self.snapshot = replace(snap, chapters=tuple(nodes))
 
     def set_playing(self, sentence_id: int | None) -> QModelIndex:
         """Highlight the sentence being heard; returns its index (invalid if none)."""
@@ -346,9 +359,8 @@ class BookModel(QAbstractItemModel):
             if col == FLAGS:
                 return ", ".join(self.flag_words(node))
             done = [self.sentence(s.id) for s in node.sentences]
-            if done and all(s is not None and s.state == "done" for s in done):
-                return fmt_duration(sum(s.duration or 0.0 for s in done))  # type: ignore[union-attr]
-            return f"~{fmt_duration(node.estimated_s)}"
+            exact = bool(done) and all(s is not None and s.state == "done" for s in done)
+            return ("" if exact else "~") + fmt_duration(node.estimated_s)  # with pauses, as exported
         if isinstance(node, ParagraphNode):
             if col == TEXT:
                 text = node.text if node.index is not None else f"Title: {node.text}"
