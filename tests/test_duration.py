@@ -147,3 +147,13 @@ def test_default_speed_keeps_the_cache_keys_of_older_projects() -> None:
 def test_a_voice_nobody_measured_gets_the_fallback_rate() -> None:
     assert voice_rate("xx_XX-nobody-low").basis.startswith("typical voice")
     assert voice_rate("en_US-joe-medium").basis == "measured on en_US-joe-medium"
+
+
+def test_numbers_count_as_the_words_a_reader_says() -> None:
+    from studio.text.spoken import number_words, spoken_chars
+
+    assert number_words("1,542,180") == "one million five hundred forty two thousand one hundred eighty"
+    assert number_words("1880") == "eighteen eighty" and number_words("2004") == "two thousand four"
+    assert number_words("19.1") == "nineteen point one" and number_words("0") == "zero"
+    assert spoken_chars("In 1880, 20% rose.") == len("Ineighteeneightytwentypercentrose")
+    assert spoken_chars("* * *") == 0

@@ -4,7 +4,8 @@ Why one function for every estimate: the tree, the inspector, the long-chapter
 banner and the Render Book question used a flat 155 words per minute, which ran
 20-28 % high for the bundled voice and left out the pauses export inserts. Here a
 sentence that is rendered counts at its real length, one that is not is predicted
-from its spoken characters with a rate measured on the voice (and, once the
+from its spoken characters (numbers spelled out,
+:mod:`studio.text.spoken`) with a rate measured on the voice (and, once the
 project has rendered some sentences, calibrated from them), and the pauses are
 laid out exactly as :func:`studio.audio.assemble.iter_chapter` lays them out, with
 the title split the way export splits it (:func:`title_and_body`).
@@ -23,6 +24,7 @@ from typing import Protocol, TypeVar
 from studio.audio.assemble import Pauses
 from studio.project.bookdb import heading_paragraph
 from studio.project.store import Project, SentenceRow
+from studio.text.spoken import spoken_chars
 
 log = logging.getLogger(__name__)
 
@@ -48,12 +50,6 @@ def length_scale_of(speed: float) -> float:
     if not SPEED_RANGE[0] <= speed <= SPEED_RANGE[1]:
         raise ValueError(f"speed {speed:g}x is outside {SPEED_RANGE[0]:g}x-{SPEED_RANGE[1]:g}x")
     return round(1.0 / speed, 4)
-
-
-def spoken_chars(text: str) -> int:
-    """Letters and digits: what the voice actually pronounces (punctuation and spaces
-    only shape the prosody, and a row of asterisks says nothing)."""
-    return sum(1 for ch in text if ch.isalnum())
 
 
 @dataclass(frozen=True)
