@@ -28,6 +28,9 @@ ANY_LANGUAGE = "Any language"
 FlagsRole = Qt.ItemDataRole.UserRole + 1
 StateRole = Qt.ItemDataRole.UserRole + 2
 
+_ROLES = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole, Qt.ItemDataRole.ToolTipRole,
+                    Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.FontRole,
+                    FlagsRole, StateRole})
 _STATE_COLORS = {"done": "#2e7d32", "failed": "#c62828", "rendering": "#1565c0", "pending": "#757575"}
 _PLAYING = QColor(255, 236, 153)
 _BITS = 21
@@ -174,6 +177,16 @@ class BookModel(QAbstractItemModel):
         c, p, s = where
         return self.snapshot.chapters[c].paragraphs[p].sentences[s]
 
+    def row_key(self, row: int, parent: QModelIndex | QPersistentModelIndex) -> tuple:
+        """The search key (:data:`studio.qt.search.RowKey`) of a row, from its position only."""
+        if not parent.isValid():
+            return ("c", row)
+        c, p, _s = _unkey(parent.internalId())
+        chapter = self.snapshot.chapters[c]  # type: ignore[union-attr]
+        if p < 0:
+            return ("p", c, chapter.paragraphs[row].index)
+        return ("s", chapter.paragraphs[p].sentences[row].id)
+
     def node(self, index: QModelIndex) -> ChapterNode | ParagraphNode | SentenceNode | None:
         if not index.isValid() or self.snapshot is None:
             return None
@@ -278,6 +291,8 @@ class BookModel(QAbstractItemModel):
         return True
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role not in _ROLES:  # the tree asks for a dozen roles per cell it paints
+            return None
         node = self.node(index)
         if node is None:
             return None
@@ -336,6 +351,11 @@ class BookModel(QAbstractItemModel):
         return self.snapshot.chapters[where[0]].paragraphs[where[1]]
 
     def _agg_state(self, node: ChapterNode | ParagraphNode) -> str:
+        if isinstance(node, ChapterNode):  # counted once per change, not per paint
+            states = [state for state, n in self.counts(node.index).items() if n]
+            total = sum(self.counts(node.index).values())
+            return "done" if total and states == ["done"] else next(
+                (s for s in ("rendering", "failed") if s in states), "pending")
         states = [self.sentence(s.id).state for s in node.sentences]  # type: ignore[union-attr]
         if "rendering" in states:
             return "rendering"
@@ -358,8 +378,8 @@ class BookModel(QAbstractItemModel):
                 return text + (f", {n['failed']} failed" if n.get("failed") else "")
             if col == FLAGS:
                 return ", ".join(self.flag_words(node))
-            done = [self.sentence(s.id) for s in node.sentences]
-            exact = bool(done) and all(s is not None and s.state == "done" for s in done)
+            n = self.counts(node.index)
+            exact = 0 < n.get("done", 0) == sum(n.values())
             return ("" if exact else "~") + fmt_duration(node.estimated_s)  # with pauses, as exported
         if isinstance(node, ParagraphNode):
             if col == TEXT:
