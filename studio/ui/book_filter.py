@@ -47,18 +47,11 @@ class BookFilter(QSortFilterProxyModel):
         self._refilter(lambda: (setattr(self, "needle", result.needle.strip().lower()), setattr(self, "matches", result)))
 
     def _refilter(self, change) -> None:
-        if hasattr(self, "endFilterChange"):  # Qt >= 6.10
-            self.beginFilterChange()
-            change()
-        else:
-            change()
-        self.setRecursiveFilteringEnabled(not self._search_only())
-        if self._search_only():  # drop every mapping: only the rows the tree looks at are checked again
-            self.invalidate()
-        elif hasattr(self, "endFilterChange"):
-            self.endFilterChange()
-        else:
-            self.invalidateRowsFilter()
+        """Apply a filter change: every mapping is dropped, so only the rows the tree looks
+        at are filtered again (a collapsed chapter's children wait until it is opened)."""
+        change()
+        self.invalidate()
+        self.setRecursiveFilteringEnabled(not self._search_only())  # after: nothing mapped to refilter
 
     def _search_only(self) -> bool:
         """Only a text search filters: its answer names every row to show (ancestors
