@@ -136,6 +136,12 @@ def main() -> int:
                           ("keystroke, both", total)):
         print(f"{label:28s} median {statistics.median(values):6.1f} ms, max {max(values):6.1f} ms "
               f"over {len(values)} keystrokes")
+    paint = []
+    for _ in range(10):
+        t = time.perf_counter()
+        panel.tree.viewport().repaint()
+        paint.append(ms(time.perf_counter() - t))
+    print(f"{'tree repaint, nothing changed':28s} median {statistics.median(paint):6.1f} ms (the floor of any answer shown)")
     load = os.getloadavg()[0] / (os.cpu_count() or 1)
     if load > 0.5:
         print(f"note: the machine was busy (load {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs); figures run high")
