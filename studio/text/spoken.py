@@ -11,6 +11,7 @@ English reader says them is enough for duration estimates; it is no front end
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _ONES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
          "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
@@ -66,6 +67,7 @@ def spoken_text(text: str) -> str:
     return text
 
 
+@lru_cache(maxsize=1 << 16)  # estimates are redone on every render delta and settings change
 def spoken_chars(text: str) -> int:
     """Letters and digits a reader pronounces (numbers spelled out; punctuation, spaces
     and a row of asterisks say nothing)."""
