@@ -15,6 +15,7 @@ from typing import TextIO
 
 from studio.cli.bench import add_preset_arguments
 from studio.cli.triton import add_render_arguments as add_triton_arguments, triton_changes
+from studio.cli.pacing import add_render_arguments as add_pacing_arguments, pacing_changes
 from studio.cli.common import EXIT_INCOMPLETE, RETRY_MESSAGE, ProgressLine, format_duration, parse_chapters
 from studio.core.errors import StudioError
 
@@ -56,6 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "phonemes (native, the default), read as the book's language (book), or left silent "
                         "and listed (skip); stored in the project")
     add_preset_arguments(p)
+    add_pacing_arguments(p)
     add_triton_arguments(p)
     p.set_defaults(func=_cmd_render)
 
@@ -110,6 +112,9 @@ def _cmd_render(args: argparse.Namespace) -> int:
         settings = apply_choices(project, voice_id=args.voice, backend=args.engine)
         if args.unvoiced and args.unvoiced != settings.unvoiced:
             settings = settings.with_changes(unvoiced=args.unvoiced)
+            project.update_settings(settings)
+        if (paced := pacing_changes(args, settings)) != settings:
+            settings = paced
             project.update_settings(settings)
         changed, target = triton_changes(args, settings.triton)
         if changed:

@@ -30,6 +30,7 @@ from studio.core.errors import ProjectError, StudioError
 from studio.engine.base import Engine
 from studio.jobs.render import EngineFactory, RenderProgress, render_project
 from studio.project.bookdb import same_heading
+from studio.project.duration import title_and_body
 from studio.project.store import Project, SentenceRow
 
 log = logging.getLogger(__name__)
@@ -236,16 +237,9 @@ def chapter_clips(
             raise CorruptAudio(entry.key)
         return Clip(audio, entry.sample_rate, row.text)
 
-    title_rows = [r for r in rows if r.is_title]
-    body = [r for r in rows if not r.is_title]
-    if title_rows:
-        title: Clip | None = load(title_rows[0])
-    elif body and body[0].paragraph == 0 and same_heading(_paragraph_text(body, 0), chapter_title):
-        heading = [r for r in body if r.paragraph == 0]
-        body = body[len(heading):]
-        title = _join([load(r) for r in heading], pauses.sentence)
-    else:
-        title = None
+    heading = not any(r.is_title for r in rows) and same_heading(_paragraph_text(rows, 0), chapter_title)
+    title_rows, body = title_and_body(rows, heading)
+    title = _join([load(r) for r in title_rows], pauses.sentence) if title_rows else None
 
     def paragraphs() -> Iterator[list[Clip]]:
         current: list[Clip] = []

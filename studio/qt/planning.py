@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from studio.project.duration import sentence_seconds
 from studio.qt.snapshot import BookSnapshot, ChapterNode
 
 #: a selection up to this many sentences in one paragraph counts as "one paragraph"
@@ -21,7 +22,8 @@ SMALL_SELECTION = 60
 class BookPlan:
     """The whole-book render as the confirmation shows it.
 
-    ``to_render``: sentences not rendered yet in the included chapters;
+    ``to_render``: sentences not rendered yet in the included chapters; ``audio_s``:
+    their predicted speech (:mod:`studio.project.duration`);
     ``estimated_s``: synthesis time for them (None when nothing was measured yet:
     neither a render in this session nor a benchmark of the active preset);
     ``excluded``: titles of the chapters the book render leaves out.
@@ -51,9 +53,9 @@ def plan_book(snapshot: BookSnapshot, seconds_per_sentence: float | None,
     body = book_chapters(snapshot)
     included = {c.index for c in body}
     left = [s for c in body for s in c.sentences if s.state != "done"]
-    left_ids = {s.id for s in left}
-    audio = sum(c.estimated_s * (sum(1 for s in c.sentences if s.id in left_ids) / max(1, len(c.sentences)))
-                for c in body)
+    timing = snapshot.timing
+    # what synthesis has to produce: the left sentences' predicted speech (pauses are not synthesized)
+    audio = sum(sentence_seconds(s, timing) for s in left) if timing is not None else 0.0
     estimate: float | None = None
     basis = ""
     if seconds_per_sentence:

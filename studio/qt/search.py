@@ -18,21 +18,36 @@ RowKey = tuple
 
 @dataclass(frozen=True)
 class SearchResult:
+    """``rows``: the rows whose text contains the needle; ``shown``: those and the rows
+    above them (a sentence's paragraph and chapter), so the tree can show the answer
+    without searching every chapter's children for a match on the GUI thread."""
+
     needle: str
     rows: frozenset[RowKey]
+    shown: frozenset[RowKey] = frozenset()
+    #: the rows with a match under them (their expander is all the tree needs to know)
+    above: frozenset[RowKey] = frozenset()
 
 
 class SearchIndex:
-    """Lowered texts of one version of the book."""
+    """Lowered texts of one version of the book, each with the rows above it."""
 
     def __init__(self, snapshot: BookSnapshot) -> None:
-        self.entries: list[tuple[RowKey, str]] = []
+        self.entries: list[tuple[RowKey, tuple[RowKey, ...], str]] = []
         for c in snapshot.chapters:
-            self.entries.append((("c", c.index), c.display_name.lower()))
+            chapter = ("c", c.index)
+            self.entries.append((chapter, (), c.display_name.lower()))
             for p in c.paragraphs:
-                self.entries.append((("p", c.index, p.index), p.text.lower()))
-                self.entries.extend((("s", s.id), s.text.lower()) for s in p.sentences)
+                para = ("p", c.index, p.index)
+                self.entries.append((para, (chapter,), p.text.lower()))
+                self.entries.extend((("s", s.id), (chapter, para), s.text.lower()) for s in p.sentences)
 
     def find(self, needle: str) -> SearchResult:
         wanted = needle.strip().lower()
-        return SearchResult(needle, frozenset(k for k, text in self.entries if wanted in text))
+        rows: set[RowKey] = set()
+        above: set[RowKey] = set()
+        for key, parents, text in self.entries:
+            if wanted in text:
+                rows.add(key)
+                above.update(parents)
+        return SearchResult(needle, frozenset(rows), frozenset(rows | above), frozenset(above))

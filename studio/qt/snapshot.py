@@ -14,13 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Iterable
 
+from studio.project.bookdb import heading_paragraph
 from studio.project.chapters import ChapterControl
+from studio.project.duration import Timing, chapter_seconds, project_timing
 from studio.project.store import Project, SentenceRow
 from studio.qt.messages import SentenceState
 from studio.text.inspect import inspect_book, language_prefix
 
 DEFAULT_LONG_CHAPTER_MINUTES = 60.0
-WORDS_PER_MINUTE = 155.0
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,8 @@ class ChapterNode:
     included: bool = True
     name: str = ""
     reason: str = ""  # why the import left it out ("table of contents"), when it knows
+    #: the first paragraph repeats the heading and is spoken as the title (as export does)
+    heading_first: bool = False
 
     @property
     def display_name(self) -> str:
@@ -104,6 +107,8 @@ class BookSnapshot:
     #: sentences, passages without a voice): kept apart so a new threshold can
     #: rebuild the banner without reading the project again
     notes: tuple[str, ...] = ()
+    #: speaking rate and pauses the chapters' ``estimated_s`` come from
+    timing: Timing | None = None
 
     def sentence_count(self) -> int:
         return sum(len(c.sentences) for c in self.chapters)
@@ -138,40 +143,46 @@ def build_snapshot(
     """Read the project once and assemble the tree's data (runs off the GUI thread)."""
     book = project.book()
     langs = voice_languages(project, known_voices)
-    report = inspect_book(
-        book, words_per_minute=WORDS_PER_MINUTE, long_chapter_minutes=long_chapter_minutes, voice_languages=langs
-    )
+    report = inspect_book(book, long_chapter_minutes=long_chapter_minutes, voice_languages=langs)
     rows = project.sentences()
+    timing = timing_of(project, rows)
     by_chapter: dict[int, list[SentenceRow]] = {}
     for r in rows:
         by_chapter.setdefault(r.chapter, []).append(r)
     controls = project.chapter_control.all()
     chapters = tuple(
-        _chapter(ci, chapter, report.chapters[ci], by_chapter.get(ci, []), controls[ci])
+        _chapter(ci, chapter, report.chapters[ci], by_chapter.get(ci, []), controls[ci], timing)
         for ci, chapter in enumerate(book.chapters)
     )
-    warnings = tuple(report.warnings())
-    return BookSnapshot(
+    notes = tuple(report.warnings()[len(report.long_chapters):])
+    snapshot = BookSnapshot(
         folder=str(project.folder), title=book.title, author=book.author, language=book.language,
         voice_languages=tuple(sorted(langs)), long_chapter_minutes=long_chapter_minutes,
-        chapters=chapters, warnings=warnings, notes=warnings[len(report.long_chapters):],
+        chapters=chapters, notes=notes, timing=timing,
     )
+    return with_long_chapters(snapshot, long_chapter_minutes)
+
+
+def timing_of(project: Project, rows: Iterable[SentenceRow]) -> Timing:
+    """The project's speaking rate (calibrated from ``rows`` rendered so far) and pauses."""
+    settings = project.settings()
+    return project_timing(settings.voice_id, settings.synthesis.length_scale, settings.pauses, rows)
 
 
 def build_chapter(project: Project, snapshot: BookSnapshot, chapter_idx: int) -> ChapterNode:
     """One chapter rebuilt after a language override or an edit (states included)."""
     book = project.book()
     langs = voice_languages(project)
-    report = inspect_book(
-        book, words_per_minute=WORDS_PER_MINUTE, long_chapter_minutes=snapshot.long_chapter_minutes,
-        voice_languages=langs,
-    )
+    report = inspect_book(book, long_chapter_minutes=snapshot.long_chapter_minutes, voice_languages=langs)
     rows = project.sentences([chapter_idx])
     control = project.chapter_control.all()[chapter_idx]
-    return _chapter(chapter_idx, book.chapters[chapter_idx], report.chapters[chapter_idx], rows, control)
+    timing = snapshot.timing or timing_of(project, rows)
+    node = _chapter(chapter_idx, book.chapters[chapter_idx], report.chapters[chapter_idx], rows, control, timing)
+    return replace(node, too_long=node.estimated_s > snapshot.long_chapter_minutes * 60.0)
 
 
-def _chapter(ci: int, chapter, report, rows: list[SentenceRow], control: ChapterControl) -> ChapterNode:  # noqa: ANN001
+def _chapter(ci: int, chapter, report, rows: list[SentenceRow], control: ChapterControl,
+             timing: Timing) -> ChapterNode:
     unvoiced = {p.paragraph_index for p in report.unvoiced}
     by_para: dict[int | None, list[SentenceNode]] = {}
     for r in rows:
@@ -187,10 +198,20 @@ def _chapter(ci: int, chapter, report, rows: list[SentenceRow], control: Chapter
             ci, pi, para.text, para.language, float(para.confidence), para.language_override,
             pi in unvoiced, tuple(by_para.get(pi, ())),
         ))
+    heading = heading_paragraph(chapter)
     return ChapterNode(
-        ci, chapter.title, chapter.front_matter, report.word_count, report.duration_seconds, report.too_long,
+        ci, chapter.title, chapter.front_matter, report.word_count, chapter_seconds(rows, heading, timing), False,
         tuple(paragraphs), control.included, control.name if control.name != chapter.title else "", control.reason,
+        heading,
     )
+
+
+def estimate(chapter: ChapterNode, timing: Timing | None, sentences: Iterable[SentenceNode] | None = None) -> float:
+    """How long the chapter's file will play, from its current ``sentences`` (default:
+    the node's own): the one estimate the tree, the inspector and the banner show."""
+    if timing is None:
+        return chapter.estimated_s
+    return chapter_seconds(tuple(chapter.sentences if sentences is None else sentences), chapter.heading_first, timing)
 
 
 def _sentence(r: SentenceRow) -> SentenceNode:
@@ -234,8 +255,9 @@ def apply_states(snapshot: BookSnapshot, changes: Iterable[SentenceState]) -> Bo
             if any(s.id in by_id for s in para.sentences):
                 para = replace(para, sentences=tuple(_changed(s, by_id.get(s.id)) for s in para.sentences))
             paragraphs.append(para)
-        chapters[ci] = replace(chapter, paragraphs=tuple(paragraphs))
-    return replace(snapshot, chapters=tuple(chapters))
+        chapter = replace(chapter, paragraphs=tuple(paragraphs))
+        chapters[ci] = replace(chapter, estimated_s=estimate(chapter, snapshot.timing))
+    return with_long_chapters(replace(snapshot, chapters=tuple(chapters)), snapshot.long_chapter_minutes)
 
 
 def _changed(node: SentenceNode, change: SentenceState | None) -> SentenceNode:

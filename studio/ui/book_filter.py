@@ -2,7 +2,10 @@
 a language and a text search.
 
 Why a proxy over the model: filters change nothing in the data, and Qt's
-recursive filtering keeps a chapter visible when any row under it matches.
+recursive filtering keeps a chapter visible when any row under it matches. A
+text search alone needs no recursion: its answer (built off the GUI thread) lists
+the rows above every match, so each row costs one set lookup and the rows under
+a collapsed chapter are not looked at until it is expanded.
 """
 
 from __future__ import annotations
@@ -44,19 +47,33 @@ class BookFilter(QSortFilterProxyModel):
         self._refilter(lambda: (setattr(self, "needle", result.needle.strip().lower()), setattr(self, "matches", result)))
 
     def _refilter(self, change) -> None:
-        if hasattr(self, "endFilterChange"):  # Qt >= 6.10
-            self.beginFilterChange()
-            change()
-            self.endFilterChange()
-        else:
-            change()
-            self.invalidateRowsFilter()
+        """Apply a filter change: every mapping is dropped, so only the rows the tree looks
+        at are filtered again (a collapsed chapter's children wait until it is opened)."""
+        change()
+        self.invalidate()
+        self.setRecursiveFilteringEnabled(not self._search_only())  # after: nothing mapped to refilter
+
+    def _search_only(self) -> bool:
+        """Only a text search filters: its answer names every row to show (ancestors
+        included), so no row needs its children searched and each check is a lookup."""
+        return self.mode == "All" and not self.language and bool(self.needle) and self.matches is not None
+
+    def hasChildren(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> bool:  # noqa: B008
+        """Whether a row gets an expander: during a search, from the answer (Qt would
+        otherwise filter every paragraph of every chapter the tree lays out)."""
+        if parent.isValid() and self._search_only():
+            source = self.mapToSource(parent)
+            key = self.sourceModel().row_key(source.row(), source.parent())  # type: ignore[attr-defined]
+            return key in self.matches.above  # type: ignore[union-attr]
+        return super().hasChildren(parent)
 
     def filterAcceptsRow(self, row: int, parent: QModelIndex | QPersistentModelIndex) -> bool:
-        model = self.sourceModel()
-        idx = model.index(row, 0, parent)
         if self.mode == "All" and not self.needle and not self.language:
             return True
+        model = self.sourceModel()
+        if self._search_only():
+            return model.row_key(row, parent) in self.matches.shown  # type: ignore[attr-defined, union-attr]
+        idx = model.index(row, 0, parent)
         node = model.node(idx)  # type: ignore[attr-defined]
         if node is None:
             return False

@@ -19,7 +19,7 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelInde
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from studio.qt.messages import StateDelta
-from studio.qt.snapshot import BookSnapshot, ChapterNode, ParagraphNode, SentenceNode, with_state
+from studio.qt.snapshot import BookSnapshot, ChapterNode, ParagraphNode, SentenceNode, estimate, with_state
 
 COLUMNS = ("Text", "Language", "State", "Flags", "Length")
 TEXT, LANG, STATE, FLAGS, LENGTH = range(5)
@@ -28,6 +28,9 @@ ANY_LANGUAGE = "Any language"
 FlagsRole = Qt.ItemDataRole.UserRole + 1
 StateRole = Qt.ItemDataRole.UserRole + 2
 
+_ROLES = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole, Qt.ItemDataRole.ToolTipRole,
+                    Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.FontRole,
+                    FlagsRole, StateRole})
 _STATE_COLORS = {"done": "#2e7d32", "failed": "#c62828", "rendering": "#1565c0", "pending": "#757575"}
 _PLAYING = QColor(255, 236, 153)
 _BITS = 21
@@ -169,6 +172,7 @@ class BookModel(QAbstractItemModel):
             chapters.add(where[0])
             idx = self._sentence_index(where)
             self.dataChanged.emit(idx, idx.siblingAtColumn(len(COLUMNS) - 1))
+        self._estimate(chapters)
         for c in chapters:
             self._counts.pop(c, None)
             top = self.index(c, 0)
@@ -176,6 +180,18 @@ class BookModel(QAbstractItemModel):
             for pi in {self._where[i][1] for i in (ch.sentence_id for ch in delta.changes) if self._where.get(i, (-1,))[0] == c}:
                 pidx = self.index(pi, 0, top)
                 self.dataChanged.emit(pidx, pidx.siblingAtColumn(len(COLUMNS) - 1))
+
+    def _estimate(self, chapters: set[int]) -> None:
+        """Chapters' lengths after render states changed: rendered sentences now count
+        at their real length (the inspector and the Length column read these nodes)."""
+        snap = self.snapshot
+        if snap is None or not chapters:
+            return
+        nodes = list(snap.chapters)
+        for c in chapters:
+            node = nodes[c]
+            nodes[c] = replace(node, estimated_s=estimate(node, snap.timing, [self.sentence(s.id) for s in node.sentences]))
+        self.snapshot = replace(snap, chapters=tuple(nodes))
 
     def set_playing(self, sentence_id: int | None) -> QModelIndex:
         """Highlight the sentence being heard; returns its index (invalid if none)."""
@@ -198,6 +214,16 @@ class BookModel(QAbstractItemModel):
             return None
         c, p, s = where
         return self.snapshot.chapters[c].paragraphs[p].sentences[s]
+
+    def row_key(self, row: int, parent: QModelIndex | QPersistentModelIndex) -> tuple:
+        """The search key (:data:`studio.qt.search.RowKey`) of a row, from its position only."""
+        if not parent.isValid():
+            return ("c", row)
+        c, p, _s = _unkey(parent.internalId())
+        chapter = self.snapshot.chapters[c]  # type: ignore[union-attr]
+        if p < 0:
+            return ("p", c, chapter.paragraphs[row].index)
+        return ("s", chapter.paragraphs[p].sentences[row].id)
 
     def node(self, index: QModelIndex) -> ChapterNode | ParagraphNode | SentenceNode | None:
         if not index.isValid() or self.snapshot is None:
@@ -303,6 +329,8 @@ class BookModel(QAbstractItemModel):
         return True
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role not in _ROLES:  # the tree asks for a dozen roles per cell it paints
+            return None
         node = self.node(index)
         if node is None:
             return None
@@ -361,6 +389,11 @@ class BookModel(QAbstractItemModel):
         return self.snapshot.chapters[where[0]].paragraphs[where[1]]
 
     def _agg_state(self, node: ChapterNode | ParagraphNode) -> str:
+        if isinstance(node, ChapterNode):  # counted once per change, not per paint
+            states = [state for state, n in self.counts(node.index).items() if n]
+            total = sum(self.counts(node.index).values())
+            return "done" if total and states == ["done"] else next(
+                (s for s in ("rendering", "failed") if s in states), "pending")
         states = [self.sentence(s.id).state for s in node.sentences]  # type: ignore[union-attr]
         if "rendering" in states:
             return "rendering"
@@ -384,10 +417,9 @@ class BookModel(QAbstractItemModel):
                 return text + (f", {n['failed']} failed" if n.get("failed") else "")
             if col == FLAGS:
                 return ", ".join(self.flag_words(node))
-            done = [self.sentence(s.id) for s in node.sentences]
-            if done and all(s is not None and s.state == "done" for s in done):
-                return fmt_duration(sum(s.duration or 0.0 for s in done))  # type: ignore[union-attr]
-            return f"~{fmt_duration(node.estimated_s)}"
+            n = self.counts(node.index)
+            exact = 0 < n.get("done", 0) == sum(n.values())
+            return ("" if exact else "~") + fmt_duration(node.estimated_s)  # with pauses, as exported
         if isinstance(node, ParagraphNode):
             if col == TEXT:
                 text = node.text if node.index is not None else f"Title: {node.text}"

@@ -34,6 +34,10 @@ from studio.ui.book_model import ANY_LANGUAGE, COLUMNS, FILTERS, BookModel
 from studio.ui.common import LANGUAGE_NAMES, language_label
 
 
+#: a search answer with up to this many matching rows opens the tree to show them all
+EXPAND_MATCHES = 300
+
+
 def banner_line(snapshot) -> tuple[str, str]:
     """``(one line, the filter its "Show" link applies)``: passages without a voice first."""
     if snapshot is None:
@@ -239,8 +243,12 @@ class BookPanel(QWidget):
     def apply_search(self, result: SearchResult) -> None:
         """The answer to the newest search (older answers and a cleared field are ignored)."""
         if result.needle == self.search.text() and result.needle.strip():
+            few = len(result.rows) <= EXPAND_MATCHES
+            if not few:  # the first letters match most of the book: opening every chapter would take seconds
+                self.tree.collapseAll()  # before filtering, so no expanded row has to be mapped again
             self.proxy.set_matches(result)
-            self.tree.expandAll()
+            if few:  # a few places: show them all at once
+                self.tree.expandAll()
 
     def _filter_changed(self, mode: str) -> None:
         self.proxy.set_mode(mode)

@@ -24,7 +24,7 @@ from studio.qt.planning import BookPlan
 from studio.qt.preset_words import preset_label
 from studio.qt.session import ProjectSession
 from studio.qt.sinks import output_device_problem
-from studio.qt.snapshot import BookSnapshot, ParagraphNode, SentenceNode
+from studio.qt.snapshot import BookSnapshot, ChapterNode, ParagraphNode, SentenceNode
 from studio.text.importer import SUPPORTED_SUFFIXES
 from studio.ui.book_view import BookPanel
 from studio.ui.common import show_message_box
@@ -258,6 +258,8 @@ class MainWindow(QMainWindow):
         self.book.update_snapshot(snap)
         if sid is not None:
             self.book.select_sentence(sid)
+        elif current.isValid():  # a chapter's or paragraph's figures may have changed (new pauses)
+            self._show_details(self.book.node_at(self.book.tree.currentIndex()))
 
     def _closed(self) -> None:
         self.empty.set_recent(self.recent_projects())
@@ -283,6 +285,8 @@ class MainWindow(QMainWindow):
         node = self.inspector._node
         if isinstance(node, SentenceNode) and any(c.sentence_id == node.id for c in delta.changes):
             self._show_details(self.book.model.sentence(node.id))
+        elif isinstance(node, ChapterNode) and self.book.model.snapshot is not None:  # its length follows the render
+            self._show_details(self.book.model.snapshot.chapters[node.index])
 
     def _show_details(self, node) -> None:
         para = None

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QMenu, QStyle, QToolBar
 
 from studio.qt.logsetup import log_file_path
 from studio.ui.lexicon_panel import open_lexicon_dialog
+from studio.ui.pacing_dialog import open_pacing_dialog
 
 if TYPE_CHECKING:
     from studio.ui.main_window import MainWindow
@@ -110,6 +111,8 @@ def build_actions(w: "MainWindow") -> WindowActions:
     act("voices", "&Voices && Presets\u2026", w.open_voices, menu=project_menu, shortcut="Ctrl+Shift+V",
         icon=SP.SP_MediaVolume, toolbar=True, label="Voices", project=True,
         tip="Default voice, a voice per language, and the speed/quality preset")
+    act("pacing", "Speed && &Pauses\u2026", lambda: open_pacing_dialog(w), menu=project_menu, project=True,
+        tip="How fast the voice speaks, and the pauses between sentences, paragraphs and chapters")
     act("export", "&Export Chapters\u2026", w.open_export, menu=project_menu, shortcut="Ctrl+E",
         icon=SP.SP_DialogSaveButton, toolbar=True, label="Export", project=True, tip="Write chapters as WAV or MP3")
     act("lexicon", "Pro&nunciations\u2026", lambda: open_lexicon_dialog(w), menu=project_menu, shortcut="Ctrl+L",

@@ -1,0 +1,197 @@
+"""How long a chapter will play: the voice's speaking rate plus the project's pauses.
+
+Why one function for every estimate: the tree, the inspector, the long-chapter
+banner and the Render Book question used a flat 155 words per minute, which ran
+20-28 % high for the bundled voice and left out the pauses export inserts. Here a
+sentence that is rendered counts at its real length, one that is not is predicted
+from its spoken characters (numbers spelled out,
+:mod:`studio.text.spoken`) with a rate measured on the voice (and, once the
+project has rendered some sentences, calibrated from them), and the pauses are
+laid out exactly as :func:`studio.audio.assemble.iter_chapter` lays them out, with
+the title split the way export splits it (:func:`title_and_body`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Protocol, TypeVar
+
+from studio.audio.assemble import Pauses
+from studio.project.bookdb import heading_paragraph
+from studio.project.store import Project, SentenceRow
+from studio.text.spoken import spoken_chars
+
+log = logging.getLogger(__name__)
+
+RATES_FILE = Path(__file__).with_name("speaking_rates.json")
+#: the entry used for a voice nobody measured (the bundled voice's figures)
+FALLBACK = "default"
+#: calibrate from the project's own audio once this much of it is rendered: fewer
+#: sentences say more about their own wording than about the voice
+MIN_CALIBRATION_S = 30.0
+
+
+#: the speeds offered to producers ("1.1x"): the length scale is their inverse
+SPEED_RANGE = (0.8, 1.3)
+
+
+def speed_of(length_scale: float) -> float:
+    """The plain "1.1x" for a length scale (a longer scale is slower speech)."""
+    return 1.0 / length_scale if length_scale > 0 else 1.0
+
+
+def length_scale_of(speed: float) -> float:
+    """Rounded, so one speed always gives one cache key (1.0x keeps the default key)."""
+    if not SPEED_RANGE[0] <= speed <= SPEED_RANGE[1]:
+        raise ValueError(f"speed {speed:g}x is outside {SPEED_RANGE[0]:g}x-{SPEED_RANGE[1]:g}x")
+    return round(1.0 / speed, 4)
+
+
+@dataclass(frozen=True)
+class SpeakingRate:
+    """A sentence lasts ``per_sentence + per_char * spoken characters`` seconds at
+    length scale 1; both scale with the length scale (the voice stretches its
+    leading and trailing silence too). ``basis`` says where the figures came from."""
+
+    per_sentence: float
+    per_char: float
+    basis: str = ""
+
+    def sentence(self, text: str, length_scale: float = 1.0) -> float:
+        chars = spoken_chars(text)
+        return 0.0 if chars == 0 else (self.per_sentence + self.per_char * chars) * length_scale
+
+
+@lru_cache(maxsize=1)
+def _rates() -> dict[str, dict[str, float]]:
+    return json.loads(RATES_FILE.read_text(encoding="utf-8"))
+
+
+def voice_rate(voice_id: str) -> SpeakingRate:
+    """The rate measured on ``voice_id`` (bench/duration.py), else the fallback one."""
+    table = _rates()
+    row = table.get(voice_id)
+    basis = f"measured on {voice_id}"
+    if row is None:
+        row, basis = table[FALLBACK], "typical voice (not measured on this one)"
+    return SpeakingRate(float(row["per_sentence"]), float(row["per_char"]), basis)
+
+
+def calibrated(rate: SpeakingRate, rendered: Iterable[tuple[str, float]], length_scale: float = 1.0) -> SpeakingRate:
+    """``rate`` scaled so it predicts the project's rendered sentences on average.
+
+    ``rendered``: (text, seconds) of sentences rendered with the current settings.
+    Below :data:`MIN_CALIBRATION_S` of audio ``rate`` is returned as it is.
+    """
+    actual = predicted = 0.0
+    count = 0
+    for text, seconds in rendered:
+        guess = rate.sentence(text, length_scale)
+        if guess <= 0.0 or seconds <= 0.0:
+            continue
+        actual, predicted, count = actual + seconds, predicted + guess, count + 1
+    if actual < MIN_CALIBRATION_S or predicted <= 0.0:
+        return rate
+    factor = actual / predicted
+    return replace(rate, per_sentence=rate.per_sentence * factor, per_char=rate.per_char * factor,
+                   basis=f"calibrated on {count} rendered sentences")
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Everything a chapter estimate needs besides the text: plain values, so it can
+    travel with the GUI's snapshot."""
+
+    rate: SpeakingRate
+    length_scale: float = 1.0
+    pauses: Pauses = field(default_factory=Pauses)
+
+
+class Spoken(Protocol):
+    """A sentence as estimates see it (a store row or a tree node)."""
+
+    paragraph: int | None
+    text: str
+    state: str
+    duration: float | None
+
+
+S = TypeVar("S", bound=Spoken)
+
+
+def title_and_body(rows: Sequence[S], heading_first: bool) -> tuple[list[S], list[S]]:
+    """The sentences spoken as the chapter title, and the rest, as export speaks them.
+
+    The title is the (first) title row or -- when the importer kept the heading as the
+    chapter's first paragraph (``heading_first``) -- that paragraph's sentences.
+    """
+    titles = [r for r in rows if r.paragraph is None]
+    body = [r for r in rows if r.paragraph is not None]
+    if titles:
+        return titles[:1], body
+    if heading_first and body and body[0].paragraph == 0:
+        heading = [r for r in body if r.paragraph == 0]
+        return heading, body[len(heading):]
+    return [], body
+
+
+def sentence_seconds(row: Spoken, timing: Timing) -> float:
+    """Its real length when rendered with the current inputs, else the prediction."""
+    if row.state == "done" and row.duration is not None:
+        return float(row.duration)
+    return timing.rate.sentence(row.text, timing.length_scale)
+
+
+def chapter_seconds(rows: Sequence[Spoken], heading_first: bool, timing: Timing) -> float:
+    """The length of the chapter's exported file (0 when it has nothing to say).
+
+    Mirrors :func:`studio.audio.assemble.iter_chapter`: title, title pause; each
+    sentence followed by the sentence pause, or the paragraph pause after a
+    paragraph's last one; the chapter-end pause. Silent sentences add no pause.
+    """
+    if not rows:
+        return 0.0
+    pauses = timing.pauses
+    title, body = title_and_body(rows, heading_first)
+    total = pauses.chapter_end
+    if title:
+        spoken = [sentence_seconds(r, timing) for r in title]
+        total += sum(spoken) + pauses.sentence * (len(spoken) - 1) + pauses.title
+    paragraph: list[float] = []
+    current: int | None = None
+    for row in [*body, None]:
+        if row is None or row.paragraph != current:
+            if paragraph:
+                total += sum(paragraph) + pauses.sentence * (len(paragraph) - 1) + pauses.paragraph
+            paragraph = []
+            if row is None:
+                break
+            current = row.paragraph
+        seconds = sentence_seconds(row, timing)
+        if seconds > 0.0:
+            paragraph.append(seconds)
+    return total
+
+
+def project_timing(voice_id: str, length_scale: float, pauses: Pauses, rows: Iterable[Spoken]) -> Timing:
+    """The project's timing: the voice's rate, calibrated from ``rows`` that are rendered."""
+    rendered = ((r.text, float(r.duration)) for r in rows if r.state == "done" and r.duration)
+    return Timing(calibrated(voice_rate(voice_id), rendered, length_scale), length_scale, pauses)
+
+
+def chapter_estimates(project: Project) -> list[float]:
+    """Every chapter's estimated file length, straight from the project (for the CLI
+    and benchmarks; the GUI gets the same numbers through its snapshot)."""
+    rows = project.sentences()
+    settings = project.settings()
+    timing = project_timing(settings.voice_id, settings.synthesis.length_scale, settings.pauses, rows)
+    by_chapter: dict[int, list[SentenceRow]] = {}
+    for r in rows:
+        by_chapter.setdefault(r.chapter, []).append(r)
+    return [chapter_seconds(by_chapter.get(i, []), heading_paragraph(c), timing)
+            for i, c in enumerate(project.book().chapters)]
