@@ -118,3 +118,18 @@ def test_a_contents_page_is_shown_excluded_with_its_reason_and_can_be_included(
     trigger(window, model.index(0, 0), "Include in the book")
     qtbot.waitUntil(lambda: model.snapshot.chapters[0].included, timeout=WAIT)
     assert names(window)[0] == "1. Contents"
+
+
+def test_the_waveform_follows_a_merge_of_the_chapter_it_shows(qtbot, window: MainWindow, tmp_path: Path) -> None:
+    open_and_wait(qtbot, window, write_manuscript(tmp_path / "books", TINY))
+    book, model, session = window.book, window.book.model, window.session
+    session.render_chapters([0, 1])
+    wait_jobs_done(qtbot, window)
+    first = {s.id for s in model.snapshot.chapters[0].sentences}
+    both = first | {s.id for s in model.snapshot.chapters[1].sentences}
+    book.tree.setCurrentIndex(book.proxy.mapFromSource(model.index(0, 0)))
+    qtbot.waitUntil(lambda: window.wave.data is not None
+                    and {s.sentence_id for s in window.wave.data.spans} == first, timeout=WAIT)
+    trigger(window, model.index(0, 0), "Merge with next chapter")
+    qtbot.waitUntil(lambda: model.rowCount() == 2, timeout=WAIT)
+    qtbot.waitUntil(lambda: {s.sentence_id for s in window.wave.data.spans} == both, timeout=WAIT)
