@@ -257,3 +257,18 @@ def test_console_script_entry_point() -> None:
     proc = subprocess.run([str(Path(sys.executable).parent / "studio"), "--version"], capture_output=True, text=True)
     assert proc.returncode == 0 and proc.stdout.startswith("studio ")
     assert os.access(Path(sys.executable).parent / "studio", os.X_OK)
+
+
+def test_help_imports_nothing_heavy() -> None:
+    """``studio --help`` and ``studio render --help`` stay quick: no numpy, no model runtime, no Qt
+    (the start-up budget of a help screen is 0.3 s; ``bench/startup.py`` times it)."""
+    heavy = ("numpy", "onnxruntime", "torch", "PySide6", "lingua")
+    for args in (["--help"], ["render", "--help"]):
+        probe = (
+            "import sys\nfrom studio.cli import main\n"
+            f"try:\n    main({args!r})\nexcept SystemExit:\n    pass\n"
+            f"print([m for m in {heavy!r} if m in sys.modules], file=sys.stderr)"
+        )
+        done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert done.stderr.strip().splitlines()[-1] == "[]", (args, done.stderr)

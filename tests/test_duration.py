@@ -15,6 +15,7 @@ from test_takes import _Lent
 from voice import bundled_engine
 
 from studio.audio.assemble import Pauses
+from studio.core.speed import length_scale_of, speed_of
 from studio.engine.base import SynthesisSettings
 from studio.engine.voice.catalog import get_voice
 from studio.jobs.export import export_chapter_files
@@ -26,9 +27,7 @@ from studio.project.duration import (
     Timing,
     chapter_estimates,
     chapter_seconds,
-    length_scale_of,
     project_timing,
-    speed_of,
     voice_rate,
 )
 

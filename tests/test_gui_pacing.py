@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QDialogButtonBox
 from test_gui_support import write_manuscript
 from test_gui_window import WAIT, make_window, open_and_wait, sentences, wait_jobs_done
 
-from studio.project.duration import length_scale_of
+from studio.core.speed import length_scale_of
 from studio.project.store import Project
 from studio.ui.book_model import LENGTH, STATE
 from studio.ui.main_window import MainWindow

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from studio.core.errors import StudioError
-from studio.project.duration import SPEED_RANGE, length_scale_of
-from studio.project.settings import ProjectSettings
+from studio.core.speed import SPEED_RANGE, length_scale_of
+
+if TYPE_CHECKING:
+    from studio.project.settings import ProjectSettings
 
 #: option -> the :class:`~studio.audio.assemble.Pauses` field it sets
 PAUSE_OPTIONS = {"sentence_pause": "sentence", "paragraph_pause": "paragraph", "title_pause": "title",
@@ -33,7 +36,7 @@ def add_render_arguments(parser: argparse.ArgumentParser) -> None:
                        help="seconds of silence closing each chapter file (default: 0)")
 
 
-def pacing_changes(args: argparse.Namespace, settings: ProjectSettings) -> ProjectSettings:
+def pacing_changes(args: argparse.Namespace, settings: "ProjectSettings") -> "ProjectSettings":
     """``settings`` with the speed and pauses given on the command line (StudioError: out of range)."""
     changes: dict[str, object] = {}
     if args.speed is not None:

@@ -36,21 +36,6 @@ FALLBACK = "default"
 MIN_CALIBRATION_S = 30.0
 
 
-#: the speeds offered to producers ("1.1x"): the length scale is their inverse
-SPEED_RANGE = (0.8, 1.3)
-
-
-def speed_of(length_scale: float) -> float:
-    """The plain "1.1x" for a length scale (a longer scale is slower speech)."""
-    return 1.0 / length_scale if length_scale > 0 else 1.0
-
-
-def length_scale_of(speed: float) -> float:
-    """Rounded, so one speed always gives one cache key (1.0x keeps the default key)."""
-    if not SPEED_RANGE[0] <= speed <= SPEED_RANGE[1]:
-        raise ValueError(f"speed {speed:g}x is outside {SPEED_RANGE[0]:g}x-{SPEED_RANGE[1]:g}x")
-    return round(1.0 / speed, 4)
-
 
 @dataclass(frozen=True)
 class SpeakingRate:

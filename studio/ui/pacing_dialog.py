@@ -17,7 +17,8 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QLabel, QVBoxLayout, QWidget
 
 from studio.audio.assemble import Pauses
-from studio.project.duration import SPEED_RANGE, Timing, length_scale_of, speed_of
+from studio.core.speed import SPEED_RANGE, length_scale_of, speed_of
+from studio.project.duration import Timing
 from studio.project.settings import ProjectSettings
 from studio.qt.snapshot import BookSnapshot, estimate
 from studio.ui.book_model import fmt_duration
