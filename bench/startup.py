@@ -28,7 +28,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from studio.bench.whole import BUSY_LOAD_PER_CPU, piper_command, run_process  # noqa: E402
+from studio.bench.whole import OtherLoad, is_shared, piper_command, run_process  # noqa: E402
 
 SENTENCE = "The rain had stopped by the time the last train pulled into the station."
 #: seconds, whole process, quiet machine
@@ -67,10 +67,11 @@ def main() -> int:
         }
         times: dict[str, list[float]] = {name: [] for name in commands}
         peaks: dict[str, list[float]] = {name: [] for name in commands}
-        loads = [os.getloadavg()[0]]
+        loads, others = [os.getloadavg()[0]], OtherLoad()
         for k in range(args.runs):
             for name, make in commands.items():  # interleaved: a slow moment hits every command
                 run = run_process(make(k))
+                others.add(run)
                 times[name].append(run.wall_s)
                 peaks[name].append(run.peak_bytes / 2**20)
             loads.append(os.getloadavg()[0])
@@ -86,11 +87,13 @@ def main() -> int:
             for us, name in sorted(rows, reverse=True)[:15]:
                 print(f"  {us / 1e3:8.1f} ms {name}")
 
-    cpus = os.cpu_count() or 1
-    print(f"load average (1 min) {min(loads):.2f}-{max(loads):.2f} on {cpus} CPU(s); {args.runs} run(s) each, "
-          f"interleaved; whole processes{' (PYTHONPATH set)' if env_note else ''}")
-    if max(loads) / cpus > BUSY_LOAD_PER_CPU:
-        print("WARNING: the machine was shared (load above half a task per CPU): these are not quiet-machine figures")
+    cpus, other = os.cpu_count() or 1, others.cpus_used()
+    print(f"{args.runs} run(s) each, interleaved, whole processes{' (PYTHONPATH set)' if env_note else ''}, on "
+          f"{cpus} CPU(s); " + (f"other processes kept {other:.2f} CPU(s) busy meanwhile; " if other is not None else "")
+          + f"load average (1 min, these runs included) {min(loads):.2f}-{max(loads):.2f}")
+    if is_shared(other, loads, cpus):
+        print("WARNING: the machine was shared (other processes used more than half of each CPU): "
+              "these are not quiet-machine figures")
     print(f"{'command':18} {'median s':>9} {'min':>7} {'max':>7} {'peak MiB':>9}  budget")
     ok = True
     for name in commands:

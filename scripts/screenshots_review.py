@@ -3,13 +3,13 @@
 Run under a display (``xvfb-run -a python scripts/screenshots_review.py``). Like
 ``scripts/screenshots.py`` it works in a temporary folder with the real bundled
 voice (loaded in this process): the sample manuscript is imported, chapter 1 is
-rendered, a sentence is taken three times, a chapter is excluded and another
-renamed.
+rendered, a sentence is taken three times, a chapter is renamed, another
+excluded and one split in two.
 
 Shots: ``waveform.png`` (a chapter's waveform with the play cursor),
 ``takes.png`` (three takes of a sentence, two selected for A/B, an older one
-chosen), ``chapters.png`` (an excluded and a renamed chapter, front matter
-included), ``render-book.png`` (the question before a whole-book render).
+chosen), ``chapters.png`` (a renamed, a split and an excluded chapter, front
+matter included), ``render-book.png`` (the question before a whole-book render).
 """
 
 from __future__ import annotations
@@ -101,6 +101,9 @@ def shoot(args: argparse.Namespace, tmp: Path) -> int:
     session.set_chapter_included(2, False)
     wait_until(app, lambda: not session.snapshot.chapters[2].included
                and session.snapshot.chapters[0].display_name == "The Lamp", 60, "the chapter changes")
+    chapters = len(session.snapshot.chapters)
+    session.split_chapter(1, 2)  # before its third paragraph: "... (part 2)"
+    wait_until(app, lambda: len(session.snapshot.chapters) == chapters + 1, 60, "the split")
     tree.collapseAll()
     tree.setCurrentIndex(win.book.proxy.mapFromSource(model.index(2, 0)))
     grab(win, "chapters.png")

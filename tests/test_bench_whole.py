@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from studio.bench.whole import FIXTURE_EPUB, MIN_WORDS, long_prose, markdown_table, run_process
+from studio.bench.whole import FIXTURE_EPUB, MIN_WORDS, OtherLoad, long_prose, markdown_table, run_process
 from studio.core.errors import StudioError
 
 
@@ -26,6 +27,30 @@ def test_run_process_reports_time_cpu_and_peak_memory(tmp_path: Path):
     assert run.peak_bytes >= 64 * 2**20
     with pytest.raises(StudioError, match="exited with 3"):
         run_process([sys.executable, "-c", "import sys; sys.exit(3)"])
+
+
+def test_a_small_command_does_not_inherit_the_benchmarks_peak_memory():
+    """Linux carries the peak RSS over fork and exec: a benchmark holding loaded engines
+    would otherwise lend its peak to every command it measures."""
+    ballast = bytearray(400 * 2**20)
+    ballast[:: 4096] = b"x" * len(ballast[:: 4096])  # touched: resident
+    run = run_process([sys.executable, "-c", "pass"])
+    assert run.peak_bytes < 100 * 2**20
+    del ballast
+
+
+def test_other_load_counts_other_processes_and_not_ours():
+    others, ours = OtherLoad(), OtherLoad()
+    busy = subprocess.Popen([sys.executable, "-c", "import time\nt = time.process_time()\n"
+                             "while time.process_time() - t < 1.0: pass"])
+    run = run_process([sys.executable, "-c", "import time\nt = time.process_time()\n"
+                       "while time.process_time() - t < 0.5: pass"])
+    busy.wait(timeout=60)
+    ours.add(run)
+    seen_by_others, seen_by_ours = others.cpus_used(), ours.cpus_used()
+    assert seen_by_others is not None and seen_by_ours is not None
+    assert seen_by_others > 0.3  # the unmeasured busy loop (and our run, not added there)
+    assert seen_by_others - seen_by_ours > 0.1  # our own run is not counted as others'
 
 
 def test_report_warns_when_the_machine_was_shared():

@@ -7,9 +7,9 @@ sentences, with piper's start-up subtracted, flattered the studio on exactly the
 text users do not have. So each pair here is two fresh processes on the same text,
 studio and piper alternating (A B A B: a machine that slows down during the run
 slows both), the ratio taken pair by pair, medians with the spread shown. Peak
-memory is the largest single process of each command (``wait4``'s ``ru_maxrss``),
-and the load average is recorded, with a warning in the report when the machine was
-shared (more than half a runnable task per core).
+memory is the largest single process of each command (``wait4``'s ``ru_maxrss``,
+under a small launcher), and what other processes took of the CPUs is recorded, with
+a warning in the report when they used more than half of each.
 
 The text is the user's book (``studio bench --text FILE``), else chapters of the
 public-domain EPUB fixtures next to the repository, else the bundled sample
@@ -19,12 +19,13 @@ repeated; at least :data:`MIN_WORDS` words of it.
 from __future__ import annotations
 
 import os
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -34,7 +35,7 @@ from studio.core.errors import StudioError
 MIN_WORDS = 1000
 #: pairs of runs (studio, piper) per preset
 DEFAULT_PAIRS = 3
-#: a load average above this per logical CPU makes the figures "measured on a shared machine"
+#: other processes using more than this share of each CPU make the figures "measured on a shared machine"
 BUSY_LOAD_PER_CPU = 0.5
 #: where the repository's own runs find long public-domain prose
 FIXTURE_EPUB = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "epub" / "childrens-literature.epub"
@@ -50,28 +51,79 @@ class Run:
     returncode: int
 
 
+#: the measured command's parent: a small fresh process. Why not run the command
+#: directly: Linux carries a process's peak RSS over fork and exec, so a child of
+#: the benchmark (engines loaded: over a GiB) would report the benchmark's peak as
+#: its own. Under this launcher it inherits a few MiB at most. The launcher times
+#: the command itself, so its own start-up is left out for both commands alike.
+_LAUNCHER = """
+import os, sys, time
+t0 = time.perf_counter()
+pid = os.posix_spawnp(sys.argv[1], sys.argv[1:], os.environ,
+                      file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)])
+_, status, ru = os.wait4(pid, 0)
+print(time.perf_counter() - t0, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, os.waitstatus_to_exitcode(status))
+"""
+
+
 def run_process(cmd: Sequence[str], *, timeout_s: float = 1800.0, cwd: Path | None = None) -> Run:
     """Run ``cmd`` to its end; its own and its children's CPU time and largest RSS."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(list(cmd), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, cwd=cwd)
-    deadline = t0 + timeout_s
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.perf_counter() > deadline:
-            proc.kill()
-            pid, status, usage = os.wait4(proc.pid, 0)
-            break
-        time.sleep(0.01)
-    wall = time.perf_counter() - t0
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-    if proc.returncode != 0:
-        raise StudioError(f"{Path(cmd[0]).name} exited with {proc.returncode}: {err.strip()[-400:]}")
+    proc = subprocess.Popen([sys.executable, "-I", "-S", "-c", _LAUNCHER, *cmd], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # the command too: it is in the launcher's session
+        proc.communicate()
+        raise StudioError(f"{Path(cmd[0]).name} ran past {timeout_s:.0f} s") from None
+    fields = out.decode().split()
+    if proc.returncode != 0 or len(fields) != 4:
+        raise StudioError(f"{Path(cmd[0]).name} could not be run: {err.decode(errors='replace').strip()[-400:]}")
+    wall, cpu, maxrss_kib, code = float(fields[0]), float(fields[1]), int(fields[2]), int(fields[3])
+    if code != 0:
+        raise StudioError(f"{Path(cmd[0]).name} exited with {code}: {err.decode(errors='replace').strip()[-400:]}")
     # Linux reports ru_maxrss in KiB (the largest of the process and its waited-for children)
-    return Run(wall, usage.ru_utime + usage.ru_stime, int(usage.ru_maxrss) * 1024, proc.returncode)
+    return Run(wall, cpu, maxrss_kib * 1024, code)
+
+
+def cpu_busy_seconds() -> float | None:
+    """CPU seconds the whole machine has spent busy since boot (None where /proc/stat is missing)."""
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    except OSError:
+        return None
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class OtherLoad:
+    """How busy *other* processes kept the machine while ours ran, in CPUs.
+
+    Why not the load average: during a benchmark it counts the benchmark's own
+    processes (a two-stream render alone makes it about 2), so it would call every
+    run on a quiet 2-core machine "shared". The machine's busy CPU time minus the
+    CPU time of the processes we ran is what others took from us.
+    """
+
+    busy0: float | None = field(default_factory=cpu_busy_seconds)
+    t0: float = field(default_factory=time.monotonic)
+    own_cpu_s: float = 0.0
+
+    def add(self, run: Run) -> None:
+        self.own_cpu_s += run.cpu_s
+
+    def cpus_used(self) -> float | None:
+        busy = cpu_busy_seconds()
+        if busy is None or self.busy0 is None:
+            return None
+        return max(0.0, busy - self.busy0 - self.own_cpu_s) / max(time.monotonic() - self.t0, 1e-9)
+
+
+def is_shared(other_cpus: float | None, loads: Sequence[float], cpus: int) -> bool:
+    """Others kept more than half of each CPU busy (the load average where /proc/stat is missing)."""
+    value = other_cpus if other_cpus is not None else max(loads)
+    return value / cpus > BUSY_LOAD_PER_CPU
 
 
 def long_prose(path: Path | None = None, min_words: int = MIN_WORDS) -> tuple[str, str]:
@@ -117,6 +169,7 @@ def compare(
     if pairs < 1:
         raise StudioError("pairs must be 1 or more")
     loads = [load_now()]
+    others = OtherLoad()
     rows: dict[str, Any] = {}
     piper_runs: list[Run] = []
     with tempfile.TemporaryDirectory(prefix="studio-bench-whole-") as tmp:
@@ -133,6 +186,8 @@ def compare(
                 say(f"whole process: {preset} pair {k + 1}/{pairs}")
                 a = run_process(cmd)
                 b = run_process(piper_cmd)
+                others.add(a)
+                others.add(b)
                 loads.append(load_now())
                 studio_runs.append(a)
                 piper_runs.append(b)
@@ -141,11 +196,11 @@ def compare(
     piper = _summary(piper_runs)
     for row in rows.values():
         row["peak_vs_piper"] = row["peak_mib"]["median"] / piper["peak_mib"]["median"]
-    cpus = os.cpu_count() or 1
-    busy = max(loads) / cpus > BUSY_LOAD_PER_CPU
+    cpus, other = os.cpu_count() or 1, others.cpus_used()
     return {
         "pairs": pairs, "presets": rows, "piper_cli": piper,
-        "load_average": {"min": min(loads), "max": max(loads), "samples": loads, "busy": busy, "cpus": cpus},
+        "load_average": {"min": min(loads), "max": max(loads), "samples": loads, "cpus": cpus,
+                         "other_cpus": other, "busy": is_shared(other, loads, cpus)},
     }
 
 
@@ -197,9 +252,11 @@ def markdown_table(whole: dict[str, Any]) -> list[str]:
     lines.append(f"| `piper` CLI | {cell(p['wall_s'], '{:.1f}')} | {cell(p['cpu_s'], '{:.1f}')} "
                  f"| {cell(p['peak_mib'], '{:.0f}')} | 1.00x | 1.00x |")
     load = whole["load_average"]
-    note = (f"Load average (1 min) {load['min']:.2f}-{load['max']:.2f} on {load['cpus']} CPU(s); "
-            f"{whole['pairs']} pair(s) per preset, studio and piper alternating.")
+    other = load.get("other_cpus")
+    note = (f"{whole['pairs']} pair(s) per preset, studio and piper alternating, on {load['cpus']} CPU(s); "
+            + (f"other processes kept {other:.2f} CPU(s) busy meanwhile; " if other is not None else "")
+            + f"load average (1 min, the benchmark's own processes included) {load['min']:.2f}-{load['max']:.2f}.")
     if load["busy"]:
-        note += (" **Warning: the machine was shared (load above half a task per CPU): these whole-process "
-                 "figures are not those of a quiet machine.**")
+        note += (" **Warning: the machine was shared (other processes used more than half of each CPU): these "
+                 "whole-process figures are not those of a quiet machine.**")
     return lines + ["", note]
