@@ -114,3 +114,23 @@ def test_sample_render_is_bit_identical_to_the_reference(tmp_path: Path) -> None
     assert done.returncode == 0, done.stderr
     got = {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in sorted((tmp_path / "wav").glob("*.wav"))}
     assert got == SAMPLE_WAV_SHA256
+
+
+@pytest.mark.parametrize(("preset", "threshold", "arenas"), [("fp32-cpu", "1048576", "2"), ("fp32-torch", "131072", None)])
+def test_the_model_process_runs_with_its_engines_allocator_bounds(preset: str, threshold: str, arenas: str | None) -> None:
+    """ONNX Runtime keeps tensors in its own arena: its model process gets a 1 MiB mmap
+    threshold and two glibc arenas (fast, bounded); torch the 128 KiB threshold."""
+    if preset == "fp32-torch":
+        pytest.importorskip("TTS")
+    from studio.jobs.engines import Isolation, plan_engine
+
+    engine = build_engine(plan_engine(preset, get_voice(None), streams=1, isolation=Isolation()))
+    assert isinstance(engine, IsolatedEngine)
+    try:
+        engine.load()
+        environ = Path(f"/proc/{engine.child_pid}/environ").read_bytes().split(b"\0")
+    finally:
+        engine.close()
+    env = dict(item.decode().split("=", 1) for item in environ if b"=" in item)
+    assert env.get("MALLOC_MMAP_THRESHOLD_") == threshold
+    assert env.get("MALLOC_ARENA_MAX") == arenas

@@ -171,10 +171,13 @@ def build_engine(plan: EnginePlan) -> Engine:
     if plan.triton is not None:
         return _triton_engine(plan)
     if plan.isolation is not None:
+        from studio.engine.presets import get_preset
         from studio.jobs.isolation import IsolatedEngine
-        from studio.jobs.isolation_spec import EngineSpec
+        from studio.jobs.isolation_spec import EngineSpec, malloc_bounds_for
 
-        spec = EngineSpec(plan=plan.in_process(), cuda_alloc_conf=plan.isolation.cuda_alloc_conf)
+        threshold, arenas = malloc_bounds_for(get_preset(plan.preset).engine)
+        spec = EngineSpec(plan=plan.in_process(), cuda_alloc_conf=plan.isolation.cuda_alloc_conf,
+                          malloc_mmap_threshold=threshold, malloc_arena_max=arenas)
         return IsolatedEngine(spec, recycle_after=plan.isolation.recycle_after or None)
     from studio.engine.presets import open_preset
     from studio.engine.voice.catalog import get_voice

@@ -337,10 +337,12 @@ def soak(
     """
     notes: list[str] = []
     if tune:
-        from studio.jobs.isolation_spec import tame_process_memory
+        from studio.jobs.isolation_spec import malloc_bounds_for, tame_process_memory
 
-        applied = tame_process_memory()
-        notes.append("allocator bounds applied (glibc mmap threshold 128 KiB, oneDNN cache 256)"
+        threshold, arenas = malloc_bounds_for("onnx" if backend == "onnx" else "torch")  # auto tries torch first
+        applied = tame_process_memory(threshold, malloc_arena_max=arenas)
+        notes.append(f"allocator bounds applied (glibc mmap threshold {threshold // 1024} KiB, "
+                     f"{arenas or 'default'} arenas, oneDNN cache 256)"
                      if applied else "allocator bounds requested (glibc not found)")
     else:
         notes.append("library-default allocators (no bounds)")
