@@ -133,3 +133,18 @@ def test_the_waveform_follows_a_merge_of_the_chapter_it_shows(qtbot, window: Mai
     trigger(window, model.index(0, 0), "Merge with next chapter")
     qtbot.waitUntil(lambda: model.rowCount() == 2, timeout=WAIT)
     qtbot.waitUntil(lambda: {s.sentence_id for s in window.wave.data.spans} == both, timeout=WAIT)
+
+
+def test_an_unrendered_chapters_waveform_is_as_long_as_its_estimate(qtbot, window: MainWindow, tmp_path: Path) -> None:
+    """Unrendered sentences are drawn as long as the duration estimate predicts: the waveform
+    and the tree's length column tell the producer the same thing."""
+    open_and_wait(qtbot, window, write_manuscript(tmp_path / "books", TINY))
+    book, model = window.book, window.book.model
+    book.tree.setCurrentIndex(book.proxy.mapFromSource(model.index(0, 0)))
+    chapter = model.snapshot.chapters[0]
+    qtbot.waitUntil(lambda: window.wave.data is not None and len(window.wave.data.spans) == len(chapter.sentences),
+                    timeout=WAIT)
+    assert not any(span.rendered for span in window.wave.data.spans)
+    pauses = window.session.settings.pauses  # the file ends with silence the waveform does not draw
+    drawn = chapter.estimated_s - pauses.paragraph - pauses.chapter_end
+    assert window.wave.data.duration == pytest.approx(drawn, abs=0.01)  # the same predictions, laid out alike

@@ -386,7 +386,8 @@ class ProjectSession(QObject, ChapterEdits):
                 self.waveformReady.emit(data)
 
         titles = {n.chapter: self._snap().chapters[n.chapter].title for n in nodes}
-        self.wave_tasks.run(lambda: self.peaks.get(project, nodes, pauses, label, titles), on_done=done,
+        timing = self._snap().timing
+        self.wave_tasks.run(lambda: self.peaks.get(project, nodes, pauses, label, titles, timing), on_done=done,
                             action="draw the waveform")
         return rid
 

@@ -20,13 +20,12 @@ import numpy as np
 
 from studio.audio.assemble import Pauses
 from studio.project.bookdb import same_heading
+from studio.project.duration import Timing, voice_rate
 from studio.project.store import Project
 from studio.qt.snapshot import SentenceNode
 
 #: peak buckets per waveform (the view scales them to its width)
 BUCKETS = 1600
-#: spoken seconds per character, for sentences without audio yet (drawn flat)
-SECONDS_PER_CHAR = 0.065
 CACHE_SIZE = 24
 
 
@@ -98,15 +97,16 @@ class PeakCache:
         self.computed = 0
 
     def get(self, project: Project, nodes: Sequence[SentenceNode], pauses: Pauses, label: str = "",
-            titles: Mapping[int, str] | None = None) -> WaveformData:
+            titles: Mapping[int, str] | None = None, timing: Timing | None = None) -> WaveformData:
         titles = titles or {}
-        memo = (label, pauses, tuple(sorted(titles.items())), tuple((n.id, n.cache_key if n.cached else None, n.duration) for n in nodes))
+        memo = (label, pauses, timing, tuple(sorted(titles.items())),
+                tuple((n.id, n.cache_key if n.cached else None, n.duration) for n in nodes))
         with self._lock:
             hit = self._memo.get(memo)
             if hit is not None:
                 self._memo.move_to_end(memo)
                 return hit
-        data = compute(project, nodes, pauses, label, titles)
+        data = compute(project, nodes, pauses, label, titles, timing)
         with self._lock:
             self.computed += 1
             self._memo[memo] = data
@@ -116,8 +116,13 @@ class PeakCache:
 
 
 def compute(project: Project, nodes: Sequence[SentenceNode], pauses: Pauses, label: str = "",
-            titles: Mapping[int, str] | None = None) -> WaveformData:
-    """Lay the sentences out as export does and reduce them to :data:`BUCKETS` peaks."""
+            titles: Mapping[int, str] | None = None, timing: Timing | None = None) -> WaveformData:
+    """Lay the sentences out as export does and reduce them to :data:`BUCKETS` peaks.
+
+    A sentence without audio yet is drawn flat, as long as the duration estimate
+    (``timing``, the snapshot's) predicts, so the waveform and the tree agree.
+    """
+    timing = timing or Timing(voice_rate(""))
     heading = heading_ids(nodes, titles or {})
     pieces: list[tuple[np.ndarray | None, float]] = []
     spans: list[SentenceSpan] = []
@@ -130,7 +135,7 @@ def compute(project: Project, nodes: Sequence[SentenceNode], pauses: Pauses, lab
             loaded = project.cache.load(entry) if entry is not None else None
             if loaded is not None:
                 audio, rate = loaded, entry.sample_rate  # type: ignore[union-attr]
-        length = audio.size / rate if audio is not None else len(node.text) * SECONDS_PER_CHAR
+        length = audio.size / rate if audio is not None else timing.rate.sentence(node.text, timing.length_scale)
         spans.append(SentenceSpan(node.id, t, t + length, audio is not None))
         gap = pause_after(nodes, i, pauses, heading)
         pieces.append((audio, length))
