@@ -37,6 +37,15 @@ def onnx_engine():
     return bundled_engine()
 
 
+@pytest.fixture
+def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """State, config and cache folders of this test's own (``usefixtures("private_dirs")``):
+    recent projects, settings and built models never leak between tests or from the user."""
+    for var in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.setenv(var, str(tmp_path / var.lower()))
+    monkeypatch.delenv("STUDIO_CACHE_DIR", raising=False)
+
+
 @pytest.fixture(autouse=True)
 def _root_logging_restored():
     """`studio.cli.main` called in-process points the root logger at this test's

@@ -16,12 +16,7 @@ from studio.engine.voice.catalog import get_voice
 from studio.jobs.export import export_chapter_files
 from studio.jobs.session import new_project_settings, open_for_manuscript
 
-
-@pytest.fixture(autouse=True)
-def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
-        monkeypatch.setenv(var, str(tmp_path / var.lower()))
-    monkeypatch.delenv("STUDIO_CACHE_DIR", raising=False)
+pytestmark = pytest.mark.usefixtures("private_dirs")
 
 
 def test_export_numbers_names_and_audio_follow_merge_and_split(tmp_path: Path) -> None:

@@ -18,14 +18,7 @@ from test_text_epub import epub3_single_file
 from studio.project.store import Project
 from studio.ui.main_window import MainWindow
 
-pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(autouse=True)
-def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
-        monkeypatch.setenv(var, str(tmp_path / var.lower()))
-    monkeypatch.delenv("STUDIO_CACHE_DIR", raising=False)
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("private_dirs")]
 
 
 @pytest.fixture

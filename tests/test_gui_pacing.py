@@ -20,14 +20,7 @@ from studio.ui.book_model import LENGTH, STATE
 from studio.ui.main_window import MainWindow
 from studio.ui.pacing_dialog import PacingDialog
 
-pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(autouse=True)
-def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
-        monkeypatch.setenv(var, str(tmp_path / var.lower()))
-    monkeypatch.delenv("STUDIO_CACHE_DIR", raising=False)
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("private_dirs")]
 
 
 @pytest.fixture

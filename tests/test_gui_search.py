@@ -12,14 +12,7 @@ from test_gui_window import WAIT, make_window, open_and_wait, visible_rows
 
 from studio.ui.book_view import EXPAND_MATCHES
 
-pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(autouse=True)
-def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
-        monkeypatch.setenv(var, str(tmp_path / var.lower()))
-    monkeypatch.delenv("STUDIO_CACHE_DIR", raising=False)
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("private_dirs")]
 
 
 def test_search_with_filters_and_a_search_matching_most_of_a_big_book(qtbot, tmp_path: Path) -> None:

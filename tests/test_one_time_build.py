@@ -22,17 +22,10 @@ from studio.engine.voice.catalog import get_voice
 from studio.jobs.engines import build_engine
 from studio.qt.messages import EngineStatus
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("private_dirs")]
 
 VOICE = get_voice(None)
 CALIBRATION = 2  # sentences
-
-
-@pytest.fixture(autouse=True)
-def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
-        monkeypatch.setenv(var, str(tmp_path / var.lower()))
-    monkeypatch.delenv("STUDIO_CACHE_DIR", raising=False)
 
 
 def test_the_graph_cut_is_announced_before_loading_and_not_once_it_is_on_disk() -> None:
