@@ -66,15 +66,16 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _isolated(args, progress):
-    from studio.jobs.engines import BACKEND_PRESETS, plan_engine
-    from studio.jobs.isolation import IsolatedEngine
-    from studio.jobs.isolation_spec import EngineSpec
+    from dataclasses import replace
+
+    from studio.jobs.engines import BACKEND_PRESETS, engine_spec, plan_engine
+    from studio.jobs.isolation.engine import IsolatedEngine
 
     backend = "torch" if args.engine == "auto" else args.engine
     plan = plan_engine(BACKEND_PRESETS[backend], device=args.device, streams=1, threads=args.threads)
-    spec = EngineSpec(plan)
+    spec = engine_spec(plan)
     if args.no_tuning:
-        spec = EngineSpec(plan, malloc_mmap_threshold=None, onednn_cache_capacity=None)
+        spec = replace(spec, malloc_mmap_threshold=None, onednn_cache_capacity=None)
     engine = IsolatedEngine(spec, recycle_after=None)
 
     def measure():

@@ -20,8 +20,7 @@ from studio.engine.base import SynthesisSettings
 from studio.engine.presets import availability
 from studio.engine.voice.catalog import get_voice
 from studio.engine.serving.streams import MultiStreamEngine
-from studio.jobs.engines import build_engine, effective_preset, plan_engine
-from studio.jobs.isolation_spec import EngineSpec
+from studio.jobs.engines import build_engine, effective_preset, engine_spec, plan_engine
 from studio.jobs.preset_choice import check_choice, choose_preset
 from studio.jobs.session import apply_choices, new_project_settings
 from studio.project import Project
@@ -120,7 +119,7 @@ def test_render_paths_per_preset() -> None:
     assert batch("fp32-cpu", 2) == 8 and batch("int8-cpu", 3) == 12
     assert batch("fp32-torch") == 1 and batch("dynamic-int8") == 1
     assert batch("fp16-cuda") == 32 and batch("tensorrt-int8") == 32
-    spec = EngineSpec(plan_engine("int8-cpu", get_voice(None), streams=2))
+    spec = engine_spec(plan_engine("int8-cpu", get_voice(None), streams=2))
     again = pickle.loads(pickle.dumps(spec))  # travels to the spawned model process
     assert again == spec and again.plan.streams == 2 and again.label == "int8-cpu"
 

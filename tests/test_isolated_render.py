@@ -3,7 +3,7 @@ length cap, and what ``studio render`` tells the user when sentences fail.
 
 The end-to-end test runs the real CLI with the real voice in a real model process and
 crashes that process for real (SIGSEGV) through the test-only fault switch
-``STUDIO_FAULT_CRASH_ON`` (see :mod:`studio.jobs._child`).
+``STUDIO_FAULT_CRASH_ON`` (see :mod:`studio.jobs.isolation.child`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from studio.cli.render import isolation_from_args as _isolation
 from studio.core.errors import EngineError, StudioError
 from studio.engine.base import MAX_IDS_PER_SENTENCE, DelegatingEngine, Engine, SentenceTooLong, SynthesisSettings
 from studio.engine.voice.catalog import get_voice
-from studio.jobs._child import FAULT_ENV
-from studio.jobs.isolation import IsolatedEngine
+from studio.jobs.isolation.child import FAULT_ENV
+from studio.jobs.isolation.engine import IsolatedEngine
 from studio.jobs.render import render_project
 from studio.jobs.engines import Isolation, build_engine, plan_engine
 from studio.jobs.session import new_project_settings

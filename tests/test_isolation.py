@@ -9,6 +9,7 @@ import pickle
 import signal
 import threading
 import time
+from dataclasses import replace
 
 import numpy as np
 import psutil
@@ -18,16 +19,16 @@ from studio.core.errors import EngineError
 from studio.engine.base import SynthesisSettings
 from studio.engine.presets import open_preset
 from studio.engine.voice.catalog import get_voice
-from studio.jobs._child import FAULT_ENV
-from studio.jobs.engines import plan_engine
-from studio.jobs.isolation_spec import ChildMemory, EngineSpec, InferenceCrashed
-from studio.jobs.isolation import IsolatedEngine
+from studio.jobs.engines import engine_spec, plan_engine
+from studio.jobs.isolation.child import FAULT_ENV
+from studio.jobs.isolation.engine import IsolatedEngine
+from studio.jobs.isolation.reports import ChildMemory, InferenceCrashed
 
 pytestmark = pytest.mark.timeout(120)
 
 # noise 0: deterministic audio, so "correct" means bit-identical to a direct render
 QUIET = SynthesisSettings(noise_scale=0.0, length_scale=1.0, noise_w=0.0)
-SPEC = EngineSpec(plan_engine("fp32-cpu", streams=1))
+SPEC = engine_spec(plan_engine("fp32-cpu", streams=1))
 
 SENTENCES = [
     "The rain had stopped by the time the last train pulled into the station.",
@@ -150,7 +151,7 @@ def test_sigkill_mid_batch_restarts_and_retries_once(direct, ids):
 
 def test_fault_switch_fails_only_the_poisonous_sentence(direct, ids):
     """(b): crash for real (SIGSEGV) on one sentence of six; the others are exact."""
-    spec = EngineSpec(plan_engine("fp32-cpu", streams=1), env=((FAULT_ENV, POISON),))
+    spec = replace(SPEC, env=((FAULT_ENV, POISON),))
     parent_children_before = _children_of_us()
     with IsolatedEngine(spec) as engine:
         results = engine.synthesize_each([engine.text_to_ids(s, "en") for s in SENTENCES], QUIET)
@@ -239,7 +240,7 @@ def test_closed_engine_leaves_no_child_process(ids):
 
 
 def test_engine_that_cannot_load_is_a_readable_error():
-    engine = IsolatedEngine(EngineSpec(plan_engine("fp32-cpu", streams=1, options=(("no_such_option", 1),))))
+    engine = IsolatedEngine(engine_spec(plan_engine("fp32-cpu", streams=1, options=(("no_such_option", 1),))))
     with pytest.raises(EngineError, match="could not be started.*no_such_option"):
         engine.load()
     engine.close()

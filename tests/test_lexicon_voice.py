@@ -108,14 +108,13 @@ def _changed(a: dict[str, tuple[str, np.ndarray]], b: dict[str, tuple[str, np.nd
 @pytest.mark.timeout(120)
 def test_the_model_process_applies_the_same_lexicon(front_end: PiperFrontEnd) -> None:
     """The lexicon crosses to a model process with the request; ids are cached per lexicon."""
-    from studio.jobs.engines import plan_engine
-    from studio.jobs.isolation import IsolatedEngine
-    from studio.jobs.isolation_spec import EngineSpec
+    from studio.jobs.engines import engine_spec, plan_engine
+    from studio.jobs.isolation.engine import IsolatedEngine
 
     text = "They rowed the Altamaha."
     lex = Lexicon.of([ALTAMAHA])
     other = Lexicon.of([LexiconEntry("Altamaha", "alias", "Alta")])
-    with IsolatedEngine(EngineSpec(plan_engine("fp32-cpu", streams=1))) as engine:
+    with IsolatedEngine(engine_spec(plan_engine("fp32-cpu", streams=1))) as engine:
         assert engine.text_to_ids(text, "en") == front_end.text_to_ids(text, "en")
         assert engine.text_to_ids(text, "en", lex) == front_end.text_to_ids(text, "en", lex)
         assert engine.text_to_ids(text, "en", other) == front_end.text_to_ids(text, "en", other)

@@ -18,7 +18,7 @@ from studio.engine.base import SynthesisSettings
 from studio.engine.presets import PRESETS
 from studio.engine.voice.catalog import get_voice
 from studio.jobs.engines import build_engine
-from studio.jobs.isolation import IsolatedEngine
+from studio.jobs.isolation.engine import IsolatedEngine
 from studio.jobs.session import new_project_settings, open_for_manuscript
 from test_render_support import REPO, studio_cmd
 

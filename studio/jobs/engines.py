@@ -13,7 +13,7 @@ the desktop and CLI paths can be compared value by value) and built by
   (measured 1.2-1.35x one two-thread session on 2 cores); on CUDA a
   :class:`~studio.engine.serving.batched.BatchedEngine` of length-bucketed batches;
 * around that, with :class:`Isolation`, an
-  :class:`~studio.jobs.isolation.IsolatedEngine` whose child process builds the same
+  :class:`~studio.jobs.isolation.engine.IsolatedEngine` whose child process builds the same
   plan in-process, so a native crash costs one sentence, not the job;
 * or, when the plan names Triton servers (``EnginePlan.triton``, from the project's
   settings), a :class:`~studio.engine.triton.client.TritonEngine` that sends the
@@ -33,10 +33,10 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from studio.engine.base import Engine
 from studio.engine.presets import DEFAULT_PRESET, get_preset
-from studio.jobs.isolation_spec import DEFAULT_CUDA_ALLOC_CONF, DEFAULT_RECYCLE_AFTER
+from studio.jobs.isolation.spec import DEFAULT_CUDA_ALLOC_CONF, DEFAULT_RECYCLE_AFTER, EngineSpec
 
 if TYPE_CHECKING:
-    from studio.engine.triton.servers import TritonTarget
+    from studio.core.triton_target import TritonTarget
     from studio.engine.voice.catalog import VoiceInfo
     from studio.project.settings import ProjectSettings
 
@@ -171,14 +171,9 @@ def build_engine(plan: EnginePlan) -> Engine:
     if plan.triton is not None:
         return _triton_engine(plan)
     if plan.isolation is not None:
-        from studio.engine.presets import get_preset
-        from studio.jobs.isolation import IsolatedEngine
-        from studio.jobs.isolation_spec import EngineSpec, malloc_bounds_for
+        from studio.jobs.isolation.engine import IsolatedEngine
 
-        threshold, arenas = malloc_bounds_for(get_preset(plan.preset).engine)
-        spec = EngineSpec(plan=plan.in_process(), cuda_alloc_conf=plan.isolation.cuda_alloc_conf,
-                          malloc_mmap_threshold=threshold, malloc_arena_max=arenas)
-        return IsolatedEngine(spec, recycle_after=plan.isolation.recycle_after or None)
+        return IsolatedEngine(engine_spec(plan), recycle_after=plan.isolation.recycle_after or None)
     from studio.engine.presets import open_preset
     from studio.engine.voice.catalog import get_voice
 
@@ -193,6 +188,24 @@ def build_engine(plan: EnginePlan) -> Engine:
     if plan.batched:
         return batch_engine(engine, plan.batch_size, plan.device, close_engine=True)
     return engine
+
+
+def engine_spec(plan: EnginePlan) -> EngineSpec:
+    """What a model process for ``plan`` is handed: this module's builder and the in-process plan.
+
+    The builder is passed in (not imported by :mod:`studio.jobs.isolation`), so the
+    isolation package and this one do not import each other. The heap bounds are
+    the ones measured for the preset's kind of engine; a torch stack is not probed
+    in the parent for one-time builds (it has none, and probing would import torch).
+    """
+    from studio.jobs.isolation.memory import malloc_bounds_for
+
+    kind = get_preset(plan.preset).engine
+    threshold, arenas = malloc_bounds_for(kind)
+    isolation = plan.isolation or Isolation()
+    return EngineSpec(plan=plan.in_process(), builder=build_engine, label=plan.preset, probe_builds=kind != "torch",
+                      cuda_alloc_conf=isolation.cuda_alloc_conf, malloc_mmap_threshold=threshold,
+                      malloc_arena_max=arenas)
 
 
 def _triton_engine(plan: EnginePlan) -> Engine:

@@ -111,7 +111,7 @@ def each_synthesizer(engine: Engine, settings: SynthesisSettings) -> BatchSynthe
     just that request. The rest go to the engine in one
     :meth:`~studio.engine.base.Engine.synthesize_each` call (in a model process, a
     batch that kills it twice is retried item by item, so only the poisonous sentence
-    gets :class:`~studio.jobs.isolation_spec.InferenceCrashed`); if that call raises,
+    gets :class:`~studio.jobs.isolation.reports.InferenceCrashed`); if that call raises,
     each item is tried alone, so one bad sentence never sinks its neighbours.
     """
 

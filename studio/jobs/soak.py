@@ -17,7 +17,7 @@ What it found: with glibc's default malloc settings the torch engine's RSS grows
 ~36 MB per passage without a plateau (+114 % in 60 passages) -- not tensors kept
 alive (the engine holds none) but heap fragmentation from variable-sized activation
 buffers under glibc's dynamic mmap threshold, plus oneDNN's per-shape primitive
-cache filling up. :func:`studio.jobs.isolation_spec.tame_process_memory` (applied here by
+cache filling up. :func:`studio.jobs.isolation.memory.tame_process_memory` (applied here by
 default, ``tune=False`` / ``--no-tuning`` to see the growth) and every
 :class:`~studio.jobs.isolation.IsolatedEngine` child bound both.
 
@@ -330,14 +330,14 @@ def soak(
 ) -> SoakResult:
     """Open the bundled voice on ``backend`` in this process and soak it.
 
-    ``tune`` applies :func:`studio.jobs.isolation_spec.tame_process_memory` first (what a
+    ``tune`` applies :func:`studio.jobs.isolation.memory.tame_process_memory` first (what a
     model process gets from :class:`~studio.jobs.isolation.IsolatedEngine`); it only
     fully works in a process that has not run torch yet -- see
     :func:`soak_in_fresh_process`.
     """
     notes: list[str] = []
     if tune:
-        from studio.jobs.isolation_spec import malloc_bounds_for, tame_process_memory
+        from studio.jobs.isolation.memory import malloc_bounds_for, tame_process_memory
 
         threshold, arenas = malloc_bounds_for("onnx" if backend == "onnx" else "torch")  # auto tries torch first
         applied = tame_process_memory(threshold, malloc_arena_max=arenas)

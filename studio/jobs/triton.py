@@ -147,7 +147,7 @@ class LocalServer:
 
     def wait_ready(self, wait_s: float) -> None:
         from studio.engine.triton.client import check_servers
-        from studio.engine.triton.servers import TritonTarget
+        from studio.core.triton_target import TritonTarget
 
         model = next(self.repo.glob("*/config.pbtxt")).parent.name
         deadline = time.monotonic() + wait_s
@@ -209,7 +209,7 @@ def make_target(servers: str, *, model: str = "", ca_file: str = "", cert_file: 
     with the reason for a bad address."""
     from dataclasses import replace
 
-    from studio.engine.triton.servers import TritonTarget
+    from studio.core.triton_target import TritonTarget
 
     urls = tuple(u.strip() for u in servers.replace("\n", ",").split(",") if u.strip())
     if not urls:

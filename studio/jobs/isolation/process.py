@@ -1,8 +1,8 @@
 """One model process: spawning it, reading its answers, noticing and naming its death.
 
-Split out of :mod:`studio.jobs.isolation` so the process plumbing -- environment set
-around ``spawn``, waiting on pipe and sentinel together, turning an exit code into a
-reason -- is apart from the engine's request / retry / recycle policy.
+The process plumbing -- environment set around ``spawn``, waiting on pipe and
+sentinel together, turning an exit code into a reason -- kept apart from the
+engine's request / retry / recycle policy (:mod:`studio.jobs.isolation.engine`).
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ import time
 from multiprocessing.connection import wait as _wait_any
 from typing import Any
 
-from studio.jobs._child import child_main
-from studio.jobs.isolation_spec import EngineSpec
+from studio.jobs.isolation.child import child_main
+from studio.jobs.isolation.spec import EngineSpec
 
 
-class _ChildDied(Exception):
+class ChildDied(Exception):
     def __init__(self, reason: str, exitcode: int | None, signal_name: str | None) -> None:
         super().__init__(reason)
         self.reason = reason
@@ -26,11 +26,11 @@ class _ChildDied(Exception):
         self.signal_name = signal_name
 
 
-def _death(exitcode: int | None, *, hung_s: float | None = None) -> _ChildDied:
+def death_of(exitcode: int | None, *, hung_s: float | None = None) -> ChildDied:
     if hung_s is not None:
-        return _ChildDied(f"model process did not answer within {hung_s:g} s", exitcode, None)
+        return ChildDied(f"model process did not answer within {hung_s:g} s", exitcode, None)
     if exitcode is None:
-        return _ChildDied("model process stopped unexpectedly", None, None)
+        return ChildDied("model process stopped unexpectedly", None, None)
     if exitcode < 0:
         try:
             name = signal.Signals(-exitcode).name
@@ -39,15 +39,15 @@ def _death(exitcode: int | None, *, hung_s: float | None = None) -> _ChildDied:
         reason = f"model process killed by {name}"
         if name == "SIGKILL":
             reason += " (out of memory, or killed by another program)"
-        return _ChildDied(reason, exitcode, name)
-    return _ChildDied(f"model process exited with code {exitcode}", exitcode, None)
+        return ChildDied(reason, exitcode, name)
+    return ChildDied(f"model process exited with code {exitcode}", exitcode, None)
 
 
 # Environment changes around ``Process.start()`` must not interleave between threads.
 _SPAWN_LOCK = threading.Lock()
 
 
-class _Child:
+class ChildProcess:
     """One running model process and our end of its pipe."""
 
     def __init__(self, proc: Any, conn: Any) -> None:
@@ -71,14 +71,14 @@ class _Child:
                     return self.conn.recv()
                 except (EOFError, OSError):
                     self.proc.join(1.0)
-                    raise _death(self.proc.exitcode) from None
+                    raise death_of(self.proc.exitcode) from None
             if sentinel in ready or not self.proc.is_alive():
                 self.proc.join(1.0)
-                raise _death(self.proc.exitcode)
+                raise death_of(self.proc.exitcode)
             if deadline is not None and time.monotonic() > deadline:
                 self.proc.kill()
                 self.proc.join(5.0)
-                raise _death(self.proc.exitcode, hung_s=timeout_s)
+                raise death_of(self.proc.exitcode, hung_s=timeout_s)
 
     def kill(self) -> None:
         try:
@@ -107,7 +107,7 @@ class _Child:
 
 
 
-def spawn_child(ctx: Any, spec: EngineSpec) -> _Child:
+def spawn_child(ctx: Any, spec: EngineSpec) -> ChildProcess:
     """Start a model process for ``spec`` (not yet waited on: it answers "ready" later).
 
     ``spec.child_env()`` is put into ``os.environ`` only around ``start()``, under a
@@ -134,10 +134,10 @@ def spawn_child(ctx: Any, spec: EngineSpec) -> _Child:
                 else:
                     os.environ[k] = v
     child_conn.close()  # so the child's death shows as EOF on our end
-    return _Child(proc, parent_conn)
+    return ChildProcess(proc, parent_conn)
 
 
-def _reap(holder: dict[str, Any]) -> None:
+def reap(holder: dict[str, Any]) -> None:
     """Finaliser: an engine that was never closed must not leave its child behind."""
     child = holder.get("child")
     holder["child"] = None

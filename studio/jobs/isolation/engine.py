@@ -1,74 +1,11 @@
-"""Run the model in a child process, so a native crash costs one sentence, not the render.
+"""The parent's side of the model process: :class:`IsolatedEngine`, an engine whose model runs in a child.
 
-Why: ONNX Runtime, torch and the CUDA stack are native code. A segfault, an abort in a
-kernel, or the kernel's OOM killer takes down whatever process they run in. If that
-is the render worker (or the GUI), the user loses the session. Here the model lives in
-a child process owned by the render worker; :class:`IsolatedEngine` keeps the ordinary
-:class:`~studio.engine.base.Engine` interface in the parent, so the render loop does
-not know or care.
-
-Design
-------
-* **spawn, never fork.** The child is started with the ``"spawn"`` context: forking a
-  process that already runs ORT/torch thread pools or holds a CUDA context gives a
-  child with dead threads and a broken driver state.
-* **The child is built from a picklable spec.** :class:`EngineSpec` (voice + backend
-  or preset + device + threads + allocator settings) is sent to the child, whose
-  :meth:`EngineSpec.build` makes the real engine there. The parent never loads the
-  model.
-* **Front end in the child.** ``text_to_ids`` is a round trip to the child (~0.5 ms
-  of pipe overhead measured on a busy 2-core box, against hundreds of milliseconds
-  of synthesis per sentence). The parent cannot run it itself without loading an
-  engine, and espeak-ng is native code too: a crash in the phonemizer is contained
-  like a crash in the model. The parent remembers ``(text, language) -> ids`` (and
-  the reverse) in an LRU of 4,096 entries, so repeats cost nothing and each
-  synthesis item travels to the child with its text (``None`` for ids that did not
-  come from this engine's ``text_to_ids``).
-* **The engine's name** is the real engine's (``"onnx"``, ``"torch"``) once loaded, so
-  cache keys do not change with isolation; before :meth:`~IsolatedEngine.load` it is
-  the spec's backend or preset name.
-* **Scripts** that create an :class:`IsolatedEngine` need the usual
-  ``if __name__ == "__main__":`` guard (spawn re-imports the main module).
-* **Death is noticed at once.** While it waits for a result the parent waits on the
-  pipe *and* on the child's process sentinel (``multiprocessing.connection.wait``,
-  in steps of ``poll_interval`` seconds), so a dead child is seen within
-  milliseconds, at worst within one step (0.1 s by default). The parent then starts a
-  new child and retries the request **once**; a second death raises
-  :class:`InferenceCrashed` naming the cause (``"model process killed by SIGSEGV"``).
-  :meth:`IsolatedEngine.synthesize_each` goes further for batches: after the batch
-  died twice it retries item by item, so only the poisonous item fails.
-* **Recycling.** The child is replaced after ``recycle_after`` sentences (default
-  1,000) and on demand (:meth:`IsolatedEngine.recycle`). A fresh process is the only
-  reliable way to hand back memory that a long run has fragmented (glibc arenas, the
-  CUDA caching allocator); ``PYTORCH_CUDA_ALLOC_CONF`` (default
-  ``expandable_segments:True``) is set in the child's environment before torch is
-  imported, and so are two CPU-side bounds measured with ``bench/soak.py``: a fixed
-  glibc mmap threshold and a smaller oneDNN primitive cache (:func:`memory_env`;
-  without them the torch engine's RSS grew by ~36 MB per 5-sentence passage, +114 %
-  in 60 passages). In-process engines get the same with :func:`tame_process_memory`.
-* **Live memory.** Every answer carries the child's RSS and, on CUDA, allocated /
-  peak / reserved VRAM, kept as a frozen :class:`ChildMemory` in
-  :attr:`IsolatedEngine.memory` for a GUI to show.
-
-**Test-only** fault switch: ``STUDIO_FAULT_CRASH_ON`` (see :mod:`studio.jobs._child`).
-When set to a substring in the child's environment (the child inherits the parent's
-environment, or use ``EngineSpec.env``), the child kills itself with SIGSEGV when asked
-to synthesize an item whose text contains it (the text is known for ids obtained
-from this engine's ``text_to_ids``). Off unless set; only tests set it, never set it
-in production.
-
-Thread safety: one request at a time (an internal lock serialises callers);
-:attr:`~IsolatedEngine.memory`, :meth:`~IsolatedEngine.memory_now`,
-:meth:`~IsolatedEngine.stats` and :meth:`~IsolatedEngine.close` may be called from any
-thread while a request runs (``close`` then kills the child and the request raises
-:class:`~studio.core.errors.EngineError`).
-
-Layout: the picklable spec and reports live in :mod:`studio.jobs.isolation_spec`, the
-process plumbing (spawn, receive, death) in :mod:`studio.jobs.isolation_process`; this
-module keeps :class:`IsolatedEngine` and re-exports the rest, so imports from
-``studio.jobs.isolation`` keep working.
+Why an engine: the render loop, the preview and the benchmark take any
+:class:`~studio.engine.base.Engine`, so isolation is a wrapper they never see. This
+module keeps the request / retry / recycle policy; the design (spawn, front end in
+the child, death noticed at once, recycling, live memory) is described in
+:mod:`studio.jobs.isolation`.
 """
-
 
 from __future__ import annotations
 
@@ -85,20 +22,9 @@ import numpy as np
 from studio.core.errors import EngineError
 from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, PendingBuild, SynthesisSettings
-from studio.jobs.isolation_process import _Child, _ChildDied, _death, _reap, spawn_child
-from studio.jobs.isolation_spec import (
-    DEFAULT_RECYCLE_AFTER,
-    ChildEvent,
-    ChildMemory,
-    EngineSpec,
-    InferenceCrashed,
-    IsolationStats,
-)
-
-
-__all__ = [
-    "IsolatedEngine",
-]
+from studio.jobs.isolation.process import ChildDied, ChildProcess, death_of, reap, spawn_child
+from studio.jobs.isolation.reports import ChildEvent, ChildMemory, InferenceCrashed, IsolationStats
+from studio.jobs.isolation.spec import DEFAULT_RECYCLE_AFTER, EngineSpec
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -136,7 +62,7 @@ class IsolatedEngine(Engine):
         self._ctx = mp.get_context("spawn")
         self._lock = threading.RLock()
         self._holder: dict[str, Any] = {"child": None}
-        self._finalizer = weakref.finalize(self, _reap, self._holder)
+        self._finalizer = weakref.finalize(self, reap, self._holder)
         self._closed = False
         self._sample_rate: int | None = None
         self._memory: ChildMemory | None = None
@@ -167,17 +93,14 @@ class IsolatedEngine(Engine):
     def pending_build(self) -> PendingBuild | None:
         """Asked of the stack the child will build, constructed here and not loaded (cheap).
 
-        The torch presets build nothing on disk; they are not constructed here, since
-        that would import torch and coqui-tts into this (the app's) process for seconds.
+        A spec that says ``probe_builds=False`` (the torch presets: they build
+        nothing on disk, and constructing one would import torch and coqui-tts into
+        this, the app's, process for seconds) is not asked.
         """
-        from studio.engine.presets import get_preset
-
         with self._lock:
-            if self._child is not None or get_preset(self.spec.plan.preset).engine == "torch":
+            if self._child is not None or not self.spec.probe_builds:
                 return None
-        from studio.jobs.engines import build_engine
-
-        probe = build_engine(self.spec.plan)
+        probe = self.spec.build()
         try:
             return probe.pending_build()
         finally:
@@ -323,10 +246,10 @@ class IsolatedEngine(Engine):
     # ------------------------------------------------------------------ internals
 
     @property
-    def _child(self) -> _Child | None:
+    def _child(self) -> ChildProcess | None:
         return self._holder.get("child")
 
-    def _take_child(self) -> _Child | None:
+    def _take_child(self) -> ChildProcess | None:
         child = self._holder.get("child")
         self._holder["child"] = None
         return child
@@ -360,7 +283,7 @@ class IsolatedEngine(Engine):
         child = spawn_child(self._ctx, self.spec)
         try:
             reply = child.receive(self.start_timeout_s, self.poll_interval)
-        except _ChildDied as died:
+        except ChildDied as died:
             child.kill()
             raise EngineError(f"the model could not be started: {died.reason}") from None
         if reply[0] != "ready":
@@ -401,10 +324,10 @@ class IsolatedEngine(Engine):
                     child.conn.send(msg)
                 except (BrokenPipeError, ConnectionResetError, EOFError):
                     child.proc.join(1.0)
-                    raise _death(child.proc.exitcode) from None
+                    raise death_of(child.proc.exitcode) from None
                 reply = child.receive(self.timeout_s, self.poll_interval)
             except BaseException as exc:
-                if not isinstance(exc, _ChildDied):
+                if not isinstance(exc, ChildDied):
                     # interrupted (KeyboardInterrupt, ...) with a request in flight: the
                     # child's answer would arrive for the *next* request, so drop it
                     self._take_child()

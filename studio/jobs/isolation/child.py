@@ -1,9 +1,8 @@
-"""Entry point of the model process started by :class:`studio.jobs.isolation.IsolatedEngine`.
+"""Entry point of the model process started by :class:`studio.jobs.isolation.engine.IsolatedEngine`.
 
 Kept in its own small module so that the spawned interpreter imports as little as
 possible before it has set its environment (``PYTORCH_CUDA_ALLOC_CONF`` must be in
-place before torch initialises its CUDA allocator) and so that nothing here is
-imported by the parent at all.
+place before torch initialises its CUDA allocator).
 
 Wire format (one duplex ``multiprocessing`` pipe, pickled tuples):
 
@@ -18,7 +17,7 @@ child -> parent
     ``("ok", payload, stats)``                   answer to one request
     ``("error", "ExcType: message")``            Python-level failure; the child lives on
 
-``stats`` is a plain dict (see :class:`studio.jobs.isolation_spec.ChildMemory`).
+``stats`` is a plain dict (see :class:`studio.jobs.isolation.reports.ChildMemory`).
 
 The text of every item travels with its ids so the child knows what it is speaking;
 today that serves only the test-only fault switch below, later it can serve logging.
