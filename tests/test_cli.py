@@ -263,9 +263,9 @@ def test_help_imports_nothing_heavy() -> None:
     """``studio --help`` and ``studio render --help`` stay quick: no numpy, no model runtime, no Qt
     (the start-up budget of a help screen is 0.3 s; ``bench/startup.py`` times it)."""
     heavy = ("numpy", "onnxruntime", "torch", "PySide6", "lingua")
-    for args in (["--help"], ["render", "--help"]):
+    for args in (["--help"], ["render", "--help"], ["gui", "--help"]):
         probe = (
-            "import sys\nfrom studio.cli import main\n"
+            "import sys\nfrom studio.__main__ import main\n"
             f"try:\n    main({args!r})\nexcept SystemExit:\n    pass\n"
             f"print([m for m in {heavy!r} if m in sys.modules], file=sys.stderr)"
         )

@@ -3,7 +3,9 @@
 Why this shape: every command module has a ``register(subparsers)`` function that
 adds its parser and sets ``func``; the modules are imported when the parser is
 built, so they must import lightly (heavy imports belong inside their handlers).
-``gui`` lives with the desktop app (:mod:`studio.ui.command`). Errors a person can
+Commands from layers above this one (``gui``, which lives with the desktop app)
+are handed in by the launcher (:mod:`studio.__main__`) as ``register`` functions:
+the command line never names the UI. Errors a person can
 act on (:class:`~studio.core.errors.StudioError`) become one ``studio: error:`` line
 and exit code 2 -- never a traceback; a full disk reads ``studio: error: disk full:
 ...``. Ctrl-C exits 130 and keeps finished work.
@@ -16,7 +18,7 @@ import importlib
 import logging
 import os
 import sys
-from typing import Sequence
+from typing import Callable, Sequence
 
 from studio import __version__
 from studio.cli.common import EXIT_ERROR, EXIT_INTERRUPTED, INTERRUPTED_MESSAGE
@@ -25,17 +27,23 @@ from studio.core.errors import DiskFull, StudioError, is_disk_full
 #: Modules with a ``register(subparsers)`` function, in the order of ``studio --help``.
 COMMAND_MODULES: tuple[str, ...] = (
     "studio.cli.voices", "studio.cli.inspect", "studio.cli.render", "studio.cli.export", "studio.cli.chapters",
-    "studio.cli.lexicon", "studio.ui.command", "studio.cli.bench", "studio.cli.triton",
+    "studio.cli.lexicon", "studio.cli.bench", "studio.cli.triton",
 )
 
+#: ``register(subparsers)``: adds one command's parser and sets its ``func``
+Register = Callable[[argparse._SubParsersAction], None]
 
-def build_parser() -> argparse.ArgumentParser:
+
+def build_parser(commands: Sequence[Register] = ()) -> argparse.ArgumentParser:
+    """The ``studio`` parser: this package's commands, then ``commands`` handed in from above."""
     parser = argparse.ArgumentParser(prog="studio", description="Audiobook studio: manuscripts in, chapters out.")
     parser.add_argument("--version", action="version", version=f"studio {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv: debug)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
+    for register in commands:
+        register(sub)
     return parser
 
 
@@ -48,12 +56,17 @@ def _setup_logging(verbosity: int) -> None:
     root.setLevel(level)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``studio`` console script and ``python -m studio``."""
-    parser = build_parser()
+def main(argv: Sequence[str] | None = None, *, commands: Sequence[Register] = (), default: str | None = None) -> int:
+    """Run one command; what :mod:`studio.__main__` (the console script, ``python -m studio``) calls.
+
+    ``commands`` adds commands from the layers above (the desktop app's ``gui``);
+    ``default`` is the command a bare ``studio`` runs (the launcher passes ``gui``:
+    plain ``studio`` opens the desktop app, as a producer expects).
+    """
+    parser = build_parser(commands)
     argv = sys.argv[1:] if argv is None else list(argv)
-    if not argv:  # plain `studio` opens the desktop app, as a producer expects
-        argv = ["gui"]
+    if not argv and default is not None:
+        argv = [default]
     args = parser.parse_args(argv)
     _setup_logging(args.verbose)
     try:
@@ -108,6 +121,3 @@ def _error(message: str) -> None:
     line = " ".join(message.split()) or "unknown error"
     sys.stderr.write(f"studio: error: {line}\n")
 
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -1,4 +1,4 @@
-"""Registers ``studio gui`` with the command line (listed in ``studio.cli.COMMAND_MODULES``).
+"""Registers ``studio gui`` with the command line (handed to it by the launcher, :mod:`studio.__main__`).
 
 Imports nothing heavy: the CLI builds its parser on every run, so Qt is imported
 only when the ``gui`` command actually runs.
