@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from studio.engine.base import SynthesisSettings
 from studio.engine.triton.client import TritonEngine
-from studio.engine.triton.servers import TritonTarget
+from studio.core.triton_target import TritonTarget
 from studio.engine.voice.catalog import get_voice
 
 log = logging.getLogger("bench.triton")

@@ -23,7 +23,7 @@ from studio.core.errors import EngineError
 from studio.engine.base import SynthesisSettings
 from studio.engine.triton.client import TritonEngine, TritonUnavailable
 from studio.engine.triton.config import ModelConfig, figures_from_bench, validate_config
-from studio.engine.triton.servers import TritonTarget
+from studio.core.triton_target import TritonTarget
 from studio.engine.voice.catalog import get_voice
 from studio.jobs.engines import build_engine, plan_for_project
 from studio.jobs.export import export_chapter_files

@@ -12,7 +12,7 @@ from test_render_support import REPO
 
 from studio.core.errors import StudioError
 from studio.engine.triton.client import TritonEngine
-from studio.engine.triton.servers import TritonTarget, parse_url
+from studio.core.triton_target import TritonTarget, parse_url
 from studio.engine.voice.catalog import get_voice
 from studio.jobs.engines import build_engine
 from studio.jobs.session import new_project_settings, open_for_manuscript

@@ -40,7 +40,7 @@ def triton_changes(args: argparse.Namespace, current: Any) -> tuple[bool, Any]:
     """(changed, new TritonTarget or None) from the render options and the project's current one."""
     from dataclasses import replace
 
-    from studio.engine.triton.servers import TritonTarget
+    from studio.core.triton_target import TritonTarget
 
     if getattr(args, "no_triton", False):
         return current is not None, None
@@ -121,7 +121,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 def _cmd_check(args: argparse.Namespace) -> int:
     from studio.engine.triton.client import check_servers
-    from studio.engine.triton.servers import TritonTarget
+    from studio.core.triton_target import TritonTarget
 
     statuses = check_servers(TritonTarget.from_urls(args.servers, ca_file=args.ca or ""), args.model)
     for st in statuses:

@@ -16,7 +16,7 @@ from studio.audio.assemble import Pauses
 from studio.core.errors import ProjectError, StudioError
 from studio.core.types import UnvoicedPolicy
 from studio.engine.base import SynthesisSettings
-from studio.engine.triton.servers import TritonTarget
+from studio.core.triton_target import TritonTarget
 
 BACKENDS = ("onnx", "torch")
 

@@ -40,7 +40,8 @@ from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, SynthesisSettings
 from studio.engine.triton.config import INPUT_IDS, INPUT_LENGTHS, INPUT_SCALES, OUTPUT_AUDIO, OUTPUT_LENGTHS
 from studio.engine.triton.model import crop
-from studio.engine.triton.servers import Rotation, Server, TritonTarget
+from studio.core.triton_target import TritonTarget
+from studio.engine.triton.servers import Rotation, Server
 from studio.engine.voice.config import VoiceConfig
 from studio.engine.voice.phonemize import PiperFrontEnd
 
