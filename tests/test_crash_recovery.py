@@ -235,7 +235,7 @@ def test_sigkill_in_the_middle_of_database_writes_keeps_every_commit(tmp_path: P
         assert Path(f"{db}-wal").exists(), "the kill should leave a WAL to recover from"
 
         with Project.open(folder) as project:
-            conn = project._conn()
+            conn = project.db.read()
             assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
             assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
             book = project.book()

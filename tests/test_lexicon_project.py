@@ -93,7 +93,7 @@ def test_entries_persist_and_a_version_1_project_is_migrated(project: Project, t
     conn.commit()
     conn.close()
     with Project.open(tmp_path / "p") as proj:
-        assert proj._conn().execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION >= 2
+        assert proj.db.read().execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION >= 2
         proj.lexicon.add([LexiconEntry("Nguyen", "alias", "Win", language="en")], source="test")
     with Project.open(tmp_path / "p") as proj:
         (entry,) = proj.lexicon.entries().entries

@@ -58,7 +58,7 @@ def test_wal_foreign_keys_and_user_version(project: Project) -> None:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     finally:
         conn.close()
-    assert project._conn().execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert project.db.read().execute("PRAGMA foreign_keys").fetchone()[0] == 1
 
 
 def test_newer_schema_is_refused_with_a_clear_message(tmp_path: Path) -> None:
@@ -197,9 +197,9 @@ def test_older_schema_is_migrated_in_place(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setitem(schema.MIGRATIONS, SCHEMA_VERSION, add_column)
     with Project.open(tmp_path / "p") as proj:
         assert proj.book() == make_book()
-        cols = [r[1] for r in proj._conn().execute("PRAGMA table_info(sentences)")]
+        cols = [r[1] for r in proj.db.read().execute("PRAGMA table_info(sentences)")]
         assert "loudness" in cols
-        assert proj._conn().execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
+        assert proj.db.read().execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
     with Project.open(tmp_path / "p"):
         pass
     assert steps == [1]

@@ -135,7 +135,7 @@ def test_a_project_from_before_takes_is_migrated_and_its_audio_becomes_the_first
     conn.close()
 
     with Project.open(folder) as old:
-        version = old._conn().execute("PRAGMA user_version").fetchone()[0]
+        version = old.db.read().execute("PRAGMA user_version").fetchone()[0]
         assert version == schema.SCHEMA_VERSION == 4
         assert old.takes.for_sentence(target.id) == []  # no takes yet, nothing lost
         assert old.counts([1])["done"] == len(old.sentences([1]))

@@ -41,6 +41,7 @@ from studio.engine.base import Engine, SynthesisSettings, check_ids_length
 from studio.project.cache import file_fingerprint
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project, SentenceRow
+from studio.text.segment import is_speakable
 
 log = logging.getLogger(__name__)
 
@@ -156,11 +157,6 @@ def each_synthesizer(engine: Engine, settings: SynthesisSettings) -> BatchSynthe
         return out  # type: ignore[return-value] - every slot is filled
 
     return run
-
-
-def speakable(text: str) -> bool:
-    """Whether a sentence has anything to say ("* * *" and "—" do not)."""
-    return any(ch.isalnum() for ch in text)
 
 
 def _check_audio(audio: Any) -> np.ndarray:
@@ -399,7 +395,7 @@ class _Renderer:
             if entry is not None and project.cache.looks_present(entry):
                 project.mark_done(row.id, entry, synthesized=False)
                 self._count_done(row, reused=True)
-            elif row.skipped or not speakable(row.text):  # nothing to say, or left silent by the policy
+            elif row.skipped or not is_speakable(row.text):  # nothing to say, or left silent by the policy
                 rate = self._rate(row)
                 entry = project.cache.store(row.expected_key, np.zeros(0, np.float32), rate)
                 project.mark_done(row.id, entry, synthesized=False)

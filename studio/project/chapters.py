@@ -12,26 +12,11 @@ replays all of these choices where the new text still has them.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from studio.core.errors import ProjectError
+from studio.project.db import ProjectDb
 from studio.project.restructure import merge_with_next, split_at
-
-if TYPE_CHECKING:
-    from studio.project.store import Project
-
-CHAPTER_CONTROL_COLUMNS = {"included": "INTEGER", "name": "TEXT"}
-
-
-def add_chapter_control(conn: sqlite3.Connection) -> None:
-    """The migration step: the two columns, added only where missing (a step run twice is harmless)."""
-    have = {row[1] for row in conn.execute("PRAGMA table_info(chapters)")}
-    for column, kind in CHAPTER_CONTROL_COLUMNS.items():
-        if column not in have:
-            conn.execute(f"ALTER TABLE chapters ADD COLUMN {column} {kind}")
-
 
 @dataclass(frozen=True)
 class ChapterControl:
@@ -53,11 +38,11 @@ class ProjectChapters:
     reader of chapters sees them.
     """
 
-    def __init__(self, project: Project) -> None:
-        self.project = project
+    def __init__(self, db: ProjectDb) -> None:
+        self.db = db
 
     def all(self) -> list[ChapterControl]:
-        rows = self.project._conn().execute(
+        rows = self.db.read().execute(
             "SELECT idx, title, name, included, front_matter, front_reason FROM chapters ORDER BY idx").fetchall()
         return [ChapterControl(int(i), str(t), str(n or t), bool(inc) if inc is not None else not front, bool(front),
                                str(why or "")) for i, t, n, inc, front, why in rows]
@@ -84,16 +69,16 @@ class ProjectChapters:
 
     def merge_with_next(self, index: int) -> None:
         """Chapter ``index + 1`` joins chapter ``index``; sentences and their audio stay as they are."""
-        with self.project._write() as conn:
+        with self.db.write() as conn:
             merge_with_next(conn, index)
 
     def split(self, index: int, paragraph: int) -> None:
         """Chapter ``index`` ends before its paragraph ``paragraph``; the rest becomes the next chapter."""
-        with self.project._write() as conn:
+        with self.db.write() as conn:
             split_at(conn, index, paragraph)
 
     def _update(self, column: str, value: object, index: int) -> None:
-        with self.project._write() as conn:
+        with self.db.write() as conn:
             cur = conn.execute(f"UPDATE chapters SET {column} = ? WHERE idx = ?", (value, index))
             if cur.rowcount != 1:
                 raise ProjectError(f"there is no chapter {index + 1}")

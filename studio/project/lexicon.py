@@ -18,15 +18,12 @@ import logging
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from studio.core.errors import ProjectError
 from studio.core.language import language_family
 from studio.core.lexicon import Lexicon, LexiconEntry, normalize_grapheme
+from studio.project.db import ProjectDb
 from studio.text.pls import LexiconFormatError, read_pls_file, write_pls_file
-
-if TYPE_CHECKING:  # store.py imports this module
-    from studio.project.store import Project
 
 log = logging.getLogger(__name__)
 
@@ -82,16 +79,17 @@ def save_user_lexicon(lexicon: Lexicon) -> Path:
 class ProjectLexicon:
     """Read and edit one project's entries (each edit is one transaction).
 
-    Uses the project's connection and write transaction (same package): entries are
-    project state like settings, and must commit with the same guarantees.
+    Uses the project's database handle (``project.db``): entries are project state
+    like settings, and must commit with the same guarantees.
     """
 
-    def __init__(self, project: Project) -> None:
-        self.project = project
+    def __init__(self, db: ProjectDb, folder: Path) -> None:
+        self.db = db
+        self.folder = folder
 
     def entries(self) -> Lexicon:
         """The project's own entries."""
-        rows = self.project._conn().execute(
+        rows = self.db.read().execute(
             "SELECT grapheme, kind, value, case_sensitive, language FROM lexicon_entries ORDER BY grapheme_key"
         )
         return Lexicon.of(LexiconEntry(g, k, v, bool(cs), lang or None) for g, k, v, cs, lang in rows)
@@ -104,7 +102,7 @@ class ProjectLexicon:
         instead of being rebuilt for each.
         """
         merged = self.entries().inherit(user_lexicon())
-        memo_key = str(self.project.folder)
+        memo_key = str(self.folder)
         cached = _EFFECTIVE.get(memo_key)
         if cached is not None and cached == merged:
             return cached
@@ -114,7 +112,7 @@ class ProjectLexicon:
     def sources(self) -> dict[tuple[str, str, bool], str]:
         """Where each project entry came from (``"user"`` typed, a file name, ``"epub"``)."""
         out = {}
-        for g, lang, cs, src in self.project._conn().execute(
+        for g, lang, cs, src in self.db.read().execute(
             "SELECT grapheme, language, case_sensitive, source FROM lexicon_entries"
         ):
             out[LexiconEntry(g, "alias", "-", bool(cs), lang or None).key] = src
@@ -124,7 +122,7 @@ class ProjectLexicon:
         """Add or replace entries (same grapheme, case rule, language); returns how many."""
         rows = [(e.grapheme, e.key[0], e.kind, e.value, int(e.case_sensitive), e.language or "", source)
                 for e in entries]
-        with self.project._write() as conn:
+        with self.db.write() as conn:
             conn.executemany(
                 "INSERT INTO lexicon_entries (grapheme, grapheme_key, kind, value, case_sensitive, language, source)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (grapheme_key, language, case_sensitive) DO UPDATE SET"
@@ -150,7 +148,7 @@ class ProjectLexicon:
         if language is not None:
             sql += " AND language = ?"
             params.append(language_family(language) or "")
-        with self.project._write() as conn:
+        with self.db.write() as conn:
             n = conn.execute(sql, params).rowcount
         if not n:
             raise ProjectError(f"the project's lexicon has no entry for {grapheme!r}")

@@ -33,34 +33,9 @@ from studio.text.structure import MAX_HEADING_CHARS, is_chapter_heading
 
 log = logging.getLogger(__name__)
 
-#: v4: where merged chapters began (see the module doc), where a chapter came
-#: from, and why the import called a chapter front matter.
-STRUCTURE_SCHEMA = """
-CREATE TABLE IF NOT EXISTS chapter_joins (
-    paragraph_id    INTEGER PRIMARY KEY REFERENCES paragraphs(id) ON DELETE CASCADE,
-    title           TEXT NOT NULL,
-    front_matter    INTEGER NOT NULL,
-    included        INTEGER,
-    name            TEXT,
-    origin          TEXT,
-    front_reason    TEXT,
-    title_sentence  INTEGER NOT NULL DEFAULT 0,
-    kept_included   INTEGER
-);
-"""
-STRUCTURE_COLUMNS = {"origin": "TEXT", "front_reason": "TEXT"}
 SPLIT = "split"
 _SENTENCE_END = tuple(".!?\u2026,;:")
 _HEADING_WORDS = 12
-
-
-def add_structure(conn: sqlite3.Connection) -> None:
-    """The migration step to v4 (additive; a step run twice is harmless)."""
-    conn.execute(STRUCTURE_SCHEMA)
-    have = {row[1] for row in conn.execute("PRAGMA table_info(chapters)")}
-    for column, kind in STRUCTURE_COLUMNS.items():
-        if column not in have:
-            conn.execute(f"ALTER TABLE chapters ADD COLUMN {column} {kind}")
 
 
 _ROW = "SELECT id, title, front_matter, included, name, origin, front_reason FROM chapters WHERE idx = ?"

@@ -1,5 +1,11 @@
 """SQLite schema of ``project.sqlite`` and its migrations.
 
+Every table and column of the project lives here, the facets' too (takes,
+chapter controls, structure): a migration step is one function below that applies
+text from this module, and one line in ``MIGRATIONS``. Steps are additive and safe
+to run twice (``CREATE TABLE IF NOT EXISTS``, :func:`_add_columns`), so steps
+written in parallel merge in any order.
+
 Why SQLite (WAL): a render commits after every sentence and a crash or kill must
 lose at most the sentence in flight; WAL gives atomic, durable commits that stay
 cheap enough to do per sentence, and lets a GUI read progress while the render
@@ -14,9 +20,6 @@ import sqlite3
 from typing import Callable
 
 from studio.core.errors import ProjectError
-from studio.project.chapters import add_chapter_control
-from studio.project.restructure import add_structure
-from studio.project.takes import TAKES_SCHEMA
 
 log = logging.getLogger(__name__)
 
@@ -131,6 +134,48 @@ CREATE TABLE IF NOT EXISTS lexicon_entries (
 );
 """
 
+#: v3: takes (every synthesis of a sentence kept; see :mod:`studio.project.takes`).
+#: Older projects start with none; a sentence's current audio becomes its first take
+#: the first time it is taken again.
+_SCHEMA_V3_TAKES = """
+CREATE TABLE IF NOT EXISTS takes (
+    id           INTEGER PRIMARY KEY,
+    key          TEXT NOT NULL,
+    text         TEXT NOT NULL,
+    language     TEXT NOT NULL,
+    voice_id     TEXT NOT NULL,
+    engine       TEXT NOT NULL,
+    checksum     TEXT NOT NULL,
+    size         INTEGER NOT NULL,
+    sample_rate  INTEGER NOT NULL,
+    duration     REAL NOT NULL,
+    created_at   TEXT NOT NULL DEFAULT (datetime('now'))
+);
+CREATE INDEX IF NOT EXISTS takes_words ON takes(text, language);
+CREATE INDEX IF NOT EXISTS takes_key ON takes(key);
+"""
+#: v3: the producer's chapter controls (:mod:`studio.project.chapters`); NULL keeps
+#: the import's choice (front matter left out) and the imported title.
+_CHAPTER_CONTROL_COLUMNS = {"included": "INTEGER", "name": "TEXT"}
+
+#: v4: where merged chapters began (see :mod:`studio.project.restructure`), where a
+#: chapter came from, and why the import called a chapter front matter. Additive:
+#: old rows read as imported.
+_SCHEMA_V4_STRUCTURE = """
+CREATE TABLE IF NOT EXISTS chapter_joins (
+    paragraph_id    INTEGER PRIMARY KEY REFERENCES paragraphs(id) ON DELETE CASCADE,
+    title           TEXT NOT NULL,
+    front_matter    INTEGER NOT NULL,
+    included        INTEGER,
+    name            TEXT,
+    origin          TEXT,
+    front_reason    TEXT,
+    title_sentence  INTEGER NOT NULL DEFAULT 0,
+    kept_included   INTEGER
+);
+"""
+_STRUCTURE_COLUMNS = {"origin": "TEXT", "front_reason": "TEXT"}
+
 
 def _apply_script(conn: sqlite3.Connection, script: str) -> None:
     """Run a multi-statement script inside the caller's transaction.
@@ -154,20 +199,31 @@ def _split_sql(script: str) -> list[str]:
     return parts
 
 
+def _add_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str]) -> None:
+    """``ALTER TABLE ... ADD COLUMN`` for the columns ``table`` lacks, so a step run twice is harmless."""
+    have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+    for column, kind in columns.items():
+        if column not in have:
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+
+
+def _v3_takes_and_chapter_control(conn: sqlite3.Connection) -> None:
+    _apply_script(conn, _SCHEMA_V3_TAKES)
+    _add_columns(conn, "chapters", _CHAPTER_CONTROL_COLUMNS)
+
+
+def _v4_structure(conn: sqlite3.Connection) -> None:
+    _apply_script(conn, _SCHEMA_V4_STRUCTURE)
+    _add_columns(conn, "chapters", _STRUCTURE_COLUMNS)
+
+
 #: ``MIGRATIONS[v]`` upgrades a database at version ``v`` to ``v + 1`` (inside one
 #: transaction). Version 0 is a brand-new, empty file.
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     0: lambda conn: _apply_script(conn, _SCHEMA_V1),
     1: lambda conn: _apply_script(conn, _SCHEMA_V2_LEXICON),
-    # v3: takes (every synthesis of a sentence kept; see studio.project.takes). Older
-    # projects start with none; a sentence's current audio becomes its first take
-    # the first time it is taken again. Chapters get the producer's controls
-    # (included, name; NULL keeps the import's choice: front matter left out).
-    2: lambda conn: (_apply_script(conn, TAKES_SCHEMA), add_chapter_control(conn)),
-    # v4: merged and split chapters (where a merge joined two, where a chapter came
-    # from) and why the import called a chapter front matter; see
-    # studio.project.restructure. Additive: old rows read as imported.
-    3: add_structure,
+    2: _v3_takes_and_chapter_control,  # takes; chapters included / renamed
+    3: _v4_structure,  # merged and split chapters
 }
 
 

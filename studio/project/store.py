@@ -8,7 +8,8 @@ it stopped.
 
 Threading: one connection per thread (SQLite connections are not to be shared
 while in use) and a lock around write transactions, which is what one render
-thread plus GUI readers need.
+thread plus GUI readers need; both live in the database handle ``Project.db``
+(:mod:`studio.project.db`), which the facets -- chapters, takes, lexicon -- get too.
 """
 
 from __future__ import annotations
@@ -16,11 +17,9 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
-import threading
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import ContextManager, Iterable
 
 from studio.core.errors import DiskFull, ProjectError, is_disk_full
 from studio.core.language import language_family
@@ -29,6 +28,7 @@ from studio.core.types import Book
 from studio.project import bookdb, restructure
 from studio.project.cache import AudioCache, CacheEntry, VoiceIdentity, cache_key
 from studio.project.chapters import ProjectChapters
+from studio.project.db import ProjectDb, sqlite_full
 from studio.project.lexicon import ProjectLexicon
 from studio.project.schema import STATES, configure, ensure_schema
 from studio.project.settings import ProjectSettings, write_settings
@@ -112,11 +112,8 @@ class Project:
         self.folder = Path(folder)
         self.db_path = self.folder / self.DB_NAME
         self.cache = AudioCache(self.folder / self.CACHE_DIR)
-        self._local = threading.local()
-        self._conns: list[sqlite3.Connection] = []
-        self._conns_lock = threading.Lock()
-        self._write_lock = threading.RLock()
-        self._closed = False
+        #: the database handle the store and its facets (chapters, takes, lexicon) share
+        self.db = ProjectDb(self.db_path)
 
     # ------------------------------------------------------------ lifecycle
 
@@ -151,7 +148,7 @@ class Project:
             conn.execute("COMMIT")
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.Error as err:
-            if _sqlite_full(err):
+            if sqlite_full(err):
                 raise DiskFull(folder / cls.DB_NAME) from err
             raise ProjectError(f"cannot create project in {folder}: {err}") from err
         except OSError as err:
@@ -181,14 +178,7 @@ class Project:
 
     def close(self) -> None:
         """Close every thread's connection. Idempotent."""
-        self._closed = True
-        with self._conns_lock:
-            conns, self._conns = self._conns, []
-        for conn in conns:
-            try:
-                conn.close()
-            except sqlite3.Error:  # pragma: no cover - closing must not fail loudly
-                pass
+        self.db.close()
 
     def __enter__(self) -> "Project":
         return self
@@ -197,51 +187,12 @@ class Project:
         self.close()
 
     def _conn(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            return conn
-        if self._closed:
-            raise ProjectError(f"project {self.folder} is closed")
-        try:
-            conn = sqlite3.connect(self.db_path, timeout=30, isolation_level=None, check_same_thread=False)
-        except sqlite3.Error as err:
-            raise ProjectError(f"cannot open {self.db_path}: {err}") from err
-        try:
-            configure(conn)
-            ensure_schema(conn, str(self.db_path))
-        except sqlite3.DatabaseError as err:
-            conn.close()
-            if _sqlite_full(err):
-                raise DiskFull(self.db_path) from err
-            raise ProjectError(f"{self.db_path} is damaged or not a project database ({err})") from err
-        except BaseException:
-            conn.close()
-            raise
-        self._local.conn = conn
-        with self._conns_lock:
-            self._conns.append(conn)
-        return conn
+        """The store's own shorthand for ``self.db.read()``; facets are handed ``db`` instead."""
+        return self.db.read()
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One IMMEDIATE transaction; rolled back on any exception (incl. Ctrl-C)."""
-        with self._write_lock:
-            conn = self._conn()
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.Error as err:
-                raise _write_error(err, self.db_path) from err
-            try:
-                yield conn
-                conn.execute("COMMIT")
-            except BaseException as exc:
-                try:
-                    conn.execute("ROLLBACK")
-                except sqlite3.Error:
-                    pass
-                if isinstance(exc, sqlite3.Error):
-                    raise _write_error(exc, self.db_path) from exc
-                raise
+    def _write(self) -> ContextManager[sqlite3.Connection]:
+        """The store's own shorthand for ``self.db.write()``."""
+        return self.db.write()
 
     # ------------------------------------------------------------ book
 
@@ -314,7 +265,7 @@ class Project:
     @property
     def lexicon(self) -> ProjectLexicon:
         """The project's pronunciation lexicon (see :mod:`studio.project.lexicon`)."""
-        return ProjectLexicon(self)
+        return ProjectLexicon(self.db, self.folder)
 
     # ------------------------------------------------------------ settings
 
@@ -454,12 +405,12 @@ class Project:
     @property
     def chapter_control(self) -> ProjectChapters:
         """Chapters included or excluded and renamed by the producer (see :mod:`studio.project.chapters`)."""
-        return ProjectChapters(self)
+        return ProjectChapters(self.db)
 
     @property
     def takes(self) -> ProjectTakes:
         """Every synthesis of a sentence, kept; one chosen (see :mod:`studio.project.takes`)."""
-        return ProjectTakes(self)
+        return ProjectTakes(self.db, self)
 
     def mark_failed(self, sentence_id: int, reason: str) -> None:
         with self._write() as conn:
@@ -480,14 +431,3 @@ class Project:
             conn.execute("DELETE FROM cache_entries WHERE key = ?", (key,))
         return n
 
-
-def _sqlite_full(err: sqlite3.Error) -> bool:
-    """SQLITE_FULL: "database or disk is full" (the disk, not a size limit of ours)."""
-    return getattr(err, "sqlite_errorname", "") == "SQLITE_FULL" or "disk is full" in str(err)
-
-
-def _write_error(err: sqlite3.Error, db_path: Path) -> Exception:
-    """The error a failed write transaction becomes: DiskFull, or ProjectError."""
-    if _sqlite_full(err):
-        return DiskFull(db_path)
-    return ProjectError(f"cannot write {db_path}: {err}")

@@ -30,6 +30,7 @@ import numpy as np
 from studio.audio.pcm import atomic_write_bytes, read_wav_bytes
 from studio.core.errors import ProjectError
 from studio.project.cache import AudioCache, CacheEntry
+from studio.project.db import ProjectDb
 
 if TYPE_CHECKING:
     from studio.project.store import Project
@@ -39,25 +40,6 @@ log = logging.getLogger(__name__)
 #: takes kept per sentence (the oldest unchosen ones go first)
 MAX_TAKES = 5
 TAKES_DIR = "takes"
-
-TAKES_SCHEMA = """
-CREATE TABLE IF NOT EXISTS takes (
-    id           INTEGER PRIMARY KEY,
-    key          TEXT NOT NULL,
-    text         TEXT NOT NULL,
-    language     TEXT NOT NULL,
-    voice_id     TEXT NOT NULL,
-    engine       TEXT NOT NULL,
-    checksum     TEXT NOT NULL,
-    size         INTEGER NOT NULL,
-    sample_rate  INTEGER NOT NULL,
-    duration     REAL NOT NULL,
-    created_at   TEXT NOT NULL DEFAULT (datetime('now'))
-);
-CREATE INDEX IF NOT EXISTS takes_words ON takes(text, language);
-CREATE INDEX IF NOT EXISTS takes_key ON takes(key);
-"""
-
 
 @dataclass(frozen=True)
 class Take:
@@ -175,15 +157,17 @@ class ProjectTakes:
     """The takes of one open project (``project.takes``): list, keep, choose, load.
 
     Kept out of :class:`~studio.project.store.Project` so the store stays about
-    sentences and states; it uses the project's connection and write lock.
+    sentences and states; it reads and writes through the project's database handle
+    (``project.db``) and asks the project only for sentences, settings and the cache.
     """
 
-    def __init__(self, project: Project) -> None:
+    def __init__(self, db: ProjectDb, project: Project) -> None:
+        self.db = db
         self.project = project
 
     def inputs(self, sentence_id: int) -> dict[str, str] | None:
         """What a new take of this sentence is recorded with (its words, voice and engine)."""
-        row = self.project._conn().execute(
+        row = self.db.read().execute(
             "SELECT s.text, COALESCE(p.language_override, s.language) FROM sentences s"
             " LEFT JOIN paragraphs p ON p.id = s.paragraph_id WHERE s.id = ?", (sentence_id,)).fetchone()
         if row is None:
@@ -202,7 +186,7 @@ class ProjectTakes:
     def for_sentence(self, sentence_id: int) -> list[Take]:
         text, language, key, _expected = self._words(sentence_id)
         entry = self.project.cache_entry(key) if key else None
-        return list_takes(self.project._conn(), text, language, entry.checksum if entry else None)
+        return list_takes(self.db.read(), text, language, entry.checksum if entry else None)
 
     def keep_current(self, key: str) -> int | None:
         """Make a key's current audio a take if it is not one yet (projects from before takes)."""
@@ -213,14 +197,14 @@ class ProjectTakes:
         if row is None:
             return None
         settings = self.project.settings()
-        with self.project._write() as conn:
+        with self.db.write() as conn:
             return record_take(conn, self.project.folder, self.project.cache, entry, text=row.text,
                                language=row.language, voice_id=self.project.voice_for(row.language, settings),
                                engine=settings.engine_token)
 
     def choose(self, sentence_id: int, take_id: int) -> CacheEntry:
         """Put a take's audio in the sentence's cache file (export and playback then use it)."""
-        conn = self.project._conn()
+        conn = self.db.read()
         entry = take_entry(conn, take_id)
         text, language, _key, expected = self._words(sentence_id)
         if entry is None or not any(t.id == take_id for t in list_takes(conn, text, language, None)):
@@ -230,7 +214,7 @@ class ProjectTakes:
             raise ProjectError(f"take {take_id} is missing or damaged; make a new take instead")
         atomic_write_bytes(self.project.cache.path_for(expected), data)
         chosen = CacheEntry(expected, entry.checksum, entry.size, entry.sample_rate, entry.duration)
-        with self.project._write() as conn:
+        with self.db.write() as conn:
             conn.execute(
                 "INSERT INTO cache_entries (key, checksum, size, sample_rate, duration) VALUES (?, ?, ?, ?, ?)"
                 " ON CONFLICT(key) DO UPDATE SET checksum = excluded.checksum, size = excluded.size,"
@@ -245,7 +229,7 @@ class ProjectTakes:
 
     def audio(self, take_id: int) -> tuple[np.ndarray, int] | None:
         """A take's samples and rate, verified (None if missing or damaged)."""
-        entry = take_entry(self.project._conn(), take_id)
+        entry = take_entry(self.db.read(), take_id)
         data = load_take(self.project.folder, entry, take_id) if entry else None
         if data is None or entry is None:
             return None
@@ -253,4 +237,4 @@ class ProjectTakes:
         return audio, rate
 
     def size(self) -> int:
-        return takes_size(self.project._conn())
+        return takes_size(self.db.read())

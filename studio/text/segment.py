@@ -93,7 +93,12 @@ def split_paragraphs(text: str) -> list[str]:
 
 
 def is_speakable(text: str) -> bool:
-    """True when the text holds at least one letter or digit a voice can say."""
+    """True when the text holds at least one letter or digit a voice can say ("* * *" and "—" do not).
+
+    The one copy of the rule: the importer, the render loop and the streaming
+    splitter all ask it, so a row the render leaves silent is one the import and the
+    player agree has nothing to say.
+    """
     return any(ch.isalnum() for ch in text)
 
 

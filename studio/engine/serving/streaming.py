@@ -49,7 +49,7 @@ import numpy as np
 from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, SynthesisSettings
 from studio.engine.serving.buffers import BufferPool
-from studio.text.segment import sentence_bounds
+from studio.text.segment import is_speakable, sentence_bounds
 
 __all__ = [
     "AudioChunk",
@@ -228,7 +228,7 @@ def plan_chunks(
     for chunk in chunks:
         kept: list[Span] = []
         for p in chunk:
-            if not _speakable(text[p[0] : p[1]]):
+            if not is_speakable(text[p[0] : p[1]]):
                 if kept:
                     kept[-1] = (kept[-1][0], p[1])
                     continue
@@ -239,14 +239,10 @@ def plan_chunks(
         if kept:
             merged.append(kept)
     # a leading unspeakable piece (e.g. "... Then") merges forward
-    if len(merged) > 1 and not _speakable(text[merged[0][0][0] : merged[0][-1][1]]):
+    if len(merged) > 1 and not is_speakable(text[merged[0][0][0] : merged[0][-1][1]]):
         head = merged.pop(0)
         merged[0][0] = (head[0][0], merged[0][0][1])
     return merged
-
-
-def _speakable(s: str) -> bool:
-    return any(ch.isalnum() for ch in s)
 
 
 # ----------------------------------------------------------------- streaming
@@ -300,7 +296,7 @@ def stream_passage(
     for index, pieces in enumerate(plan):
         span = (pieces[0][0], pieces[-1][1])
         spoken = [text[a:b].strip() for a, b in pieces]
-        spoken = [s for s in spoken if _speakable(s)]
+        spoken = [s for s in spoken if is_speakable(s)]
         ids = [_ids(engine, s, language, lexicon) for s in spoken]
         ids = [i for i in ids if len(i)]
         audios = _synthesize(engine, ids, settings, batch_sentences)

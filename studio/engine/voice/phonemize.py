@@ -37,6 +37,7 @@ from studio.core.errors import EngineError
 from studio.core.language import language_tag
 from studio.core.lexicon import Lexicon
 from studio.engine.voice.config import VoiceConfig
+from studio.text.segment import is_speakable
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -172,7 +173,7 @@ class PiperFrontEnd:
             else:
                 lead = _LEAD.match(run)
                 marks = [c for c in (lead.group(1) if lead else "") if c in _PAUSES]
-                spoken = self._espeak(run, language) if any(c.isalnum() for c in run) else []
+                spoken = self._espeak(run, language) if is_speakable(run) else []
                 part = marks + ([" "] if marks and spoken else []) + spoken
             if not part:
                 continue
