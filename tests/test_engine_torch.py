@@ -100,7 +100,7 @@ def _ort_single(session, seq) -> np.ndarray:
 
 
 def test_initializers_get_their_vits_names(voice_paths):
-    from studio.engine.torchvits.weights import load_onnx_initializers
+    from studio.engine.torchvits.onnx_reader import load_onnx_initializers
 
     inits = load_onnx_initializers(voice_paths[0])
     assert not [k for k in inits if k.startswith("onnx::Conv")], "an anonymous conv weight kept its ONNX name"

@@ -10,7 +10,7 @@ from test_text_epub import PROSE, XHTML, epub3_single_file, make_epub, opf, xhtm
 
 from studio.engine.voice.catalog import get_voice
 from studio.jobs.session import new_project_settings, open_for_manuscript
-from studio.text.epub import COPYRIGHT_REASON, TOC_REASON
+from studio.text.formats.epub import COPYRIGHT_REASON, TOC_REASON
 from studio.text.importer import load_manuscript
 
 NCX = "application/x-dtbncx+xml"

@@ -218,7 +218,7 @@ def test_incomplete_chapters_are_refused_and_nothing_is_synthesized(tmp_path: Pa
 
 def test_epub_cover_is_used_by_default(shared_epubs: Path, tmp_path: Path) -> None:
     from studio.jobs.session import open_for_manuscript
-    from studio.text.epub import read_cover
+    from studio.text.formats.epub import read_cover
 
     epub = shared_epubs / "wasteland.epub"
     data, mime = read_cover(epub)

@@ -42,9 +42,8 @@ and once on one word; their difference is its steady throughput without start-up
 (import + model load). Ratios use the steady figure -- the harder comparison, since
 the studio rows exclude model loading too.
 
-Layout: this module holds the configuration and the orchestration (:func:`run_bench`)
-and re-exports the names of its parts, so ``studio.bench.runner`` stays the one
-import path: :mod:`studio.bench.child` (a preset in its own process),
+Layout: this module holds the configuration and the orchestration (:func:`run_bench`);
+its parts are imported from where they are defined: :mod:`studio.bench.child` (a preset in its own process),
 :mod:`studio.bench.piper_cli` (the piper row), :mod:`studio.bench.machine` (machine
 description, load and memory sampling), :mod:`studio.bench.scoring` (quality vs FP32)
 and :mod:`studio.bench.targets` (the verdicts).
@@ -74,8 +73,6 @@ from studio.bench.scoring import REFERENCE_PRESET, Transcripts, quality_vs_refer
 from studio.bench.targets import targets
 from studio.bench.whole import whole_process
 from studio.core.errors import StudioError
-
-# the parts; names not used here are re-exported for callers of studio.bench.runner
 from studio.core.paths import cache_dir
 
 log = logging.getLogger(__name__)

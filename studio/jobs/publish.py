@@ -200,7 +200,7 @@ def book_meta(project: Project, options: PublishOptions) -> BookMeta:
 
 
 def _source_cover(project: Project) -> Cover | None:
-    from studio.text.epub import read_cover
+    from studio.text.formats.epub import read_cover
 
     source = Path(project.source()[0] or "")
     if source.suffix.lower() != ".epub":

@@ -33,7 +33,7 @@ from lxml import etree
 
 from studio.core.language import language_family
 from studio.core.lexicon import Lexicon, LexiconEntry, normalize_grapheme
-from studio.text.epub import _find_opf, _manifest, _spine  # the reader's own package parsing
+from studio.text.formats.epub import _find_opf, _manifest, _spine  # the reader's own package parsing
 from studio.text.pls import PLS_MEDIA_TYPE, read_pls
 from studio.text.safety import SafeZip, parse_markup, parse_xml
 from studio.text.xhtml import localname

@@ -1,6 +1,7 @@
 """``load_manuscript``: any supported file -> a segmented, language-tagged Book.
 
-Why one funnel: every format reader only produces raw chapters; normalization,
+Why one funnel: every format reader (one module per format in
+:mod:`studio.text.formats`, chosen by the file's suffix) only produces raw chapters; normalization,
 sentence segmentation, language detection and the final sanity checks happen
 here, identically for all formats. And every failure - missing file, binary
 garbage, broken archive, or a bug in a reader on some odd file - leaves as a
@@ -16,6 +17,7 @@ from pathlib import Path
 from studio.core.errors import ManuscriptError
 from studio.core.language import language_family
 from studio.core.types import Book, Chapter, Paragraph, Sentence
+from studio.text.formats import BY_SUFFIX
 from studio.text.language import assign_languages
 from studio.text.raw import RawBook, RawChapter
 from studio.text.safety import ParserLimit
@@ -24,7 +26,8 @@ from studio.text.segment import DEFAULT_MAX_SENTENCE_CHARS, is_speakable, normal
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_BYTES = 50_000_000
-SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".html", ".htm", ".xhtml", ".epub", ".docx", ".pdf")
+#: what the file dialog offers: every registered format's suffixes (:mod:`studio.text.formats`)
+SUPPORTED_SUFFIXES = tuple(BY_SUFFIX)
 _UNSUPPORTED = {
     ".doc": "old Word .doc files are not supported; save the document as .docx",
     ".odt": "OpenDocument .odt files are not supported yet; save the document as .docx",
@@ -53,7 +56,7 @@ def load_manuscript(
     suffix = path.suffix.lower()
     _check_file(path, suffix, max_bytes)
     try:
-        raw = _read(path, suffix, max_bytes)
+        raw = BY_SUFFIX[suffix].read(path, max_bytes)
         book = _build(path, raw, max_sentence_chars)
     except ManuscriptError:
         raise
@@ -91,36 +94,6 @@ def _check_file(path: Path, suffix: str, max_bytes: int) -> None:
         raise ManuscriptError(path, "the file is empty")
     if size > max_bytes:
         raise ManuscriptError(path, f"the file is too large ({size / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.1f} MB)")
-
-
-def _read_bytes(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise ManuscriptError(path, f"cannot read the file ({exc.strerror or exc})") from None
-
-
-def _read(path: Path, suffix: str, max_bytes: int) -> RawBook:
-    """Dispatch on the suffix to the format reader."""
-    if suffix in (".txt", ".md", ".markdown"):
-        from studio.text.plain import read_plain
-
-        return read_plain(path, _read_bytes(path), markdown=suffix != ".txt")
-    if suffix in (".html", ".htm", ".xhtml"):
-        from studio.text.html import read_html
-
-        return read_html(path, _read_bytes(path))
-    if suffix == ".epub":
-        from studio.text.epub import read_epub
-
-        return read_epub(path, max_bytes=max_bytes)
-    if suffix == ".pdf":
-        from studio.text.pdf import read_pdf
-
-        return read_pdf(path)
-    from studio.text.docx import read_docx
-
-    return read_docx(path, max_bytes=max_bytes)
 
 
 def _build(path: Path, raw: RawBook, max_sentence_chars: int) -> Book:

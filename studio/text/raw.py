@@ -1,14 +1,23 @@
-"""What the per-format readers hand to the importer, before normalization.
+"""What the per-format readers hand to the importer, before normalization, and what a reader is.
 
 Why a separate, mutable shape: readers build chapters incrementally (an EPUB
 chapter can span several files), while the public types in ``studio.core.types``
 are frozen and must hold fully segmented, language-tagged text. Keeping the raw
 shape tiny means every format shares one normalization/segmentation/language path.
+
+A format is one module of :mod:`studio.text.formats` with a :class:`Reader`
+(its name, its file suffixes and its read function); the importer picks the
+reader by suffix from that registry.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from studio.core.errors import ManuscriptError
 
 
 @dataclass
@@ -45,3 +54,31 @@ class RawBook:
     language: str = ""
     chapters: list[RawChapter] = field(default_factory=list)
     metadata: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Reader:
+    """One manuscript format: ``read(path, max_bytes)`` -> :class:`RawBook`.
+
+    ``suffixes`` are lower-case with the dot (``".epub"``). ``max_bytes`` bounds
+    what an archive format may unpack per member (the file's own size is checked
+    by the importer before ``read`` is called). A reader raises
+    :class:`~studio.core.errors.ManuscriptError` for a file it cannot read.
+    """
+
+    name: str
+    suffixes: tuple[str, ...]
+    read: Callable[[Path, int], RawBook]
+
+
+def read_file(path: Path) -> bytes:
+    """The file's bytes, or a :class:`ManuscriptError` saying why they cannot be read."""
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise ManuscriptError(path, f"cannot read the file ({exc.strerror or exc})") from None
+
+
+def title_from_name(path: Path) -> str:
+    """The title a manuscript's file name suggests, when the text names none."""
+    return re.sub(r"[_]+", " ", path.stem).strip() or path.name

@@ -32,8 +32,8 @@ The quantized model is cached on disk under a key made of the source model's sha
 the recipe, the calibration set and the onnxruntime version, and written atomically,
 so a second render (or a second process) reuses it.
 
-The code lives in sibling modules, re-exported here so ``studio.engine.onnx.int8``
-stays the one import path: :mod:`~studio.engine.onnx.int8_recipe` (recipe and node
+The rest lives in sibling modules, imported from where it is defined:
+:mod:`~studio.engine.onnx.int8_recipe` (recipe and node
 plan), :mod:`~studio.engine.onnx.layout` (decoder on 4-D tensors),
 :mod:`~studio.engine.onnx.int8_calibration` (calibration sentences and reader) and
 :mod:`~studio.engine.onnx.int8_build` (quantize, cache). This module keeps the engine.

@@ -41,8 +41,7 @@ so the CPU default is ``max_batch_size=1`` (the CPU strategy is
 (not measured here: no GPU on the development box).
 
 The engine-agnostic half -- :class:`BatchConfig`, padding (:func:`pad_batch`)
-and the bucketing queue (:class:`Batcher`) -- lives in :mod:`studio.engine.serving.batcher`
-and is re-exported here, so this module stays the one import path.
+and the bucketing queue (:class:`Batcher`) -- lives in :mod:`studio.engine.serving.batcher`.
 """
 
 from __future__ import annotations
@@ -55,7 +54,6 @@ import numpy as np
 
 from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, PendingBuild, SynthesisSettings
-# the padding/bucketing half lives in studio.engine.serving.batcher; its names stay importable from here
 from studio.engine.serving.batcher import (
     BatchConfig,
     Batcher,

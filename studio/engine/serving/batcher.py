@@ -13,7 +13,8 @@ parts it drives, which know nothing about voices:
   (or ``max_batch_tokens`` padded ids) or when its oldest request has waited
   ``max_wait_s``.
 
-Everything here is re-exported by :mod:`studio.engine.serving.batched`, the public path.
+The engine side (:class:`~studio.engine.serving.batched.BatchedEngine`) is in
+:mod:`studio.engine.serving.batched`; import these names from here.
 """
 
 from __future__ import annotations

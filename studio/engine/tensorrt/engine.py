@@ -21,8 +21,7 @@ Pipeline (all on the user's machine, cached):
    input/output buffer. An item longer than the profile allows runs on torch FP32;
    how many did is counted (``stats``) and said in :meth:`TensorRTEngine.describe`.
 
-Those modules' public names stay importable from here, the path the rest of the
-project has always used.
+Import those modules' names from where they are defined; this module keeps the engine.
 
 ``tensorrt`` is imported lazily inside; importing this module needs neither
 TensorRT nor CUDA, and everything that does not talk to TensorRT (cache key,

@@ -3,8 +3,8 @@
 The work is in three steps, one module each: :mod:`studio.engine.torchvits.onnx_reader` reads
 the initializers back under their VITS names, :mod:`studio.engine.torchvits.arch`
 derives the architecture and coqui's config from them, and this module maps every
-tensor onto coqui's state dict. Their public names stay importable from here, the
-path the rest of the project has always used.
+tensor onto coqui's state dict. Import the first two steps' names from their own
+modules.
 
 The mapping is strict both ways (every inference tensor of coqui's model must
 receive an ONNX weight, every ONNX parameter must find a place) because a
@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from studio.engine.torchvits.arch import PiperVitsArch, coqui_config, derive_arch
-from studio.engine.torchvits.onnx_reader import OnnxVitsGraph, is_param_name, load_onnx_initializers, read_onnx_vits
+from studio.engine.torchvits.onnx_reader import is_param_name, read_onnx_vits
 
 if TYPE_CHECKING:  # pragma: no cover
     from TTS.tts.models.vits import Vits
@@ -229,15 +229,10 @@ def piper_voice_config(config_json_path: str | Path) -> dict[str, Any]:
 
 
 __all__ = [
-    "OnnxVitsGraph",
-    "PiperVitsArch",
     "WeightsReport",
     "build_coqui_vits",
-    "derive_arch",
     "is_training_only",
     "new_coqui_vits",
-    "load_onnx_initializers",
     "piper_to_coqui_name",
     "piper_voice_config",
-    "read_onnx_vits",
 ]

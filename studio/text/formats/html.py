@@ -15,7 +15,7 @@ from lxml import etree
 
 from studio.core.errors import ManuscriptError
 from studio.text.decode import decode_markup
-from studio.text.raw import RawBook
+from studio.text.raw import RawBook, Reader, read_file
 from studio.text.safety import ParserLimit, check_parser_limits, html_parser, parser_limit_reason
 from studio.text.structure import build_chapters
 from studio.text.xhtml import extract_blocks, head_info
@@ -26,8 +26,9 @@ _AUTHOR_KEYS = ("meta:author", "meta:dc.creator", "meta:dcterms.creator", "meta:
 _LANG_KEYS = ("lang", "meta:content-language", "meta:language", "meta:dc.language")
 
 
-def read_html(path: Path, data: bytes) -> RawBook:
-    """Read an HTML file into raw chapters."""
+def read_html(path: Path, max_bytes: int) -> RawBook:
+    """Read an HTML file into raw chapters (``max_bytes``: checked by the importer already)."""
+    data = read_file(path)
     declared = _CHARSET.search(data[:4096])
     text = decode_markup(data, path, declared.group(1).decode("ascii") if declared else None)
     text = _XML_DECL.sub("", text, count=1)
@@ -54,3 +55,6 @@ def read_html(path: Path, data: bytes) -> RawBook:
         chapters=chapters,
         metadata={"format": "html"},
     )
+
+
+READER = Reader("HTML", (".html", ".htm", ".xhtml"), read_html)

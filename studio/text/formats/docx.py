@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from studio.core.errors import ManuscriptError
-from studio.text.raw import Block, RawBook
+from studio.text.raw import Block, RawBook, Reader
 from studio.text.safety import SafeZip, parser_limit_reason
 from studio.text.structure import build_chapters
 
@@ -23,7 +23,7 @@ _HEADING_STYLE = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
 _W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 
 
-def read_docx(path: Path, *, max_bytes: int) -> RawBook:
+def read_docx(path: Path, max_bytes: int) -> RawBook:
     """Read a Word document into raw chapters."""
     with SafeZip(path, max_member=max_bytes, max_total=4 * max_bytes, kind="Word document") as z:
         if not z.has("word/document.xml") and not any(n.endswith("/document.xml") for n in z.names()):
@@ -59,6 +59,9 @@ def read_docx(path: Path, *, max_bytes: int) -> RawBook:
         chapters=chapters,
         metadata={"format": "docx"},
     )
+
+
+READER = Reader("Word", (".docx",), read_docx)
 
 
 def _declares_dtd(xml: bytes) -> bool:

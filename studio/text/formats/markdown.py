@@ -1,4 +1,4 @@
-"""Plain text (``.txt``) and Markdown (``.md``) readers.
+"""Markdown (``.md``, ``.markdown``): headings as chapters, YAML front matter, inline syntax dropped.
 
 Why Markdown is only lightly parsed: the goal is speech, not rendering. We need
 headings (chapters), paragraphs, and the *words* - so emphasis markers, link
@@ -13,10 +13,9 @@ import re
 from pathlib import Path
 
 from studio.text.decode import decode_text
-from studio.text.raw import Block, RawBook
-from studio.text.structure import build_chapters, is_chapter_heading
+from studio.text.raw import Block, RawBook, Reader, read_file, title_from_name
+from studio.text.structure import build_chapters
 
-_HEADER_FIELD = re.compile(r"^(title|author|language)\s*:\s*(\S.{0,200})$", re.IGNORECASE)
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 _THEMATIC_BREAK = re.compile(r"^\s{0,3}([-*_])(?:\s*\1){2,}\s*$")
 _SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
@@ -33,39 +32,23 @@ _EMPHASIS = re.compile(r"(?<![\w\\])[*_]{1,3}(?=\S)|(?<=\S)(?<!\\)[*_]{1,3}(?!\w
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!>~|])")
 
 
-def read_plain(path: Path, data: bytes, *, markdown: bool) -> RawBook:
-    """Read a .txt or .md manuscript into raw chapters."""
-    text, encoding = decode_text(data, path)
+def read_markdown(path: Path, max_bytes: int) -> RawBook:
+    """Read a Markdown manuscript into raw chapters (``max_bytes``: checked by the importer already)."""
+    text, encoding = decode_text(read_file(path), path)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    meta: dict[str, str] = {}
-    if markdown:
-        text, meta = _front_matter(text)
-        blocks = _markdown_blocks(text)
-    else:
-        meta = _header_fields(text)
-        blocks = _text_blocks(text)
-    chapters, found_title = build_chapters(blocks, fallback_title=meta.get("title") or _title_from_name(path))
+    text, meta = _front_matter(text)
+    chapters, found_title = build_chapters(_markdown_blocks(text),
+                                           fallback_title=meta.get("title") or title_from_name(path))
     return RawBook(
-        title=meta.get("title") or found_title or _title_from_name(path),
+        title=meta.get("title") or found_title or title_from_name(path),
         author=meta.get("author", ""),
         language=meta.get("language", ""),
         chapters=chapters,
-        metadata={"format": "markdown" if markdown else "text", "encoding": encoding},
+        metadata={"format": "markdown", "encoding": encoding},
     )
 
 
-def _title_from_name(path: Path) -> str:
-    return re.sub(r"[_]+", " ", path.stem).strip() or path.name
-
-
-def _header_fields(text: str) -> dict[str, str]:
-    """``Title:``/``Author:``/``Language:`` lines near the top (Project Gutenberg style)."""
-    meta: dict[str, str] = {}
-    for line in text[:20_000].split("\n")[:80]:
-        m = _HEADER_FIELD.match(line.strip())
-        if m:
-            meta.setdefault(m.group(1).lower(), m.group(2).strip())
-    return meta
+READER = Reader("Markdown", (".md", ".markdown"), read_markdown)
 
 
 def _front_matter(text: str) -> tuple[str, dict[str, str]]:
@@ -98,47 +81,6 @@ def _yaml_scalar(value: str) -> str:
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
         return value[1:-1]
     return value
-
-
-def _text_blocks(text: str) -> list[Block]:
-    """Blank-line separated blocks; chapter-heading lines become blocks of their own.
-
-    Lines are joined into one paragraph (hard-wrapped text), unless a third or
-    more of them are longer than any wrapped line would be (150+ characters):
-    then each line is a paragraph, the way word processors export text.
-    """
-    blocks: list[Block] = []
-    for group in _groups(text.split("\n")):
-        long_lines = sum(1 for line in group if len(line) > 150)
-        one_per_line = len(group) > 1 and long_lines * 3 >= len(group)
-        current: list[str] = []
-        for line in group:
-            if len(group) > 1 and is_chapter_heading(line):
-                if current:
-                    blocks.append(Block("\n".join(current)))
-                    current = []
-                blocks.append(Block(line.strip()))
-            elif one_per_line:
-                blocks.append(Block(line))
-            else:
-                current.append(line)
-        if current:
-            blocks.append(Block("\n".join(current)))
-    return blocks
-
-
-def _groups(lines: list[str]) -> list[list[str]]:
-    groups: list[list[str]] = []
-    current: list[str] = []
-    for line in lines:
-        if line.strip():
-            current.append(line)
-        elif current:
-            groups.append(current)
-            current = []
-    if current:
-        groups.append(current)
-    return groups
 
 
 def _markdown_blocks(text: str) -> list[Block]:

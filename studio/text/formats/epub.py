@@ -30,7 +30,7 @@ from urllib.parse import unquote
 from lxml import etree
 
 from studio.core.errors import ManuscriptError
-from studio.text.raw import Block, RawBook, RawChapter
+from studio.text.raw import Block, RawBook, RawChapter, Reader
 from studio.text.safety import SafeZip, parse_markup, parse_xml
 from studio.text.structure import (
     FRONT_MATTER_TITLE,
@@ -81,7 +81,7 @@ class _Chap:
     reason: str = ""
 
 
-def read_epub(path: Path, *, max_bytes: int) -> RawBook:
+def read_epub(path: Path, max_bytes: int) -> RawBook:
     """Read an EPUB into raw chapters (zip-bomb and XXE safe)."""
     with SafeZip(path, max_member=max_bytes, max_total=4 * max_bytes, kind="EPUB") as z:
         opf_path = _find_opf(z, path)
@@ -103,6 +103,9 @@ def read_epub(path: Path, *, max_bytes: int) -> RawBook:
         chapters=chapters,
         metadata={"format": "epub", **{k: v for k, v in meta.items() if k not in ("title", "author", "language")}},
     )
+
+
+READER = Reader("EPUB", (".epub",), read_epub)
 
 
 #: Cover art larger than this is not read (no real cover comes close).

@@ -18,7 +18,7 @@ from typing import Any, Iterator
 
 from studio.core.errors import ManuscriptError
 from studio.text.pdf_layout import Line, PageLines, TextBlock, build_blocks, strip_running_lines
-from studio.text.raw import Block, RawBook, RawChapter
+from studio.text.raw import Block, RawBook, RawChapter, Reader
 from studio.text.structure import FRONT_MATTER_TITLE, build_chapters, clean_title, is_front_matter_title
 
 log = logging.getLogger(__name__)
@@ -31,8 +31,11 @@ _MARKER_CHARS = set("0123456789*\u2020\u2021\u00a7\u00b9\u00b2\u00b3\u2070\u2074
 _WS = re.compile(r"\s+")
 
 
-def read_pdf(path: Path) -> RawBook:
-    """Read a text PDF into raw chapters (see the module docstring for the rules)."""
+def read_pdf(path: Path, max_bytes: int) -> RawBook:
+    """Read a text PDF into raw chapters (see the module docstring for the rules).
+
+    ``max_bytes``: the importer has checked the file's size; pdfminer reads pages as it goes.
+    """
     from pdfminer.pdfdocument import PDFDocument, PDFEncryptionError, PDFException
     from pdfminer.pdfparser import PDFParser
     from pdfminer.pdfpage import PDFPage
@@ -73,6 +76,9 @@ def read_pdf(path: Path) -> RawBook:
         chapters=chapters,
         metadata={"format": "pdf"},
     )
+
+
+READER = Reader("PDF", (".pdf",), read_pdf)
 
 
 def _first_pages(pages: Iterator[Any], path: Path) -> Iterator[Any]:
