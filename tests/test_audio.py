@@ -15,7 +15,7 @@ from studio.audio.pcm import atomic_write_bytes, read_wav, read_wav_bytes, to_in
 from studio.audio.resample import resample
 from studio.audio.writers import AudioTags, write_audio, write_mp3, write_wav
 from studio.core.errors import StudioError
-from test_render_support import ffprobe_duration
+from render_support import ffprobe_duration
 
 SR = 22050
 

@@ -15,8 +15,9 @@ from concurrent.futures import Future
 import numpy as np
 import pytest
 
+from fakes import FakeEngine
 from studio.core.errors import EngineError
-from studio.engine.base import Engine, SynthesisSettings
+from studio.engine.base import SynthesisSettings
 from studio.engine.serving.batcher import BatchConfig, Batcher, length_bucket, pad_batch
 from studio.engine.serving.batched import BatchedEngine, default_batch_config
 from studio.engine.serving.buffers import BufferPool
@@ -37,7 +38,6 @@ LONG = (
 
 
 # --------------------------------------------------------------------- fixtures
-
 
 
 @pytest.fixture(scope="module")
@@ -80,40 +80,6 @@ def _assert_same(batched: list[np.ndarray], reference: list[np.ndarray]) -> None
         assert got.dtype == np.float32
         assert len(got) == len(want), f"item {k}: {len(got)} samples, solo has {len(want)}"
         assert _corr(got, want) >= 0.999, f"item {k}: correlation {_corr(got, want):.5f}"
-
-
-class FakeEngine(Engine):
-    """Audio of item = its first id repeated 10 x len(ids); records each batch."""
-
-    name = "fake"
-
-    def __init__(self, delay: float = 0.0, fail: bool = False) -> None:
-        self.batches: list[list[int]] = []
-        self.delay = delay
-        self.fail = fail
-        self.lock = threading.Lock()
-
-    @property
-    def sample_rate(self) -> int:
-        return 1000
-
-    def load(self) -> None:
-        pass
-
-    def text_to_ids(self, text: str, language: str) -> list[int]:
-        return [ord(c) for c in text]
-
-    def synthesize_batch(self, ids, settings):
-        assert self.lock.acquire(blocking=False), "engine driven by two threads at once"
-        try:
-            if self.delay:
-                time.sleep(self.delay)
-            if self.fail:
-                raise EngineError("boom")
-            self.batches.append([len(s) for s in ids])
-            return [np.full(10 * len(s), float(s[0]), np.float32) for s in ids]
-        finally:
-            self.lock.release()
 
 
 # ------------------------------------------------------------ real-voice checks
@@ -194,7 +160,7 @@ def test_torch_engine_batched_equals_solo(torch_engine):
 
 
 def test_submit_from_many_threads_groups_by_bucket():
-    fake = FakeEngine(delay=0.01)
+    fake = FakeEngine(samples_per_id=10, delay_s=0.01)
     cfg_batched = BatchedEngine(fake, max_batch_size=4, max_wait_s=0.05, bucket_ratio=1.25)
     short, longer = [7] * 10, [9] * 100  # far apart: never in one batch
     results: dict[tuple[int, int], np.ndarray] = {}
@@ -223,7 +189,7 @@ def test_submit_from_many_threads_groups_by_bucket():
 
 
 def test_settings_never_mix_in_a_batch():
-    fake = FakeEngine()
+    fake = FakeEngine(samples_per_id=10)
     b = BatchedEngine(fake, max_batch_size=2, max_wait_s=5.0)
     s2 = SynthesisSettings(noise_scale=0.0, length_scale=1.2, noise_w=0.0)
     f1 = b.submit([1] * 5, DETERMINISTIC)
@@ -237,7 +203,7 @@ def test_settings_never_mix_in_a_batch():
 
 
 def test_engine_errors_reach_every_future_and_callbacks_run():
-    fake = FakeEngine(fail=True)
+    fake = FakeEngine(samples_per_id=10, fail=True)
     b = BatchedEngine(fake, max_batch_size=2, max_wait_s=5.0)
     called: list[Future] = []
     futs = [b.submit([1] * 4, DETERMINISTIC, callback=called.append) for _ in range(2)]
@@ -258,7 +224,7 @@ def test_close_can_cancel_pending():
 
 
 def test_empty_sequences_are_rejected():
-    b = BatchedEngine(FakeEngine(), 2)
+    b = BatchedEngine(FakeEngine(samples_per_id=10), 2)
     with pytest.raises(EngineError):
         b.submit([], DETERMINISTIC)
     assert b.synthesize_many([], DETERMINISTIC) == []
@@ -266,7 +232,7 @@ def test_empty_sequences_are_rejected():
 
 
 def test_max_batch_tokens_caps_padded_size():
-    fake = FakeEngine()
+    fake = FakeEngine(samples_per_id=10)
     b = BatchedEngine(fake, max_batch_size=8, max_batch_tokens=300, bucket_ratio=100.0)
     out = b.synthesize_many([[5] * 100] * 7, DETERMINISTIC)
     assert [len(x) for x in out] == [1000] * 7

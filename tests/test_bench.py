@@ -18,7 +18,7 @@ import pytest
 from studio.bench import report
 from studio.bench.runner import BenchConfig, run_bench, spread
 from studio.bench.targets import targets
-from test_render_support import studio_cmd
+from render_support import studio_cmd
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 #: the INT8 tests' calibration size and cache folder: one small build serves both files
@@ -55,7 +55,7 @@ def monkeypatch_module():
 
 
 @pytest.mark.slow
-def test_quick_bench_writes_json_with_every_field(quick_run) -> None:
+def test_quick_bench_writes_json_with_every_field(quick_run, tmp_path_factory) -> None:
     result, out, cache, messages = quick_run
     data = json.loads((out / "bench.json").read_text())
     assert data["schema"] == "studio-bench/1"
@@ -85,7 +85,10 @@ def test_quick_bench_writes_json_with_every_field(quick_run) -> None:
     ref = data["presets"]["fp32-cpu"]["quality"]
     assert ref["log_mel_correlation"] == pytest.approx(1.0) and ref["identical_durations"]
     assert data["presets"]["int8-cpu"]["quality"]["identical_durations"]  # INT8 keeps FP32 durations
-    assert data["presets"]["int8-cpu"]["prepare_s"] >= 0
+    int8 = data["presets"]["int8-cpu"]
+    # the INT8 model was built or fetched as part of this run, and is on disk where the preset's options said
+    assert isinstance(int8["prepare_cache_hit"], bool) and 0 < int8["prepare_s"] < data["duration_s"]
+    assert any((tmp_path_factory.getbasetemp() / "studio-int8-cache").rglob("*.onnx"))
     # unavailable presets are listed with the reason, not measured
     for name, why in data["unavailable"].items():
         assert name in ("fp16-cuda", "tensorrt-int8", "fp32-torch", "dynamic-int8") and why

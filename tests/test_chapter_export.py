@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_gui_support import write_manuscript
-from test_takes import FRONT, pcm, render, sha
+from gui_support import write_manuscript
+from takes_support import FRONT, pcm, render, sha
 
 from studio.engine.voice.catalog import get_voice
 from studio.jobs.export import export_chapter_files

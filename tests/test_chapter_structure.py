@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from test_render_support import make_book, para
+from render_support import make_book, para
 
 from studio.core.errors import ProjectError
 from studio.core.types import Book, Chapter

@@ -8,8 +8,8 @@ import wave
 from pathlib import Path
 
 import pytest
-from test_gui_support import write_manuscript
-from test_render_support import studio_cmd
+from gui_support import write_manuscript
+from render_support import studio_cmd
 
 from studio.project.store import Project
 

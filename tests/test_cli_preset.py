@@ -24,7 +24,7 @@ from studio.jobs.engines import build_engine, effective_preset, engine_spec, pla
 from studio.jobs.preset_choice import check_choice, choose_preset
 from studio.jobs.session import apply_choices, new_project_settings
 from studio.project import Project
-from test_render_support import make_book, studio_cmd
+from render_support import make_book, studio_cmd
 
 CUDA_PRESETS = ("fp16-cuda", "tensorrt-int8")
 

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import threading
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from fakes import FakeEngine
 from studio.core.errors import EngineError
-from studio.engine.base import Engine, SynthesisSettings
+from studio.engine.base import SynthesisSettings
 from studio.engine.serving.streams import MultiStreamSynthesizer, physical_cores
 from studio.engine.onnx.int8 import Int8OnnxEngine
 from studio.engine.onnx.piper import OnnxPiperEngine
@@ -28,45 +27,10 @@ SENTENCES = [
 ]
 
 
-class FakeEngine(Engine):
-    """Audio = the ids themselves (as float), after a delay proportional to length."""
-
-    name = "fake"
-    started: list[int] = []
-    lock = threading.Lock()
-
-    def __init__(self, fail_on_length: int | None = None, delay: float = 0.002) -> None:
-        self.fail_on_length = fail_on_length
-        self.delay = delay
-        self.loaded = self.closed = False
-
-    @property
-    def sample_rate(self) -> int:
-        return 1000
-
-    def load(self) -> None:
-        self.loaded = True
-
-    def text_to_ids(self, text: str, language: str) -> list[int]:
-        return [ord(c) for c in text]
-
-    def synthesize_batch(self, ids, settings):
-        (seq,) = ids
-        with FakeEngine.lock:
-            FakeEngine.started.append(len(seq))
-        if len(seq) == self.fail_on_length:
-            raise RuntimeError("boom")
-        time.sleep(self.delay * len(seq))
-        return [np.asarray(seq, dtype=np.float32)]
-
-    def close(self) -> None:
-        self.closed = True
-
-
 def test_fake_results_keyed_longest_first_and_streamed():
-    FakeEngine.started = []
+    started: list[int] = []
     items = [[7] * n for n in (3, 40, 1, 25, 10, 30)]
-    with MultiStreamSynthesizer(FakeEngine, streams=2) as synth:
+    with MultiStreamSynthesizer(lambda: FakeEngine(delay_per_id_s=0.002, started=started), streams=2) as synth:
         assert len(synth.engines) == 2 and all(e.loaded for e in synth.engines)
         gen = synth.synthesize(items, SILENT)
         first = next(gen)  # available before the others are done
@@ -76,8 +40,8 @@ def test_fake_results_keyed_longest_first_and_streamed():
         for i, audio in got.items():
             np.testing.assert_array_equal(audio, np.asarray(items[i], dtype=np.float32))
         # the two longest start first, one per stream; the shortest starts last
-        assert sorted(FakeEngine.started[:2]) == [30, 40]
-        assert FakeEngine.started[-1] == 1
+        assert sorted(started[:2]) == [30, 40]
+        assert started[-1] == 1
         results = list(synth.synthesize_results(items, SILENT))
         assert {r.stream for r in results} == {0, 1}
         assert [a.size for a in synth.synthesize_all(items, SILENT)] == [len(x) for x in items]
@@ -86,7 +50,7 @@ def test_fake_results_keyed_longest_first_and_streamed():
 
 
 def test_fake_error_propagates_and_early_close_stops():
-    synth = MultiStreamSynthesizer(lambda: FakeEngine(fail_on_length=5), streams=2)
+    synth = MultiStreamSynthesizer(lambda: FakeEngine(delay_per_id_s=0.002, fail_on_length=5, error_type=RuntimeError), streams=2)
     with pytest.raises(EngineError, match="boom"):
         list(synth.synthesize([[1] * n for n in (2, 5, 9, 1)], SILENT))
     # usable again afterwards; closing a generator early releases it

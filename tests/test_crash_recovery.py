@@ -32,8 +32,8 @@ from studio.jobs.export import export_chapter_files
 from studio.jobs.render import prepare_voices, render_project
 from studio.jobs.session import new_project_settings
 from studio.project import Project
-from test_cli import db_rows, done_snapshot, write_manuscript
-from test_render_support import REPO, CountingEngine, make_book, para, real_engine, studio_cmd
+from cli_support import db_rows, done_snapshot, write_manuscript
+from render_support import REPO, CountingEngine, make_book, para, real_engine, studio_cmd
 
 RATE = 22050
 
@@ -194,7 +194,7 @@ from pathlib import Path
 sys.path.insert(0, "tests")
 from studio.core.types import Book, Chapter
 from studio.project import Project
-from test_render_support import para
+from render_support import para
 
 def book(i):
     chapters = tuple(

@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from test_takes import _Lent
+from takes_support import Lent
 from voice import bundled_engine
 
 from studio.audio.assemble import Pauses
@@ -49,7 +49,7 @@ def rendered(tmp_path_factory: pytest.TempPathFactory, resources: Path):
         chapter = next(c.index for c in project.chapters() if c.title.startswith("Chapter One"))
         project.update_settings(project.settings().with_changes(pauses=PAUSES))
         before = chapter_estimates(project)[chapter]
-        render_project(project, _Lent(bundled_engine()), chapters={chapter})
+        render_project(project, Lent(bundled_engine()), chapters={chapter})
         (exported,) = export_chapter_files(project, root / "out", "wav", [chapter])
         yield project, chapter, before, exported
         project.close()

@@ -6,7 +6,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from test_text_epub import PROSE, XHTML, epub3_single_file, make_epub, opf, xhtml
+from epub_support import PROSE, XHTML, epub3_single_file, make_epub, opf, xhtml
 
 from studio.engine.voice.catalog import get_voice
 from studio.jobs.session import new_project_settings, open_for_manuscript

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import QMenu
-from test_gui_support import TINY, write_manuscript
-from test_gui_window import WAIT, make_window, open_and_wait, wait_jobs_done
-from test_text_epub import epub3_single_file
+from gui_support import TINY, write_manuscript
+from window_support import WAIT, make_window, open_and_wait, wait_jobs_done
+from epub_support import epub3_single_file
 
 from studio.project.store import Project
 from studio.ui.main_window import MainWindow

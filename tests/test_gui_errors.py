@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-import test_gui_support  # noqa: F401 - binding guard
+import gui_support  # noqa: F401 - binding guard
 from studio.core.errors import ProjectError
 from studio.qt.logsetup import install_excepthook, log_file_path, setup_file_logging
 from studio.qt.messages import ErrorInfo

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QSettings
 
-from test_gui_support import shared_factory
-from test_publish_audio import META, speechlike
-from test_render_support import make_book, real_engine
+from gui_support import shared_factory
+from audio_support import META, speechlike
+from render_support import make_book, real_engine
 from studio.audio.acx import check_file
 from studio.audio.containers import write_delivery
 from studio.audio.tags import Track

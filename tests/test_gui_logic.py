@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import test_gui_support  # noqa: F401 - binding guard
+import gui_support  # noqa: F401 - binding guard
 from studio.audio.assemble import Pauses
 from studio.qt.facts import parse_bench, read_bench
 from studio.qt.jobqueue import JobQueue

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QDialogButtonBox
-from test_gui_support import write_manuscript
-from test_gui_window import WAIT, make_window, open_and_wait, sentences, wait_jobs_done
+from gui_support import write_manuscript
+from window_support import WAIT, make_window, open_and_wait, sentences, wait_jobs_done
 
 from studio.core.speed import length_scale_of
 from studio.project.store import Project

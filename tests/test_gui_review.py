@@ -11,24 +11,18 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from test_gui_support import TINY, write_manuscript
-from test_gui_window import WAIT, make_window, open_and_wait, sentences, wait_jobs_done
+from gui_support import TINY, write_manuscript
+from window_support import WAIT, big_book, make_window, open_and_wait, sentences, visible_rows, wait_jobs_done
 
 from studio.project.store import Project
 from studio.ui.main_window import MainWindow
 
-pytestmark = pytest.mark.slow
+
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("private_dirs")]
 
 #: chapter one long enough (about 2 spoken minutes) to be flagged at a 1-minute threshold
 LONG_ONE = TINY.replace("Then it was night.", "Then it was night. " + " ".join(
     f"The keeper counted the boats in the harbour again, number {n}." for n in range(1, 30)))
-
-
-@pytest.fixture(autouse=True)
-def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
-        monkeypatch.setenv(var, str(tmp_path / var.lower()))
-    monkeypatch.delenv("STUDIO_CACHE_DIR", raising=False)
 
 
 @pytest.fixture
@@ -410,9 +404,7 @@ def test_first_run_shows_how_to_start_and_the_recent_projects(qtbot, tmp_path: P
 
 
 def test_language_review_one_line_banner_show_link_and_filters(qtbot, window: MainWindow, tmp_path: Path) -> None:  # noqa: ANN001
-    from test_gui_support import copy_sample
-    from test_gui_window import visible_rows
-
+    from gui_support import copy_sample
     open_and_wait(qtbot, window, copy_sample(tmp_path / "books"))
     book, model = window.book, window.book.model
     french = next(p for c in model.snapshot.chapters for p in c.paragraphs if p.language == "fr")
@@ -447,7 +439,7 @@ def test_a_slow_load_that_builds_nothing_shows_no_preparing_dialog(qtbot, tmp_pa
     never a guess from how long loading takes."""
     import time
 
-    from test_gui_support import shared_factory
+    from gui_support import shared_factory
 
     lend = shared_factory()
 
@@ -467,23 +459,8 @@ def test_a_slow_load_that_builds_nothing_shows_no_preparing_dialog(qtbot, tmp_pa
         win.close()
 
 
-def big_book(chapters: int = 141, paragraphs: int = 12) -> str:
-    """About 200k words: the size of Moby-Dick."""
-    out = ["# The Big Book\n"]
-    for c in range(1, chapters + 1):
-        out.append(f"\n## Chapter {c}\n")
-        for p in range(paragraphs):
-            out.append("\n" + " ".join(
-                f"Sailor {c}-{p}-{k} hauled the wet rope across the deck while the wind rose over the grey water."
-                for k in range(7)) + "\n")
-    out[-1] += "\nThe white whale surfaced once, far off, and was gone.\n"
-    return "".join(out)
-
-
 def test_search_in_a_big_book_is_answered_off_the_gui_thread_from_one_index(
         qtbot, window: MainWindow, tmp_path: Path) -> None:  # noqa: ANN001
-    from test_gui_window import visible_rows
-
     text = big_book()
     assert len(text.split()) > 190_000
     open_and_wait(qtbot, window, write_manuscript(tmp_path / "books", text, "big.md"))

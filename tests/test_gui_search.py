@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_gui_review import big_book
-from test_gui_support import write_manuscript
-from test_gui_window import WAIT, make_window, open_and_wait, visible_rows
+from window_support import big_book
+from gui_support import write_manuscript
+from window_support import WAIT, make_window, open_and_wait, visible_rows
 
 from studio.ui.book_view import EXPAND_MATCHES
 

@@ -11,37 +11,16 @@ import wave
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
-from test_gui_support import TINY, copy_sample, ffprobe, shared_factory, write_manuscript
+from gui_support import TINY, copy_sample, ffprobe, write_manuscript
 from studio.project.store import Project
 from studio.qt.messages import JobSpec
-from studio.qt.session import ProjectSession
-from studio.qt.sinks import NullSink
-from studio.qt.snapshot import SentenceNode
 from studio.ui.main_window import MainWindow
+from window_support import WAIT, make_window, open_and_wait, sentences, visible_rows, wait_jobs_done
 
-pytestmark = pytest.mark.slow
-WAIT = 120_000  # ms; generous for a loaded 2-core box
-
-
-@pytest.fixture(autouse=True)
-def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
-        monkeypatch.setenv(var, str(tmp_path / var.lower()))
-    monkeypatch.delenv("STUDIO_CACHE_DIR", raising=False)
-
-
-def make_window(qtbot, tmp_path: Path, engines: list | None = None, **session_kw) -> MainWindow:  # noqa: ANN001
-    session_kw.setdefault("build", shared_factory(engines))
-    session_kw.setdefault("sink_factory", lambda: NullSink(speed=8.0))
-    session = ProjectSession(readout_interval=0.25, **session_kw)
-    win = MainWindow(session, QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat))
-    qtbot.addWidget(win)
-    win.resize(1280, 800)
-    win.show()
-    return win
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("private_dirs")]
 
 
 @pytest.fixture
@@ -51,34 +30,6 @@ def window(qtbot, tmp_path: Path):  # noqa: ANN001, ANN201
     win.engines = engines
     yield win
     win.close()
-
-
-def open_and_wait(qtbot, win: MainWindow, path: Path) -> None:  # noqa: ANN001
-    win.open_path(path)
-    qtbot.waitUntil(lambda: win.session.snapshot is not None and win.book.model.rowCount() > 0, timeout=WAIT)
-
-
-def sentences(win: MainWindow, chapter: int) -> list[SentenceNode]:
-    return win.book.sentences_of_chapters([chapter])
-
-
-def wait_jobs_done(qtbot, win: MainWindow) -> None:  # noqa: ANN001
-    qtbot.waitUntil(lambda: bool(win.queue.snapshot.jobs) and not win.queue.snapshot.active, timeout=WAIT)
-
-
-def visible_rows(win: MainWindow) -> list[str]:
-    proxy, out = win.book.proxy, []
-
-    def walk(parent) -> None:  # noqa: ANN001
-        for row in range(proxy.rowCount(parent)):
-            idx = proxy.index(row, 0, parent)
-            out.append(str(idx.data()))
-            walk(idx)
-
-    from PySide6.QtCore import QModelIndex
-
-    walk(QModelIndex())
-    return out
 
 
 def test_import_sample_shows_chapters_flags_and_language_override(qtbot, window: MainWindow, tmp_path: Path) -> None:  # noqa: ANN001

@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from studio.engine.base import SynthesisSettings
-from test_render_support import REPO, real_engine
+from render_support import REPO, real_engine
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "hostile"))
 import make_corpus  # noqa: E402 - lives beside the corpus it describes

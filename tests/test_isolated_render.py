@@ -28,8 +28,8 @@ from studio.jobs.render import render_project
 from studio.jobs.engines import Isolation, build_engine, plan_engine
 from studio.jobs.session import new_project_settings
 from studio.project import Project
-from test_cli import db_rows, done_snapshot, write_manuscript
-from test_render_support import CountingEngine, make_book, real_engine, studio_cmd
+from cli_support import db_rows, done_snapshot, write_manuscript
+from render_support import CountingEngine, make_book, real_engine, studio_cmd
 
 LONG = " ".join(["The harbour was quiet that morning, and the boats rocked gently against the old stone wall"] * 40)
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QSettings
-from test_gui_support import shared_factory, write_manuscript
+from gui_support import shared_factory, write_manuscript
 
 from studio.project.lexicon import USER_LEXICON_ENV
 from studio.qt.session import ProjectSession
@@ -24,11 +24,9 @@ Yesterday Nguyen rowed down the river. The water was cold. Later Nguyen slept.
 
 
 @pytest.fixture(autouse=True)
-def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
-        monkeypatch.setenv(var, str(tmp_path / var.lower()))
+def private_lexicon(private_dirs: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Private folders (conftest) and a user lexicon of this test's own."""
     monkeypatch.setenv(USER_LEXICON_ENV, str(tmp_path / "user-lexicon.pls"))
-    monkeypatch.delenv("STUDIO_CACHE_DIR", raising=False)
 
 
 @pytest.fixture

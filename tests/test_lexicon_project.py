@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from test_render_support import para
+from render_support import para
 
 from studio.cli import main
 from studio.core.errors import ProjectError

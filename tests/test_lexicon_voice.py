@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_render_support import CountingEngine, para, real_engine
+from render_support import CountingEngine, para, real_engine
 
 from studio.core.lexicon import Lexicon, LexiconEntry
 from studio.core.types import Book, Chapter

@@ -20,7 +20,7 @@ from studio.engine.voice.catalog import get_voice
 from studio.jobs.engines import build_engine
 from studio.jobs.isolation.engine import IsolatedEngine
 from studio.jobs.session import new_project_settings, open_for_manuscript
-from test_render_support import REPO, studio_cmd
+from render_support import REPO, studio_cmd
 
 CUDA_PRESETS = tuple(name for name, p in PRESETS.items() if p.device == "cuda")
 

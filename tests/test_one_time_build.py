@@ -13,8 +13,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from test_gui_support import write_manuscript
-from test_gui_window import WAIT, make_window, open_and_wait, wait_jobs_done
+from gui_support import write_manuscript
+from window_support import WAIT, make_window, open_and_wait, wait_jobs_done
 
 from studio.engine.onnx.int8 import Int8OnnxEngine
 from studio.engine.onnx.piper import OnnxPiperEngine

@@ -174,8 +174,8 @@ def test_cancel_stops_the_measurement_and_keeps_the_figures(qtbot, private_cache
 
 
 def test_measuring_from_the_window_pauses_the_render_and_resumes_it(qtbot, tmp_path: Path) -> None:
-    from test_gui_support import write_manuscript
-    from test_gui_window import WAIT, make_window, open_and_wait
+    from gui_support import write_manuscript
+    from window_support import WAIT, make_window, open_and_wait
 
     win = make_window(qtbot, tmp_path)
     try:

@@ -12,7 +12,7 @@ from studio.core.errors import ProjectError
 from studio.engine.base import SynthesisSettings
 from studio.project import Project, ProjectSettings
 from studio.project.schema import SCHEMA_VERSION
-from test_render_support import make_book, para
+from render_support import make_book, para
 
 VOICE = "en_US-joe-medium"
 

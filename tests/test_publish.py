@@ -21,8 +21,8 @@ from studio.jobs.publish import PublishOptions, book_meta, publish
 from studio.jobs.render import render_project
 from studio.jobs.session import new_project_settings
 from studio.project import Project
-from test_publish_audio import agree_with_ffmpeg
-from test_render_support import make_book, real_engine, studio_cmd
+from audio_support import agree_with_ffmpeg
+from render_support import make_book, real_engine, studio_cmd
 
 pytestmark = pytest.mark.slow
 TOLERANCE = 0.05  # s: chapter marks and cues against the audio

@@ -16,7 +16,7 @@ from studio.jobs.export import export_chapters
 from studio.jobs.render import RenderProgress, render_project
 from studio.jobs.session import new_project_settings
 from studio.project import Project
-from test_render_support import CountingEngine, ffprobe_duration, make_book, para, real_engine
+from render_support import CountingEngine, ffprobe_duration, make_book, para, real_engine
 
 pytestmark = pytest.mark.slow
 

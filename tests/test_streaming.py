@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings as hsettings, strategies as st
 
-from studio.engine.base import Engine, SynthesisSettings
+from fakes import FakeEngine
+from studio.engine.base import SynthesisSettings
 from studio.engine.serving.buffers import BufferPool
 from studio.engine.serving.streaming import AudioChunk, plan_chunks, stream_passage
 from studio.text.segment import sentence_bounds, split_spans
@@ -129,28 +130,6 @@ def test_plan_always_covers_the_text(text, first, size):
 # ------------------------------------------------------------------ engines
 
 
-class FakeEngine(Engine):
-    name = "fake"
-
-    def __init__(self) -> None:
-        self.calls: list[int] = []
-
-    @property
-    def sample_rate(self) -> int:
-        return 1000
-
-    def load(self) -> None:
-        pass
-
-    def text_to_ids(self, text: str, language: str) -> list[int]:
-        return [ord(c) % 50 + 1 for c in text]
-
-    def synthesize_batch(self, ids, settings):
-        self.calls.append(len(ids))
-        return [np.full(len(s), s[0] / 100.0, np.float32) for s in ids]
-
-
-
 def test_stream_real_voice(onnx_engine):
     chunks = list(stream_passage(onnx_engine, PASSAGE, "en", DETERMINISTIC,
                                  first_chunk_chars=80, chunk_chars=150))
@@ -174,7 +153,7 @@ def test_stream_real_voice(onnx_engine):
 
 def test_pooled_stream_recycles_buffers_and_matches_unpooled():
     text = PASSAGE * 3
-    engine = FakeEngine()
+    engine = FakeEngine(scale=0.001)
     plain = [np.array(c.samples) for c in stream_passage(engine, text, "en", DETERMINISTIC, chunk_chars=120)]
     pool = BufferPool()
     pooled = []
@@ -190,7 +169,7 @@ def test_pooled_stream_recycles_buffers_and_matches_unpooled():
 
 def test_early_close_releases_the_buffer():
     pool = BufferPool()
-    it = stream_passage(FakeEngine(), PASSAGE, "en", DETERMINISTIC, pool=pool)
+    it = stream_passage(FakeEngine(scale=0.001), PASSAGE, "en", DETERMINISTIC, pool=pool)
     next(it)
     assert pool.stats().buffers_in_use == 1
     it.close()
@@ -198,14 +177,14 @@ def test_early_close_releases_the_buffer():
 
 
 def test_sentence_pause_and_batching_choice():
-    engine = FakeEngine()
+    engine = FakeEngine(scale=0.001)
     text = "One two. Three four. Five six."
     one = list(stream_passage(engine, text, "en", DETERMINISTIC, first_chunk_chars=10))
     # first chunk: "One two."; second: the other two sentences, one engine call each on CPU
-    assert engine.calls == [1, 1, 1]
-    engine.calls.clear()
+    assert [len(b) for b in engine.batches] == [1, 1, 1]
+    engine.batches.clear()
     paused = list(stream_passage(engine, text, "en", DETERMINISTIC, first_chunk_chars=10,
                                  sentence_pause_s=0.1, batch_sentences=True))
-    assert engine.calls == [1, 2]
+    assert [len(b) for b in engine.batches] == [1, 2]
     assert len(paused[1].samples) == len(one[1].samples) + 100
     assert not paused[1].samples[len("Three four."):][:100].any()

@@ -6,38 +6,26 @@ Real project files, real SQLite, the real bundled voice and the real render loop
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
-import wave
 from pathlib import Path
 
 import pytest
-from test_gui_support import write_manuscript
-from voice import bundled_engine
+from gui_support import write_manuscript
 
 from studio.engine.voice.catalog import get_voice
 from studio.jobs.export import export_chapter_files
-from studio.jobs.render import render_project
 from studio.jobs.session import new_project_settings, open_for_manuscript
 from studio.project import schema
 from studio.project.store import Project
 from studio.project.takes import MAX_TAKES, take_path
+from takes_support import FRONT, pcm, render, sha
 
-
-@pytest.fixture(autouse=True)
-def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
-        monkeypatch.setenv(var, str(tmp_path / var.lower()))
-    monkeypatch.delenv("STUDIO_CACHE_DIR", raising=False)
+pytestmark = pytest.mark.usefixtures("private_dirs")
 
 
 def make_project(tmp_path: Path) -> Project:
     book = write_manuscript(tmp_path / "books")
     return open_for_manuscript(book, tmp_path / "books" / "tiny.studio", new_project_settings(get_voice(None))).project
-
-
-def render(project: Project, ids: set[int] | None = None, chapters: set[int] = frozenset({1})) -> None:
-    render_project(project, _Lent(bundled_engine()), chapters=set(chapters), sentence_ids=ids)
 
 
 def new_take(project: Project, sentence_id: int) -> None:
@@ -46,28 +34,6 @@ def new_take(project: Project, sentence_id: int) -> None:
     project.takes.keep_current(row.cache_key)
     project.invalidate_key(row.cache_key)
     render(project, {sentence_id}, {row.chapter})
-
-
-class _Lent:
-    """The shared engine without its ``close`` (the render loop closes what it is given)."""
-
-    def __init__(self, inner) -> None:
-        self._inner = inner
-
-    def __getattr__(self, name: str):
-        return getattr(self._inner, name)
-
-    def close(self) -> None:
-        pass
-
-
-def pcm(path: Path) -> bytes:
-    with wave.open(str(path)) as w:
-        return w.readframes(w.getnframes())
-
-
-def sha(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def test_each_take_is_kept_listed_chosen_exported_and_remembered(tmp_path: Path) -> None:
@@ -144,26 +110,6 @@ def test_a_project_from_before_takes_is_migrated_and_its_audio_becomes_the_first
         takes = old.takes.for_sentence(target.id)
         assert len(takes) == 2 and takes[1].chosen
         assert takes[0].duration == pytest.approx(target.duration)  # the audio from before is kept
-
-
-FRONT = """# Tiny Book
-
-## Dedication
-
-For the keepers of every light.
-
-## One
-
-The cat sat down. It was warm.
-
-## Two
-
-Rain fell on the roof.
-
-## Three
-
-We stayed in.
-"""
 
 
 def test_chapters_included_excluded_renamed_and_export_numbers_follow(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_render_support import studio_cmd
+from render_support import studio_cmd
 from triton_support import BENCH, MANUSCRIPT, correlation, read_wav, self_signed, start_server
 
 from studio.core.errors import EngineError

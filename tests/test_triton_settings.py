@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from test_render_support import REPO
+from render_support import REPO
 
 from studio.core.errors import StudioError
 from studio.engine.triton.client import TritonEngine

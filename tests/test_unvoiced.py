@@ -17,7 +17,7 @@ from studio.engine.voice.catalog import get_voice
 from studio.jobs.render import render_project
 from studio.jobs.session import new_project_settings
 from studio.project import Project
-from test_render_support import CountingEngine, para, real_engine, studio_cmd
+from render_support import CountingEngine, para, real_engine, studio_cmd
 
 FRENCH = "Le chat dort au soleil."
 

@@ -236,7 +236,7 @@ def test_coqui_download_offline_is_a_clear_error(tmp_path, monkeypatch):
 
 def test_cli_voices_add_verifies_and_installs(voice_server, tmp_path, empty_coqui):
     """`studio voices add NAME`: the index is fetched, the files verified, the voice listed."""
-    from test_render_support import studio_cmd
+    from render_support import studio_cmd
 
     base_url, model, config = voice_server
     (model.parents[4] / "voices.json").write_text(json.dumps(_index(model, config)), encoding="utf-8")
@@ -256,7 +256,7 @@ def test_cli_voices_add_verifies_and_installs(voice_server, tmp_path, empty_coqu
 
 
 def test_cli_voices_add_offline_is_one_line(tmp_path):
-    from test_render_support import studio_cmd
+    from render_support import studio_cmd
 
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))

@@ -17,25 +17,18 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from test_gui_window import WAIT, make_window, open_and_wait, wait_jobs_done
+from window_support import WAIT, make_window, open_and_wait, wait_jobs_done
 
 from studio.project.store import Project
 from studio.project.takes import take_path
 from studio.qt.messages import ExportProgress
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("private_dirs")]
 CHAPTERS = 120
 CONTAINER = """<?xml version="1.0"?>
 <container xmlns="urn:oasis:names:tc:opendocument:xmlns:container" version="1.0">
 <rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/></rootfiles>
 </container>"""
-
-
-@pytest.fixture(autouse=True)
-def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
-        monkeypatch.setenv(var, str(tmp_path / var.lower()))
-    monkeypatch.delenv("STUDIO_CACHE_DIR", raising=False)
 
 
 def page(body: str) -> str:

@@ -140,8 +140,8 @@ def _cmd_render(args: argparse.Namespace) -> int:
         titles = {c.index: c.name for c in project.chapters()}
         ready = [c for c in chapters if c not in broken]
         files = export_chapter_files(
-            project, args.output, args.format, ready, args.sample_rate, engine=engine, engine_for=factory
-        ) if ready else []
+            project, args.output, args.format, ready, args.sample_rate, engine=engine, engine_for=factory,
+            batch_size=plan.batch_size) if ready else []
     finally:
         if early is not None:
             early.close()

@@ -85,13 +85,16 @@ def export_chapter_files(
     engine_for: EngineFactory | None = None,
     progress: Callable[[RenderProgress], None] | None = None,
     bitrate: str = "128k",
+    batch_size: int = 1,
 ) -> list[ExportedFile]:
     """Write ``NN - Title.<fmt>`` for each chapter (0-based indices; None = default set).
 
     ``sample_rate`` None uses the project's output rate, else the voice's own.
     Refuses (ProjectError, before writing anything) when a chapter has sentences
     that are not rendered or failed; with ``engine`` given, pending ones are
-    rendered first. Returns what was written, in chapter order.
+    rendered first, ``batch_size`` sentences per engine call (the plan's: a CUDA
+    or multi-stream engine re-rendering a damaged chapter gets the batches it was
+    built for). Returns what was written, in chapter order.
     """
     if fmt not in FORMATS:
         raise StudioError(f"unknown output format '{fmt}' (choose one of: {', '.join(FORMATS)})")
@@ -101,7 +104,8 @@ def export_chapter_files(
         if not 0 <= idx < len(all_chapters):
             raise ProjectError(f"chapter {idx + 1} does not exist (the book has {len(all_chapters)})")
     if engine is not None and any(r.state != "done" for r in project.sentences(wanted)):
-        render_project(project, engine, chapters=set(wanted), engine_for=engine_for, progress=progress)
+        render_project(project, engine, chapters=set(wanted), engine_for=engine_for, progress=progress,
+                       batch_size=batch_size)
     require_complete(project, wanted)
 
     settings = project.settings()
@@ -135,7 +139,8 @@ def export_chapter_files(
                         f"chapter {idx + 1} has missing or corrupt audio in the cache; "
                         "render the project again to repair it"
                     ) from None
-                render_project(project, engine, chapters={idx}, engine_for=engine_for, progress=progress)
+                render_project(project, engine, chapters={idx}, engine_for=engine_for, progress=progress,
+                               batch_size=batch_size)
                 require_complete(project, [idx])
                 continue
             written.append(ExportedFile(path, idx, names[idx], counter.samples / rate, rate))

@@ -1,0 +1,67 @@
+"""The main window for the GUI tests: made with the shared voice, opened on a file, waited on (no tests in here)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gui_support import shared_factory
+from PySide6.QtCore import QSettings
+
+from studio.qt.session import ProjectSession
+from studio.qt.sinks import NullSink
+from studio.qt.snapshot import SentenceNode
+from studio.ui.main_window import MainWindow
+
+WAIT = 120_000  # ms; generous for a loaded 2-core box
+
+
+def make_window(qtbot, tmp_path: Path, engines: list | None = None, **session_kw) -> MainWindow:  # noqa: ANN001
+    session_kw.setdefault("build", shared_factory(engines))
+    session_kw.setdefault("sink_factory", lambda: NullSink(speed=8.0))
+    session = ProjectSession(readout_interval=0.25, **session_kw)
+    win = MainWindow(session, QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(win)
+    win.resize(1280, 800)
+    win.show()
+    return win
+
+
+def open_and_wait(qtbot, win: MainWindow, path: Path) -> None:  # noqa: ANN001
+    win.open_path(path)
+    qtbot.waitUntil(lambda: win.session.snapshot is not None and win.book.model.rowCount() > 0, timeout=WAIT)
+
+
+def sentences(win: MainWindow, chapter: int) -> list[SentenceNode]:
+    return win.book.sentences_of_chapters([chapter])
+
+
+def wait_jobs_done(qtbot, win: MainWindow) -> None:  # noqa: ANN001
+    qtbot.waitUntil(lambda: bool(win.queue.snapshot.jobs) and not win.queue.snapshot.active, timeout=WAIT)
+
+
+def visible_rows(win: MainWindow) -> list[str]:
+    proxy, out = win.book.proxy, []
+
+    def walk(parent) -> None:  # noqa: ANN001
+        for row in range(proxy.rowCount(parent)):
+            idx = proxy.index(row, 0, parent)
+            out.append(str(idx.data()))
+            walk(idx)
+
+    from PySide6.QtCore import QModelIndex
+
+    walk(QModelIndex())
+    return out
+
+
+def big_book(chapters: int = 141, paragraphs: int = 12) -> str:
+    """About 200k words: the size of Moby-Dick."""
+    out = ["# The Big Book\n"]
+    for c in range(1, chapters + 1):
+        out.append(f"\n## Chapter {c}\n")
+        for p in range(paragraphs):
+            out.append("\n" + " ".join(
+                f"Sailor {c}-{p}-{k} hauled the wet rope across the deck while the wind rose over the grey water."
+                for k in range(7)) + "\n")
+    out[-1] += "\nThe white whale surfaced once, far off, and was gone.\n"
+    return "".join(out)
