@@ -88,7 +88,7 @@ def test_quick_bench_writes_json_with_every_field(quick_run, tmp_path_factory) -
     int8 = data["presets"]["int8-cpu"]
     # the INT8 model was built or fetched as part of this run, and is on disk where the preset's options said
     assert isinstance(int8["prepare_cache_hit"], bool) and 0 < int8["prepare_s"] < data["duration_s"]
-    assert any((tmp_path_factory.getbasetemp() / "studio-int8-cache").rglob("*.onnx"))
+    assert any((tmp_path_factory.getbasetemp() / "studio-int8-cache").rglob("*.int8-*.onnx"))
     # unavailable presets are listed with the reason, not measured
     for name, why in data["unavailable"].items():
         assert name in ("fp16-cuda", "tensorrt-int8", "fp32-torch", "dynamic-int8") and why

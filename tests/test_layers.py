@@ -47,6 +47,11 @@ def test_the_tree_keeps_every_contract() -> None:
         ("studio/engine/onnx/bad.py", "import torch\n", "The ONNX backend never imports torch"),
         ("studio/text/bad.py", "from studio.jobs import render\n", "Layers:"),
         ("studio/ui/bad.py", "from studio.engine import presets\n", "The UI reaches the engine only through"),
+        ("studio/project/bad.py", "from studio.engine.triton import servers\n", "Project state (settings, schema, facets)"),
+        ("studio/jobs/isolation/bad.py", "from studio.jobs import engines\n", "The model-process package imports no"),
+        ("studio/jobs/isolation/bad.py", "import studio.engine.onnx.piper\n", "The model-process package imports no"),
+        ("studio/text/formats/markdown.py", "from studio.text.formats import plain\n", "Manuscript formats are read"),
+        ("studio/core/bad.py", "import numpy\n", "Plain shared data (core) imports no heavy"),
     ],
 )
 def test_a_deliberate_violation_breaks_its_contract(tmp_path: Path, where: str, code: str, contract: str) -> None:
@@ -56,3 +61,11 @@ def test_a_deliberate_violation_breaks_its_contract(tmp_path: Path, where: str, 
     assert done.returncode != 0
     broken = done.stdout.split("Broken contracts", 1)[-1]
     assert contract in broken, done.stdout
+
+
+def test_the_command_line_names_no_desktop_module() -> None:
+    """Not even as a string for importlib, which the layer contract cannot see: the
+    desktop's ``gui`` command is handed to the command line by the launcher."""
+    for path in sorted((REPO / "studio" / "cli").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        assert "studio.ui" not in text and "studio.qt" not in text, path.relative_to(REPO)
