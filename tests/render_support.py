@@ -10,12 +10,14 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Sequence
 
+import numpy as np
 
 from studio.core.errors import EngineError
 from studio.core.lexicon import Lexicon
 from studio.core.types import Book, Chapter, Paragraph, Sentence
-from studio.engine.base import DelegatingEngine, Engine
+from studio.engine.base import DelegatingEngine, Engine, SynthesisSettings
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -51,7 +53,8 @@ def real_engine() -> Engine:
 
 
 class CountingEngine(DelegatingEngine):
-    """Delegates to a real engine; records every sentence it is asked to speak."""
+    """Delegates to a real engine; records every sentence it is asked to speak and
+    how many sentences each synthesis call carried (``calls``)."""
 
     name = "onnx"
 
@@ -60,6 +63,11 @@ class CountingEngine(DelegatingEngine):
         self.name = "onnx"
         self.fail_on = fail_on
         self.spoken: list[str] = []
+        self.calls: list[int] = []
+
+    def synthesize_batch(self, ids: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[np.ndarray]:
+        self.calls.append(len(ids))
+        return super().synthesize_batch(ids, settings)
 
     def text_to_ids(self, text: str, language: str, lexicon: Lexicon | None = None) -> list[int]:
         """Every sentence the render loop speaks passes here exactly once."""

@@ -136,6 +136,20 @@ def test_export_wav_and_mp3(rendered: Project, tmp_path: Path) -> None:
     assert abs(ffprobe_duration(mp3s[0].path) - mp3s[0].duration) < 0.1
 
 
+def test_export_renders_what_is_missing_in_the_plan_s_batches(project: Project, tmp_path: Path) -> None:
+    """``studio render -o`` hands export the plan's batch size: an engine re-rendering before
+    export gets several sentences per call (what a CUDA or multi-stream stack is built for)."""
+    single, batched = CountingEngine(real_engine()), CountingEngine(real_engine())
+    first = export_chapter_files(project, tmp_path / "one", "wav", [0], engine=single)
+    assert single.calls and set(single.calls) == {1}
+    project.invalidate_key(project.sentences([0])[1].cache_key)  # lost from the cache: export must redo it
+    project.invalidate_key(project.sentences([0])[2].cache_key)
+    again = export_chapter_files(project, tmp_path / "four", "wav", [0], engine=batched, batch_size=4)
+    assert batched.calls == [2]  # the two missing sentences in one call
+    assert [f.path.name for f in again] == [f.path.name for f in first] and again[0].duration > 0
+    assert all(r.state == "done" for r in project.sentences([0]))
+
+
 def test_corrupt_cache_file_is_detected_and_rendered_again(rendered: Project, tmp_path: Path) -> None:
     project = rendered
     row = next(r for r in project.sentences() if r.text == "We sat.")
