@@ -117,3 +117,17 @@ def decode_markup(data: bytes, path: str | Path, declared: str | None = None) ->
         except (LookupError, UnicodeDecodeError):
             pass
     return decode_text(data, path)[0]
+
+
+def read_file(path: Path) -> bytes:
+    """The file's bytes, or a :class:`ManuscriptError` saying why they cannot be read."""
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise ManuscriptError(path, f"cannot read the file ({exc.strerror or exc})") from None
+
+
+def read_text(path: Path) -> tuple[str, str]:
+    """``(text, encoding)`` of a plain-text manuscript, line ends made ``\\n``."""
+    text, encoding = decode_text(read_file(path), path)
+    return text.replace("\r\n", "\n").replace("\r", "\n"), encoding

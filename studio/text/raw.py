@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from studio.core.errors import ManuscriptError
 
 
 @dataclass
@@ -71,14 +70,19 @@ class Reader:
     read: Callable[[Path, int], RawBook]
 
 
-def read_file(path: Path) -> bytes:
-    """The file's bytes, or a :class:`ManuscriptError` saying why they cannot be read."""
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise ManuscriptError(path, f"cannot read the file ({exc.strerror or exc})") from None
-
-
 def title_from_name(path: Path) -> str:
     """The title a manuscript's file name suggests, when the text names none."""
     return re.sub(r"[_]+", " ", path.stem).strip() or path.name
+
+
+def text_book(path: Path, chapters: list[RawChapter], found_title: str, meta: dict[str, str],
+              metadata: dict[str, str]) -> RawBook:
+    """The book of a text-like file: title, author and language from its header fields
+    (``meta``), else the title its headings gave (``found_title``), else its file name."""
+    return RawBook(
+        title=meta.get("title") or found_title or title_from_name(path),
+        author=meta.get("author", ""),
+        language=meta.get("language", ""),
+        chapters=chapters,
+        metadata=metadata,
+    )

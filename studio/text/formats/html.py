@@ -14,8 +14,8 @@ from pathlib import Path
 from lxml import etree
 
 from studio.core.errors import ManuscriptError
-from studio.text.decode import decode_markup
-from studio.text.raw import RawBook, Reader, read_file
+from studio.text.decode import decode_markup, read_file
+from studio.text.raw import RawBook, Reader
 from studio.text.safety import ParserLimit, check_parser_limits, html_parser, parser_limit_reason
 from studio.text.structure import build_chapters
 from studio.text.xhtml import extract_blocks, head_info

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from studio.text.decode import decode_text
-from studio.text.raw import Block, RawBook, Reader, read_file, title_from_name
+from studio.text.decode import read_text
+from studio.text.raw import Block, RawBook, Reader, text_book, title_from_name
 from studio.text.structure import build_chapters
 
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
@@ -34,18 +34,11 @@ _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!>~|])")
 
 def read_markdown(path: Path, max_bytes: int) -> RawBook:
     """Read a Markdown manuscript into raw chapters (``max_bytes``: checked by the importer already)."""
-    text, encoding = decode_text(read_file(path), path)
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text, encoding = read_text(path)
     text, meta = _front_matter(text)
     chapters, found_title = build_chapters(_markdown_blocks(text),
                                            fallback_title=meta.get("title") or title_from_name(path))
-    return RawBook(
-        title=meta.get("title") or found_title or title_from_name(path),
-        author=meta.get("author", ""),
-        language=meta.get("language", ""),
-        chapters=chapters,
-        metadata={"format": "markdown", "encoding": encoding},
-    )
+    return text_book(path, chapters, found_title, meta, {"format": "markdown", "encoding": encoding})
 
 
 READER = Reader("Markdown", (".md", ".markdown"), read_markdown)

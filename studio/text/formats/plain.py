@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from studio.text.decode import decode_text
-from studio.text.raw import Block, RawBook, Reader, read_file, title_from_name
+from studio.text.decode import read_text
+from studio.text.raw import Block, RawBook, Reader, text_book, title_from_name
 from studio.text.structure import build_chapters, is_chapter_heading
 
 _HEADER_FIELD = re.compile(r"^(title|author|language)\s*:\s*(\S.{0,200})$", re.IGNORECASE)
@@ -19,17 +19,10 @@ _HEADER_FIELD = re.compile(r"^(title|author|language)\s*:\s*(\S.{0,200})$", re.I
 
 def read_plain(path: Path, max_bytes: int) -> RawBook:
     """Read a .txt manuscript into raw chapters (``max_bytes``: checked by the importer already)."""
-    text, encoding = decode_text(read_file(path), path)
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text, encoding = read_text(path)
     meta = _header_fields(text)
     chapters, found_title = build_chapters(_text_blocks(text), fallback_title=meta.get("title") or title_from_name(path))
-    return RawBook(
-        title=meta.get("title") or found_title or title_from_name(path),
-        author=meta.get("author", ""),
-        language=meta.get("language", ""),
-        chapters=chapters,
-        metadata={"format": "text", "encoding": encoding},
-    )
+    return text_book(path, chapters, found_title, meta, {"format": "text", "encoding": encoding})
 
 
 READER = Reader("plain text", (".txt",), read_plain)
