@@ -69,3 +69,15 @@ def test_the_command_line_names_no_desktop_module() -> None:
     for path in sorted((REPO / "studio" / "cli").rglob("*.py")):
         text = path.read_text(encoding="utf-8")
         assert "studio.ui" not in text and "studio.qt" not in text, path.relative_to(REPO)
+
+
+def test_no_test_module_imports_another() -> None:
+    """Shared helpers live in helper modules (``render_support``, ``fakes``, ...): importing
+    a test module from another runs its module-level fixtures and marks twice over."""
+    import ast
+
+    for path in sorted((REPO / "tests").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            assert not any(n.split(".")[0].startswith("test_") for n in names), (path.name, names)
