@@ -24,7 +24,7 @@ from studio.core.errors import ProjectError
 log = logging.getLogger(__name__)
 
 #: Version written by this code. Bump it and add a step to ``MIGRATIONS`` together.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 STATES = ("pending", "rendering", "done", "failed")
 
@@ -176,6 +176,10 @@ CREATE TABLE IF NOT EXISTS chapter_joins (
 """
 _STRUCTURE_COLUMNS = {"origin": "TEXT", "front_reason": "TEXT"}
 
+#: v5: each take's draw of the sampling noise (:mod:`studio.engine.noise`), so a new
+#: take sounds different and a re-render of the same take the same. Old takes read as 0.
+_TAKE_SEED_COLUMNS = {"seed": "INTEGER NOT NULL DEFAULT 0"}
+
 
 def _apply_script(conn: sqlite3.Connection, script: str) -> None:
     """Run a multi-statement script inside the caller's transaction.
@@ -217,6 +221,10 @@ def _v4_structure(conn: sqlite3.Connection) -> None:
     _add_columns(conn, "chapters", _STRUCTURE_COLUMNS)
 
 
+def _v5_take_seeds(conn: sqlite3.Connection) -> None:
+    _add_columns(conn, "takes", _TAKE_SEED_COLUMNS)
+
+
 #: ``MIGRATIONS[v]`` upgrades a database at version ``v`` to ``v + 1`` (inside one
 #: transaction). Version 0 is a brand-new, empty file.
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
@@ -224,6 +232,7 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     1: lambda conn: _apply_script(conn, _SCHEMA_V2_LEXICON),
     2: _v3_takes_and_chapter_control,  # takes; chapters included / renamed
     3: _v4_structure,  # merged and split chapters
+    4: _v5_take_seeds,  # each take's draw of the sampling noise
 }
 
 
