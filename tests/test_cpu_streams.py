@@ -50,7 +50,8 @@ def test_fake_results_keyed_longest_first_and_streamed():
 
 
 def test_fake_error_propagates_and_early_close_stops():
-    synth = MultiStreamSynthesizer(lambda: FakeEngine(delay_per_id_s=0.002, fail_on_length=5, error_type=RuntimeError), streams=2)
+    synth = MultiStreamSynthesizer(
+        lambda: FakeEngine(delay_per_id_s=0.002, fail_on_length=5, error_type=RuntimeError), streams=2)
     with pytest.raises(EngineError, match="boom"):
         list(synth.synthesize([[1] * n for n in (2, 5, 9, 1)], SILENT))
     # usable again afterwards; closing a generator early releases it

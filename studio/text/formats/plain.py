@@ -21,7 +21,8 @@ def read_plain(path: Path, max_bytes: int) -> RawBook:
     """Read a .txt manuscript into raw chapters (``max_bytes``: checked by the importer already)."""
     text, encoding = read_text(path)
     meta = _header_fields(text)
-    chapters, found_title = build_chapters(_text_blocks(text), fallback_title=meta.get("title") or title_from_name(path))
+    chapters, found_title = build_chapters(_text_blocks(text),
+                                           fallback_title=meta.get("title") or title_from_name(path))
     return text_book(path, chapters, found_title, meta, {"format": "text", "encoding": encoding})
 
 
