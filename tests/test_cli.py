@@ -206,3 +206,15 @@ def test_help_imports_nothing_heavy() -> None:
         done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=60)
         assert done.returncode == 0, done.stderr
         assert done.stderr.strip().splitlines()[-1] == "[]", (args, done.stderr)
+
+
+def test_the_launcher_hands_gui_to_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """``studio gui`` comes from the desktop layer through the launcher (studio/__main__.py);
+    the command line alone does not know it (it never names the UI)."""
+    from studio.cli import build_parser
+
+    done = studio_cmd("--help")
+    assert done.returncode == 0 and "gui" in done.stdout and "start the desktop studio" in done.stdout
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["gui"])
+    assert "invalid choice: 'gui'" in capsys.readouterr().err
