@@ -292,11 +292,11 @@ def test_disk_full_during_export_keeps_finished_chapters(tmp_path: Path, monkeyp
 
 
 def test_disk_full_from_the_database_is_disk_full_too(tmp_path: Path) -> None:
-    from studio.project.store import _write_error
+    from studio.project.db import write_error
 
     full = sqlite3.OperationalError("database or disk is full")
-    assert isinstance(_write_error(full, tmp_path / "project.sqlite"), DiskFull)
-    assert isinstance(_write_error(sqlite3.OperationalError("no such table: x"), tmp_path), ProjectError)
+    assert isinstance(write_error(full, tmp_path / "project.sqlite"), DiskFull)
+    assert isinstance(write_error(sqlite3.OperationalError("no such table: x"), tmp_path), ProjectError)
 
 
 @pytest.mark.slow
