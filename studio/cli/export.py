@@ -12,11 +12,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from studio.audio.formats import FORMATS
 from studio.core.errors import StudioError
 
 #: ``--acx`` and some file failed the check (the files are written all the same)
 EXIT_ACX_FAILED = 3
-FORMATS = ("m4b", "mp3", "flac", "opus", "wav")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("project", type=Path, help="project folder (<name>.studio)")
     p.add_argument("-o", "--output", type=Path, required=True, help="folder for the files")
-    p.add_argument("--format", choices=FORMATS, default="m4b", help="m4b: the whole book with chapter markers; "
+    p.add_argument("--format", choices=tuple(FORMATS), default="m4b", help="m4b: the whole book with chapter markers; "
                    "the others: one file per chapter (default: m4b)")
     p.add_argument("--acx", action="store_true", help="print the full ACX report of every file and exit 3 "
                    "when one fails (ACX takes MP3: use --format mp3)")

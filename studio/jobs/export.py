@@ -25,7 +25,8 @@ import numpy as np
 from studio.audio.assemble import Clip, Pauses, iter_chapter
 from studio.audio.pcm import silence, stale_temp_files
 from studio.audio.resample import resample
-from studio.audio.writers import FORMATS, AudioTags, write_audio
+from studio.audio.formats import encoding
+from studio.audio.writers import AudioTags, write_audio
 from studio.core.errors import ProjectError, StudioError
 from studio.engine.base import Engine
 from studio.jobs.render import EngineFactory, RenderProgress, render_project
@@ -93,8 +94,8 @@ def export_chapter_files(
     that are not rendered or failed; with ``engine`` given, pending ones are
     rendered first. Returns what was written, in chapter order.
     """
-    if fmt not in FORMATS:
-        raise StudioError(f"unknown output format '{fmt}' (choose one of: {', '.join(FORMATS)})")
+    if encoding(fmt).whole_book:
+        raise StudioError(f"{fmt} holds a whole book; write it with `studio export --format {fmt}`")
     all_chapters = project.chapters()
     wanted = sorted(set(chapters)) if chapters is not None else default_chapters(project)
     for idx in wanted:
@@ -117,7 +118,7 @@ def export_chapter_files(
         if all_chapters[idx].sentences == 0:
             log.warning("chapter %d '%s' has nothing to say; no file written", idx + 1, title)
             continue
-        path = out / f"{safe_filename(names[idx], numbers[idx], width)}.{fmt}"
+        path = out / f"{safe_filename(names[idx], numbers[idx], width)}{encoding(fmt).suffix}"
         remove_stale_temps(path, fmt)
         tags = AudioTags(title=names[idx], artist=book.author, album=book.title,
                          track=f"{numbers[idx]}/{len(all_chapters)}")
