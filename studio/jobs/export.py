@@ -209,6 +209,12 @@ def _paragraph_text(rows: list[SentenceRow], paragraph: int) -> str:
     return "".join(r.text + r.trailing for r in rows if r.paragraph == paragraph)
 
 
+def spoken_heading(rows: list[SentenceRow], chapter_title: str) -> bool:
+    """Whether the chapter's first paragraph repeats its title (with or without a number
+    or "Chapter N"): that paragraph is then spoken as the title and a title row is not."""
+    return same_heading(_paragraph_text(rows, 0), chapter_title)
+
+
 def _join(clips: list[Clip], gap: float) -> Clip:
     """Several clips as one (a heading of more than one sentence), ``gap`` s apart."""
     rate = clips[0].sample_rate
@@ -224,8 +230,8 @@ def chapter_clips(
 ) -> tuple[Clip | None, Iterator[list[Clip]]]:
     """The chapter's title clip and a lazy iterator of paragraphs' clips (verified reads).
 
-    The title is the title row, or -- when the importer kept the heading as the
-    chapter's first paragraph -- that paragraph, so the heading is said once and
+    The title is the title row, or -- when the chapter's first paragraph repeats the
+    heading (:func:`spoken_heading`) -- that paragraph, so the heading is said once and
     followed by the title pause.
     """
 
@@ -238,8 +244,7 @@ def chapter_clips(
             raise CorruptAudio(entry.key)
         return Clip(audio, entry.sample_rate, row.text)
 
-    heading = not any(r.is_title for r in rows) and same_heading(_paragraph_text(rows, 0), chapter_title)
-    title_rows, body = title_and_body(rows, heading)
+    title_rows, body = title_and_body(rows, spoken_heading(rows, chapter_title))
     title = _join([load(r) for r in title_rows], pauses.sentence) if title_rows else None
 
     def paragraphs() -> Iterator[list[Clip]]:
@@ -273,5 +278,5 @@ class _Counter:
 
 __all__ = [
     "CorruptAudio", "ExportedFile", "chapter_clips", "clean_filename", "default_chapters", "export_chapter_files", "export_chapters",
-    "native_rate", "remove_stale_temps", "require_complete", "safe_filename",
+    "native_rate", "remove_stale_temps", "require_complete", "safe_filename", "spoken_heading",
 ]
