@@ -269,3 +269,33 @@ def test_a_corrupt_cache_leaves_no_folder(tmp_path: Path, capsys) -> None:  # no
         code, err = _export(proj, tmp_path / "new" / "out", "mp3", capsys, "--no-credits", "--no-sample")
     assert code == 2 and "chapter 2 has missing or corrupt audio in the cache" in err
     assert not (tmp_path / "new").exists()
+
+
+@pytest.mark.parametrize("fmt", ("wav", "mp3", "flac", "opus"))
+def test_the_plain_chapter_export_fails_cleanly_on_a_full_disk(fmt: str, project: Project, small_fs: Path,
+                                                               tmp_path: Path) -> None:
+    """`studio render -o`'s export: only complete chapter files stay, and the message names them."""
+    from studio.core.errors import StudioError
+    from studio.jobs.export import export_chapter_files
+
+    (first,) = export_chapter_files(project, tmp_path / "probe", fmt, [0])
+    room = int(first.path.stat().st_size * 1.4)  # the first chapter fits, the second does not
+    free = os.statvfs(small_fs).f_bavail * os.statvfs(small_fs).f_frsize
+    (small_fs / "filler.bin").write_bytes(b"\0" * (free - room))
+    with pytest.raises(StudioError) as caught:
+        export_chapter_files(project, small_fs / "plain" / "out", fmt)
+    message = str(caught.value)
+    assert message.startswith("disk full:") and "Traceback" not in message, message
+    assert message.endswith(f"[1 chapter file(s) written before it are complete: 01 - Morning.{fmt}]"), message
+    assert _tree(small_fs / "plain") == ["out", f"out/01 - Morning.{fmt}"]
+
+
+def test_the_plain_chapter_export_into_a_read_only_folder(project: Project, small_fs: Path) -> None:
+    from studio.core.errors import StudioError
+    from studio.jobs.export import export_chapter_files
+
+    (small_fs / "books").mkdir()
+    subprocess.run(["mount", "-o", "remount,ro", str(small_fs)], check=True)
+    with pytest.raises((StudioError, OSError)):
+        export_chapter_files(project, small_fs / "books" / "out", "mp3")
+    assert _tree(small_fs) == ["books"]

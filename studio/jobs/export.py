@@ -104,13 +104,41 @@ def export_chapter_files(
     if engine is not None and any(r.state != "done" for r in project.sentences(wanted)):
         render_project(project, engine, chapters=set(wanted), engine_for=engine_for, progress=progress)
     require_complete(project, wanted)
+    out = Path(out_dir)
+    made = [p for p in (out, *out.parents) if not p.exists()]
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[ExportedFile] = []
+    try:
+        _write_chapters(project, out, fmt, wanted, sample_rate, engine, engine_for, progress, bitrate, written)
+    except (StudioError, OSError) as err:
+        # nothing new is left behind but complete chapter files, and the message says which
+        if not written:
+            _remove_folders(made)
+            raise
+        what = str(err) if isinstance(err, StudioError) else f"{err.strerror or err}: {err.filename}"
+        names = ", ".join(f.path.name for f in written)
+        raise StudioError(f"{what} [{len(written)} chapter file(s) written before it are complete: {names}]") from err
+    return written
 
+
+def _remove_folders(made: list[Path]) -> None:
+    """The folders this export made (deepest first), when they are still empty."""
+    for folder in made:
+        try:
+            folder.rmdir()
+        except OSError:
+            break
+
+
+def _write_chapters(project: Project, out: Path, fmt: str, wanted: list[int], sample_rate: int | None,
+                    engine: Engine | None, engine_for: EngineFactory | None,
+                    progress: Callable[[RenderProgress], None] | None, bitrate: str,
+                    written: list[ExportedFile]) -> None:
+    """The chapter files, one after another, appended to ``written`` as each is complete."""
+    all_chapters = project.chapters()
     settings = project.settings()
     book = project.book()
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     width = max(2, len(str(len(all_chapters))))
-    written: list[ExportedFile] = []
     numbers = {c.index: c.number for c in all_chapters}  # files are numbered over the included chapters
     names = {c.index: c.name for c in all_chapters}
     for idx in wanted:
@@ -142,7 +170,6 @@ def export_chapter_files(
             written.append(ExportedFile(path, idx, names[idx], counter.samples / rate, rate))
             log.info("wrote %s (%.1f s)", path, counter.samples / rate)
             break
-    return written
 
 
 def export_chapters(
