@@ -28,7 +28,7 @@ from studio.jobs.render import render_project
 from studio.jobs.session import new_project_settings
 from studio.project import Project
 from studio.qt.snapshot import ParagraphNode, paragraph_label
-from test_publish import TOLERANCE, ffprobe_json, first_sound_after, speech_segments
+from test_publish import TOLERANCE, ffprobe_json, first_sound_after, project, speech_segments  # noqa: F401 - project: the rendered test book
 from test_render_support import make_book, para, real_engine
 
 pytestmark = pytest.mark.slow
@@ -40,15 +40,6 @@ def jpeg(width: int, height: int, colour: tuple[int, int, int] = (40, 90, 160)) 
     buf = io.BytesIO()
     Image.new("RGB", (width, height), colour).save(buf, format="JPEG", quality=90)
     return buf.getvalue()
-
-
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory):
-    """The two-chapter test book, rendered once; its credits are spoken by the first export."""
-    proj = Project.create(tmp_path_factory.mktemp("pkg") / "p", make_book(), new_project_settings(get_voice(None)))
-    render_project(proj, real_engine())
-    yield proj
-    proj.close()
 
 
 @pytest.fixture(scope="module")
@@ -299,3 +290,16 @@ def test_the_plain_chapter_export_into_a_read_only_folder(project: Project, smal
     with pytest.raises((StudioError, OSError)):
         export_chapter_files(project, small_fs / "books" / "out", "mp3")
     assert _tree(small_fs) == ["books"]
+
+
+def test_render_listing_says_which_book_chapter_a_file_holds(capsys) -> None:  # noqa: ANN001
+    from studio.cli.render import _say_numbering
+    from studio.jobs.export import ExportedFile
+
+    files = [ExportedFile(Path("out/01 - One.mp3"), 1, "One", 1.0, 22050),
+             ExportedFile(Path("out/02 - Two.mp3"), 2, "Two", 1.0, 22050)]
+    _say_numbering(files)
+    assert capsys.readouterr().out == ("file numbers count the exported chapters; book chapter numbers "
+                                       "(--chapters, studio inspect): 01 = chapter 2, 02 = chapter 3\n")
+    _say_numbering([ExportedFile(Path("out/01 - One.mp3"), 0, "One", 1.0, 22050)])
+    assert capsys.readouterr().out == ""

@@ -1,6 +1,8 @@
 """Export chapters into a folder, in the background, with progress: plain WAV or
 MP3 as rendered, or publish-ready files (M4B with chapters, MP3, FLAC, Opus, WAV)
-mastered, tagged and checked against the ACX rules, with the measurements shown.
+mastered, tagged and checked, with the measurements shown -- a complete package:
+opening and closing credits (their wording editable), a retail sample from a chosen
+chapter, and the cover checked or made square (pad or crop).
 
 Why the dialog only offers complete chapters: export never synthesizes (what is
 exported is exactly what was rendered and checked), so a chapter with pending or
