@@ -30,14 +30,17 @@ SAMPLE_MIN_S, SAMPLE_MAX_S, SAMPLE_DEFAULT_S = 60.0, 300.0, 180.0
 
 
 def voice_name(project: Project) -> str:
-    """The project voice's display name (its id when it is not installed here)."""
+    """The project voice's name as a listener would say it: "Joe" for the catalog's
+    "Joe (en_US, medium)" (the rest is for choosing a voice, and a voice reading
+    "en underscore US" aloud in the credits helps nobody); its id when not installed here."""
     from studio.engine.voice.catalog import get_voice
 
     voice_id = project.settings().voice_id
     try:
-        return get_voice(voice_id).name or voice_id
+        name = get_voice(voice_id).name or voice_id
     except StudioError:
-        return voice_id
+        name = voice_id
+    return name.split(" (", 1)[0].strip() or name
 
 
 def default_narrator(project: Project) -> str:

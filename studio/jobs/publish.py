@@ -472,7 +472,7 @@ def write_manifest(path: Path, opts: PublishOptions, meta: BookMeta, files: Sequ
                  if meta.cover else None},
         "format": opts.fmt,
         "check": "ACX check" if acx_format else "levels checked",
-        "numbering": "file numbers count the exported chapters in order; 'chapters' gives the book's chapter "
+        "numbering": "file numbers count the exported chapters in order; 'book_chapters' gives the book's chapter "
                      "numbers (as studio inspect and --chapters count them)",
         "mastering": {k: getattr(opts.mastering, k) for k in (
             "target_rms_db", "peak_ceiling_db", "head_s", "tail_s", "room_tone_db", "sample_rate")},
