@@ -303,3 +303,22 @@ def test_render_listing_says_which_book_chapter_a_file_holds(capsys) -> None:  #
                                        "(--chapters, studio inspect): 01 = chapter 2, 02 = chapter 3\n")
     _say_numbering([ExportedFile(Path("out/01 - One.mp3"), 0, "One", 1.0, 22050)])
     assert capsys.readouterr().out == ""
+
+
+def test_staging_clears_a_killed_exports_folder_and_keeps_a_running_ones(tmp_path: Path) -> None:
+    from studio.jobs.staging import Staging
+
+    dead, live = tmp_path / ".studio-export-dead", tmp_path / ".studio-export-live"
+    for folder, pid in ((dead, 2 ** 22 + 12345), (live, os.getpid())):
+        folder.mkdir()
+        (folder / ".owner").write_text(str(pid))
+        (folder / "01 - One.mp3").write_bytes(b"half")
+    with Staging(tmp_path) as stage:
+        stage.path("a.txt").write_text("a")
+        assert not dead.exists() and live.exists()
+        stage.commit(["a.txt"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".studio-export-live", "a.txt"]
+    with pytest.raises(RuntimeError), Staging(tmp_path / "new" / "out") as stage:
+        stage.path("b.txt").write_text("b")
+        raise RuntimeError("boom")
+    assert not (tmp_path / "new").exists()

@@ -19,7 +19,7 @@ from typing import Sequence
 from studio.audio.assemble import Clip
 from studio.core.errors import ProjectError, StudioError
 from studio.engine.base import Engine
-from studio.project.spoken_extras import record_entry, text_key
+from studio.project.spoken_extras import book_language, record_entry, text_keys
 from studio.project.store import Project, SentenceRow
 from studio.text.segment import normalize_text, split_paragraphs, split_sentences
 
@@ -92,11 +92,12 @@ def credits_clips(project: Project, text: str, engine: Engine | None) -> list[li
     """
     from studio.jobs.render import SynthRequest, each_synthesizer
 
-    language = project.book().language
     paras = credits_paragraphs(text)
     if not paras:
         raise ProjectError("the credits are empty; write their text or export with --no-credits")
-    keyed = [[(s, *text_key(project, s, language)) for s in para] for para in paras]
+    flat = [s for para in paras for s in para]
+    keys = iter(zip(flat, text_keys(project, flat, book_language(project))))
+    keyed = [[(s, *next(keys)[1]) for s in para] for para in paras]
     missing = {key: (s, used, said) for para in keyed for s, key, used, said in para if _load(project, key) is None}
     if missing:
         owned = engine is None

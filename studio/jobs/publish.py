@@ -28,7 +28,6 @@ fails -- full disk, read-only folder, corrupt cache -- leaves nothing new behind
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import logging
 import re
 import tempfile
@@ -38,7 +37,6 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from studio import __version__
 from studio.audio.acx import AcxReport, AcxRules, check_file
 from studio.audio.assemble import Clip, Span, iter_chapter
 from studio.audio.containers import set_opus_gain, write_delivery
@@ -66,12 +64,12 @@ from studio.jobs.export import (
     require_complete,
     safe_filename,
 )
+from studio.jobs.manifest import MANIFEST_NAME, write_manifest
 from studio.jobs.staging import Staging
 from studio.project.store import Project, SentenceRow
 
 log = logging.getLogger(__name__)
 
-MANIFEST_NAME = "manifest.json"
 #: Times the encoded file is re-mastered when its true peak came out over the ceiling.
 _PEAK_RETRIES = 2
 
@@ -368,8 +366,8 @@ def publish(
                                        Track(f"{meta.title} (retail sample)", 1, 1)))
         report(PublishProgress(len(parts), len(parts), ""))
         acx_format = opts.fmt == "mp3" and not whole_book
-        manifest = write_manifest(stage.path(MANIFEST_NAME), opts, meta, files, warnings, cover=cover,
-                                  acx_format=acx_format)
+        manifest = write_manifest(stage.path(MANIFEST_NAME), fmt=opts.fmt, mastering=opts.mastering, meta=meta,
+                                  files=files, warnings=warnings, cover=cover, acx_format=acx_format)
         stage.commit([f.path.name for f in files] + [p.name for f in files for p in f.subtitles] + [MANIFEST_NAME])
     files = [_moved(f, stage) for f in files]
     return PublishResult(tuple(files), stage.final(manifest.name), tuple(warnings), acx_format, cover, meta)
@@ -380,10 +378,18 @@ def _moved(f: PublishedFile, stage: Staging) -> PublishedFile:
     return replace(f, path=stage.final(f.path.name), subtitles=tuple(stage.final(p.name) for p in f.subtitles))
 
 
-def _sample_part(project: Project, opts: PublishOptions, wanted: list[int], warnings: list[str]) -> _Part:
+def _sample_part(project: Project, opts: PublishOptions, wanted: list[int], warnings: list[str]) -> _Part | None:
+    """The retail sample's rows; a book with no prose to sample gets a warning, unless the
+    producer named the chapter (then it is an error: they asked for it)."""
     chapter = opts.sample_chapter if opts.sample_chapter is not None else first_prose_chapter(project, wanted)
     require_complete(project, [chapter])
-    rows, length = sample_rows(project, chapter, opts.sample_seconds)
+    try:
+        rows, length = sample_rows(project, chapter, opts.sample_seconds)
+    except ProjectError as err:
+        if opts.sample_chapter is not None:
+            raise
+        warnings.append(f"no retail sample: {err}")
+        return None
     if length < 60:
         warnings.append(f"the retail sample from chapter {chapter + 1} is {length:.0f} s long; stores want 1-5 "
                         "minutes (the chapter is shorter: pick another with --sample-chapter)")
@@ -458,41 +464,5 @@ def _publish_book(project: Project, stage: Staging, opts: PublishOptions, meta: 
                          _chapter_numbers(parts))
 
 
-def write_manifest(path: Path, opts: PublishOptions, meta: BookMeta, files: Sequence[PublishedFile],
-                   warnings: Sequence[str], *, cover: CoverReport | None = None, acx_format: bool = False) -> Path:
-    """``manifest.json``: the book (narrator, disclosure, cover), the mastering targets,
-    and per file what it holds (kind, the book's chapter numbers), its duration,
-    chapters (title, start), checksum, loudness figures and check verdict."""
-    doc = {
-        "generator": f"studio {__version__}",
-        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "book": {"title": meta.title, "author": meta.author, "narrator": meta.narrator, "year": meta.year,
-                 "genre": meta.genre, "disclosure": meta.disclosure,
-                 "cover": ({"mime": meta.cover.mime, **cover.to_dict()} if cover else {"mime": meta.cover.mime})
-                 if meta.cover else None},
-        "format": opts.fmt,
-        "check": "ACX check" if acx_format else "levels checked",
-        "numbering": "file numbers count the exported chapters in order; 'book_chapters' gives the book's chapter "
-                     "numbers (as studio inspect and --chapters count them)",
-        "mastering": {k: getattr(opts.mastering, k) for k in (
-            "target_rms_db", "peak_ceiling_db", "head_s", "tail_s", "room_tone_db", "sample_rate")},
-        "passed": all(f.acx.passed for f in files),
-        "warnings": list(warnings),
-        "files": [{
-            "file": f.path.name,
-            "kind": f.kind,
-            "book_chapters": list(f.book_chapters),
-            "duration": round(f.duration, 3),
-            "sha256": f.sha256,
-            "chapters": [{"title": m.title, "start": round(m.start, 3), "end": round(m.end, 3)} for m in f.chapters],
-            "subtitles": [p.name for p in f.subtitles],
-            "levels": f.levels.to_dict(),
-            "acx": f.acx.to_dict(),
-        } for f in files],
-    }
-    atomic_write_bytes(path, (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
-    return path
-
-
-__all__ = ["MANIFEST_NAME", "PublishOptions", "PublishProgress", "PublishResult", "PublishedFile", "book_meta",
-           "credits_text", "plan_parts", "publish", "write_manifest"]
+__all__ = ["PublishOptions", "PublishProgress", "PublishResult", "PublishedFile", "book_meta", "credits_text",
+           "plan_parts", "publish"]

@@ -26,6 +26,19 @@ from studio.core.errors import DiskFull, StudioError, is_disk_full
 log = logging.getLogger(__name__)
 
 _PREFIX = ".studio-export-"
+_OWNER = ".owner"  # the exporting process's id: another export's staging folder is left alone
+
+
+def _owner_alive(folder: Path) -> bool:
+    """Whether the process that made a staging folder still runs (unknown: assume it does not)."""
+    try:
+        pid = int((folder / _OWNER).read_text(encoding="ascii"))
+        os.kill(pid, 0)
+    except PermissionError:  # someone else's process, running
+        return True
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def _fail(err: OSError, where: Path) -> StudioError:
@@ -55,11 +68,14 @@ class Staging:
             self.out.mkdir(parents=True, exist_ok=True)
             self._made = missing  # deepest first: removed in this order when the export fails
             self.dir = Path(tempfile.mkdtemp(prefix=_PREFIX, dir=self.out))
+            (self.dir / _OWNER).write_text(str(os.getpid()), encoding="ascii")
         except OSError as err:
+            if self.dir != self.out:
+                shutil.rmtree(self.dir, ignore_errors=True)
             self._remove_made()
             raise _fail(err, self.out) from err
         for stale in self.out.glob(f"{_PREFIX}*"):
-            if stale != self.dir and stale.is_dir():  # left by an export that was killed
+            if stale != self.dir and stale.is_dir() and not _owner_alive(stale):  # left by a killed export
                 shutil.rmtree(stale, ignore_errors=True)
         return self
 

@@ -19,16 +19,25 @@ if TYPE_CHECKING:
     from studio.project.store import Project
 
 
-def text_key(project: Project, text: str, language: str) -> tuple[str, Lexicon, str]:
-    """The cache key ``text`` in ``language`` gets with the project's default voice,
+def book_language(project: Project) -> str:
+    """The book's main language (without building the whole book)."""
+    return str(project._conn().execute("SELECT language FROM book WHERE id = 1").fetchone()[0])
+
+
+def text_keys(project: Project, texts: list[str], language: str) -> list[tuple[str, Lexicon, str]]:
+    """Per text: the cache key it gets in ``language`` with the project's default voice,
     the lexicon entries it uses and the language the voice is handed (as a sentence's)."""
     settings = project.settings()
-    voice_id = settings.voice_id
-    used = project.lexicon.effective().applicable(text, language)
-    said = speaker(settings, project.book().language)(language)
-    key = cache_key(text=text, language=said, voice=VoiceIdentity(voice_id, project.voice_fingerprints().get(voice_id, "")),
-                    engine=settings.engine_token, settings_token=settings.synthesis.cache_token(), lexicon=used.digest())
-    return key, used, said
+    voice = VoiceIdentity(settings.voice_id, project.voice_fingerprints().get(settings.voice_id, ""))
+    lexicon = project.lexicon.effective()
+    said = speaker(settings, book_language(project))(language)
+    out = []
+    for text in texts:
+        used = lexicon.applicable(text, language)
+        key = cache_key(text=text, language=said, voice=voice, engine=settings.engine_token,
+                        settings_token=settings.synthesis.cache_token(), lexicon=used.digest())
+        out.append((key, used, said))
+    return out
 
 
 def record_entry(project: Project, entry: CacheEntry) -> None:
@@ -42,4 +51,4 @@ def record_entry(project: Project, entry: CacheEntry) -> None:
         )
 
 
-__all__ = ["record_entry", "text_key"]
+__all__ = ["book_language", "record_entry", "text_keys"]
