@@ -47,20 +47,24 @@ def project(tmp_path_factory: pytest.TempPathFactory):
     proj.close()
 
 
-@pytest.fixture(scope="module")
-def published(project: Project, cover: Path, tmp_path_factory: pytest.TempPathFactory):
-    """Format name -> PublishResult, each made once."""
-    root = tmp_path_factory.mktemp("out")
+def publisher(project: Project, root: Path, **options: object):
+    """key ("m4b", "mp3", "mp3-single", ...) -> PublishResult, each made once, with ``options``."""
     made = {}
 
     def get(key: str):
         if key not in made:
-            fmt = key.split("-")[0]
-            opts = PublishOptions(**PLAIN, fmt=fmt, cover=cover, single_file=key.endswith("-single"), year="2025")
-            made[key] = publish(project, root / key, opts)
+            opts = PublishOptions(fmt=key.split("-")[0], single_file=key.endswith("-single"), year="2025",
+                                  **options)  # type: ignore[arg-type]
+            made[key] = publish(project, root / key, opts, engine=real_engine())
         return made[key]
 
     return get
+
+
+@pytest.fixture(scope="module")
+def published(project: Project, cover: Path, tmp_path_factory: pytest.TempPathFactory):
+    """The book's chapters only, per format."""
+    return publisher(project, tmp_path_factory.mktemp("out"), cover=cover, **PLAIN)
 
 
 def ffprobe_json(path: Path, *entries: str) -> dict:

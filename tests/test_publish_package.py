@@ -28,7 +28,9 @@ from studio.jobs.render import render_project
 from studio.jobs.session import new_project_settings
 from studio.project import Project
 from studio.qt.snapshot import ParagraphNode, paragraph_label
-from test_publish import TOLERANCE, ffprobe_json, first_sound_after, project, speech_segments  # noqa: F401 - project: the rendered test book
+from test_publish import (  # noqa: F401 - project: the rendered test book, a module fixture
+    TOLERANCE, ffprobe_json, first_sound_after, project, publisher, speech_segments,
+)
 from test_render_support import make_book, para, real_engine
 
 pytestmark = pytest.mark.slow
@@ -51,17 +53,8 @@ def portrait(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def packages(project: Project, portrait: Path, tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("out")
-    made = {}
-
-    def get(key: str):
-        if key not in made:
-            opts = PublishOptions(fmt=key.split("-")[0], single_file=key.endswith("-single"), year="2025",
-                                  cover=portrait, cover_fit="pad")
-            made[key] = publish(project, root / key, opts, engine=real_engine())
-        return made[key]
-
-    return get
+    """The complete package (credits, sample, the portrait cover padded), per format."""
+    return publisher(project, tmp_path_factory.mktemp("out"), cover=portrait, cover_fit="pad")
 
 
 def test_cover_fit_pads_and_crops_a_portrait_image() -> None:
