@@ -19,6 +19,7 @@ from typing import Sequence
 from studio.audio.assemble import Clip
 from studio.core.errors import ProjectError, StudioError
 from studio.engine.base import Engine
+from studio.jobs.export import spoken_heading
 from studio.project.spoken_extras import book_language, record_entry, text_keys
 from studio.project.store import Project, SentenceRow
 from studio.text.segment import normalize_text, split_paragraphs, split_sentences
@@ -156,8 +157,6 @@ def sample_rows(project: Project, chapter: int, seconds: float) -> tuple[list[Se
     """Whole paragraphs from the start of ``chapter``'s prose (its title and a heading
     paragraph left out) up to ``seconds`` of speech, never over :data:`SAMPLE_MAX_S`;
     returns the rows and their spoken length (pauses included)."""
-    from studio.jobs.export import spoken_heading
-
     if not SAMPLE_MIN_S <= seconds <= SAMPLE_MAX_S:
         raise StudioError(f"a retail sample is 1 to 5 minutes long, not {seconds:g} s")
     infos = project.chapters()

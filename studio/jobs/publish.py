@@ -337,19 +337,14 @@ def publish(
     parts, warnings = plan_parts(project, wanted, opts.rules.max_minutes * 60 - opts.mastering.head_s
                                  - opts.mastering.tail_s if not whole_book else float("inf"))
     warnings += list(cover.warnings) if cover else ["no cover art: stores require one (give it with --cover)"]
-    if opts.credits:
-        text = credits_text(project, opts, meta)
-        parts.insert(0, _Part(-1, "Opening credits", [], 1, "Opening credits", 0, "credits",
-                              credits_clips(project, text.opening, engine)))
-        last = max((p.ordinal for p in parts), default=0) + 1
-        parts.append(_Part(-1, "Closing credits", [], 2, "Closing credits", last, "credits",
-                           credits_clips(project, text.closing, engine)))
     sample = _sample_part(project, opts, wanted, warnings) if opts.sample else None
     for w in warnings:
         log.warning("%s", w)
     report = progress or (lambda p: None)
     width = max(2, len(str(len(infos) + 1)))
-    with Staging(out_dir) as stage:
+    with Staging(out_dir) as stage:  # first: a folder that cannot be written fails before any work
+        if opts.credits:
+            _add_credits(project, opts, meta, parts, engine)
         if whole_book:
             files = [_publish_book(project, stage, opts, meta, parts, report)]
         else:
@@ -371,6 +366,18 @@ def publish(
         stage.commit([f.path.name for f in files] + [p.name for f in files for p in f.subtitles] + [MANIFEST_NAME])
     files = [_moved(f, stage) for f in files]
     return PublishResult(tuple(files), stage.final(manifest.name), tuple(warnings), acx_format, cover, meta)
+
+
+def _add_credits(project: Project, opts: PublishOptions, meta: BookMeta, parts: list[_Part],
+                 engine: Engine | None) -> None:
+    """Opening credits before the first part, closing credits after the last (file numbers
+    0 and one past the last chapter's)."""
+    text = credits_text(project, opts, meta)
+    parts.insert(0, _Part(-1, "Opening credits", [], 1, "Opening credits", 0, "credits",
+                          credits_clips(project, text.opening, engine)))
+    last = max((p.ordinal for p in parts), default=0) + 1
+    parts.append(_Part(-1, "Closing credits", [], 2, "Closing credits", last, "credits",
+                       credits_clips(project, text.closing, engine)))
 
 
 def _moved(f: PublishedFile, stage: Staging) -> PublishedFile:
