@@ -23,9 +23,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "export", help="publish-ready files (M4B, MP3, FLAC, Opus, WAV) from a rendered project",
         description="Master the rendered chapters (44.1 kHz, RMS normalized, true peak limited, room tone "
-        "at head and tail), write them as an M4B with chapters or one file per chapter, with tags, cover "
-        "art, SRT/WebVTT subtitles and manifest.json, and check every file against the ACX rules. Uses "
-        "the project's rendered audio only; render first with `studio render`.",
+        "at head and tail), write them as an M4B with chapters or one file per chapter, with opening and "
+        "closing credits spoken with the project's voice, a retail sample, tags (the narration disclosed as "
+        "synthetic), cover art, SRT/WebVTT subtitles and manifest.json, and check every file's levels (the "
+        "ACX check for one MP3 per chapter). The book itself comes from the project's rendered audio only; "
+        "render first with `studio render`. Everything is written under temporary names and moved into "
+        "place at the end: a failed export leaves nothing behind.",
     )
     p.add_argument("project", type=Path, help="project folder (<name>.studio)")
     p.add_argument("-o", "--output", type=Path, required=True, help="folder for the files")
