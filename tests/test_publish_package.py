@@ -173,6 +173,18 @@ def test_a_repeated_chapter_title_is_spoken_once(tmp_path: Path) -> None:
         assert cues == ["Chapter 2. Building.", "Walls went up."]
         audio, rate = read_audio(result.files[0].path)
         assert len(speech_segments(audio, rate)) == 2  # the heading once, then the prose
+    # a project with a title row whose first paragraph (here: edited) repeats the title with
+    # "Chapter N": the heading paragraph is spoken, the title row is not
+    book = Book("Walls", "Ann Author", "en", (Chapter("Building", (para("It rained."), para("Walls went up."))),),
+                source="memory")
+    with Project.create(tmp_path / "q", book, new_project_settings(get_voice(None))) as proj:
+        title_row, first, _ = proj.sentences()
+        assert title_row.is_title
+        proj.edit_sentence(first.id, "Chapter 2: Building")
+        render_project(proj, real_engine())
+        result = publish(proj, tmp_path / "out2", PublishOptions(fmt="wav", credits=False, sample=False))
+        cues = [c[2] for c in parse_cues(result.files[0].path.with_suffix(".srt").read_text())]
+        assert cues == ["Chapter 2: Building", "Walls went up."]
     heading = ParagraphNode(0, 0, "Chapter 2. Building.", "en", 1.0, None, False, ())
     title = ParagraphNode(0, None, "2. Building", "en", 1.0, None, False, ())
     assert paragraph_label(heading, True) == "Spoken as the title: Chapter 2. Building."

@@ -102,7 +102,10 @@ def credits_clips(project: Project, text: str, engine: Engine | None) -> list[li
     missing = {key: (s, used, said) for para in keyed for s, key, used, said in para if _load(project, key) is None}
     if missing:
         owned = engine is None
-        eng = engine or _project_engine(project)
+        try:
+            eng = engine or _project_engine(project)
+        except StudioError as err:
+            raise StudioError(f"the credits cannot be spoken: {err} (leave them out with --no-credits)") from err
         try:
             eng.load()
             synth = each_synthesizer(eng, project.settings().synthesis)
