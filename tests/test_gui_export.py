@@ -20,12 +20,14 @@ from audio_support import META, speechlike
 from render_support import make_book, real_engine
 from studio.audio.acx import check_file
 from studio.audio.containers import write_delivery
+from studio.audio.subtitles import parse_cues
 from studio.audio.tags import Track
 from studio.engine.voice.catalog import get_voice
 from studio.jobs.publish import PublishedFile, PublishResult
 from studio.jobs.render import render_project
 from studio.jobs.session import new_project_settings
 from studio.project import Project
+from studio.qt.messages import PackageChoices
 from studio.qt.session import ProjectSession
 from studio.qt.sinks import NullSink
 from studio.ui.main_window import MainWindow
@@ -79,20 +81,21 @@ def test_m4b_is_published_with_progress_and_acx_results(qtbot, window: MainWindo
     dlg.on_progress = lambda p: (seen.append(p), orig(p))  # type: ignore[method-assign]
     with qtbot.waitSignal(dlg.publishRequested, timeout=WAIT) as sent:
         dlg.export_btn.click()
-    assert sent.args[1] == "m4b" and sent.args[2] == [0, 1] and sent.args[3] == ""
+    assert sent.args[1] == "m4b" and sent.args[2] == [0, 1] and sent.args[3] == PackageChoices()
     qtbot.waitUntil(lambda: dlg.result_published is not None, timeout=WAIT)
     assert dlg.results.isVisible() and dlg.open_btn.isVisible()
     rows = table(dlg)
-    assert len(rows) == 1 and rows[0][0] == "Test Book.m4b" and rows[0][6] == "pass"
+    assert [r[0] for r in rows] == ["Test Book.m4b", "Test Book - Retail sample.mp3"]
+    assert all(r[6] == "levels pass" for r in rows)  # ACX takes one MP3 per chapter: not an "ACX check"
     assert rows[0][2].endswith(" dB") and -23 <= float(rows[0][2].split()[0]) <= -18
     assert float(rows[0][3].split()[0]) <= -3.0
-    assert "ACX check: 1 pass, 0 fail" in dlg.status.text()
+    assert "Levels checked: 2 pass, 0 fail" in dlg.status.text()
     assert dlg.progress.value() == dlg.progress.maximum()
-    assert seen and seen[0].total == 2 and seen[0].current == "Morning"  # progress per chapter
+    assert seen and seen[0].total == 4 and seen[0].current == "Opening credits"  # progress per chapter
     book = tmp_path / "out" / "Test Book.m4b"
     chapters = json.loads(subprocess.run(["ffprobe", "-v", "error", "-show_chapters", "-of", "json", str(book)],
                                          capture_output=True, text=True, check=True).stdout)["chapters"]
-    assert [c["tags"]["title"] for c in chapters] == ["Morning", "Evening"]
+    assert [c["tags"]["title"] for c in chapters] == ["Opening credits", "Morning", "Evening", "Closing credits"]
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert manifest["files"][0]["acx"]["passed"] is True
     assert window.qsettings.value("export/format") == "m4b"
@@ -103,12 +106,25 @@ def test_mp3_publish_choice_is_remembered_and_plain_export_still_works(qtbot, wi
     dlg = window.export_dialog
     dlg.set_format("mp3")
     dlg.publish.setChecked(True)
+    assert dlg.credits.isEnabled() and dlg.opening.isEnabled() and dlg.sample_chapter.isEnabled()
+    dlg.closing.setPlainText("The end.\nMade with care.")
+    dlg.sample_chapter.setCurrentIndex(dlg.sample_chapter.findData(1))
+    dlg.credits.setChecked(False)
+    assert not dlg.opening.isEnabled() and not dlg.closing.isEnabled()
+    dlg.credits.setChecked(True)
     dlg.folder.setText(str(tmp_path / "pub"))
-    dlg.export_btn.click()
+    with qtbot.waitSignal(dlg.publishRequested, timeout=WAIT) as sent:
+        dlg.export_btn.click()
+    assert sent.args[3] == PackageChoices(closing="The end.\nMade with care.", sample_chapter=1)
     qtbot.waitUntil(lambda: dlg.result_published is not None, timeout=WAIT)
-    assert [r[0] for r in table(dlg)] == ["01 - Morning.mp3", "02 - Evening.mp3"]
-    assert all(r[6] == "pass" for r in table(dlg))
-    assert sorted(p.suffix for p in (tmp_path / "pub").iterdir()).count(".srt") == 2
+    assert [r[0] for r in table(dlg)] == ["00 - Opening credits.mp3", "01 - Morning.mp3", "02 - Evening.mp3",
+                                          "03 - Closing credits.mp3", "Test Book - Retail sample.mp3"]
+    assert all(r[6] == "ACX pass" for r in table(dlg))
+    closing = parse_cues((tmp_path / "pub" / "03 - Closing credits.srt").read_text(encoding="utf-8"))
+    assert [c[2] for c in closing] == ["The end.", "Made with care."]
+    sample = parse_cues((tmp_path / "pub" / "Test Book - Retail sample.srt").read_text(encoding="utf-8"))
+    assert sample[0][2] == "It got dark."  # the chosen chapter, Evening
+    assert sorted(p.suffix for p in (tmp_path / "pub").iterdir()).count(".srt") == 5
     dlg.close()
     window.open_export()
     dlg = window.export_dialog
@@ -130,6 +146,6 @@ def test_a_failing_file_shows_its_reasons(qtbot, window: MainWindow, tmp_path: P
     dlg = window.export_dialog
     dlg.on_published(result)
     (row,) = table(dlg)
-    assert row[6].startswith("FAIL: RMS ") and "peak " in row[6]
+    assert row[6].startswith("levels FAIL: RMS ") and "peak " in row[6]
     assert "FAIL" in dlg.results.item(0, 0).toolTip() and "-23 to -18 dB" in dlg.results.item(0, 6).toolTip()
     assert "0 pass, 1 fail" in dlg.status.text()

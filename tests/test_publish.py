@@ -17,6 +17,7 @@ from studio.audio.measure import read_audio, window_rms
 from studio.audio.subtitles import parse_cues
 from studio.core.errors import ProjectError
 from studio.engine.voice.catalog import get_voice
+from studio.jobs.credits import default_narrator
 from studio.jobs.publish import PublishOptions, book_meta, publish
 from studio.jobs.render import render_project
 from studio.jobs.session import new_project_settings
@@ -26,6 +27,7 @@ from render_support import make_book, real_engine, studio_cmd
 
 pytestmark = pytest.mark.slow
 TOLERANCE = 0.05  # s: chapter marks and cues against the audio
+PLAIN = {"credits": False, "sample": False}  # the book's chapters only (the package: test_publish_package.py)
 
 
 @pytest.fixture(scope="module")
@@ -45,20 +47,24 @@ def project(tmp_path_factory: pytest.TempPathFactory):
     proj.close()
 
 
-@pytest.fixture(scope="module")
-def published(project: Project, cover: Path, tmp_path_factory: pytest.TempPathFactory):
-    """Format name -> PublishResult, each made once."""
-    root = tmp_path_factory.mktemp("out")
+def publisher(project: Project, root: Path, **options: object):
+    """key ("m4b", "mp3", "mp3-single", ...) -> PublishResult, each made once, with ``options``."""
     made = {}
 
     def get(key: str):
         if key not in made:
-            fmt = key.split("-")[0]
-            opts = PublishOptions(fmt=fmt, cover=cover, single_file=key.endswith("-single"), year="2025")
-            made[key] = publish(project, root / key, opts)
+            opts = PublishOptions(fmt=key.split("-")[0], single_file=key.endswith("-single"), year="2025",
+                                  **options)  # type: ignore[arg-type]
+            made[key] = publish(project, root / key, opts, engine=real_engine())
         return made[key]
 
     return get
+
+
+@pytest.fixture(scope="module")
+def published(project: Project, cover: Path, tmp_path_factory: pytest.TempPathFactory):
+    """The book's chapters only, per format."""
+    return publisher(project, tmp_path_factory.mktemp("out"), cover=cover, **PLAIN)
 
 
 def ffprobe_json(path: Path, *entries: str) -> dict:
@@ -107,7 +113,7 @@ def test_m4b_has_every_chapter_the_cover_and_the_tags(published, project: Projec
     assert (audio_stream["codec_name"], audio_stream["sample_rate"], audio_stream["channels"]) == ("aac", "44100", 1)
     tags = info["format"]["tags"]
     assert (tags["title"], tags["artist"], tags["composer"], tags["genre"], tags["date"]) == (
-        "Test Book", "Ann Author", project.settings().voice_id, "Audiobook", "2025")
+        "Test Book", "Ann Author", default_narrator(project), "Audiobook", "2025")
     assert tags["major_brand"].strip() == "M4B"
     from mutagen.mp4 import MP4
 
@@ -184,7 +190,7 @@ def test_flac_and_opus_carry_vorbis_comments_and_cover(project: Project, cover: 
     from mutagen import File
 
     for fmt, rate in (("flac", 44100), ("opus", 48000)):
-        result = publish(project, tmp_path / fmt, PublishOptions(fmt=fmt, chapters=[1], cover=cover, subtitles=False))
+        result = publish(project, tmp_path / fmt, PublishOptions(**PLAIN, fmt=fmt, chapters=[1], cover=cover, subtitles=False))
         (f,) = result.files
         audio = File(str(f.path))
         stream = ffprobe_json(f.path, "-show_streams")["streams"][0]
@@ -198,10 +204,11 @@ def test_flac_and_opus_carry_vorbis_comments_and_cover(project: Project, cover: 
 
 
 def test_a_chapter_over_the_length_limit_is_split_at_a_paragraph(project: Project, tmp_path: Path) -> None:
-    opts = PublishOptions(fmt="wav", chapters=[0], rules=AcxRules(max_minutes=0.12))
+    opts = PublishOptions(**PLAIN, fmt="wav", chapters=[0], rules=AcxRules(max_minutes=0.12))
     result = publish(project, tmp_path, opts)
     assert [f.path.name for f in result.files] == ["01 - Morning (part 1).wav", "01 - Morning (part 2).wav"]
-    assert len(result.warnings) == 1 and "split into 2 files at paragraph breaks" in result.warnings[0]
+    (split,) = [w for w in result.warnings if "split into" in w]
+    assert "split into 2 files at paragraph breaks" in split and "no cover art" in " ".join(result.warnings)
     assert json.loads(result.manifest.read_text())["warnings"] == list(result.warnings)
     first, second = (parse_cues(f.path.with_suffix(".srt").read_text()) for f in result.files)
     assert [c[2] for c in first] == ["Morning", "The sun came up.", "Birds sang."]
@@ -211,7 +218,7 @@ def test_a_chapter_over_the_length_limit_is_split_at_a_paragraph(project: Projec
 def test_incomplete_chapters_are_refused_and_nothing_is_synthesized(tmp_path: Path) -> None:
     with Project.create(tmp_path / "p", make_book(), new_project_settings(get_voice(None))) as fresh:
         with pytest.raises(ProjectError, match="cannot export incomplete chapters; chapter 1: 5 not rendered"):
-            publish(fresh, tmp_path / "out", PublishOptions(fmt="m4b"))
+            publish(fresh, tmp_path / "out", PublishOptions(**PLAIN, fmt="m4b"))
         assert fresh.counts()["done"] == 0
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 
@@ -227,16 +234,17 @@ def test_epub_cover_is_used_by_default(shared_epubs: Path, tmp_path: Path) -> No
     with opened.project as proj:
         meta = book_meta(proj, PublishOptions())
         assert meta.cover is not None and meta.cover.data == data
-        assert meta.title == proj.book().title and meta.narrator == proj.settings().voice_id
+        assert meta.title == proj.book().title and meta.narrator == default_narrator(proj)
 
 
 def test_cli_export_prints_the_acx_report(project: Project, tmp_path: Path) -> None:
     run = studio_cmd("export", str(project.folder), "-o", str(tmp_path / "out"), "--format", "mp3", "--acx",
-                     "--chapters", "2", "--no-subtitles")
+                     "--chapters", "2", "--no-subtitles", "--no-credits", "--no-sample")
     assert run.returncode == 0, run.stderr
     assert "02 - Evening.mp3" in run.stdout and "ACX pass" in run.stdout
     assert "ACX check\n02 - Evening.mp3: PASS\n" in run.stdout and "encoding     mp3 192 kbit/s CBR" in run.stdout
-    assert "1 file(s)" in run.stdout and "1 pass, 0 fail" in run.stdout
+    assert "1 file(s)" in run.stdout and "ACX check: 1 pass, 0 fail" in run.stdout
+    assert "[book chapter 2]" in run.stdout and "ACX accepts synthetic (AI) narration only where" in run.stdout
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["02 - Evening.mp3", "manifest.json"]
     bad = studio_cmd("export", str(tmp_path), "-o", str(tmp_path / "x"))
     assert bad.returncode == 2 and "is not a studio project" in bad.stderr
@@ -251,7 +259,7 @@ def test_publish_follows_chapter_control(project: Project, tmp_path: Path) -> No
     control.set_included(0, False)
     control.rename(1, "Nightfall")
     try:
-        result = publish(project, tmp_path / "wav", PublishOptions(fmt="wav", subtitles=False))
+        result = publish(project, tmp_path / "wav", PublishOptions(**PLAIN, fmt="wav", subtitles=False))
         (f,) = result.files
         assert f.path.name.startswith("01 - Nightfall")
         assert f.title == "Nightfall"
@@ -263,10 +271,10 @@ def test_publish_follows_chapter_control(project: Project, tmp_path: Path) -> No
 def test_m4b_chapter_marks_follow_a_merge_and_its_split(project: Project, tmp_path: Path) -> None:
     """Merged chapters are one M4B chapter under the first one's name; split back, two again."""
     control = project.chapter_control
-    whole = publish(project, tmp_path / "before", PublishOptions(fmt="m4b", subtitles=False)).files[0]
+    whole = publish(project, tmp_path / "before", PublishOptions(**PLAIN, fmt="m4b", subtitles=False)).files[0]
     control.merge_with_next(0)
     try:
-        (book,) = publish(project, tmp_path / "merged", PublishOptions(fmt="m4b", subtitles=False)).files
+        (book,) = publish(project, tmp_path / "merged", PublishOptions(**PLAIN, fmt="m4b", subtitles=False)).files
         marks = ffprobe_json(book.path, "-show_chapters")["chapters"]
         assert [c["tags"]["title"] for c in marks] == ["Morning"]
         assert [m.title for m in book.chapters] == ["Morning"]
@@ -274,6 +282,6 @@ def test_m4b_chapter_marks_follow_a_merge_and_its_split(project: Project, tmp_pa
         assert book.duration < whole.duration
     finally:
         control.split(0, 2)
-    (again,) = publish(project, tmp_path / "split", PublishOptions(fmt="m4b", subtitles=False)).files
+    (again,) = publish(project, tmp_path / "split", PublishOptions(**PLAIN, fmt="m4b", subtitles=False)).files
     assert [c["tags"]["title"] for c in ffprobe_json(again.path, "-show_chapters")["chapters"]] == ["Morning", "Evening"]
     assert again.duration == pytest.approx(whole.duration, abs=0.001)

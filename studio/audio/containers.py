@@ -1,9 +1,9 @@
-"""Delivery formats: M4B (AAC in MP4, with chapters), MP3, FLAC, Opus and WAV.
+"""Delivery files: M4B (AAC in MP4, with chapters), MP3, FLAC, Opus and WAV.
 
-Why one table of encodings: every format goes the same way -- mono 16-bit PCM
-piped into ffmpeg, written under a temp name, tagged with mutagen
-(:mod:`studio.audio.tags`), renamed into place -- and differs only in codec
-options, so the differences live in :data:`ENCODINGS` and nowhere else. M4B
+The codec options live in the one format table, :data:`studio.audio.writers.FORMATS`;
+this module adds what a delivered file carries beyond the audio: tags and cover
+written with mutagen (:mod:`studio.audio.tags`) on the temp file before it is
+renamed into place, and chapter markers. M4B
 chapters go in as an FFMETADATA file with an explicit ``TIMEBASE=1/1000`` (the
 default time base differs between ffmpeg versions; milliseconds are what
 chapter start times are checked against).
@@ -12,45 +12,16 @@ chapter start times are checked against).
 from __future__ import annotations
 
 import os
+import struct
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 from studio.audio.tags import BookMeta, ChapterMark, Track, tag_mp3, tag_mp4, tag_vorbis
+from studio.audio.formats import encoding
+from studio.audio.pcm import atomic_write_bytes
 from studio.audio.writers import AudioInput, encode_ffmpeg
 from studio.core.errors import StudioError
-
-
-@dataclass(frozen=True)
-class Encoding:
-    """How one format is encoded; ``cbr`` is the constant bit rate, when there is one."""
-
-    suffix: str
-    args: tuple[str, ...]
-    cbr: str | None = None
-    whole_book: bool = False
-
-
-#: M4B: AAC at 128 kbit/s without perceptual noise substitution -- PNS resynthesizes
-#: noisy bands (sibilants, room tone) with random phases, which undoes the limiter
-#: (true peaks up to 3 dB over the ceiling at 96 kbit/s with it on).
-ENCODINGS: dict[str, Encoding] = {
-    "m4b": Encoding(".m4b", ("-c:a", "aac", "-b:a", "128k", "-aac_pns", "0", "-brand", "M4B ", "-movflags", "+faststart",
-                               "-f", "ipod"), whole_book=True),
-    "mp3": Encoding(".mp3", ("-c:a", "libmp3lame", "-b:a", "192k", "-f", "mp3"), cbr="192k"),
-    "flac": Encoding(".flac", ("-c:a", "flac", "-f", "flac")),
-    "opus": Encoding(".opus", ("-c:a", "libopus", "-b:a", "64k", "-f", "opus")),
-    "wav": Encoding(".wav", ("-c:a", "pcm_s16le", "-f", "wav")),
-}
-PUBLISH_FORMATS: tuple[str, ...] = tuple(ENCODINGS)
-
-
-def encoding(fmt: str) -> Encoding:
-    try:
-        return ENCODINGS[fmt]
-    except KeyError:
-        raise StudioError(f"unknown output format '{fmt}' (choose one of: {', '.join(PUBLISH_FORMATS)})") from None
 
 
 def _escape(value: str) -> str:
@@ -118,4 +89,38 @@ def write_delivery(
             os.unlink(meta_file)
 
 
-__all__ = ["ENCODINGS", "Encoding", "PUBLISH_FORMATS", "encoding", "ffmetadata", "write_delivery"]
+def _ogg_crc(data: bytes) -> int:
+    """The Ogg page checksum: CRC-32, polynomial 0x04C11DB7, not reflected, no final XOR."""
+    crc = 0
+    for byte in data:
+        crc ^= byte << 24
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x04C11DB7) & 0xFFFFFFFF if crc & 0x80000000 else (crc << 1) & 0xFFFFFFFF
+    return crc
+
+
+def set_opus_gain(path: str | Path, gain_db: float) -> None:
+    """Set an Ogg Opus file's output gain (OpusHead, Q7.8 dB) to ``gain_db``, atomically.
+
+    Why: the Opus encoder moves true peaks by a few tenths of a dB in ways a second
+    master does not predict (three tries came out 0.18, 0.09, 0.06 dB over). The
+    output gain is applied by every decoder (RFC 7845 says it must), exactly, so a
+    final gain step measured after decoding lands where it is meant to.
+    """
+    target = Path(path)
+    data = bytearray(target.read_bytes())
+    if data[:4] != b"OggS" or b"OpusHead" not in data[:300]:
+        raise StudioError(f"{target.name} is not an Ogg Opus file")
+    segments = data[26]
+    header = 27 + segments
+    body = data.index(b"OpusHead", header)
+    if body != header:
+        raise StudioError(f"{target.name}: unexpected first Ogg page")
+    length = header + sum(data[27:27 + segments])
+    struct.pack_into("<h", data, body + 16, int(round(gain_db * 256)))
+    struct.pack_into("<I", data, 22, 0)
+    struct.pack_into("<I", data, 22, _ogg_crc(bytes(data[:length])))
+    atomic_write_bytes(target, bytes(data))
+
+
+__all__ = ["ffmetadata", "set_opus_gain", "write_delivery"]

@@ -1,8 +1,10 @@
-"""Chapter file writers: 16-bit PCM WAV (stdlib) and MP3 (system ffmpeg + LAME).
+"""Audio file writers: WAV (standard library) and every other format of
+:data:`studio.audio.formats.FORMATS` through ffmpeg.
 
-Both write to a temp file beside the target and rename it into place, so a player,
-a sync client or a crash never sees a half-written chapter. A full disk raises
-:class:`~studio.core.errors.DiskFull` (the temp file is removed, earlier chapters stay).
+Every writer writes to a temp file beside the target and renames it into
+place, so a player, a sync client or a crash never sees a half-written chapter. A
+full disk raises :class:`~studio.core.errors.DiskFull` (the temp file is removed,
+earlier chapters stay).
 """
 
 from __future__ import annotations
@@ -20,12 +22,13 @@ from typing import Callable, Iterable, Iterator, Union
 
 import numpy as np
 
+from studio.audio.formats import FORMATS, encoding
 from studio.audio.pcm import atomic_output, atomic_path, to_int16
 from studio.core.errors import DiskFull, StudioError
 
 log = logging.getLogger(__name__)
 
-FORMATS = ("wav", "mp3")
+
 
 #: A whole signal, or an iterable of consecutive blocks (so a long chapter can be
 #: written without holding all of it in memory).
@@ -48,6 +51,15 @@ class AudioTags:
     artist: str = ""
     album: str = ""
     track: str = ""
+
+    def ffmpeg_args(self) -> list[str]:
+        """``-metadata key=value`` for every tag that is set."""
+        args: list[str] = []
+        for key in ("title", "artist", "album", "track"):
+            value = getattr(self, key)
+            if value:
+                args += ["-metadata", f"{key}={value}"]
+        return args
 
 
 def find_ffmpeg() -> str:
@@ -92,13 +104,9 @@ def write_mp3(
     ffmpeg writes a LAME/Xing header carrying encoder delay and padding, which lets
     players (and ffprobe) report the exact duration.
     """
-    tags = tags or AudioTags()
-    args = ["-c:a", "libmp3lame", "-b:a", bitrate, "-id3v2_version", "3"]
-    for key in ("title", "artist", "album", "track"):
-        value = getattr(tags, key)
-        if value:
-            args += ["-metadata", f"{key}={value}"]
-    return encode_ffmpeg(path, audio, sample_rate, args + ["-f", "mp3"], suffix=".mp3", cbr=bitrate)
+    enc = FORMATS["mp3"].with_bitrate(bitrate)
+    return encode_ffmpeg(path, audio, sample_rate, [*(tags or AudioTags()).ffmpeg_args(), *enc.args], suffix=enc.suffix,
+                         cbr=enc.cbr)
 
 
 def encode_ffmpeg(
@@ -197,9 +205,12 @@ def write_audio(
     *,
     bitrate: str = "128k",
 ) -> Path:
-    """Dispatch on ``fmt`` (``"wav"`` or ``"mp3"``); WAV carries no tags."""
+    """One chapter file in ``fmt`` (any of :data:`FORMATS` but the whole-book ones),
+    tagged by ffmpeg; WAV carries no tags. ``bitrate`` applies to MP3 and Opus."""
+    enc = encoding(fmt).with_bitrate(bitrate if fmt == "mp3" else None)
+    if enc.whole_book:
+        raise StudioError(f"{fmt} holds a whole book; write it with `studio export --format {fmt}`")
     if fmt == "wav":
         return write_wav(path, audio, sample_rate)
-    if fmt == "mp3":
-        return write_mp3(path, audio, sample_rate, tags, bitrate=bitrate)
-    raise StudioError(f"unknown output format '{fmt}' (choose one of: {', '.join(FORMATS)})")
+    return encode_ffmpeg(path, audio, sample_rate, [*(tags or AudioTags()).ffmpeg_args(), *enc.args],
+                         suffix=enc.suffix, cbr=enc.cbr)

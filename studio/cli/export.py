@@ -12,33 +12,51 @@ import argparse
 import sys
 from pathlib import Path
 
+from studio.audio.formats import FORMATS
 from studio.core.errors import StudioError
 
 #: ``--acx`` and some file failed the check (the files are written all the same)
 EXIT_ACX_FAILED = 3
-FORMATS = ("m4b", "mp3", "flac", "opus", "wav")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "export", help="publish-ready files (M4B, MP3, FLAC, Opus, WAV) from a rendered project",
         description="Master the rendered chapters (44.1 kHz, RMS normalized, true peak limited, room tone "
-        "at head and tail), write them as an M4B with chapters or one file per chapter, with tags, cover "
-        "art, SRT/WebVTT subtitles and manifest.json, and check every file against the ACX rules. Uses "
-        "the project's rendered audio only; render first with `studio render`.",
+        "at head and tail), write them as an M4B with chapters or one file per chapter, with opening and "
+        "closing credits spoken with the project's voice, a retail sample, tags (the narration disclosed as "
+        "synthetic), cover art, SRT/WebVTT subtitles and manifest.json, and check every file's levels (the "
+        "ACX check for one MP3 per chapter). The book itself comes from the project's rendered audio only; "
+        "render first with `studio render`. Everything is written under temporary names and moved into "
+        "place at the end: a failed export leaves nothing behind.",
     )
     p.add_argument("project", type=Path, help="project folder (<name>.studio)")
     p.add_argument("-o", "--output", type=Path, required=True, help="folder for the files")
-    p.add_argument("--format", choices=FORMATS, default="m4b", help="m4b: the whole book with chapter markers; "
+    p.add_argument("--format", choices=tuple(FORMATS), default="m4b", help="m4b: the whole book with chapter markers; "
                    "the others: one file per chapter (default: m4b)")
     p.add_argument("--acx", action="store_true", help="print the full ACX report of every file and exit 3 "
                    "when one fails (ACX takes MP3: use --format mp3)")
     p.add_argument("--chapters", help="chapters, 1-based, e.g. 1,3-5 (default: all but front matter)")
     p.add_argument("--single-file", action="store_true", help="mp3: one file for the book with ID3 chapter frames")
     p.add_argument("--cover", type=Path, metavar="IMAGE", help="cover art, JPEG or PNG (default: the EPUB's cover)")
-    p.add_argument("--narrator", help="narrator tag (default: the voice)")
+    p.add_argument("--cover-fit", choices=("pad", "crop"), help="make the cover the square stores want: pad a "
+                   "portrait or landscape image to a square, or crop its centre (default: as it is, with a warning)")
+    p.add_argument("--narrator", help="narrator tag (default: 'Synthetic voice (<voice name>)')")
     p.add_argument("--year", help="year tag (default: the manuscript's date, else this year)")
     p.add_argument("--no-subtitles", action="store_true", help="no SRT/WebVTT files")
+    c = p.add_argument_group("credits and retail sample")
+    c.add_argument("--credits", action=argparse.BooleanOptionalAction, default=True, help="opening and closing "
+                   "credits spoken with the project's voice (default: on)")
+    c.add_argument("--opening-credits", metavar="TEXT", help="the opening credits' wording (a line per paragraph; "
+                   "default: title, author, narrator)")
+    c.add_argument("--closing-credits", metavar="TEXT", help="the closing credits' wording (default: 'The end', "
+                   "copyright, the synthetic-narration disclosure)")
+    c.add_argument("--sample", action=argparse.BooleanOptionalAction, default=True, help="a retail sample as its "
+                   "own mastered file (default: on)")
+    c.add_argument("--sample-chapter", type=int, metavar="N", help="the sample's chapter, 1-based (default: the "
+                   "first prose chapter; never the credits)")
+    c.add_argument("--sample-length", type=float, default=180.0, metavar="S", help="the sample's length, "
+                   "60-300 s, in whole paragraphs (default: 180)")
     m = p.add_argument_group("mastering")
     m.add_argument("--target-rms", type=float, default=-20.0, metavar="DB", help="RMS target, -23 to -18 (default: -20)")
     m.add_argument("--head", type=float, default=0.75, metavar="S", help="room tone before the first word, "
@@ -65,29 +83,59 @@ def _cmd_export(args: argparse.Namespace) -> int:
     with Project.open(args.project) as project:
         chapters = parse_chapters(args.chapters, len(project.chapters())) if args.chapters else None
         options = PublishOptions(
-            fmt=args.format, chapters=chapters, mastering=mastering, cover=args.cover, narrator=args.narrator,
-            year=args.year, subtitles=not args.no_subtitles, single_file=args.single_file,
+            fmt=args.format, chapters=chapters, mastering=mastering, cover=args.cover, cover_fit=args.cover_fit,
+            narrator=args.narrator, year=args.year, subtitles=not args.no_subtitles, single_file=args.single_file,
+            credits=args.credits, opening=_unescape(args.opening_credits), closing=_unescape(args.closing_credits),
+            sample=args.sample, sample_chapter=args.sample_chapter - 1 if args.sample_chapter else None,
+            sample_seconds=args.sample_length,
         )
         result = publish(project, args.output, options, progress=_progress)
     for w in result.warnings:
         sys.stderr.write(f"studio: warning: {w}\n")
+    label = "ACX" if result.acx_format else "levels"
     for f in result.files:
-        verdict = "ACX pass" if f.acx.passed else "ACX FAIL: " + "; ".join(f.acx.reasons)
+        verdict = f"{label} pass" if f.acx.passed else f"{label} FAIL: " + "; ".join(f.acx.reasons)
         lv = f.levels
+        holds = f"  [{_holds(f)}]" if _holds(f) else ""
         out.write(f"{f.path}  {format_duration(f.duration)}  RMS {lv.rms_db:.1f} dB, true peak {lv.true_peak_db:.1f} dBFS, "
-                  f"floor {lv.noise_floor_db:.1f} dB, {lv.lufs:.1f} LUFS  {verdict}\n")
+                  f"floor {lv.noise_floor_db:.1f} dB, {lv.lufs:.1f} LUFS  {verdict}{holds}\n")
         if len(f.chapters) > 1:
             for mark in f.chapters:
                 out.write(f"    {format_duration(mark.start)}  {mark.title}\n")
+    if result.cover is not None:
+        out.write(result.cover.line() + "\n")
+    if result.meta is not None:
+        out.write(f"narrator: {result.meta.narrator}; disclosure: {result.meta.disclosure}\n")
     if args.acx:
-        out.write("\nACX check\n")
+        out.write(f"\n{result.check_name}\n")
         for f in result.files:
             out.write(f.acx.text() + "\n")
+        out.write(ACX_REMINDER + "\n" if result.acx_format else
+                  "(ACX takes one MP3 per chapter: export with --format mp3 for the ACX check)\n")
     total = sum(f.duration for f in result.files)
     failed = sum(not f.acx.passed for f in result.files)
-    out.write(f"{len(result.files)} file(s), {format_duration(total)} of audio; ACX: "
+    out.write(f"{len(result.files)} file(s), {format_duration(total)} of audio; {result.check_name}: "
               f"{len(result.files) - failed} pass, {failed} fail; manifest: {result.manifest}\n")
     return EXIT_ACX_FAILED if args.acx and failed else 0
+
+
+#: Printed under an ACX report: the check measures the audio, not the store's terms.
+ACX_REMINDER = ("Note: the narration is synthetic. ACX accepts synthetic (AI) narration only where its current "
+                "terms allow it; check them before you submit, and keep the disclosure in the credits and tags.")
+
+
+def _holds(f) -> str:  # f: studio.jobs.publish.PublishedFile
+    """Which of the book's chapters a file holds (file numbers count the exported chapters only)."""
+    if f.kind in ("credits", "sample") and not f.book_chapters:
+        return f.kind
+    nums = ", ".join(str(n) for n in f.book_chapters)
+    what = "chapter" if len(f.book_chapters) == 1 else "chapters"
+    return f"{'sample from ' if f.kind == 'sample' else ''}book {what} {nums}" if nums else ""
+
+
+def _unescape(text: str | None) -> str | None:
+    """``\\n`` typed on a command line as a line break (one paragraph per line)."""
+    return None if text is None else text.replace("\\n", "\n")
 
 
 def _progress(p) -> None:  # p: studio.jobs.publish.PublishProgress

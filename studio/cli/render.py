@@ -17,6 +17,7 @@ from studio.cli.bench import add_preset_arguments
 from studio.cli.triton import add_render_arguments as add_triton_arguments, triton_changes
 from studio.cli.pacing import add_render_arguments as add_pacing_arguments, pacing_changes
 from studio.cli.common import EXIT_INCOMPLETE, RETRY_MESSAGE, ProgressLine, format_duration, parse_chapters
+from studio.audio.formats import FORMATS
 from studio.core.errors import StudioError
 
 #: failed sentences listed one by one at most; the rest are counted
@@ -32,7 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("input", type=Path, help="manuscript file or project folder")
     p.add_argument("-o", "--output", type=Path, required=True, help="folder for the chapter files")
-    p.add_argument("--format", choices=("wav", "mp3"), default="mp3", help="output format (default: mp3)")
+    p.add_argument("--format", choices=[f for f, enc in FORMATS.items() if not enc.whole_book], default="mp3",
+                   help="output format (default: mp3; an M4B is made by `studio export`)")
     p.add_argument("--voice", help="voice id (see `studio voices`; default: the project's, else the bundled voice)")
     p.add_argument("--engine", choices=("onnx", "torch"), help="synthesis backend (default: the project's, else onnx)")
     p.add_argument("--chapters", help="chapters to render, 1-based, e.g. 1,3-5 (default: all but front matter)")
@@ -153,6 +155,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
     audio = sum(f.duration for f in files)
     for f in files:
         print(f.path)
+    _say_numbering(files)
     print(
         f"{len(files)} chapter file(s), {format_duration(audio)} of audio ({audio:.1f} s) in "
         f"{wall:.1f} s wall time: real-time factor {wall / audio if audio else 0:.3f} "
@@ -234,3 +237,13 @@ def _open_project(args: argparse.Namespace):  # -> studio.project.Project
     if opened.action not in ("created", "opened"):
         sys.stderr.write(f"studio: {opened.action} project {folder}\n")
     return opened.project
+
+
+def _say_numbering(files: list) -> None:  # files: list[studio.jobs.export.ExportedFile]
+    """File names count the exported chapters (01, 02, ...); where that is not the book's
+    chapter number (the one --chapters and `studio inspect` use), say which file holds which."""
+    moved = [(f.path.name.split(" - ", 1)[0], f.chapter + 1) for f in files]
+    moved = [(n, c) for n, c in moved if not n.isdigit() or int(n) != c]
+    if moved:
+        pairs = ", ".join(f"{n} = chapter {c}" for n, c in moved)
+        print(f"file numbers count the exported chapters; book chapter numbers (--chapters, studio inspect): {pairs}")

@@ -25,7 +25,8 @@ import numpy as np
 from studio.audio.assemble import Clip, Pauses, iter_chapter
 from studio.audio.pcm import silence, stale_temp_files
 from studio.audio.resample import resample
-from studio.audio.writers import FORMATS, AudioTags, write_audio
+from studio.audio.formats import encoding
+from studio.audio.writers import AudioTags, write_audio
 from studio.core.errors import ProjectError, StudioError
 from studio.engine.base import Engine
 from studio.jobs.render import EngineFactory, RenderProgress, render_project
@@ -96,8 +97,8 @@ def export_chapter_files(
     or multi-stream engine re-rendering a damaged chapter gets the batches it was
     built for). Returns what was written, in chapter order.
     """
-    if fmt not in FORMATS:
-        raise StudioError(f"unknown output format '{fmt}' (choose one of: {', '.join(FORMATS)})")
+    if encoding(fmt).whole_book:
+        raise StudioError(f"{fmt} holds a whole book; write it with `studio export --format {fmt}`")
     all_chapters = project.chapters()
     wanted = sorted(set(chapters)) if chapters is not None else default_chapters(project)
     for idx in wanted:
@@ -107,13 +108,41 @@ def export_chapter_files(
         render_project(project, engine, chapters=set(wanted), engine_for=engine_for, progress=progress,
                        batch_size=batch_size)
     require_complete(project, wanted)
+    out = Path(out_dir)
+    made = [p for p in (out, *out.parents) if not p.exists()]
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[ExportedFile] = []
+    try:
+        _write_chapters(project, out, fmt, wanted, sample_rate, engine, engine_for, progress, bitrate, written)
+    except (StudioError, OSError) as err:
+        # nothing new is left behind but complete chapter files, and the message says which
+        if not written:
+            _remove_folders(made)
+            raise
+        what = str(err) if isinstance(err, StudioError) else f"{err.strerror or err}: {err.filename}"
+        names = ", ".join(f.path.name for f in written)
+        raise StudioError(f"{what} [{len(written)} chapter file(s) written before it are complete: {names}]") from err
+    return written
 
+
+def _remove_folders(made: list[Path]) -> None:
+    """The folders this export made (deepest first), when they are still empty."""
+    for folder in made:
+        try:
+            folder.rmdir()
+        except OSError:
+            break
+
+
+def _write_chapters(project: Project, out: Path, fmt: str, wanted: list[int], sample_rate: int | None,
+                    engine: Engine | None, engine_for: EngineFactory | None,
+                    progress: Callable[[RenderProgress], None] | None, bitrate: str,
+                    written: list[ExportedFile]) -> None:
+    """The chapter files, one after another, appended to ``written`` as each is complete."""
+    all_chapters = project.chapters()
     settings = project.settings()
     book = project.book()
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     width = max(2, len(str(len(all_chapters))))
-    written: list[ExportedFile] = []
     numbers = {c.index: c.number for c in all_chapters}  # files are numbered over the included chapters
     names = {c.index: c.name for c in all_chapters}
     for idx in wanted:
@@ -121,7 +150,7 @@ def export_chapter_files(
         if all_chapters[idx].sentences == 0:
             log.warning("chapter %d '%s' has nothing to say; no file written", idx + 1, title)
             continue
-        path = out / f"{safe_filename(names[idx], numbers[idx], width)}.{fmt}"
+        path = out / f"{safe_filename(names[idx], numbers[idx], width)}{encoding(fmt).suffix}"
         remove_stale_temps(path, fmt)
         tags = AudioTags(title=names[idx], artist=book.author, album=book.title,
                          track=f"{numbers[idx]}/{len(all_chapters)}")
@@ -146,7 +175,6 @@ def export_chapter_files(
             written.append(ExportedFile(path, idx, names[idx], counter.samples / rate, rate))
             log.info("wrote %s (%.1f s)", path, counter.samples / rate)
             break
-    return written
 
 
 def export_chapters(
@@ -213,6 +241,12 @@ def _paragraph_text(rows: list[SentenceRow], paragraph: int) -> str:
     return "".join(r.text + r.trailing for r in rows if r.paragraph == paragraph)
 
 
+def spoken_heading(rows: list[SentenceRow], chapter_title: str) -> bool:
+    """Whether the chapter's first paragraph repeats its title (with or without a number
+    or "Chapter N"): that paragraph is then spoken as the title and a title row is not."""
+    return same_heading(_paragraph_text(rows, 0), chapter_title)
+
+
 def _join(clips: list[Clip], gap: float) -> Clip:
     """Several clips as one (a heading of more than one sentence), ``gap`` s apart."""
     rate = clips[0].sample_rate
@@ -228,8 +262,8 @@ def chapter_clips(
 ) -> tuple[Clip | None, Iterator[list[Clip]]]:
     """The chapter's title clip and a lazy iterator of paragraphs' clips (verified reads).
 
-    The title is the title row, or -- when the importer kept the heading as the
-    chapter's first paragraph -- that paragraph, so the heading is said once and
+    The title is the title row, or -- when the chapter's first paragraph repeats the
+    heading (:func:`spoken_heading`) -- that paragraph, so the heading is said once and
     followed by the title pause.
     """
 
@@ -242,8 +276,7 @@ def chapter_clips(
             raise CorruptAudio(entry.key)
         return Clip(audio, entry.sample_rate, row.text)
 
-    heading = not any(r.is_title for r in rows) and same_heading(_paragraph_text(rows, 0), chapter_title)
-    title_rows, body = title_and_body(rows, heading)
+    title_rows, body = title_and_body(rows, spoken_heading(rows, chapter_title))
     title = _join([load(r) for r in title_rows], pauses.sentence) if title_rows else None
 
     def paragraphs() -> Iterator[list[Clip]]:
@@ -277,5 +310,5 @@ class _Counter:
 
 __all__ = [
     "CorruptAudio", "ExportedFile", "chapter_clips", "clean_filename", "default_chapters", "export_chapter_files", "export_chapters",
-    "native_rate", "remove_stale_temps", "require_complete", "safe_filename",
+    "native_rate", "remove_stale_temps", "require_complete", "safe_filename", "spoken_heading",
 ]

@@ -8,6 +8,7 @@ state and transactions.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections import defaultdict
 
@@ -19,12 +20,36 @@ def normalize_space(text: str) -> str:
     return " ".join(text.split())
 
 
+#: A heading's number part: "Chapter 2", "2.", "II:", "Part 3 -" (the word, then the number).
+_NUMBERED = re.compile(r"^(?:(?:chapter|part|book|section)\s+)?(\d+|[ivxlc]+)(?:\s*[.:)\-\u2013\u2014]\s*|\s+|$)")
+
+
+def _heading_parts(text: str) -> tuple[str | None, str]:
+    """``(number, words)`` of a heading: "Chapter 2. Building" -> ("2", "building")."""
+    norm = normalize_space(text).casefold().rstrip(".:")
+    found = _NUMBERED.match(norm)
+    if found is None or (found.group(1).isalpha() and not found.group(0).startswith(("chapter", "part", "book",
+                                                                                       "section"))
+                         and found.end() < len(norm) and norm[found.end(1):found.end(1) + 1] not in ".:)-\u2013\u2014"):
+        return None, norm  # "I walked..." or "Civic duty" is no numbered heading
+    return found.group(1), norm[found.end():].strip()
+
+
 def same_heading(text: str, title: str) -> bool:
-    """Whether a paragraph is just the chapter heading again (importers keep it)."""
+    """Whether a paragraph is just the chapter heading again (importers keep it), with
+    or without its number or a "Chapter N": "2. Building" and "Chapter 2. Building"
+    are one heading, said once."""
     def norm(t: str) -> str:
         return normalize_space(t).casefold().rstrip(".:")
 
-    return bool(norm(title)) and norm(text) == norm(title)
+    if not norm(title):
+        return False
+    if norm(text) == norm(title):
+        return True
+    (n_text, w_text), (n_title, w_title) = _heading_parts(text), _heading_parts(title)
+    if n_text and n_title and n_text != n_title:
+        return False
+    return w_text == w_title and (bool(w_text) or n_text == n_title)
 
 
 def heading_paragraph(chapter: Chapter) -> bool:

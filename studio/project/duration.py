@@ -112,17 +112,16 @@ S = TypeVar("S", bound=Spoken)
 def title_and_body(rows: Sequence[S], heading_first: bool) -> tuple[list[S], list[S]]:
     """The sentences spoken as the chapter title, and the rest, as export speaks them.
 
-    The title is the (first) title row or -- when the importer kept the heading as the
-    chapter's first paragraph (``heading_first``) -- that paragraph's sentences.
+    The title is the (first) title row or -- when the chapter's first paragraph repeats
+    the heading (``heading_first``, with or without its number) -- that paragraph's
+    sentences, and a title row is then not spoken: a title is said once.
     """
     titles = [r for r in rows if r.paragraph is None]
     body = [r for r in rows if r.paragraph is not None]
-    if titles:
-        return titles[:1], body
-    if heading_first and body and body[0].paragraph == 0:
+    if heading_first and body and body[0].paragraph == 0:  # said once: the heading, not also a title row
         heading = [r for r in body if r.paragraph == 0]
         return heading, body[len(heading):]
-    return [], body
+    return titles[:1], body
 
 
 def sentence_seconds(row: Spoken, timing: Timing) -> float:

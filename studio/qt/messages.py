@@ -211,3 +211,18 @@ class ExportProgress:
     files: tuple[str, ...] = ()
     seconds: float = 0.0
 
+
+
+@dataclass(frozen=True)
+class PackageChoices:
+    """What the export dialog asks of a publish-ready export beyond format and chapters:
+    cover (""= the EPUB's) and its fit ("" / "pad" / "crop"), credits and their wording
+    ("" = the default), the retail sample and its chapter (None = the first prose one)."""
+
+    cover: str = ""
+    cover_fit: str = ""
+    credits: bool = True
+    opening: str = ""
+    closing: str = ""
+    sample: bool = True
+    sample_chapter: int | None = None

@@ -31,7 +31,7 @@ from studio.project.store import Project
 from studio.qt.chapter_edits import ChapterEdits
 from studio.qt.facts import read_bench
 from studio.qt.jobqueue import JobQueue
-from studio.qt.messages import ErrorInfo, ExportProgress, JobSpec, StateDelta
+from studio.qt.messages import ErrorInfo, ExportProgress, JobSpec, PackageChoices, StateDelta
 from studio.qt.monitor import MonitorThread, RenderStats, StallMeter
 from studio.qt.planning import BookPlan, book_chapters, is_small_selection, plan_book
 from studio.qt.preview import PreviewController, SinkFactory
@@ -450,14 +450,20 @@ class ProjectSession(QObject, ChapterEdits):
         self.export_tasks.run(work, on_progress=on_progress, on_done=on_done, on_error=on_error,
                               action="export the chapters")
 
-    def publish(self, out_dir: str | Path, fmt: str, chapters: Sequence[int], *, cover: str | None = None,
-                on_progress=None, on_done=None, on_error=None) -> None:  # noqa: ANN001
-        """Publish-ready files (mastered, tagged, ACX-checked; see :mod:`studio.jobs.publish`)
-        in the background; progress per chapter, ``on_done`` gets the frozen PublishResult."""
+    def publish(self, out_dir: str | Path, fmt: str, chapters: Sequence[int], *,
+                choices: PackageChoices = PackageChoices(), on_progress=None, on_done=None,
+                on_error=None) -> None:  # noqa: ANN001
+        """Publish-ready files (mastered, tagged, checked, with credits and sample as
+        ``choices`` say; see :mod:`studio.jobs.publish`) in the background; progress per
+        chapter, ``on_done`` gets the frozen PublishResult."""
         from studio.jobs.publish import PublishOptions, publish
 
         project = self._need()
-        options = PublishOptions(fmt=fmt, chapters=sorted(set(chapters)), cover=Path(cover) if cover else None)
+        c = choices
+        options = PublishOptions(
+            fmt=fmt, chapters=sorted(set(chapters)), cover=Path(c.cover) if c.cover else None,
+            cover_fit=c.cover_fit or None, credits=c.credits, opening=c.opening.strip() or None,
+            closing=c.closing.strip() or None, sample=c.sample, sample_chapter=c.sample_chapter)
 
         def work(report=lambda _p: None):  # noqa: ANN001, ANN202 - called without it when nobody listens
             return publish(project, out_dir, options,

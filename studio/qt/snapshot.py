@@ -93,6 +93,14 @@ class ChapterNode:
         return tuple(s for p in self.paragraphs for s in p.sentences)
 
 
+def paragraph_label(node: ParagraphNode, heading_first: bool) -> str:
+    """A paragraph's text as the tree shows it, saying which of a chapter's title row and
+    heading paragraph is spoken (export says a title once: the heading, when it repeats it)."""
+    if node.index is None:
+        return f"Title (not spoken: the first paragraph says it): {node.text}" if heading_first else f"Title: {node.text}"
+    return f"Spoken as the title: {node.text}" if heading_first and node.index == 0 else node.text
+
+
 @dataclass(frozen=True)
 class BookSnapshot:
     folder: str

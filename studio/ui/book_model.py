@@ -19,7 +19,7 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelInde
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from studio.qt.messages import StateDelta
-from studio.qt.snapshot import BookSnapshot, ChapterNode, ParagraphNode, SentenceNode, estimate, with_state
+from studio.qt.snapshot import BookSnapshot, ChapterNode, ParagraphNode, SentenceNode, estimate, paragraph_label, with_state
 
 COLUMNS = ("Text", "Language", "State", "Flags", "Length")
 TEXT, LANG, STATE, FLAGS, LENGTH = range(5)
@@ -422,7 +422,7 @@ class BookModel(QAbstractItemModel):
             return ("" if exact else "~") + fmt_duration(node.estimated_s)  # with pauses, as exported
         if isinstance(node, ParagraphNode):
             if col == TEXT:
-                text = node.text if node.index is not None else f"Title: {node.text}"
+                text = paragraph_label(node, self.snapshot.chapters[node.chapter].heading_first)  # type: ignore[union-attr]
                 return text if len(text) <= 90 else text[:89] + "\u2026"
             if col == LANG:
                 if node.override:

@@ -1,6 +1,8 @@
 """Export chapters into a folder, in the background, with progress: plain WAV or
 MP3 as rendered, or publish-ready files (M4B with chapters, MP3, FLAC, Opus, WAV)
-mastered, tagged and checked against the ACX rules, with the measurements shown.
+mastered, tagged and checked, with the measurements shown -- a complete package:
+opening and closing credits (their wording editable), a retail sample from a chosen
+chapter, and the cover checked or made square (pad or crop).
 
 Why the dialog only offers complete chapters: export never synthesizes (what is
 exported is exactly what was rendered and checked), so a chapter with pending or
@@ -17,22 +19,22 @@ from PySide6.QtCore import QUrl, Qt, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QDialog, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget,
-    QListWidgetItem, QProgressBar, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+    QListWidgetItem, QPlainTextEdit, QProgressBar, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
-from studio.qt.messages import ErrorInfo, ExportProgress
+from studio.qt.messages import ErrorInfo, ExportProgress, PackageChoices
 from studio.qt.snapshot import BookSnapshot
 from studio.ui.book_model import BookModel, fmt_duration
 
 
 #: formats that only exist as publish-ready output (mastered and checked)
 PUBLISH_ONLY = ("m4b", "flac", "opus")
-RESULT_COLUMNS = ("File", "Length", "RMS", "True peak", "Noise floor", "Loudness", "ACX")
+RESULT_COLUMNS = ("File", "Length", "RMS", "True peak", "Noise floor", "Loudness", "Check")
 
 
 class ExportDialog(QDialog):
     exportRequested = Signal(str, str, object)  # folder, format, chapter indexes
-    publishRequested = Signal(str, str, object, str)  # folder, format, chapter indexes, cover image ("" = EPUB's)
+    publishRequested = Signal(str, str, object, object)  # folder, format, chapter indexes, PackageChoices
 
     def __init__(self, snapshot: BookSnapshot, model: BookModel, folder: str, parent: QWidget | None = None,
                  open_url: Callable[[QUrl], object] = QDesktopServices.openUrl) -> None:
@@ -68,6 +70,35 @@ class ExportDialog(QDialog):
         form.addRow("Format:", self.format)
         form.addRow("", self.publish)
         form.addRow("Cover art:", cover_row)
+        self.cover_fit = QComboBox()
+        self.cover_fit.addItem("as it is (warn when stores would refuse it)", "")
+        self.cover_fit.addItem("pad to a square", "pad")
+        self.cover_fit.addItem("crop to a square", "crop")
+        form.addRow("Cover shape:", self.cover_fit)
+        self.credits = QCheckBox("Opening and closing credits, spoken with the project's voice")
+        self.credits.setChecked(True)
+        self.opening = QPlainTextEdit()
+        self.opening.setPlaceholderText("Default: the title. Written by <author>. Narrated by a synthetic voice.")
+        self.closing = QPlainTextEdit()
+        self.closing.setPlaceholderText("Default: The end. Title, author, narrator; copyright; the disclosure that "
+                                        "the narration is synthetic.")
+        for box in (self.opening, self.closing):
+            box.setMaximumHeight(60)
+        self.credits.toggled.connect(lambda on: (self.opening.setEnabled(on), self.closing.setEnabled(on)))
+        form.addRow("", self.credits)
+        form.addRow("Opening credits:", self.opening)
+        form.addRow("Closing credits:", self.closing)
+        self.sample = QCheckBox("Retail sample (about 3 minutes, its own file)")
+        self.sample.setChecked(True)
+        self.sample_chapter = QComboBox()
+        self.sample_chapter.addItem("the first prose chapter", None)
+        for c in snapshot.chapters:
+            self.sample_chapter.addItem(f"{c.index + 1}. {c.display_name}", c.index)
+        self.sample.toggled.connect(self.sample_chapter.setEnabled)
+        sample_row = QHBoxLayout()
+        sample_row.addWidget(self.sample)
+        sample_row.addWidget(self.sample_chapter, 1)
+        form.addRow("", sample_row)
         self.format.currentIndexChanged.connect(lambda *_: self._sync_publish())
         self.publish.toggled.connect(self._publish_toggled)
 
@@ -159,7 +190,19 @@ class ExportDialog(QDialog):
         self.publish.setEnabled(not forced)
         self.publish.setChecked(self.publishing())
         self.publish.blockSignals(False)
-        self.cover.setEnabled(self.publishing())
+        for widget in (self.cover, self.cover_fit, self.credits, self.opening, self.closing, self.sample,
+                       self.sample_chapter):
+            widget.setEnabled(self.publishing())
+        if self.publishing():
+            self.opening.setEnabled(self.credits.isChecked())
+            self.closing.setEnabled(self.credits.isChecked())
+            self.sample_chapter.setEnabled(self.sample.isChecked())
+
+    def choices(self) -> PackageChoices:
+        """The package the producer asked for (credits, sample, cover)."""
+        return PackageChoices(self.cover.text().strip(), self.cover_fit.currentData() or "", self.credits.isChecked(),
+                              self.opening.toPlainText().strip(), self.closing.toPlainText().strip(),
+                              self.sample.isChecked(), self.sample_chapter.currentData())
 
     def _browse_cover(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Cover art", self.cover.text(), "Images (*.jpg *.jpeg *.png)")
@@ -188,7 +231,7 @@ class ExportDialog(QDialog):
         self.results.setVisible(False)
         self.result_progress = self.result_published = None
         if self.publishing():
-            self.publishRequested.emit(folder, self.format.currentData(), chapters, self.cover.text().strip())
+            self.publishRequested.emit(folder, self.format.currentData(), chapters, self.choices())
         else:
             self.exportRequested.emit(folder, self.format.currentData(), chapters)
 
@@ -215,7 +258,8 @@ class ExportDialog(QDialog):
         for f in result.files:
             lv, row = f.levels, self.results.rowCount()
             self.results.insertRow(row)
-            verdict = "pass" if f.acx.passed else "FAIL: " + "; ".join(f.acx.reasons)
+            verdict = ("pass" if f.acx.passed else "FAIL: " + "; ".join(f.acx.reasons))
+            verdict = f"{'ACX' if result.acx_format else 'levels'} {verdict}"
             cells = (f.path.name, fmt_duration(lv.duration), f"{lv.rms_db:.1f} dB", f"{lv.true_peak_db:.1f} dBFS",
                      f"{lv.noise_floor_db:.1f} dB", f"{lv.lufs:.1f} LUFS", verdict)
             for col, text in enumerate(cells):
@@ -229,7 +273,8 @@ class ExportDialog(QDialog):
         self.on_done(ExportProgress(len(result.files), len(result.files), "", tuple(str(f.path) for f in result.files),
                                     seconds))
         self.status.setText(f"Wrote {len(result.files)} file(s), {fmt_duration(seconds)} of audio, and "
-                            f"{result.manifest.name}. ACX check: {len(result.files) - failed} pass, {failed} fail."
+                            f"{result.manifest.name}. {result.check_name.capitalize()}: {len(result.files) - failed} pass, "
+                            f"{failed} fail." + (f"\n{result.cover.line()}" if result.cover else "")
                             + "".join(f"\n{w}" for w in result.warnings))
 
     def on_error(self, err: ErrorInfo) -> None:

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QMe
 
 from studio.qt.facts import gather_facts_in_subprocess
 from studio.qt.measure import PresetMeasurer
-from studio.qt.messages import ErrorInfo, PlaybackPosition
+from studio.qt.messages import ErrorInfo, PackageChoices, PlaybackPosition
 from studio.qt.planning import BookPlan
 from studio.qt.preset_words import preset_label
 from studio.qt.session import ProjectSession
@@ -430,9 +430,9 @@ class MainWindow(QMainWindow):
             remember(folder, fmt)
             s.export(folder, fmt, chapters, on_progress=dlg.on_progress, on_done=dlg.on_done, on_error=failed)
 
-        def run_publish(folder: str, fmt: str, chapters: list[int], cover: str) -> None:
+        def run_publish(folder: str, fmt: str, chapters: list[int], choices: PackageChoices) -> None:
             remember(folder, fmt)
-            s.publish(folder, fmt, chapters, cover=cover or None, on_progress=dlg.on_progress,
+            s.publish(folder, fmt, chapters, choices=choices, on_progress=dlg.on_progress,
                       on_done=dlg.on_published, on_error=failed)
 
         dlg.exportRequested.connect(run)

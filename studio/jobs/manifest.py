@@ -1,0 +1,65 @@
+"""``manifest.json``: what a delivery holds, for the producer and for the store's questions.
+
+Why a file of its own beside the audio: a store asks what the narration is, what the
+cover was, which chapter a file holds and whether each file met the levels; the
+manifest answers from the export itself (checksums, measurements, the disclosure),
+so nobody has to measure the files again.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+from studio import __version__
+from studio.audio.cover import CoverReport
+from studio.audio.mastering import MasteringConfig
+from studio.audio.pcm import atomic_write_bytes
+from studio.audio.tags import BookMeta
+
+if TYPE_CHECKING:
+    from studio.jobs.publish import PublishedFile
+
+MANIFEST_NAME = "manifest.json"
+
+
+def write_manifest(path: Path, *, fmt: str, mastering: MasteringConfig, meta: BookMeta,
+                   files: Sequence[PublishedFile], warnings: Sequence[str], cover: CoverReport | None = None,
+                   acx_format: bool = False) -> Path:
+    """``manifest.json``: the book (narrator, disclosure, cover), the mastering targets,
+    and per file what it holds (kind, the book's chapter numbers), its duration,
+    chapters (title, start), checksum, loudness figures and check verdict."""
+    doc = {
+        "generator": f"studio {__version__}",
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "book": {"title": meta.title, "author": meta.author, "narrator": meta.narrator, "year": meta.year,
+                 "genre": meta.genre, "disclosure": meta.disclosure,
+                 "cover": ({"mime": meta.cover.mime, **cover.to_dict()} if cover else {"mime": meta.cover.mime})
+                 if meta.cover else None},
+        "format": fmt,
+        "check": "ACX check" if acx_format else "levels checked",
+        "numbering": "file numbers count the exported chapters in order; 'book_chapters' gives the book's chapter "
+                     "numbers (as studio inspect and --chapters count them)",
+        "mastering": {k: getattr(mastering, k) for k in (
+            "target_rms_db", "peak_ceiling_db", "head_s", "tail_s", "room_tone_db", "sample_rate")},
+        "passed": all(f.acx.passed for f in files),
+        "warnings": list(warnings),
+        "files": [{
+            "file": f.path.name,
+            "kind": f.kind,
+            "book_chapters": list(f.book_chapters),
+            "duration": round(f.duration, 3),
+            "sha256": f.sha256,
+            "chapters": [{"title": m.title, "start": round(m.start, 3), "end": round(m.end, 3)} for m in f.chapters],
+            "subtitles": [p.name for p in f.subtitles],
+            "levels": f.levels.to_dict(),
+            "acx": f.acx.to_dict(),
+        } for f in files],
+    }
+    atomic_write_bytes(path, (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    return path
+
+
+__all__ = ["MANIFEST_NAME", "write_manifest"]
