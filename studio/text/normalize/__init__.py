@@ -1,0 +1,181 @@
+"""Text normalisation: what is printed -> what a narrator says, per language.
+
+Why a stage of its own between segmentation and the phonemizer: the voice's front
+end (espeak-ng) reads digits, symbols and abbreviations by its own crude rules ("Book
+II" "Book Roman two", "1/2" "one slash two", "€300 million" "euros three hundred
+million", "No." "note"). Spelling them out first, in the sentence's language, makes the
+audio right and makes what will be said visible (``studio inspect --spoken``, the
+sentence inspector) and overridable per sentence.
+
+Public entry point: :func:`spoken_form` (the proof-listening check calls it to get the
+words it should hear). Pure, deterministic and cached; the rule tables load on the
+first sentence that needs them (a cheap pre-check lets the rest through untouched).
+Lexicon entries win: the words an entry matches are left exactly as printed, so the
+phoneme front end still finds and applies the entry.
+
+English is complete (numbers, years, decades, ranges, dates, ordinals, money, percent,
+times, fractions, Roman numerals, abbreviations, units, acronyms, symbols, phone numbers,
+URLs and e-mail addresses, heteronyms); German, French, Spanish and Italian cover
+numbers, dates, ordinals, money, percent, times, units and the common abbreviations;
+other languages get their numbers through num2words where it knows the language.
+Accuracy and speed per category: ``python bench/normalize_eval.py``.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from functools import lru_cache
+from typing import TYPE_CHECKING, Callable
+
+from studio.core.language import language_family
+
+if TYPE_CHECKING:
+    from studio.core.lexicon import Lexicon
+
+Rule = tuple[re.Pattern[str], Callable[[re.Match[str]], str]]
+
+#: languages with their own rule tables
+FULL_LANGUAGES = frozenset({"en", "de", "fr", "es", "it"})
+#: languages num2words reads numbers in (the rest of a text in them passes unchanged)
+NUMBER_LANGUAGES = frozenset("pt nl pl cs sk ca da sv nb no fi hu ro tr lv lt sl ru uk bg sr he ar fa id vi kn te ko ja".split())
+#: the private-use code points standing in for lexicon-matched words while rules run
+_HOLD = 0xE000
+
+_LOCK = threading.Lock()
+_RULES: dict[str, list[Rule]] = {}
+_TRIGGERS: dict[str, re.Pattern[str]] = {}
+
+
+def spoken_form(text: str, language: str, lexicon: "Lexicon | None" = None) -> str:
+    """``text`` as a narrator reads it in ``language`` (an ISO 639-1 tag; regions ignored).
+
+    ``lexicon``: entries that apply here keep their words as printed (an entry for
+    "Dr." or "1984" wins over the rules). Returns ``text`` itself when nothing needs
+    saying differently, so callers can compare with ``is``/``==`` cheaply.
+    """
+    family = language_family(language) or "en"
+    if lexicon:
+        matches = lexicon.find(text, family)
+        if matches:
+            return _with_held(text, family, [(m.start, m.end) for m in matches])
+    return _spoken(text, family)
+
+
+def _with_held(text: str, family: str, spans: list[tuple[int, int]]) -> str:
+    """Normalise with ``spans`` replaced by placeholders, then put them back as printed."""
+    held: list[str] = []
+    parts: list[str] = []
+    pos = 0
+    for start, end in spans:
+        parts.append(text[pos:start])
+        parts.append(chr(_HOLD + len(held)))
+        held.append(text[start:end])
+        pos = end
+    parts.append(text[pos:])
+    out = _spoken("".join(parts), family)
+    for i, original in enumerate(held):
+        out = out.replace(chr(_HOLD + i), original)
+    return out if out != text else text
+
+
+@lru_cache(maxsize=1 << 15)
+def _spoken(text: str, family: str) -> str:
+    trigger = _trigger(family)
+    if trigger is None or not trigger.search(text):
+        return text
+    out = text
+    for pattern, replace in _rules(family):
+        out = pattern.sub(replace, out)
+    out = _tidy(out)
+    return text if out == text else out
+
+
+_SPACES = re.compile(r"[ \t]{2,}")
+_SPACE_BEFORE = re.compile(r" +([,.;:!?)])")
+
+
+def _tidy(text: str) -> str:
+    return _SPACE_BEFORE.sub(r"\1", _SPACES.sub(" ", text)).strip() if text.strip() else text
+
+
+def _trigger(family: str) -> re.Pattern[str] | None:
+    """A cheap test for "might anything here need saying differently?"."""
+    found = _TRIGGERS.get(family)
+    if found is None and (family in FULL_LANGUAGES or family in NUMBER_LANGUAGES):
+        _rules(family)
+        found = _TRIGGERS.get(family)
+    return found
+
+
+def _rules(family: str) -> list[Rule]:
+    rules = _RULES.get(family)
+    if rules is None:
+        with _LOCK:
+            rules = _RULES.get(family)
+            if rules is None:
+                rules, trigger = _build(family)
+                _TRIGGERS[family] = trigger
+                _RULES[family] = rules
+    return rules
+
+
+def _build(family: str) -> tuple[list[Rule], re.Pattern[str]]:
+    """The language's rules, in order, and its pre-check (loaded on first need)."""
+    from studio.text.normalize import abbreviations, roman, web
+    from studio.text.normalize.numbers import cardinal, ordinal
+
+    symbols = r"[0-9$€£¥₹%&@#§°½⅓⅔¼¾⅕⅛⅜⅝⅞+=×÷±~№‰<>]"
+    if family == "en":
+        from studio.text.normalize import en, heteronyms
+
+        rules = [*web.rules("en"), *abbreviations.rules("en"), *roman.rules("en", cardinal, ordinal), *en.rules(),
+                 (abbreviations.ACRONYM, abbreviations.acronym), _symbol_rule(en.SYMBOLS),
+                 (heteronyms.WORDS, heteronyms.respell)]
+        table = abbreviations.TABLES["en"]
+        words = "|".join(re.escape(k) for k in table) + r"|\b[Nn]os?\.|\bSt\.|\bDr\.|\bp\.|\bpp\.|\bca?\."
+        trigger = re.compile(rf"{symbols}|[A-Z]{{2}}|\b[IVX]\b|(?:{words})|(?i:{heteronyms.WORDS.pattern})|{_WEB}")
+        return rules, trigger
+    if family in ("de", "fr", "es", "it"):
+        from studio.text.normalize import europe
+
+        rules = [*web.rules(family), *abbreviations.rules(family), *roman.rules(family, cardinal, ordinal),
+                 *europe.rules(family), _symbol_rule(_OTHER_SYMBOLS[family])]
+        words = "|".join(re.escape(k).replace(r"\ ", r"\s?") for k in abbreviations.TABLES[family])
+        trigger = re.compile(rf"{symbols}|[A-Z]{{2}}|\b[IVX]\b|(?:{words})|{_WEB}")
+        return rules, trigger
+
+    def number(m: re.Match[str]) -> str:
+        token = m.group(0)
+        if "," in token or "." in token:
+            return token
+        return cardinal(int(token), family)
+
+    return [(re.compile(r"(?<![\w.,])\d+(?![\w.,]\d)"), number)], re.compile(r"\d")
+
+
+_WEB = r"www\.|://|\.(?:com|org|net|edu|gov|io|uk|de|fr|es|it)\b"
+_OTHER_SYMBOLS = {
+    "de": {"&": "und", "+": "plus", "=": "gleich", "§": "Paragraf", "°": "Grad"},
+    "fr": {"&": "et", "+": "plus", "=": "égale", "§": "paragraphe", "°": "degrés"},
+    "es": {"&": "y", "+": "más", "=": "igual a", "§": "párrafo", "°": "grados"},
+    "it": {"&": "e", "+": "più", "=": "uguale a", "§": "paragrafo", "°": "gradi"},
+}
+
+
+def _symbol_rule(table: dict[str, str]) -> Rule:
+    keys = sorted(table, key=len, reverse=True)
+    pattern = re.compile(r"\s*(" + "|".join(re.escape(k) for k in keys) + r")\s*")
+
+    def say(m: re.Match[str]) -> str:
+        symbol = m.group(1)
+        if symbol in "<>" and not (m.group(0).startswith(" ") and m.group(0).endswith(" ")):
+            return m.group(0)  # markup or arrows, not a comparison
+        return f" {table[symbol]} "
+
+    return pattern, say
+
+
+def clear_cache() -> None:
+    """Forget cached spoken forms (benchmarks measure cold and warm)."""
+    _spoken.cache_clear()
