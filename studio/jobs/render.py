@@ -421,7 +421,7 @@ class _Renderer:
         if synth is None:
             synth = self.synths[voice_id] = self.make_synthesizer(engine, self.settings.synthesis)
         started = time.monotonic()
-        results = synth([SynthRequest(r.id, r.text, r.said or r.language, r.lexicon) for r in todo])
+        results = synth([SynthRequest(r.id, r.spoken or r.text, r.said or r.language, r.lexicon) for r in todo])
         self.synth_time += time.monotonic() - started
         if len(results) != len(todo):
             raise ProjectError(f"synthesizer returned {len(results)} results for {len(todo)} sentences")

@@ -118,7 +118,7 @@ def rules(language: str) -> list[Rule]:
         if scale:
             s_one, s_many = scales[scale]
             words = f"{_words(token, language)} {s_one if n == 1 and not frac else s_many}"
-            return f"{words} {'de ' if language in ('fr', 'es') else ''}{many}"
+            return f"{words} {'de ' if language in ('fr', 'es') else 'di ' if language == 'it' else ''}{many}"
         words = f"{cardinal(n, language)} {one if n == 1 else many}"
         if frac:
             cents = int((frac + "0")[:2])
