@@ -29,6 +29,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--project", type=Path, help="also use this project's lexicon entries")
     p.add_argument("--words", type=int, default=25, metavar="N",
                    help="list at most N words with entries and N suggestions (default: 25)")
+    p.add_argument("--spoken", action="store_true",
+                   help="list the sentences whose spoken form (numbers, dates, abbreviations... as the voice "
+                   "will say them) differs from the print")
+    p.add_argument("--json", action="store_true",
+                   help="with --spoken: write every sentence as a JSON object (chapter, index, paragraph, "
+                   "text, spoken, language) instead of the report")
     p.set_defaults(func=_cmd_inspect)
 
 
@@ -45,6 +51,10 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     else:
         require_file(args.file)
         book = load_manuscript(args.file, max_sentence_chars=args.max_sentence_chars)
+    if args.spoken:
+        from studio.cli.spoken import print_spoken
+
+        return print_spoken(args, book, sys.stdout)
     voice_languages = {v.language for v in list_voices()}
     report = inspect_book(
         book, words_per_minute=args.words_per_minute,

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from studio.core.lexicon import Lexicon
 
 Rule = tuple[re.Pattern[str], Callable[[re.Match[str]], str]]
+#: rules that run only when their guard finds something in the text
+Group = tuple[re.Pattern[str], list[Rule]]
 
 #: languages with their own rule tables
 FULL_LANGUAGES = frozenset({"en", "de", "fr", "es", "it"})
@@ -43,7 +45,7 @@ NUMBER_LANGUAGES = frozenset("pt nl pl cs sk ca da sv nb no fi hu ro tr lv lt sl
 _HOLD = 0xE000
 
 _LOCK = threading.Lock()
-_RULES: dict[str, list[Rule]] = {}
+_RULES: dict[str, list[Group]] = {}
 _TRIGGERS: dict[str, re.Pattern[str]] = {}
 
 
@@ -85,8 +87,10 @@ def _spoken(text: str, family: str) -> str:
     if trigger is None or not trigger.search(text):
         return text
     out = text
-    for pattern, replace in _rules(family):
-        out = pattern.sub(replace, out)
+    for guard, rules in _rules(family):
+        if guard.search(out):
+            for pattern, replace in rules:
+                out = pattern.sub(replace, out)
     out = _tidy(out)
     return text if out == text else out
 
@@ -108,7 +112,7 @@ def _trigger(family: str) -> re.Pattern[str] | None:
     return found
 
 
-def _rules(family: str) -> list[Rule]:
+def _rules(family: str) -> list[Group]:
     rules = _RULES.get(family)
     if rules is None:
         with _LOCK:
@@ -120,38 +124,53 @@ def _rules(family: str) -> list[Rule]:
     return rules
 
 
-def _build(family: str) -> tuple[list[Rule], re.Pattern[str]]:
-    """The language's rules, in order, and its pre-check (loaded on first need)."""
+def _build(family: str) -> tuple[list[Group], re.Pattern[str]]:
+    """The language's rule groups, in order, and its pre-check (loaded on first need).
+
+    Each group has a guard: its rules run only on a text the guard finds something in
+    (no digit, no number rules), which keeps ordinary prose cheap.
+    """
     from studio.text.normalize import abbreviations, roman, web
     from studio.text.normalize.numbers import cardinal, ordinal
 
-    symbols = r"[0-9$€£¥₹%&@#§°½⅓⅔¼¾⅕⅛⅜⅝⅞+=×÷±~№‰<>]"
+    digits = r"[0-9½⅓⅔¼¾⅕⅛⅜⅝⅞]"
+    numerals = r"[IVXLCDM]{2,}|\b[IVXLCDM]\b|\b[ivx]+\b"
     if family == "en":
         from studio.text.normalize import en, heteronyms
 
-        rules = [*web.rules("en"), *abbreviations.rules("en"), *roman.rules("en", cardinal, ordinal), *en.rules(),
-                 (abbreviations.ACRONYM, abbreviations.acronym), _symbol_rule(en.SYMBOLS),
-                 (heteronyms.WORDS, heteronyms.respell)]
-        table = abbreviations.TABLES["en"]
-        words = "|".join(re.escape(k) for k in table) + r"|\b[Nn]os?\.|\bSt\.|\bDr\.|\bp\.|\bpp\.|\bca?\."
-        trigger = re.compile(rf"{symbols}|[A-Z]{{2}}|\b[IVX]\b|(?:{words})|(?i:{heteronyms.WORDS.pattern})|{_WEB}")
-        return rules, trigger
-    if family in ("de", "fr", "es", "it"):
+        words = "|".join(re.escape(k) for k in abbreviations.TABLES["en"]) + r"|\b[Nn]os?\.|\bSt\.|\bDr\.|\bp\.|\bpp\.|\bca?\."
+        groups: list[Group] = [
+            (rf"@|{_WEB}|\d", web.rules("en")),
+            (words, abbreviations.rules("en")),
+            (numerals, roman.rules("en", cardinal, ordinal)),
+            (rf"{digits}", en.rules()),
+            (r"[A-Z]{2}", [(abbreviations.ACRONYM, abbreviations.acronym)]),
+            (_symbols(en.SYMBOLS), [_symbol_rule(en.SYMBOLS)]),
+            (f"(?i:{heteronyms.WORDS.pattern})", [(heteronyms.WORDS, heteronyms.respell)]),
+        ]
+    elif family in ("de", "fr", "es", "it"):
         from studio.text.normalize import europe
 
-        rules = [*web.rules(family), *abbreviations.rules(family), *roman.rules(family, cardinal, ordinal),
-                 *europe.rules(family), _symbol_rule(_OTHER_SYMBOLS[family])]
         words = "|".join(re.escape(k).replace(r"\ ", r"\s?") for k in abbreviations.TABLES[family])
-        trigger = re.compile(rf"{symbols}|[A-Z]{{2}}|\b[IVX]\b|(?:{words})|{_WEB}")
-        return rules, trigger
+        groups = [
+            (rf"@|{_WEB}|\d", web.rules(family)),
+            (words, abbreviations.rules(family)),
+            (numerals, roman.rules(family, cardinal, ordinal)),
+            (rf"{digits}|[$€£¥%°]", europe.rules(family)),
+            (_symbols(_OTHER_SYMBOLS[family]), [_symbol_rule(_OTHER_SYMBOLS[family])]),
+        ]
+    else:
+        def number(m: re.Match[str]) -> str:
+            token = m.group(0)
+            return cardinal(int(token), family)
 
-    def number(m: re.Match[str]) -> str:
-        token = m.group(0)
-        if "," in token or "." in token:
-            return token
-        return cardinal(int(token), family)
+        groups = [(r"\d", [(re.compile(r"(?<![\w.,])\d+(?![\w.,]\d)"), number)])]
+    compiled = [(re.compile(guard), rules) for guard, rules in groups]
+    return compiled, re.compile("|".join(f"(?:{guard})" for guard, _ in groups))
 
-    return [(re.compile(r"(?<![\w.,])\d+(?![\w.,]\d)"), number)], re.compile(r"\d")
+
+def _symbols(table: dict[str, str]) -> str:
+    return "[" + "".join(re.escape(k) for k in table if len(k) == 1) + "]"
 
 
 _WEB = r"www\.|://|\.(?:com|org|net|edu|gov|io|uk|de|fr|es|it)\b"
