@@ -191,3 +191,23 @@ def test_schema_step_is_additive(tmp_path: Path) -> None:
         assert cols[:3] == ["sentence_id", "printed", "spoken"]
     finally:
         conn.close()
+
+
+def test_inspect_spoken_lists_changes_and_json_has_every_sentence(tmp_path: Path) -> None:
+    import json
+
+    from test_render_support import studio_cmd
+
+    book = tmp_path / "one.txt"
+    book.write_text("Henry VIII paid $5.50 on Jan. 5, 1509. The cat sat down.\n", encoding="utf-8")
+    proc = studio_cmd("inspect", str(book), "--spoken")
+    assert proc.returncode == 0, proc.stderr
+    assert "Henry the Eighth paid five dollars and fifty cents on January fifth, fifteen oh nine." in proc.stdout
+    assert "The cat sat down." not in proc.stdout  # said as printed: not listed
+    proc = studio_cmd("inspect", str(book), "--spoken", "--json")
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)
+    assert {"chapter", "index", "text", "spoken", "language"} <= set(rows[0])
+    said = {r["text"]: r for r in rows}
+    assert said["The cat sat down."]["spoken"] == "The cat sat down."
+    assert said["Henry VIII paid $5.50 on Jan. 5, 1509."]["language"] == "en"
