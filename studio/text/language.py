@@ -23,7 +23,7 @@ from studio.core.language import language_family
 from studio.core.types import Book
 from studio.text.detector import DEFAULT_LANGUAGES, language_scores
 from studio.text.evidence import evidence
-from studio.text.scripts import SCRIPT_LANGUAGES, dominant_script
+from studio.text.scripts import dominant_script
 
 log = logging.getLogger(__name__)
 
@@ -49,8 +49,7 @@ SHORT_BOOK_LETTERS = 600
 #: strong evidence in a short book: another script, or this sure over this many letters
 STRONG_CONFIDENCE = 0.99
 STRONG_LETTERS = 30
-#: a passage with fewer letters of evidence never leaves its context's language (same script)
-MIN_SWITCH_LETTERS = 15
+
 
 __all__ = ["apply_language_override", "assign_languages", "count_letters", "detect_language"]
 
@@ -128,7 +127,7 @@ def assign_languages(
             context = _context(before, after[i], book)
             if sc:
                 sc = language_scores(sample, candidates, prefer=context)
-            code = _decide(sc, n, context, sample)
+            code = _decide(sc, n, context)
             if sc:
                 before = code
             result.append((code, round(min(sc.get(code, 0.0), 1.0), 4)))
@@ -159,18 +158,15 @@ def _book_language(scores: list[list[dict[str, float]]], letters: list[list[int]
     return FALLBACK_LANGUAGE
 
 
-def _decide(scores: dict[str, float], letters: int, context: str, sample: str = "") -> str:
+def _decide(scores: dict[str, float], letters: int, context: str) -> str:
     """The passage's own best language if it beats ``context`` by enough, else ``context``.
 
     The odds needed fall with length: exp(PRIOR_BASE + PRIOR_SHORT) for the
     shortest line, about exp(PRIOR_BASE) for a long paragraph. A passage with under
-    MIN_SWITCH_LETTERS letters of evidence in its context's script stays in the context.
     """
     best = _top(scores)
     if not best or best == context:
         return best or context
-    if letters < MIN_SWITCH_LETTERS and dominant_script(sample) == "Latin" and context in SCRIPT_LANGUAGES["Latin"]:
-        return context
     own = scores.get(context, 0.0)
     if own <= 0.0:
         return best
