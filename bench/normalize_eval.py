@@ -158,7 +158,7 @@ def main() -> None:
 
 def _heard(say: Say) -> Say:
     """``say`` judged by sound: its output replaced by its phonemes, so ``score`` compares
-    phonemes (the accepted forms are phonemized the same way by ``_PhonemeItems``)."""
+    phonemes: an accepted form whose phonemes match stands in for the sound."""
     from studio.engine.voice.catalog import get_voice
     from studio.engine.voice.config import VoiceConfig
     from studio.engine.voice.phonemize import PiperFrontEnd

@@ -66,19 +66,11 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def _print_pronunciations(args: argparse.Namespace, book, out: TextIO) -> None:  # book: studio.core.types.Book
+    from studio.cli.spoken import manuscript_lexicon
     from studio.core.lexicon import Lexicon
-    from studio.project.lexicon import user_lexicon
-    from studio.project.store import Project
     from studio.text.lexicon_report import lexicon_report
 
-    lexicon = user_lexicon()
-    if args.file.suffix.lower() == ".epub":
-        from studio.text.epub_lexicon import read_epub_lexicon
-
-        lexicon = read_epub_lexicon(args.file).inherit(lexicon)
-    if args.project is not None:
-        with Project.open(args.project) as project:
-            lexicon = project.lexicon.entries().inherit(lexicon)
+    lexicon = manuscript_lexicon(args)
     report = lexicon_report(book, lexicon if lexicon else Lexicon())
     n = max(0, args.words)
     if report.with_entries:

@@ -22,7 +22,7 @@ def print_spoken(args: argparse.Namespace, book, out: TextIO) -> int:  # book: s
         with Project.open(args.file) as project:
             sentences = _project_sentences(project, SpokenSentence)
     else:
-        sentences = book_sentences(book, _lexicon(args))
+        sentences = book_sentences(book, manuscript_lexicon(args))
     if args.json:
         json.dump([s.as_dict() for s in sentences], out, ensure_ascii=False, indent=1)
         out.write("\n")
@@ -36,7 +36,8 @@ def print_spoken(args: argparse.Namespace, book, out: TextIO) -> int:  # book: s
     return 0
 
 
-def _lexicon(args: argparse.Namespace):  # -> studio.core.lexicon.Lexicon
+def manuscript_lexicon(args: argparse.Namespace):  # -> studio.core.lexicon.Lexicon
+    """The entries that apply to a manuscript: the user's, the EPUB's own, ``--project``'s."""
     from studio.project.lexicon import user_lexicon
 
     lexicon = user_lexicon()

@@ -8,8 +8,8 @@ audio right and makes what will be said visible (``studio inspect --spoken``, th
 sentence inspector) and overridable per sentence.
 
 Public entry point: :func:`spoken_form` (the proof-listening check calls it to get the
-words it should hear). Pure, deterministic and cached; the rule tables load on the
-first sentence that needs them (a cheap pre-check lets the rest through untouched).
+words it should hear). Pure, deterministic and cached; each group of rules is compiled
+on the first sentence that needs it (a cheap guard per group lets the rest through).
 Lexicon entries win: the words an entry matches are left exactly as printed, so the
 phoneme front end still finds and applies the entry.
 
@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from studio.core.lexicon import Lexicon
 
 Rule = tuple[re.Pattern[str], Callable[[re.Match[str]], str]]
-#: rules that run only when their guard finds something in the text
-Group = tuple[re.Pattern[str], list[Rule]]
+#: rules that run only when their guard finds something in the text (built on first use)
+Group = tuple[re.Pattern[str], Callable[[], list[Rule]]]
 
 #: languages with their own rule tables
 FULL_LANGUAGES = frozenset({"en", "de", "fr", "es", "it"})
@@ -44,9 +44,8 @@ NUMBER_LANGUAGES = frozenset("pt nl pl cs sk ca da sv nb no fi hu ro tr lv lt sl
 #: the private-use code points standing in for lexicon-matched words while rules run
 _HOLD = 0xE000
 
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()
 _RULES: dict[str, list[Group]] = {}
-_TRIGGERS: dict[str, re.Pattern[str]] = {}
 
 
 def spoken_form(text: str, language: str, lexicon: "Lexicon | None" = None) -> str:
@@ -83,13 +82,12 @@ def _with_held(text: str, family: str, spans: list[tuple[int, int]]) -> str:
 
 @lru_cache(maxsize=1 << 15)
 def _spoken(text: str, family: str) -> str:
-    trigger = _trigger(family)
-    if trigger is None or not trigger.search(text):
+    if family not in FULL_LANGUAGES and family not in NUMBER_LANGUAGES:
         return text
     out = text
     for guard, rules in _rules(family):
         if guard.search(out):
-            for pattern, replace in rules:
+            for pattern, replace in rules():
                 out = pattern.sub(replace, out)
     out = _tidy(out)
     return text if out == text else out
@@ -103,32 +101,23 @@ def _tidy(text: str) -> str:
     return _SPACE_BEFORE.sub(r"\1", _SPACES.sub(" ", text)).strip() if text.strip() else text
 
 
-def _trigger(family: str) -> re.Pattern[str] | None:
-    """A cheap test for "might anything here need saying differently?"."""
-    found = _TRIGGERS.get(family)
-    if found is None and (family in FULL_LANGUAGES or family in NUMBER_LANGUAGES):
-        _rules(family)
-        found = _TRIGGERS.get(family)
-    return found
-
-
 def _rules(family: str) -> list[Group]:
     rules = _RULES.get(family)
     if rules is None:
         with _LOCK:
             rules = _RULES.get(family)
             if rules is None:
-                rules, trigger = _build(family)
-                _TRIGGERS[family] = trigger
-                _RULES[family] = rules
+                rules = _RULES[family] = _build(family)
     return rules
 
 
-def _build(family: str) -> tuple[list[Group], re.Pattern[str]]:
-    """The language's rule groups, in order, and its pre-check (loaded on first need).
+def _build(family: str) -> list[Group]:
+    """The language's rule groups, in order (loaded on first need).
 
     Each group has a guard: its rules run only on a text the guard finds something in
-    (no digit, no number rules), which keeps ordinary prose cheap.
+    (no digit, no number rules), which keeps ordinary prose cheap; and they are compiled
+    only when a guard first fires (compiling every pattern up front took 0.2 s, most of
+    the start-up, for rules a short text never needs).
     """
     from studio.text.normalize import abbreviations, roman, web
     from studio.text.normalize.numbers import cardinal, ordinal
@@ -139,34 +128,47 @@ def _build(family: str) -> tuple[list[Group], re.Pattern[str]]:
         from studio.text.normalize import en, heteronyms
 
         words = "|".join(re.escape(k) for k in abbreviations.TABLES["en"]) + r"|\b[Nn]os?\.|\bSt\.|\bDr\.|\bp\.|\bpp\.|\bca?\."
-        groups: list[Group] = [
-            (rf"@|{_WEB}|\d", web.rules("en")),
-            (words, abbreviations.rules("en")),
-            (numerals, roman.rules("en", cardinal, ordinal)),
-            (rf"{digits}", en.rules()),
-            (r"[A-Z]{2}", [(abbreviations.ACRONYM, abbreviations.acronym)]),
-            (_symbols(en.SYMBOLS), [_symbol_rule(en.SYMBOLS)]),
-            (f"(?i:{heteronyms.WORDS.pattern})", [(heteronyms.WORDS, heteronyms.respell)]),
+        groups: list[tuple[str, Callable[[], list[Rule]]]] = [
+            (rf"@|{_WEB}|\d", lambda: web.rules("en")),
+            (words, lambda: abbreviations.rules("en")),
+            (numerals, lambda: roman.rules("en", cardinal, ordinal)),
+            (rf"{digits}", en.rules),
+            (r"[A-Z]{2}", lambda: [(abbreviations.ACRONYM, abbreviations.acronym)]),
+            (_symbols(en.SYMBOLS), lambda: [_symbol_rule(en.SYMBOLS)]),
+            (f"(?i:{heteronyms.WORDS.pattern})", lambda: [(heteronyms.WORDS, heteronyms.respell)]),
         ]
     elif family in ("de", "fr", "es", "it"):
         from studio.text.normalize import europe
 
         words = "|".join(re.escape(k).replace(r"\ ", r"\s?") for k in abbreviations.TABLES[family])
         groups = [
-            (rf"@|{_WEB}|\d", web.rules(family)),
-            (words, abbreviations.rules(family)),
-            (numerals, roman.rules(family, cardinal, ordinal)),
-            (rf"{digits}|[$€£¥%°]", europe.rules(family)),
-            (_symbols(_OTHER_SYMBOLS[family]), [_symbol_rule(_OTHER_SYMBOLS[family])]),
+            (rf"@|{_WEB}|\d", lambda: web.rules(family)),
+            (words, lambda: abbreviations.rules(family)),
+            (numerals, lambda: roman.rules(family, cardinal, ordinal)),
+            (rf"{digits}|[$€£¥%°]", lambda: europe.rules(family)),
+            (_symbols(_OTHER_SYMBOLS[family]), lambda: [_symbol_rule(_OTHER_SYMBOLS[family])]),
         ]
     else:
         def number(m: re.Match[str]) -> str:
             token = m.group(0)
             return cardinal(int(token), family)
 
-        groups = [(r"\d", [(re.compile(r"(?<![\w.,])\d+(?![\w.,]\d)"), number)])]
-    compiled = [(re.compile(guard), rules) for guard, rules in groups]
-    return compiled, re.compile("|".join(f"(?:{guard})" for guard, _ in groups))
+        groups = [(r"\d", lambda: [(re.compile(r"(?<![\w.,])\d+(?![\w.,]\d)"), number)])]
+    return [(re.compile(guard), _once(rules)) for guard, rules in groups]
+
+
+def _once(build: Callable[[], list[Rule]]) -> Callable[[], list[Rule]]:
+    """``build`` run on first call (under the lock: two threads must not race to compile)."""
+    done: list[list[Rule]] = []
+
+    def rules() -> list[Rule]:
+        if not done:
+            with _LOCK:
+                if not done:
+                    done.append(build())
+        return done[0]
+
+    return rules
 
 
 def _symbols(table: dict[str, str]) -> str:
