@@ -180,6 +180,19 @@ def test_cache_key_follows_the_spoken_form_and_the_override_survives_reopening(t
         assert next(r for r in project.sentences() if r.id == money.id).spoken == "It cost six dollars in nineteen oh seven."
 
 
+def test_a_re_import_keeps_the_overrides_of_unchanged_sentences(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    with Project.create(tmp_path / "p", _book(), ProjectSettings(VOICE)) as project:
+        money = next(r for r in project.sentences() if r.text == "It cost $5 in 1907.")
+        project.spoken.set(money.id, "It cost a fiver in nineteen oh seven.")
+        book = _book()
+        changed = replace(book, chapters=(book.chapters[0], replace(book.chapters[1], title="Night")))
+        assert project.replace_book(changed) >= 1
+        again = next(r for r in project.sentences() if r.text == "It cost $5 in 1907.")
+        assert again.spoken == "It cost a fiver in nineteen oh seven."
+
+
 def test_schema_step_is_additive(tmp_path: Path) -> None:
     import sqlite3
 

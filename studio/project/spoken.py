@@ -7,7 +7,7 @@ normaliser or an override re-renders exactly the sentences whose spoken form cha
 
 Overrides are stored per sentence together with the printed text they were made for:
 an override whose sentence has since been edited no longer applies (it was written
-for other words), and it goes with its sentence when a re-import replaces the book.
+for other words); a re-import gives each to the sentence with the same printed text.
 """
 
 from __future__ import annotations
@@ -92,3 +92,27 @@ class ProjectSpoken:
                 " created_at = datetime('now')",
                 (sentence_id, row[0], words),
             )
+
+
+def kept_overrides(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """``(printed, spoken)`` of every override in force, in reading order: what a re-import keeps."""
+    return list(conn.execute(
+        "SELECT o.printed, o.spoken FROM spoken_overrides o JOIN sentences s ON s.id = o.sentence_id"
+        " WHERE s.text = o.printed ORDER BY s.ord"
+    ))
+
+
+def restore_overrides(conn: sqlite3.Connection, kept: list[tuple[str, str]]) -> int:
+    """After a re-import, give each kept override to the first sentence (in reading order)
+    with the same printed text that has none yet. Returns how many found their sentence."""
+    restored = 0
+    for printed, spoken in kept:
+        row = conn.execute(
+            "SELECT s.id FROM sentences s LEFT JOIN spoken_overrides o ON o.sentence_id = s.id"
+            " WHERE s.text = ? AND o.sentence_id IS NULL ORDER BY s.ord LIMIT 1", (printed,)
+        ).fetchone()
+        if row is not None:
+            conn.execute("INSERT INTO spoken_overrides (sentence_id, printed, spoken) VALUES (?, ?, ?)",
+                         (row[0], printed, spoken))
+            restored += 1
+    return restored

@@ -30,7 +30,7 @@ from studio.project import bookdb, restructure
 from studio.project.cache import AudioCache, CacheEntry, VoiceIdentity, cache_key
 from studio.project.chapters import ProjectChapters
 from studio.project.lexicon import ProjectLexicon
-from studio.project.spoken import ProjectSpoken, sentence_spoken
+from studio.project.spoken import ProjectSpoken, kept_overrides, restore_overrides, sentence_spoken
 from studio.project.schema import STATES, configure, ensure_schema
 from studio.project.settings import ProjectSettings, write_settings
 from studio.project.takes import ProjectTakes, record_take
@@ -264,16 +264,17 @@ class Project:
 
         Unchanged sentences find their audio again through their cache keys; language
         overrides (matched by paragraph text) and sentence edits (matched by paragraph
-        text and original sentence) are carried over, and so are the chapter choices
-        (:mod:`studio.project.restructure`). Returns how many were kept.
+        text and original sentence) are carried over, and so are spoken-form overrides (by
+        printed text) and the chapter choices (:mod:`studio.project.restructure`). Returns how many were kept.
         """
         with self._write() as conn:
-            overrides, edits = bookdb.user_changes(conn)
+            overrides, edits, said = *bookdb.user_changes(conn), kept_overrides(conn)
             made = restructure.decisions(conn)  # chapter choices, replayed where the new text has them
             conn.execute("DELETE FROM chapters")  # cascades to paragraphs and sentences
             bookdb.write_book_row(conn, book, source_hash)
             bookdb.insert_book(conn, book)
             kept = restructure.replay(conn, made) + bookdb.carry_over_user_changes(conn, overrides, edits)
+            kept += restore_overrides(conn, said)  # after the edits: an override follows the edited text
         log.info("re-imported %s; kept %d override(s)/edit(s)", book.source or "manuscript", kept)
         return kept
 
