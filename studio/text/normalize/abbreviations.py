@@ -78,7 +78,6 @@ WORD_ACRONYMS = frozenset(
 )
 #: capital words that are ordinary words shouted, never spelled
 _SHOUTED = frozenset("A I NO GO UP SO TO DO BE WE HE ME MY BY OR IF IN ON AT IT OF AN AS US AM IS".split())
-_SPECIAL = {"OK": "okay", "Dr.": "Doctor", "St.": "Saint"}
 
 
 def _spell(word: str) -> str:
@@ -103,7 +102,24 @@ def acronym(m: re.Match[str]) -> str:
     return _spell(word)
 
 
-_NAME = r"[A-Z][a-z]+"
+#: capitalised words that start a phrase rather than name a street ("In St. Louis")
+_NOT_STREETS = frozenset("The A An In On At Of To From By And Or But For With Near Past Via Into Onto Off Dear".split())
+
+
+def _place_or_title(m: re.Match[str], place: str, title: str) -> str:
+    """"Street"/"Drive" after a street's name or number, else "Saint"/"Doctor" before a name."""
+    before, after = m.string[: m.start()], m.string[m.end():]
+    prev = re.search(r"(\S+)\s+$", before)
+    word = prev.group(1).strip("\"'“”‘’(") if prev else ""
+    # the first word of a sentence is capitalised for that, not for being a name
+    initial = prev is None or not before[: prev.start()].strip() or bool(re.search(r"[.!?:;]\s*$", before[: prev.start()]))
+    end = "." if not after.strip() else ""  # the abbreviation's period also ended the sentence
+    if word and word[-1] not in ".,;:!?" and (word[0].isdigit() or (word[0].isupper() and not initial and word not in _NOT_STREETS)):
+        return place + end
+    nxt = re.match(r"\s+(\S)", after)
+    if title == "Doctor" or (nxt and nxt.group(1).isupper()):
+        return title + end
+    return place + end
 
 
 def rules(language: str) -> list[Rule]:
@@ -114,15 +130,10 @@ def rules(language: str) -> list[Rule]:
             # No. 10 / no. 5 / Nos. 3 and 4: a number follows
             (re.compile(r"\b([Nn])os?\.\s?(?=\d|#)"), lambda m: "numbers " if m.group(0)[2] == "s" else "number "),
             (re.compile(r"\b[Nn]o\.\s?(?=[IVXLC]+\b)"), lambda m: "number "),
-            # St. before a name is Saint; after a word (a street name) it is Street
-            (re.compile(rf"\bSt\.(?=\s+{_NAME})(?<!\w\sSt\.)|^St\.|(?<=[.!?\"“(]\s)St\.|\bSt\.(?=\s+(?:Peter|Paul|John|Mary|Louis|Petersburg|Andrews|Albans|Ives|Lawrence|James|Augustine)\b)"), lambda m: "Saint"),
-            (re.compile(r"(?<=[A-Za-z0-9])\s+St\.|(?<=\d)(?:st|nd|rd|th)\s+St\."), lambda m: m.group(0)[:-3].rstrip() + " Street" if m.group(0).endswith("St.") else m.group(0)),
-            (re.compile(rf"\bSt\.(?=\s+{_NAME})"), lambda m: "Saint"),
-            (re.compile(r"\bSt\.(?=\s|$)"), lambda m: "Street"),
-            # Dr. before a name is Doctor; after a capitalised word (a road) Drive
-            (re.compile(r"(?<=[a-z])\s+Dr\.(?=[\s,;:]|$)"), lambda m: " Drive"),
-            (re.compile(r"\bDr\.(?=\s)"), lambda m: "Doctor"),
-            (re.compile(r"\bDr\.$"), lambda m: "Drive."),
+            # St. / Dr. after a street's name ("Baker St.", "5th St.", "Mulholland Dr.") are
+            # Street / Drive; before a name ("St. Brigid", "Dr. Élise Marchand") Saint / Doctor
+            (re.compile(r"\bSt\.(?!\w)"), lambda m: _place_or_title(m, "Street", "Saint")),
+            (re.compile(r"\bDr\.(?!\w)"), lambda m: _place_or_title(m, "Drive", "Doctor")),
             (re.compile(r"\bpp\.\s?(?=\d)"), lambda m: "pages "),
             (re.compile(r"\bp\.\s?(?=\d)"), lambda m: "page "),
             (re.compile(r"\bc(?:a)?\.\s?(?=\d)"), lambda m: "circa "),
