@@ -9,7 +9,9 @@
 #                                        # CPU Triton server environment (.venv-triton);
 #                                        # --dev includes it (the tests start a real server)
 #
-# Environment: STUDIO_VENV (default: .venv in the checkout), PYTHON (default: python3).
+# Environment: STUDIO_VENV (default: .venv in the checkout), PYTHON (default: python3),
+# STUDIO_UNLOCKED=1 (install the newest versions pyproject.toml allows instead of the
+# tested set in installer/constraints.txt; installer/lock.sh refreshes that file).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -69,6 +71,15 @@ else
   "$python" -m venv "$venv"
 fi
 pip=("$venv/bin/python" -m pip --disable-pip-version-check -q)
+# The tested set of versions (installer/constraints.txt): every package pip installs is
+# held to the version the suite passed with; what is not listed there floats.
+constraints="$here/installer/constraints.txt"
+if [ "${STUDIO_UNLOCKED:-0}" != 1 ] && [ -f "$constraints" ]; then
+  pip+=(-c "$constraints")
+  say "versions: the tested set (installer/constraints.txt)"
+else
+  say "versions: the newest pyproject.toml allows (STUDIO_UNLOCKED=1 or no constraints file)"
+fi
 
 # 3. Torch, the build that fits this machine. coqui-tts needs torchaudio and
 #    torchcodec of the matching release.

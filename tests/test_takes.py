@@ -83,6 +83,10 @@ def test_each_take_is_kept_listed_chosen_exported_and_remembered(tmp_path: Path)
     assert len(takes) == 3 and [t.chosen for t in takes] == [False, False, True]  # the newest is used
     assert all(take_path(project.folder, t.id).is_file() for t in takes)
     assert len({t.id for t in takes}) == 3 and project.takes.size() >= sum(t.size for t in takes)
+    # each new take drew its own noise, and the draw is stored with it (repeatable renders)
+    seeds = project._conn().execute("SELECT seed FROM takes WHERE key = ? ORDER BY id", (target.cache_key,))
+    assert [s for (s,) in seeds] == [0, 1, 2]
+    assert project.takes.next_take(target.cache_key) == 3
 
     project.takes.choose(target.id, takes[0].id)
     row = next(r for r in project.sentences([1]) if r.id == target.id)
@@ -130,7 +134,7 @@ def test_a_project_from_before_takes_is_migrated_and_its_audio_becomes_the_first
     conn.execute("DROP TABLE chapter_joins")  # and without what schema 4 added
     conn.execute("ALTER TABLE chapters DROP COLUMN origin")
     conn.execute("ALTER TABLE chapters DROP COLUMN front_reason")
-    conn.execute("DROP TABLE spoken_overrides")  # and without schema 5's spoken-form overrides
+    conn.execute("DROP TABLE spoken_overrides")  # and without the spoken-form overrides' step
     conn.execute("PRAGMA user_version = 2")
     conn.commit()
     conn.close()

@@ -60,9 +60,13 @@ class SynthesisSettings:
     length_scale: float = 1.0
     noise_w: float = 0.8
     speaker_id: int | None = None
+    #: which draw of the sampling noise (:mod:`studio.engine.noise`): 0 for a sentence's
+    #: first synthesis, another number for each new take. Not in the cache key: the
+    #: cache file of a key holds whichever take was chosen.
+    take: int = 0
 
     def cache_token(self) -> str:
-        """Stable text that enters the audio cache key."""
+        """Stable text that enters the audio cache key (the take does not: see ``take``)."""
         return f"ns={self.noise_scale:g};ls={self.length_scale:g};nw={self.noise_w:g};sid={self.speaker_id}"
 
 

@@ -30,7 +30,7 @@ import logging
 import os
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
@@ -94,6 +94,8 @@ class SynthRequest:
     text: str
     language: str
     lexicon: Lexicon = Lexicon()
+    #: the noise draw (:attr:`~studio.engine.base.SynthesisSettings.take`): 0, or a new take's
+    take: int = 0
 
 
 #: Requests in, one result per request out: float32 audio, or the exception that
@@ -115,13 +117,23 @@ def each_synthesizer(engine: Engine, settings: SynthesisSettings) -> BatchSynthe
     each item is tried alone, so one bad sentence never sinks its neighbours.
     """
 
-    def one_call(ids_list: list[list[int]]) -> list[np.ndarray | Exception]:
-        results = list(engine.synthesize_each(ids_list, settings))
+    def one_call(ids_list: list[list[int]], take: int = 0) -> list[np.ndarray | Exception]:
+        drawn = settings if take == settings.take else replace(settings, take=take)
+        results = list(engine.synthesize_each(ids_list, drawn))
         if len(results) != len(ids_list):
             raise ProjectError(f"engine returned {len(results)} results for {len(ids_list)} sentences")
         return results
 
     def run(requests: Sequence[SynthRequest]) -> list[np.ndarray | Exception]:
+        """One engine call per noise draw: new takes are rare and go apart."""
+        out: list[np.ndarray | Exception | None] = [None] * len(requests)
+        for take in sorted({req.take for req in requests}):
+            where = [i for i, req in enumerate(requests) if req.take == take]
+            for i, result in zip(where, draw([requests[i] for i in where], take)):
+                out[i] = result
+        return out  # type: ignore[return-value] - every slot is filled
+
+    def draw(requests: Sequence[SynthRequest], take: int) -> list[np.ndarray | Exception]:
         out: list[np.ndarray | Exception | None] = [None] * len(requests)
         ids_list: list[list[int]] = []
         where: list[int] = []
@@ -139,7 +151,7 @@ def each_synthesizer(engine: Engine, settings: SynthesisSettings) -> BatchSynthe
             where.append(i)
         if ids_list:
             try:
-                results = one_call(ids_list)
+                results = one_call(ids_list, take)
             except Exception as exc:  # noqa: BLE001 - retried one by one below
                 if len(ids_list) == 1:
                     results = [exc]
@@ -148,7 +160,7 @@ def each_synthesizer(engine: Engine, settings: SynthesisSettings) -> BatchSynthe
                     results = []
                     for ids in ids_list:
                         try:
-                            results.extend(one_call([ids]))
+                            results.extend(one_call([ids], take))
                         except Exception as single:  # noqa: BLE001
                             results.append(single)
             for i, result in zip(where, results):
@@ -421,11 +433,13 @@ class _Renderer:
         if synth is None:
             synth = self.synths[voice_id] = self.make_synthesizer(engine, self.settings.synthesis)
         started = time.monotonic()
-        results = synth([SynthRequest(r.id, r.spoken or r.text, r.said or r.language, r.lexicon) for r in todo])
+        requests = [SynthRequest(r.id, r.spoken or r.text, r.said or r.language, r.lexicon,
+                                 project.takes.next_take(r.expected_key)) for r in todo]
+        results = synth(requests)
         self.synth_time += time.monotonic() - started
         if len(results) != len(todo):
             raise ProjectError(f"synthesizer returned {len(results)} results for {len(todo)} sentences")
-        for row, result in zip(todo, results):
+        for row, request, result in zip(todo, requests, results):
             try:
                 if isinstance(result, BaseException):
                     raise result
@@ -434,7 +448,7 @@ class _Renderer:
                 self._fail(row, _describe(exc))
                 continue
             entry = project.cache.store(row.expected_key, audio, engine.sample_rate)
-            project.mark_done(row.id, entry, synthesized=True)
+            project.mark_done(row.id, entry, synthesized=True, seed=request.take)
             log.debug("synthesized sentence %d key %s (%.2f s)", row.id, row.expected_key, entry.duration)
             self.synthesized += 1
             self.audio_seconds += entry.duration

@@ -22,7 +22,7 @@ from studio.project.takes import TAKES_SCHEMA
 log = logging.getLogger(__name__)
 
 #: Version written by this code. Bump it and add a step to ``MIGRATIONS`` together.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 STATES = ("pending", "rendering", "done", "failed")
 
@@ -169,8 +169,11 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     # from) and why the import called a chapter front matter; see
     # studio.project.restructure. Additive: old rows read as imported.
     3: add_structure,
-    # v5: per-sentence spoken-form overrides (studio.project.spoken). Additive.
-    4: add_spoken_overrides,
+    # v5: each take's draw of the sampling noise (studio.engine.noise), so a new take
+    # sounds different and a re-render of the same take the same. Old takes read as 0.
+    4: lambda conn: conn.execute("ALTER TABLE takes ADD COLUMN seed INTEGER NOT NULL DEFAULT 0"),
+    # v6: per-sentence spoken-form overrides (studio.project.spoken). Additive.
+    5: add_spoken_overrides,
 }
 
 

@@ -440,12 +440,13 @@ class Project:
                 "UPDATE sentences SET state = 'pending', reason = ? WHERE state = 'rendering'", (reason,)
             ).rowcount
 
-    def mark_done(self, sentence_id: int, entry: CacheEntry, *, synthesized: bool) -> None:
-        """Record finished audio (cache entry + sentence, and a new synthesis as a take) in one commit."""
+    def mark_done(self, sentence_id: int, entry: CacheEntry, *, synthesized: bool, seed: int = 0) -> None:
+        """Record finished audio (cache entry + sentence, and a new synthesis as a take
+        drawn with noise ``seed``) in one commit."""
         take = self.takes.inputs(sentence_id) if synthesized else None
         with self._write() as conn:
             if take is not None:
-                record_take(conn, self.folder, self.cache, entry, **take)
+                record_take(conn, self.folder, self.cache, entry, **take, seed=seed)
             conn.execute(
                 "INSERT INTO cache_entries (key, checksum, size, sample_rate, duration) VALUES (?, ?, ?, ?, ?)"
                 " ON CONFLICT(key) DO UPDATE SET checksum = excluded.checksum, size = excluded.size,"

@@ -94,8 +94,12 @@ def _keep_file(source: Path, target: Path) -> None:
 
 
 def record_take(conn: sqlite3.Connection, folder: Path, cache: AudioCache, entry: CacheEntry, *,
-                text: str, language: str, voice_id: str, engine: str) -> int | None:
+                text: str, language: str, voice_id: str, engine: str, seed: int = 0) -> int | None:
     """Keep the cache file of ``entry`` as a take (inside the caller's transaction); its id.
+
+    ``seed`` is the take's draw of the sampling noise
+    (:attr:`~studio.engine.base.SynthesisSettings.take`): kept so the next new take
+    of the key draws another one (:meth:`ProjectTakes.next_take`).
 
     Idempotent: a take with the same key and checksum is not kept twice. Older
     takes over :data:`MAX_TAKES` for the same words are removed.
@@ -107,9 +111,10 @@ def record_take(conn: sqlite3.Connection, folder: Path, cache: AudioCache, entry
     if not source.is_file():
         return None
     cur = conn.execute(
-        "INSERT INTO takes (key, text, language, voice_id, engine, checksum, size, sample_rate, duration)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (entry.key, text, language, voice_id, engine, entry.checksum, entry.size, entry.sample_rate, entry.duration),
+        "INSERT INTO takes (key, text, language, voice_id, engine, checksum, size, sample_rate, duration, seed)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (entry.key, text, language, voice_id, engine, entry.checksum, entry.size, entry.sample_rate, entry.duration,
+         seed),
     )
     take_id = int(cur.lastrowid or 0)
     try:
@@ -191,6 +196,18 @@ class ProjectTakes:
         settings = self.project.settings()
         return {"text": row[0], "language": row[1], "voice_id": self.project.voice_for(row[1], settings),
                 "engine": settings.engine_token}
+
+    def next_take(self, key: str) -> int:
+        """The noise draw of the next synthesis of ``key``: 0 the first time, then one
+        past every take kept for it.
+
+        Why from the takes: a sentence's first render (and a resumed one) must sound
+        exactly like a clean render, while "New take" (the key's audio forgotten, the
+        key rendered again) must sound different; what tells them apart is whether the
+        key was synthesized before. A cache file lost from disk is rendered as a new take.
+        """
+        row = self.project._conn().execute("SELECT MAX(seed) FROM takes WHERE key = ?", (key,)).fetchone()
+        return 0 if row is None or row[0] is None else int(row[0]) + 1
 
     def _words(self, sentence_id: int) -> tuple[str, str, str | None, str]:
         """``(text, effective language, cache key, expected key)`` of a sentence."""

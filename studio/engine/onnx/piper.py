@@ -32,6 +32,7 @@ import numpy as np
 from studio.core.errors import EngineError, VoiceError
 from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, PendingBuild, SynthesisSettings
+from studio.engine.noise import DURATION_NOISE, PRIOR_NOISE, sentence_seed, standard_normal
 from studio.engine.voice.phonemize import PiperFrontEnd
 from studio.engine.voice.config import VoiceConfig
 from studio.engine.windows import OVERLAP_FRAMES, WINDOW_FRAMES, Latent, Window, decode_all, plan_windows
@@ -88,6 +89,7 @@ class OnnxPiperEngine(Engine):
         self.window_frames = (WINDOW_FRAMES if device == "cpu" else 0) if window_frames is None else window_frames
         self._decoder = None
         self._cut: tuple[str, str] = ("", "")
+        self._noise = None  # split.PriorNoise of the first half (windowed decoding)
         self._shared = None  # (key, LoadedModel) while loaded
         #: where the cut graph is cached (None: the studio cache folder)
         self._cache_dir: str | Path | None = None
@@ -152,6 +154,7 @@ class OnnxPiperEngine(Engine):
                 loaded = shared.acquire(key, self._create_sessions)
                 self._shared = (key, loaded)
                 self._session, self._decoder, self._cut = loaded.session, loaded.decoder, loaded.cut
+                self._noise = loaded.noise
                 self._has_alignment, self.window_frames = loaded.has_alignment, loaded.window_frames
                 self.providers = list(loaded.providers)
 
@@ -210,16 +213,21 @@ class OnnxPiperEngine(Engine):
         session = self._session
         if session is None or self._decoder is None:
             raise EngineError("this engine decodes whole sentences (window_frames=0)")
-        z, mask, *rest = self._call(session, batch=ids, settings=settings)
+        seeds = [sentence_seed(seq, settings) for seq in ids]
+        mean, std, mask, *rest = self._call(session, batch=ids, settings=settings, seeds=seeds)
         durations = rest[0].reshape(len(ids), -1) if rest else None
         hop = self.config.hop_length
+        scale = np.float32(settings.noise_scale)
         out = []
         for row, seq in enumerate(ids):
             frames = max(int(mask[row].sum()), 1)
             samples = None
             if durations is not None:
                 samples = np.rint(durations[row, : len(seq)]).astype(np.int64) * hop
-            out.append(Latent(np.ascontiguousarray(z[row, :, :frames]), samples,
+            # z_p = m_p + eps * exp(logs_p) * noise_scale, in the graph's order of operations
+            eps = standard_normal(seeds[row], PRIOR_NOISE, mean.shape[1], frames)
+            z = mean[row, :, :frames] + (eps * std[row, :, :frames]) * scale
+            out.append(Latent(np.ascontiguousarray(z, dtype=np.float32), samples,
                               plan_windows(frames, self.window_frames, OVERLAP_FRAMES)))
         return out
 
@@ -276,7 +284,7 @@ class OnnxPiperEngine(Engine):
             whole = model.SerializeToString() if model is not None else str(self.model_path)
             del model
             session = self._new_session(onnxruntime, whole, options, providers)
-            decoder, cut = None, ("", "")
+            decoder, cut, noise = None, ("", ""), None
         else:
             self._has_alignment = split.durations is not None
             from studio.engine.onnx.split import ENCODER_PRE_OPTIMIZED
@@ -288,14 +296,14 @@ class OnnxPiperEngine(Engine):
             if ENCODER_PRE_OPTIMIZED:
                 options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
             session = self._new_session(onnxruntime, str(split.encoder), options, providers)
-            cut = (split.latent, split.mask)
+            cut, noise = (split.latent, split.mask), split.noise
         providers = list(session.get_providers())
         _LOGGER.info(
             "loaded %s (providers=%s, threads=%s, alignment=%s, window=%s)",
             self.model_path.name, providers, self.threads or "default", self._has_alignment,
             self.window_frames or "whole",
         )
-        return LoadedModel(session, decoder, cut, self._has_alignment, self.window_frames, providers)
+        return LoadedModel(session, decoder, cut, self._has_alignment, self.window_frames, providers, noise)
 
     def _new_session(self, onnxruntime, model, options, providers):  # -> onnxruntime.InferenceSession
         try:
@@ -327,8 +335,12 @@ class OnnxPiperEngine(Engine):
         self._has_alignment = True
         return model
 
-    def _call(self, session, *, batch: Sequence[Sequence[int]], settings: SynthesisSettings) -> list:
-        """One session call on the padded batch (whole graph or first half)."""
+    def _call(self, session, *, batch: Sequence[Sequence[int]], settings: SynthesisSettings,
+              seeds: Sequence[int] | None = None) -> list:
+        """One session call on the padded batch (whole graph or first half).
+
+        ``seeds`` (the first half only): each row's duration noise is drawn from its
+        seed (:mod:`studio.engine.noise`); padding columns get zeros, masked anyway."""
         lengths = np.array([len(seq) for seq in batch], dtype=np.int64)
         pad_id = self.config.phoneme_id_map["_"][0]
         inputs = np.full((len(batch), int(lengths.max())), pad_id, dtype=np.int64)
@@ -347,6 +359,11 @@ class OnnxPiperEngine(Engine):
             raise EngineError(str(exc)) from exc
         if sid is not None:
             feeds["sid"] = np.full(len(batch), sid, dtype=np.int64)
+        if seeds is not None and self._noise is not None:
+            noise = np.zeros((len(batch), 2, inputs.shape[1]), dtype=np.float32)
+            for row, (seq, seed) in enumerate(zip(batch, seeds)):
+                noise[row, :, : len(seq)] = standard_normal(seed, DURATION_NOISE, 2, len(seq))
+            feeds[self._noise.duration] = noise
         try:
             return session.run(None, feeds)
         except Exception as exc:

@@ -26,6 +26,8 @@ class LoadedModel:
     has_alignment: bool
     window_frames: int
     providers: list[str]
+    #: where the first half takes and returns the sampling noise (split.PriorNoise; None: whole graph)
+    noise: Any = None
     users: int = 0
 
 

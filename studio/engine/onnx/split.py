@@ -9,6 +9,13 @@ run over fixed windows of the latent (:mod:`studio.engine.windows`): memory is
 bounded by the window, the first audio of a paragraph comes after one window, and
 the windows of one sentence can go to different streams.
 
+The noise is drawn outside the graph (:mod:`studio.engine.noise`, seeded per sentence):
+the first half takes the duration predictor's noise as an input (the output of its
+``RandomNormalLike``, whose shape ``[B, 2, ids]`` the caller knows) and stops just
+before the prior is sampled, returning its mean and standard deviation; the engine
+then computes ``z_p = mean + noise * std * noise_scale`` in numpy, in the graph's own
+order of operations, and hands ``z_p`` to the second half.
+
 The cut is found by structure, not by node names (INT8 builds and the 4-D decoder
 rewrite rename and add nodes): ``z_p`` is the first ``Add`` after the graph's
 top-level ``RandomNormalLike`` (the duration predictor's own one lives under
@@ -23,7 +30,7 @@ import json
 import logging
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -36,7 +43,8 @@ _LOGGER = logging.getLogger(__name__)
 class SplitGraph:
     """The two halves of a Piper graph, serialized, and the tensors that join them."""
 
-    #: inputs: the original ones; outputs: latent, mask (and durations if the model has them)
+    #: inputs: the original ones and the duration noise; outputs: the prior's mean and
+    #: standard deviation, mask (and durations if the model has them)
     encoder: bytes
     #: inputs: latent [B, C, T], mask [B, 1, T]; output: the waveform [B, 1, T * hop]
     decoder: bytes
@@ -44,6 +52,48 @@ class SplitGraph:
     mask: str
     #: the alignment output (per-id durations), or None when the model has none
     durations: str | None
+    noise: "PriorNoise"
+
+
+@dataclass(frozen=True)
+class PriorNoise:
+    """Where the graph draws its noise: the tensors the first half takes and returns instead."""
+
+    #: the duration predictor's noise [B, 2, ids] (an input of the first half)
+    duration: str
+    #: ``z_p = mean + noise * std * noise_scale``: the first half's outputs
+    mean: str
+    std: str
+
+
+def find_noise(model) -> PriorNoise | None:
+    """The noise tensors of a Piper graph (None when it does not draw noise as Piper's do)."""
+    graph = model.graph
+    consumers: dict[str, list] = {}
+    for node in graph.node:
+        for name in node.input:
+            consumers.setdefault(name, []).append(node)
+    dp = [n for n in graph.node if n.op_type == "RandomNormalLike" and n.name.startswith("/dp/")]
+    prior = [n for n in graph.node if n.op_type == "RandomNormalLike" and not n.name.startswith("/dp/")]
+    if len(dp) != 1 or len(prior) != 1:
+        return None
+    chain = []  # RandomNormalLike -> Mul (std) -> Mul (noise scale) -> Add (mean)
+    node = prior[0]
+    for _ in range(3):
+        nxt = consumers.get(node.output[0], [])
+        if len(nxt) != 1:
+            return None
+        chain.append((node.output[0], nxt[0]))
+        node = nxt[0]
+    ops = [n.op_type for _, n in chain]
+    if ops != ["Mul", "Mul", "Add"]:
+        return None
+    (noise, mul_std), (_, _mul_scale), (scaled, add) = chain
+    std = next((i for i in mul_std.input if i != noise), None)
+    mean = next((i for i in add.input if i != scaled), None)
+    if std is None or mean is None:
+        return None
+    return PriorNoise(dp[0].output[0], mean, std)
 
 
 def find_cut(model) -> tuple[str, str] | None:
@@ -110,23 +160,26 @@ def split_piper_graph(model) -> SplitGraph | None:
     from onnx.utils import Extractor
 
     cut = find_cut(model)
-    if cut is None:
+    noise = find_noise(model)
+    if cut is None or noise is None:
         return None
     latent, mask = cut
     outputs = [o.name for o in model.graph.output]
     durations = outputs[1] if len(outputs) > 1 else None
     inputs = [i.name for i in model.graph.input]
     extractor = Extractor(model)
-    encoder = extractor.extract_model(inputs, [latent, mask] + ([durations] if durations else []))
+    encoder = extractor.extract_model(
+        inputs + [noise.duration], [noise.mean, noise.std, mask] + ([durations] if durations else [])
+    )
     decoder = extractor.extract_model([latent, mask], [outputs[0]])
     _LOGGER.debug("split at %s / %s: %d + %d nodes", latent, mask, len(encoder.graph.node), len(decoder.graph.node))
-    return SplitGraph(encoder.SerializeToString(), decoder.SerializeToString(), latent, mask, durations)
+    return SplitGraph(encoder.SerializeToString(), decoder.SerializeToString(), latent, mask, durations, noise)
 
 
 # ------------------------------------------------------------------ on-disk cache
 
 #: bump when the cut or the files change meaning
-SPLIT_VERSION = 2
+SPLIT_VERSION = 3  # 3: noise drawn outside the graph (seeded per sentence)
 
 
 @dataclass(frozen=True)
@@ -142,6 +195,7 @@ class SplitFiles:
     latent: str
     mask: str
     durations: str | None
+    noise: PriorNoise
 
 
 def _meta_path(model_path: Path, cache_dir: str | Path | None) -> Path:
@@ -199,7 +253,7 @@ def cached_split(model_path: Path, patch: Callable[[], object | None], cache_dir
             if not meta.get("latent"):
                 return None
             files = SplitFiles(folder / meta["encoder"], folder / meta["decoder"], meta["latent"], meta["mask"],
-                               meta.get("durations"))
+                               meta.get("durations"), PriorNoise(**meta["noise"]))
             if files.encoder.is_file() and files.decoder.is_file():
                 return files
         model = patch()
@@ -209,11 +263,13 @@ def cached_split(model_path: Path, patch: Callable[[], object | None], cache_dir
                 write_atomic(meta_path, json.dumps({"latent": None}).encode())
             return None
         files = SplitFiles(folder / f"{model_path.stem}.{key}.encoder.onnx",
-                           folder / f"{model_path.stem}.{key}.decoder.onnx", split.latent, split.mask, split.durations)
+                           folder / f"{model_path.stem}.{key}.decoder.onnx", split.latent, split.mask, split.durations,
+                           split.noise)
         write_atomic(files.encoder, _pre_optimized(split.encoder))
         write_atomic(files.decoder, split.decoder)
         meta = {"encoder": files.encoder.name, "decoder": files.decoder.name, "latent": split.latent,
-                "mask": split.mask, "durations": split.durations, "source": str(model_path)}
+                "mask": split.mask, "durations": split.durations, "noise": asdict(split.noise),
+                "source": str(model_path)}
         write_atomic(meta_path, json.dumps(meta, indent=1).encode())
         return files
 

@@ -30,6 +30,7 @@ import numpy as np
 from studio.core.errors import EngineError, StudioError
 from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, SynthesisSettings
+from studio.engine.noise import batch_seed
 from studio.engine.voice.phonemize import PiperFrontEnd, RecordedFrontEnd
 from studio.engine.voice.config import VoiceConfig
 
@@ -300,8 +301,11 @@ class TorchVitsEngine(Engine):
         n_vocab = model.text_encoder.emb.num_embeddings
         if padded.min() < 0 or padded.max() >= n_vocab:
             raise EngineError(f"phoneme id out of range 0..{n_vocab - 1}")
+        device = self._torch_device
         try:
-            with torch.inference_mode():
+            # seeded noise (studio.engine.noise), without touching the caller's generators
+            with torch.random.fork_rng(devices=[device.index or 0] if device.type == "cuda" else []), torch.inference_mode():
+                torch.manual_seed(batch_seed(batch, settings) >> 1)  # torch takes < 2**63
                 x = torch.from_numpy(padded).to(self._torch_device)
                 x_lengths = torch.tensor(lengths, dtype=torch.long, device=self._torch_device)
                 audio, audio_lengths = piper_vits_infer(
