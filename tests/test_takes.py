@@ -100,6 +100,7 @@ def test_a_project_from_before_takes_is_migrated_and_its_audio_becomes_the_first
     conn.execute("DROP TABLE chapter_joins")  # and without what schema 4 added
     conn.execute("ALTER TABLE chapters DROP COLUMN origin")
     conn.execute("ALTER TABLE chapters DROP COLUMN front_reason")
+    conn.execute("DROP TABLE spoken_overrides")  # and without the spoken-form overrides' step
     conn.execute("PRAGMA user_version = 2")
     conn.commit()
     conn.close()

@@ -29,6 +29,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--project", type=Path, help="also use this project's lexicon entries")
     p.add_argument("--words", type=int, default=25, metavar="N",
                    help="list at most N words with entries and N suggestions (default: 25)")
+    p.add_argument("--spoken", action="store_true",
+                   help="list the sentences whose spoken form (numbers, dates, abbreviations... as the voice "
+                   "will say them) differs from the print")
+    p.add_argument("--json", action="store_true",
+                   help="with --spoken: write every sentence as a JSON object (chapter, index, paragraph, "
+                   "text, spoken, language) instead of the report")
     p.set_defaults(func=_cmd_inspect)
 
 
@@ -45,6 +51,10 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     else:
         require_file(args.file)
         book = load_manuscript(args.file, max_sentence_chars=args.max_sentence_chars)
+    if args.spoken:
+        from studio.cli.spoken import print_spoken
+
+        return print_spoken(args, book, sys.stdout)
     voice_languages = {v.language for v in list_voices()}
     report = inspect_book(
         book, words_per_minute=args.words_per_minute,
@@ -56,19 +66,11 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def _print_pronunciations(args: argparse.Namespace, book, out: TextIO) -> None:  # book: studio.core.types.Book
+    from studio.cli.spoken import manuscript_lexicon
     from studio.core.lexicon import Lexicon
-    from studio.project.lexicon import user_lexicon
-    from studio.project.store import Project
     from studio.text.lexicon_report import lexicon_report
 
-    lexicon = user_lexicon()
-    if args.file.suffix.lower() == ".epub":
-        from studio.text.epub_lexicon import read_epub_lexicon
-
-        lexicon = read_epub_lexicon(args.file).inherit(lexicon)
-    if args.project is not None:
-        with Project.open(args.project) as project:
-            lexicon = project.lexicon.entries().inherit(lexicon)
+    lexicon = manuscript_lexicon(args)
     report = lexicon_report(book, lexicon if lexicon else Lexicon())
     n = max(0, args.words)
     if report.with_entries:

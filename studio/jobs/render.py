@@ -429,8 +429,8 @@ class _Renderer:
         if synth is None:
             synth = self.synths[voice_id] = self.make_synthesizer(engine, self.settings.synthesis)
         started = time.monotonic()
-        requests = [SynthRequest(r.id, r.text, r.said or r.language, r.lexicon, project.takes.next_take(r.expected_key))
-                    for r in todo]
+        requests = [SynthRequest(r.id, r.spoken or r.text, r.said or r.language, r.lexicon,
+                                 project.takes.next_take(r.expected_key)) for r in todo]
         results = synth(requests)
         self.synth_time += time.monotonic() - started
         if len(results) != len(todo):

@@ -24,7 +24,7 @@ from studio.core.errors import ProjectError
 log = logging.getLogger(__name__)
 
 #: Version written by this code. Bump it and add a step to ``MIGRATIONS`` together.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 STATES = ("pending", "rendering", "done", "failed")
 
@@ -225,6 +225,21 @@ def _v5_take_seeds(conn: sqlite3.Connection) -> None:
     _add_columns(conn, "takes", _TAKE_SEED_COLUMNS)
 
 
+#: v6: the producer's spoken-form overrides (studio.project.spoken); none in older projects
+_SCHEMA_V6_SPOKEN = """
+CREATE TABLE IF NOT EXISTS spoken_overrides (
+    sentence_id  INTEGER PRIMARY KEY REFERENCES sentences(id) ON DELETE CASCADE,
+    printed      TEXT NOT NULL,
+    spoken       TEXT NOT NULL,
+    created_at   TEXT NOT NULL DEFAULT (datetime('now'))
+);
+"""
+
+
+def _v6_spoken_overrides(conn: sqlite3.Connection) -> None:
+    _apply_script(conn, _SCHEMA_V6_SPOKEN)
+
+
 #: ``MIGRATIONS[v]`` upgrades a database at version ``v`` to ``v + 1`` (inside one
 #: transaction). Version 0 is a brand-new, empty file.
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
@@ -233,6 +248,7 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     2: _v3_takes_and_chapter_control,  # takes; chapters included / renamed
     3: _v4_structure,  # merged and split chapters
     4: _v5_take_seeds,  # each take's draw of the sampling noise
+    5: _v6_spoken_overrides,  # the producer's spoken-form overrides
 }
 
 

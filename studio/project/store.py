@@ -30,6 +30,7 @@ from studio.project.cache import AudioCache, CacheEntry, VoiceIdentity, cache_ke
 from studio.project.chapters import ProjectChapters
 from studio.project.db import ProjectDb, sqlite_full
 from studio.project.lexicon import ProjectLexicon
+from studio.project.spoken import ProjectSpoken, kept_overrides, restore_overrides, sentence_spoken
 from studio.project.schema import STATES, configure, ensure_schema
 from studio.project.settings import ProjectSettings, write_settings
 from studio.project.takes import ProjectTakes, record_take
@@ -70,6 +71,7 @@ class SentenceRow:
     synth_count: int
     lexicon: Lexicon = Lexicon()
     said: str = ""
+    spoken: str = ""  # what the voice is given (studio.project.spoken); "" when not computed
 
     @property
     def skipped(self) -> bool:
@@ -213,16 +215,17 @@ class Project:
 
         Unchanged sentences find their audio again through their cache keys; language
         overrides (matched by paragraph text) and sentence edits (matched by paragraph
-        text and original sentence) are carried over, and so are the chapter choices
-        (:mod:`studio.project.restructure`). Returns how many were kept.
+        text and original sentence) are carried over, and so are spoken-form overrides (by
+        printed text) and the chapter choices (:mod:`studio.project.restructure`). Returns how many were kept.
         """
         with self._write() as conn:
-            overrides, edits = bookdb.user_changes(conn)
+            overrides, edits, said = *bookdb.user_changes(conn), kept_overrides(conn)
             made = restructure.decisions(conn)  # chapter choices, replayed where the new text has them
             conn.execute("DELETE FROM chapters")  # cascades to paragraphs and sentences
             bookdb.write_book_row(conn, book, source_hash)
             bookdb.insert_book(conn, book)
             kept = restructure.replay(conn, made) + bookdb.carry_over_user_changes(conn, overrides, edits)
+            kept += restore_overrides(conn, said)  # after the edits: an override follows the edited text
         log.info("re-imported %s; kept %d override(s)/edit(s)", book.source or "manuscript", kept)
         return kept
 
@@ -261,6 +264,11 @@ class Project:
             )
             if cur.rowcount != 1:
                 raise ProjectError(f"there is no sentence with id {sentence_id}")
+
+    @property
+    def spoken(self) -> ProjectSpoken:
+        """Per-sentence spoken-form overrides (studio.project.spoken)."""
+        return ProjectSpoken(self.db)
 
     @property
     def lexicon(self) -> ProjectLexicon:
@@ -304,6 +312,7 @@ class Project:
         settings = self.settings()
         prints = self.voice_fingerprints()
         lexicon = self.lexicon.effective()
+        overrides = self.spoken.overrides()
         speak = speaker(settings, self._conn().execute("SELECT language FROM book WHERE id = 1").fetchone()[0])
         sql = (
             "SELECT s.id, c.idx, p.idx, s.idx, s.ord, s.text, COALESCE(p.language_override, s.language),"
@@ -320,8 +329,9 @@ class Project:
         for r in self._conn().execute(sql + " ORDER BY s.ord", params):
             voice_id = self.voice_for(r[6], settings)
             used, said = lexicon.applicable(r[5], r[6]), speak(r[6])
+            spoken = sentence_spoken(r[5], r[6], said, used, overrides.get(r[0]))
             key = cache_key(
-                text=r[5], language=said, voice=VoiceIdentity(voice_id, prints.get(voice_id, "")),
+                text=spoken, language=said, voice=VoiceIdentity(voice_id, prints.get(voice_id, "")),
                 engine=settings.engine_token, settings_token=settings.synthesis.cache_token(),
                 lexicon=used.digest(),
             )
@@ -331,7 +341,7 @@ class Project:
             rows.append(SentenceRow(
                 id=r[0], chapter=r[1], paragraph=r[2], index=r[3], order=r[4], text=r[5], language=r[6],
                 was_split=bool(r[7]), trailing=r[8], state=state, reason=r[10], cache_key=r[11],
-                expected_key=key, duration=r[12], checksum=r[13], synth_count=r[14], lexicon=used, said=said,
+                expected_key=key, duration=r[12], checksum=r[13], synth_count=r[14], lexicon=used, said=said, spoken=spoken,
             ))
         return rows
 

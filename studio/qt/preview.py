@@ -60,7 +60,7 @@ def build_playlist(
         offsets, text = [], ""
         for s in run:
             offsets.append(len(text))
-            text += s.text + " "
+            text += (s.spoken or s.text) + " "  # what the render will say
         passage = PreviewPassage(len(passages), text.rstrip(), run[0].language, voice_for(run[0].language))
         passages.append(passage)
         segments.append(Segment(tuple(s.id for s in run), passage=passage.index, offsets=tuple(offsets),

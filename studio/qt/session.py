@@ -261,6 +261,14 @@ class ProjectSession(QObject, ChapterEdits):
 
         self.tasks.run(work, on_done=done, action="edit the sentence")
 
+    def set_spoken(self, sentence_id: int, spoken: str | None) -> None:
+        """Say one sentence as ``spoken`` (None: the normaliser's form again); it alone re-renders."""
+        project, snap = self._need(), self._snap()
+        chapter = next((s.chapter for c in snap.chapters for s in c.sentences if s.id == sentence_id), None)
+        if chapter is not None:
+            self.tasks.run(lambda: (project.spoken.set(sentence_id, spoken), build_chapter(project, snap, chapter))[1],
+                           on_done=self._chapter_done, action="change how the sentence is spoken")
+
     def _chapter_done(self, node: ChapterNode) -> None:
         if self.snapshot is None:
             return

@@ -39,6 +39,7 @@ class SentenceNode:
     expected_key: str
     duration: float | None
     synth_count: int
+    spoken: str = ""  # what the voice is given: the normaliser's form or the producer's override
 
     @property
     def cached(self) -> bool:
@@ -226,7 +227,7 @@ def _sentence(r: SentenceRow) -> SentenceNode:
     return SentenceNode(
         id=r.id, chapter=r.chapter, paragraph=r.paragraph, index=r.index, text=r.text, language=r.language,
         was_split=r.was_split, state=r.state, reason=r.reason, cache_key=r.cache_key, expected_key=r.expected_key,
-        duration=r.duration, synth_count=r.synth_count,
+        duration=r.duration, synth_count=r.synth_count, spoken=r.spoken,
     )
 
 

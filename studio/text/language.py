@@ -22,6 +22,8 @@ from typing import Sequence
 from studio.core.language import language_family
 from studio.core.types import Book
 from studio.text.detector import DEFAULT_LANGUAGES, language_scores
+from studio.text.evidence import evidence
+from studio.text.scripts import dominant_script
 
 log = logging.getLogger(__name__)
 
@@ -38,8 +40,16 @@ PRIOR_SHORT = 3.0
 PRIOR_LETTERS = 40
 #: detection reads at most this much of a paragraph (plenty, and keeps 10 MB lines cheap)
 SAMPLE_CHARS = 500
-#: used when nothing at all could be detected and the file declares nothing
+#: used when nothing at all could be detected and the file declares nothing: the
+#: bundled voice's language (a short text leaves it only on strong evidence)
 FALLBACK_LANGUAGE = "en"
+#: a book with fewer letters of evidence than this, declaring no language, is "short":
+#: its main language is the expected one unless the evidence is strong (see _book_language)
+SHORT_BOOK_LETTERS = 600
+#: strong evidence in a short book: another script, or this sure over this many letters
+STRONG_CONFIDENCE = 0.99
+STRONG_LETTERS = 30
+
 
 __all__ = ["apply_language_override", "assign_languages", "count_letters", "detect_language"]
 
@@ -52,12 +62,15 @@ def count_letters(text: str, limit: int = SAMPLE_CHARS) -> int:
 
 
 def _sample(text: str) -> str:
-    """The first ``SAMPLE_CHARS`` characters; ALL-CAPS lowered (capitals fool the n-gram models)."""
+    """What the detector reads: the first ``SAMPLE_CHARS`` characters, ALL-CAPS lowered
+    (capitals fool the n-gram models), then only the words that are evidence of a
+    language (:func:`studio.text.evidence.evidence`: no numbers, acronyms, Roman
+    numerals, units, abbreviations or names)."""
     sample = text[:SAMPLE_CHARS]
     letters = [ch for ch in sample if ch.isalpha()]
     if letters and sum(1 for ch in letters if ch.isupper()) * 2 > len(letters):
         sample = sample.lower()
-    return sample
+    return evidence(sample)
 
 
 def _candidates(languages: frozenset[str] | None) -> frozenset[str]:
@@ -71,9 +84,10 @@ def detect_language(text: str, languages: frozenset[str] | None = None) -> tuple
     the candidates (default :data:`DEFAULT_LANGUAGES`). Only the first
     ``SAMPLE_CHARS`` characters are read, so a 10 MB paragraph costs no more than a page.
     """
-    if not any(ch.isalpha() for ch in text[:SAMPLE_CHARS]):
+    sample = _sample(text)
+    if count_letters(sample) < MIN_LETTERS:
         return "", 0.0
-    scores = language_scores(_sample(text), _candidates(languages))
+    scores = language_scores(sample, _candidates(languages))
     if not scores:
         return "", 0.0
     code, prob = next(iter(scores.items()))
@@ -102,7 +116,7 @@ def assign_languages(
         [language_scores(s, candidates, careful=False) if n >= MIN_LETTERS else {} for s, n in zip(ch, ns)]
         for ch, ns in zip(samples, letters)
     ]
-    book = language_family(declared) or _majority(scores, letters) or FALLBACK_LANGUAGE
+    book = language_family(declared) or _book_language(scores, letters, samples)
     out: list[list[tuple[str, float]]] = []
     for ch_samples, ch_letters, ch_scores in zip(samples, letters, scores):
         reliable = [_top(sc) if n >= RELIABLE_LETTERS and _top(sc, RELIABLE_CONFIDENCE) else "" for sc, n in zip(ch_scores, ch_letters)]
@@ -127,11 +141,28 @@ def _top(scores: dict[str, float], at_least: float = 0.0) -> str:
     return ""
 
 
+def _book_language(scores: list[list[dict[str, float]]], letters: list[list[int]], samples: list[list[str]]) -> str:
+    """The main language of a book that declares none: the majority's, except that a
+    short text (under SHORT_BOOK_LETTERS letters of evidence) leaves FALLBACK_LANGUAGE
+    only on strong evidence: another script, or a detection at STRONG_CONFIDENCE over
+    STRONG_LETTERS letters."""
+    found = _majority(scores, letters)
+    if not found or found == FALLBACK_LANGUAGE:
+        return found or FALLBACK_LANGUAGE
+    if sum(n for ch in letters for n in ch) >= SHORT_BOOK_LETTERS:
+        return found
+    for ch_scores, ch_letters, ch_samples in zip(scores, letters, samples):
+        for sc, n, sample in zip(ch_scores, ch_letters, ch_samples):
+            if _top(sc) == found and (dominant_script(sample) != "Latin" or (n >= STRONG_LETTERS and _top(sc, STRONG_CONFIDENCE))):
+                return found
+    return FALLBACK_LANGUAGE
+
+
 def _decide(scores: dict[str, float], letters: int, context: str) -> str:
     """The passage's own best language if it beats ``context`` by enough, else ``context``.
 
     The odds needed fall with length: exp(PRIOR_BASE + PRIOR_SHORT) for the
-    shortest line, about exp(PRIOR_BASE) for a long paragraph.
+    shortest line, about exp(PRIOR_BASE) for a long paragraph. A passage with under
     """
     best = _top(scores)
     if not best or best == context:

@@ -55,8 +55,11 @@ _NO_BREAK_ABBREVIATIONS = frozenset(
     mme mlle mgr e.g i.e vs cf viz approx ca sq
     """.split()
 )
-# ... and these only when a number follows ("No. 5", "vol. 3"; but "I said no. Then").
-_NUMBER_ABBREVIATIONS = frozenset("no nos fig figs vol vols p pp ch art sec".split())
+# ... and these only when a number follows ("No. 5", "vol. 3", "Jan. 5, 1509", "c. 1400";
+# but "I said no. Then"): the normaliser reads them with their number.
+_NUMBER_ABBREVIATIONS = frozenset(
+    "no nos fig figs vol vols p pp ch art sec c jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
 _LOOKBACK = 24  # longest token inspected when deciding about an abbreviation
 
 

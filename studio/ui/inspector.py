@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 from studio.qt.snapshot import ChapterNode, ParagraphNode, SentenceNode
 from studio.ui.book_model import fmt_duration
 from studio.ui.common import LANGUAGE_NAMES, language_label
+from studio.ui.spoken_view import SpokenPanel
 
 
 class Inspector(QWidget):
@@ -44,6 +45,7 @@ class Inspector(QWidget):
         self.regen_btn = QPushButton("New take")
         self.regen_btn.setToolTip("Synthesize this sentence again (the voice varies a little each time)")
         self.regen_btn.clicked.connect(lambda: self._node and self.regenerate.emit([self._node.id]))
+        self.spoken = SpokenPanel()  # what the voice says, and the producer's override
         self.play_btn = QPushButton("Play")
         self.play_btn.clicked.connect(self.play)
 
@@ -59,6 +61,7 @@ class Inspector(QWidget):
         layout.addWidget(self.info)
         layout.addLayout(form)
         layout.addWidget(self.editor, 1)
+        layout.addWidget(self.spoken)
         layout.addLayout(buttons)
         self.show_node(None)
 
@@ -71,6 +74,8 @@ class Inspector(QWidget):
         self.editor.setPlainText(node.text if is_sentence else "")
         self.editor.blockSignals(False)
         self.editor.setEnabled(is_sentence)
+        self.spoken.show_sentence(node.id if is_sentence else None, node.text if is_sentence else "",
+                                  node.spoken if is_sentence else "")
         self.save_btn.setEnabled(False)
         self.regen_btn.setEnabled(is_sentence)
         self.play_btn.setEnabled(node is not None)

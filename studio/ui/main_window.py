@@ -153,6 +153,7 @@ class MainWindow(QMainWindow):
         i.regenerate.connect(lambda ids: s.render_sentences(ids, regenerate=True))
         i.play.connect(b.play_selection)
         i.languageChosen.connect(s.set_language)
+        i.spoken.spokenChosen.connect(s.set_spoken)
         b.playFromRequested.connect(self.play_from)
         b.searchRequested.connect(lambda text: s.project is not None and s.search(text))
         s.searchReady.connect(b.apply_search)

@@ -1,0 +1,158 @@
+"""English heteronyms: the same spelling, said two ways, chosen by context.
+
+Why respellings: the voice's phonemizer (espeak-ng) reads each of these words one
+way, mostly the noun, whatever the sentence does with it ("wound the clock" comes
+out as the injury). The other reading is written as a respelling that espeak-ng says
+right, checked through the real phonemizer by the tests ("wownd", "red", "led"; a
+doubled last consonant moves the stress to the last syllable: "rekord", "objeckt").
+The part of speech is guessed by a few word-neighbour rules (what comes before and
+after), which is enough for the common cases and never touches a word it is unsure
+of: then espeak-ng's own reading stands.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+DET = frozenset(
+    "a an the this that these those my your his her its our their every each no some any one another such "
+    "what which whose at of for in on with from by world great big small new old good bad first last full "
+    "partial previous whole public criminal court police".split()
+)
+VERB_CUES = frozenset(
+    "to will would can could shall should must may might cannot can't won't wouldn't couldn't shouldn't "
+    "don't doesn't didn't do did let's please never i we you they".split()
+)
+OBJECTS = frozenset("the a an his her their its our your my it them him me us this that these those some all every each".split())
+SUBJECTS = frozenset("he she it who that which one everyone nobody someone somebody".split())
+
+
+def _verb(alt: str, *, after: str = "", before: str = "") -> tuple[str, Callable[[str, str, str], bool]]:
+    nexts, prevs = frozenset(after.split()), frozenset(before.split())
+
+    def test(prev: str, nxt: str, sentence: str) -> bool:
+        if prev in DET:
+            return False
+        return prev in VERB_CUES or prev in prevs or nxt in OBJECTS or nxt in nexts or (not prev and nxt in OBJECTS)
+
+    return alt, test
+
+
+def _noun(alt: str, *, after: str = "", before: str = "") -> tuple[str, Callable[[str, str, str], bool]]:
+    nexts, prevs = frozenset(after.split()), frozenset(before.split())
+
+    def test(prev: str, nxt: str, sentence: str) -> bool:
+        return prev in DET or prev in prevs or nxt in nexts
+
+    return alt, test
+
+
+def _when(alt: str, *, after: str = "", before: str = "", both: bool = False) -> tuple[str, Callable[[str, str, str], bool]]:
+    nexts, prevs = frozenset(after.split()), frozenset(before.split())
+
+    def test(prev: str, nxt: str, sentence: str) -> bool:
+        if both:
+            return prev in prevs and nxt in nexts
+        return prev in prevs or nxt in nexts
+
+    return alt, test
+
+
+def _past_read(prev: str, nxt: str, sentence: str) -> bool:
+    if prev in ("had", "has", "have", "having", "was", "were", "been", "be", "being", "is", "are", "well", "widely", "once"):
+        return True
+    return bool(re.search(r"\b(?:yesterday|last (?:night|week|year|month)|ago|already)\b", sentence, re.I)) and prev not in VERB_CUES - {"i", "we", "you", "they"}
+
+
+_PARTICLES = "up down around round through along back its his her the a their my our it them him himself herself itself"
+
+#: word -> (respelling, does this context call for it?); the word's other reading is espeak-ng's own
+HETERONYMS: dict[str, tuple[str, Callable[[str, str, str], bool]]] = {
+    # stress moves to the verb's last syllable
+    "record": _verb("rekord"), "object": _verb("objeckt", before="strongly"), "present": _verb("prezent"),
+    "conduct": _verb("conduckt"), "permit": _verb("permitt"), "perfect": _verb("perfeckt", after="it"),
+    "conflict": _verb("conflickt", after="with"), "project": _verb("projeckt", after="onto into forward outward confidence power"),
+    "rebel": _verb("rebell", after="against"), "suspect": _verb("suspeckt", after="foul"),
+    "convict": _verb("convikt"), "contest": _verb("contesst"), "insult": _verb("insullt"),
+    "increase": _verb("inkreese", after="by sharply steadily rapidly dramatically slightly"),
+    "progress": _verb("progresss", after="to through towards toward slowly rapidly quickly beyond"),
+    "insert": _verb("inserrt"), "transfer": _verb("transferr"),
+    "content": _when("contentt", after="with to", before="was is am are were be been feel felt seem seemed seems quite "
+                     "perfectly very more less not remain remained look looked so"),
+    "console": _verb("consohl", after="himself herself themselves"), "survey": _verb("survay"),
+    "attribute": _verb("attribbute"),
+    "desert": _verb("dessert", after="them him her us me you"),
+    # a voiced last consonant for the verb
+    "use": _verb("yooz"), "close": _verb("cloze", after="up down off ranks shop"),
+    "excuse": _verb("excuze", after="me"), "abuse": _verb("abuze"), "house": _verb("howz"),
+    "mouth": _verb("mouthe", after="words platitudes off"),
+    # -ate: "-it" for the adjective and noun, "-ayt" for the verb
+    "separate": _verb("separayt"), "estimate": _verb("estimayt"), "graduate": _verb("graduayt", after="from cum summa magna"),
+    "moderate": _verb("moderayt"), "intimate": _verb("intimayt"), "alternate": _verb("alternayt", after="between"),
+    "deliberate": _verb("deliberayt", after="on over about"), "approximate": _verb("approximayt"),
+    "appropriate": _verb("appropriayt"), "associate": _noun("associut", after="professor editor director degree member producer dean justice"),
+    # nouns espeak-ng reads as the verb
+    "refuse": _noun("ref-yoos", after="collection collector collectors bin bins tip dump heap lorry truck disposal sack sacks",
+                    before="household garden town municipal domestic"),
+    "convert": _noun("konvert"), "refund": _noun("ree-fund", before="tax"), "digest": _noun("dyjest"),
+    "resume": _noun("rezumay"), "produce": _noun("prod-yoose", before="fresh local farm organic"),
+    # vowels
+    "wound": ("wownd", lambda p, n, s: p not in DET and (p in ("he", "she", "they", "i", "we", "had", "has", "have", "was", "were", "been", "then", "and") or n in _PARTICLES.split())),
+    "read": ("red", _past_read),
+    "lead": _when("led", after="pipe pipes poisoning paint weight weights shot pencil pencils soldiers crystal mine mines ore roof sheet balloon bullet bullets",
+                  before="of molten red white as sheet"),
+    "tear": _verb("tair", after="up down apart off open out away into through"),
+    "tears": _when("tairs", after="up down apart off open out away into through at", before="he she it who"),
+    "wind": _verb("wined", after="up down round around"), "winds": _when("wineds", before="road path river stream trail it that which who he she", after="its up down through around round along past between"),
+    "bow": _verb("bau", after="down before low deeply out", before="a take took taking the"),
+    "row": _when("rau", before="blazing furious terrible huge big family flaming almighty public", after="with about over between"),
+    "lives": _when("livz", before="he she it who that which one everyone nobody someone somebody", after="in on at with near alone here there by off under next happily together"),
+    "live": _when("lyve", after="music broadcast broadcasts performance performances audience wire wires ammunition bait show shows "
+                  "recording album coverage feed stream animals animal coals round rounds television radio event concert cattle grenade target shell shells version"),
+    "minute": _when("my-nute", after="details detail amounts amount particles particle quantities quantity traces trace fraction changes "
+                    "differences examination organisms creatures inspection portion scale", before="very so most too extremely quite"),
+    "number": _when("nummer", after="than", before="grew felt feel became went getting grow"),
+    "dove": _when("doave", after="into in off under for down out from behind through over headfirst deep", before="he she they i we then and who"),
+    "bass": _when("bas", after="fishing fishermen fisherman boat", before="sea striped largemouth smallmouth rock caught catch"),
+    "does": _when("doze", after="graze grazed grazing", before="the two three four several many some few and"),
+    "sow": _when("sau", before="a the old fat that this"),
+    "axes": _when("axeez", before="x y z two three coordinate principal both horizontal vertical orthogonal major minor perpendicular"),
+    "learned": _when("lernid", before="a an the most very so more his her my our their this such learned"),
+    "aged": ("ay-jid", lambda p, n, s: p in ("an", "the", "very", "his", "her", "their", "my", "our", "and") and not n[:1].isdigit()),
+    "blessed": _when("blessid", before="the a most thrice this our your", after="virgin mother sacrament event be are art day land isles saints lord assurance"),
+    "august": ("aw-gust", lambda p, n, s: True),
+}
+#: capitalised words with another reading: the nationality, the man from Uz
+PROPER = {"Polish": ("Poalish", "people government army language border forces king history capital writer poet national jews city cuisine film"),
+          "Job": ("Jobe", "said answered replied cursed")}
+WORDS = re.compile(r"\b(" + "|".join(sorted(HETERONYMS, key=len, reverse=True)) + r"|Polish|Job)\b", re.I)
+
+
+def _neighbours(text: str, start: int, end: int) -> tuple[str, str]:
+    before = re.search(r"([A-Za-z']+)[\s,]*$", text[:start])
+    after = re.match(r"[\s]*([A-Za-z']+)", text[end:])
+    prev = before.group(1).lower() if before and not re.search(r"[.!?;:]\s*$", text[:start]) else ""
+    nxt = after.group(1).lower() if after else ""
+    return prev, nxt
+
+
+def respell(m: re.Match[str]) -> str:
+    """The match's reading in context: a respelling, or the word as printed."""
+    word = m.group(0)
+    text = m.string
+    prev, nxt = _neighbours(text, m.start(), m.end())
+    if word in PROPER:
+        alt, nouns = PROPER[word]
+        if prev or nxt in nouns.split() or (word == "Job" and prev in ("of", "like")):
+            return alt if not (word == "Job" and prev in DET - {"of"}) else word
+        return word
+    if word == "august":
+        return "aw-gust"
+    low = word.lower()
+    if low == "august" or low not in HETERONYMS:
+        return word
+    alt, test = HETERONYMS[low]
+    if not test(prev, nxt, text):
+        return word
+    return alt[:1].upper() + alt[1:] if word[:1].isupper() else alt
