@@ -13,7 +13,6 @@ for other words); a re-import gives each to the sentence with the same printed t
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING
 
 from studio.core.errors import ProjectError
 from studio.core.language import language_family
@@ -22,8 +21,7 @@ from studio.project.db import ProjectDb
 from studio.project.unvoiced import SKIPPED
 from studio.text.normalize import spoken_form
 
-if TYPE_CHECKING:
-    from studio.project.store import Project
+
 
 def sentence_spoken(text: str, language: str, said: str, lexicon: Lexicon, override: str | None = None) -> str:
     """The words the voice is given for one sentence.
