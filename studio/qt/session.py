@@ -26,12 +26,14 @@ from studio.core.errors import StudioError
 from studio.core.language import language_family
 from studio.jobs.engines import EngineBuilder, Isolation, build_engine
 from studio.jobs.session import Opened, open_project
+from studio.project.queue_state import StoredQueue, load_queue
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project
 from studio.qt.chapter_edits import ChapterEdits
 from studio.qt.facts import read_bench
 from studio.qt.jobqueue import JobQueue
 from studio.qt.messages import ErrorInfo, ExportProgress, JobSpec, StateDelta
+from studio.qt.queue_keeper import QueueKeeper, restore_queue
 from studio.qt.monitor import MonitorThread, RenderStats, StallMeter
 from studio.qt.planning import BookPlan, book_chapters, is_small_selection, plan_book
 from studio.qt.preview import PreviewController, SinkFactory
@@ -98,6 +100,8 @@ class ProjectSession(QObject, ChapterEdits):
         self.project: Project | None = None
         self.queue: JobQueue | None = None
         self.worker: RenderWorker | None = None
+        self.keeper: QueueKeeper | None = None
+        self.queueChanged.connect(lambda _snap: self.keeper is not None and self.keeper.changed())
         self.snapshot: BookSnapshot | None = None
         self.settings: ProjectSettings | None = None
         self._retiring: list[tuple[RenderWorker, Project]] = []
@@ -123,25 +127,30 @@ class ProjectSession(QObject, ChapterEdits):
             opened = opener()
             project, action = opened.project, opened.action
             try:
-                return project, action, build_snapshot(project, long_chapter_minutes=minutes), project.settings()
+                return (project, action, build_snapshot(project, long_chapter_minutes=minutes), project.settings(),
+                        load_queue(project))
             except BaseException:
                 project.close()
                 raise
 
         def done(value) -> None:
-            project, action, snapshot, settings = value
-            self._install(project, snapshot, settings)
+            project, action, snapshot, settings, stored = value
+            self._install(project, snapshot, settings, stored)
             self.message.emit(f"{action.capitalize()} project {project.folder}")
             if on_done is not None:
                 on_done(snapshot)
 
         self.tasks.run(work, on_done=done, action="open the project")
 
-    def _install(self, project: Project, snapshot: BookSnapshot, settings: ProjectSettings) -> None:
+    def _install(self, project: Project, snapshot: BookSnapshot, settings: ProjectSettings,
+                 stored: StoredQueue = StoredQueue()) -> None:
         self.close_project()
         self.project, self.snapshot, self.settings = project, snapshot, settings
         self._text_version += 1
         self.queue = JobQueue()
+        if restore_queue(self.queue, stored):
+            self.message.emit(f"Render queue restored: {len(stored.jobs)} job(s){', paused' if stored.paused else ''}")
+        self.keeper = QueueKeeper(project, self.queue, self.tasks)
         self.worker = RenderWorker(project, self.queue, self.stats, self.preview.player,
                                    build=self.build, isolation=self.isolation)
         w = self.worker
@@ -163,7 +172,9 @@ class ProjectSession(QObject, ChapterEdits):
             return
         self.preview.detach()
         worker, project = self.worker, self.project
-        self.project = self.queue = self.worker = None
+        if self.keeper is not None:
+            self.keeper.save_now()  # the queue comes back when the project is opened again
+        self.project = self.queue = self.worker = self.keeper = None
         self.snapshot = self.settings = None
         if worker is not None:
             worker.queue.quit()

@@ -35,6 +35,7 @@ from studio.ui.inspector import Inspector
 from studio.ui.loading import LoadingNotice
 from studio.ui.log_pane import LogPane
 from studio.ui.queue_panel import QueuePanel
+from studio.ui.quit_question import QuitGuard
 from studio.ui.readouts import ReadoutPanel
 from studio.ui.takes_panel import TakesPanel
 from studio.ui.voices_dialog import VoicesDialog
@@ -57,6 +58,7 @@ class MainWindow(QMainWindow):
         self.export_dialog: ExportDialog | None = None
         self.voices_dialog: VoicesDialog | None = None
         self.render_book_box: QMessageBox | None = None
+        self.quit_guard = QuitGuard(self, session)
         self.setWindowTitle("Audiobook Studio")
         self.setAcceptDrops(True)
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
@@ -460,6 +462,8 @@ class MainWindow(QMainWindow):
             self.open_path(paths[0])
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self.quit_guard.intercept(event):  # render work outstanding: finish later or discard
+            return
         self.save_settings()
         self.log_pane.detach()
         self.session.shutdown()

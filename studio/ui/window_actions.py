@@ -86,7 +86,7 @@ def build_actions(w: "MainWindow") -> WindowActions:
     file_menu.addMenu(acts.recent_menu)
     file_menu.addSeparator()
     act("close", "&Close Project", s.close_project, menu=file_menu, project=True)
-    act("quit", "&Quit", w.close, menu=file_menu, shortcut=QKeySequence.StandardKey.Quit)
+    act("quit", "&Quit", w.quit_guard.quit, menu=file_menu, shortcut=QKeySequence.StandardKey.Quit)
     bar.addSeparator()
 
     act("render_chapter", "Render &Chapter", w.render_current_chapter, menu=render_menu, shortcut="Ctrl+R",
