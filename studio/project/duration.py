@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Protocol, TypeVar
 
 from studio.audio.assemble import Pauses
-from studio.project.bookdb import heading_paragraph
+from studio.core.types import Book
+from studio.project.bookdb import heading_paragraph, normalize_space
 from studio.project.store import Project, SentenceRow
 from studio.text.spoken import spoken_chars
 
@@ -167,6 +168,32 @@ def project_timing(voice_id: str, length_scale: float, pauses: Pauses, rows: Ite
     """The project's timing: the voice's rate, calibrated from ``rows`` that are rendered."""
     rendered = ((r.text, float(r.duration)) for r in rows if r.state == "done" and r.duration)
     return Timing(calibrated(voice_rate(voice_id), rendered, length_scale), length_scale, pauses)
+
+
+@dataclass(frozen=True)
+class _Unrendered:
+    """A manuscript's sentence as an estimate sees it (nothing rendered yet)."""
+
+    paragraph: int | None
+    text: str
+    state: str = "pending"
+    duration: float | None = None
+
+
+def book_estimates(book: Book, voice_id: str, length_scale: float = 1.0, pauses: Pauses | None = None) -> list[float]:
+    """Every chapter's file length as a new project of ``book`` would estimate it:
+    the same rows the project would hold (a title row unless the first paragraph is
+    the heading, :func:`studio.project.bookdb.insert_book`), the voice's measured rate,
+    the default pauses. What ``studio inspect`` prints for a manuscript."""
+    timing = Timing(voice_rate(voice_id), length_scale, pauses or Pauses())
+    out = []
+    for chapter in book.chapters:
+        heading = heading_paragraph(chapter)
+        title = normalize_space(chapter.title)
+        rows = [_Unrendered(None, title)] if title and not heading else []
+        rows += [_Unrendered(pi, s.text) for pi, p in enumerate(chapter.paragraphs) for s in p.sentences]
+        out.append(chapter_seconds(rows, heading, timing))
+    return out
 
 
 def chapter_estimates(project: Project) -> list[float]:

@@ -26,6 +26,7 @@ from studio.core.errors import StudioError
 from studio.core.language import language_family
 from studio.jobs.engines import EngineBuilder, Isolation, build_engine
 from studio.jobs.session import Opened, open_project
+from studio.project.numbering import chapters_label
 from studio.project.queue_state import StoredQueue, load_queue
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project
@@ -267,7 +268,8 @@ class ProjectSession(QObject, ChapterEdits):
         def done(node: ChapterNode) -> None:
             self._chapter_done(node)
             if rerender:
-                self.submit(JobSpec("sentences", f"Edited sentence {sentence_id}", sentence_ids=(sentence_id,),
+                where = snap.chapters[chapter].short_label
+                self.submit(JobSpec("sentences", f"Edited sentence {sentence_id} ({where})", sentence_ids=(sentence_id,),
                                     sentences_hint=1, urgent=True))
 
         self.tasks.run(work, on_done=done, action="edit the sentence")
@@ -328,7 +330,7 @@ class ProjectSession(QObject, ChapterEdits):
     def render_chapters(self, chapters: Iterable[int]) -> int:
         snap = self._snap()
         idx = tuple(sorted(set(chapters)))
-        label = f"Chapter {idx[0] + 1}" if len(idx) == 1 else f"Chapters {', '.join(str(i + 1) for i in idx)}"
+        label = chapters_label(idx, {i: snap.chapters[i].display_name for i in idx})
         hint = sum(len(snap.chapters[i].sentences) for i in idx)
         return self.submit(JobSpec("chapters", label, idx, sentences_hint=hint))
 

@@ -17,6 +17,7 @@ from typing import Iterable
 from studio.project.bookdb import heading_paragraph
 from studio.project.chapters import ChapterControl
 from studio.project.duration import Timing, chapter_seconds, project_timing
+from studio.project.numbering import chapter_label, chapter_number
 from studio.project.store import Project, SentenceRow
 from studio.qt.messages import SentenceState
 from studio.text.inspect import inspect_book, language_prefix
@@ -87,6 +88,17 @@ class ChapterNode:
     @property
     def display_name(self) -> str:
         return self.name or self.title
+
+    @property
+    def label(self) -> str:
+        """The chapter's one number and name, with front matter/excluded said: the tree, queue and menus show it."""
+        return chapter_label(self.index, self.display_name, included=self.included, front_matter=self.front_matter,
+                             reason=self.reason)
+
+    @property
+    def short_label(self) -> str:
+        """Number and name only (a queue job, a menu entry)."""
+        return chapter_label(self.index, self.display_name, status=False)
 
     @property
     def sentences(self) -> tuple[SentenceNode, ...]:
@@ -224,7 +236,7 @@ def _sentence(r: SentenceRow) -> SentenceNode:
 
 def long_chapter_line(chapter: ChapterNode) -> str:
     """The banner's line for a long chapter, worded as the text layer's report words it."""
-    return f"Chapter {chapter.index + 1} '{chapter.title}' runs about {chapter.estimated_s / 60:.0f} minutes"
+    return f"Chapter {chapter_number(chapter.index)} '{chapter.title}' runs about {chapter.estimated_s / 60:.0f} minutes"
 
 
 def with_long_chapters(snapshot: BookSnapshot, minutes: float) -> BookSnapshot:

@@ -404,9 +404,7 @@ class BookModel(QAbstractItemModel):
     def _display(self, node: Any, col: int, edit: bool) -> Any:
         if isinstance(node, ChapterNode):
             if col == TEXT:
-                why = node.reason or ("front matter" if node.front_matter else "")
-                note = "" if node.included else f"  ({why}, excluded)" if why else "  (excluded)"
-                return f"{node.index + 1}. {node.display_name}" + note
+                return node.label  # the one number and name (studio.project.numbering), status said
             if col == LANG:
                 langs = sorted({p.effective_language for p in node.paragraphs if p.index is not None})
                 return ", ".join(langs)

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.project.numbering import chapters_label
 from studio.qt.search import SearchResult
 from studio.qt.snapshot import ChapterNode, ParagraphNode, SentenceNode
 from studio.ui.book_filter import BookFilter
@@ -266,7 +267,8 @@ class BookPanel(QWidget):
             self._add(menu, "Play to the end of the chapter", lambda: self.playFromRequested.emit(node.id))
         menu.addSeparator()
         chapters = self.selected_chapters()
-        label = f"Render chapter {chapters[0] + 1}" if len(chapters) == 1 else f"Render {len(chapters)} chapters"
+        names = {c.index: c.display_name for c in self.model.snapshot.chapters} if self.model.snapshot else {}
+        label = f"Render {chapters_label(chapters, names)}" if chapters else "Render chapter"
         self._add(menu, label, lambda: self.renderChapters.emit(chapters))
         ids = [s.id for s in self.selected_sentences()]
         self._add(menu, f"Render selection ({len(ids)} sentence(s))", lambda: self.renderSentences.emit(ids))

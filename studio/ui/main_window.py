@@ -416,13 +416,15 @@ class MainWindow(QMainWindow):
         default = self.qsettings.value("export/folder") or str(Path(s.snapshot.folder).parent / f"{s.snapshot.title} - audio")
         dlg = ExportDialog(s.snapshot, self.book.model, str(default), self)
         dlg.set_format(str(self.qsettings.value("export/format", "m4b")))
-        dlg.set_publish(str(self.qsettings.value("export/publish", "false")).lower() == "true")
+        for fmt in ("wav", "mp3"):  # unset: the dialog's default (MP3 publish-ready, WAV as rendered)
+            if self.qsettings.value(f"export/publish/{fmt}") is not None:
+                dlg.set_publish(str(self.qsettings.value(f"export/publish/{fmt}")).lower() == "true", fmt)
 
         def remember(folder: str, fmt: str) -> None:
             self.qsettings.setValue("export/folder", folder)
             self.qsettings.setValue("export/format", fmt)
             if fmt in ("wav", "mp3"):  # the other formats are always publish-ready
-                self.qsettings.setValue("export/publish", "true" if dlg.publishing() else "false")
+                self.qsettings.setValue(f"export/publish/{fmt}", "true" if dlg.publishing() else "false")
 
         def failed(err: ErrorInfo) -> None:
             dlg.on_error(err)
