@@ -22,6 +22,7 @@ from studio.qt.measure import PresetMeasurer
 from studio.qt.messages import ErrorInfo, PlaybackPosition
 from studio.qt.planning import BookPlan
 from studio.qt.preset_words import preset_label
+from studio.qt.progress import book_progress
 from studio.qt.session import ProjectSession
 from studio.qt.sinks import output_device_problem
 from studio.qt.snapshot import BookSnapshot, ChapterNode, ParagraphNode, SentenceNode
@@ -34,6 +35,7 @@ from studio.ui.export_dialog import ExportDialog
 from studio.ui.inspector import Inspector
 from studio.ui.loading import LoadingNotice
 from studio.ui.log_pane import LogPane
+from studio.ui.progress_panel import BookProgressPanel
 from studio.ui.queue_panel import QueuePanel
 from studio.ui.quit_question import QuitGuard
 from studio.ui.readouts import ReadoutPanel
@@ -78,17 +80,21 @@ class MainWindow(QMainWindow):
         self.measurer = PresetMeasurer(self, session=session)
         self.readouts = ReadoutPanel()
         self.log_pane = LogPane()
+        self.progress = BookProgressPanel(lambda: self.book.model.snapshot and book_progress(
+            self.book.model.snapshot, self.book.model.counts, session.stats.seconds_per_sentence()))
         self.docks = {
             "details": self._dock("Details", self.inspector, Qt.DockWidgetArea.RightDockWidgetArea),
             "takes": self._dock("Takes", self.takes, Qt.DockWidgetArea.RightDockWidgetArea),
             "readouts": self._dock("Live readouts", self.readouts, Qt.DockWidgetArea.RightDockWidgetArea),
             "waveform": self._dock("Waveform", self.wave, Qt.DockWidgetArea.TopDockWidgetArea),
             "queue": self._dock("Render queue", self.queue, Qt.DockWidgetArea.BottomDockWidgetArea),
+            "progress": self._dock("Book progress", self.progress, Qt.DockWidgetArea.BottomDockWidgetArea),
             "log": self._dock("Log", self.log_pane, Qt.DockWidgetArea.BottomDockWidgetArea),
         }
         # the right column runs the full height: the queue under the tree is then held back only
         # by the tree, not by the readouts' minimum height (it used to show two rows)
         self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.tabifyDockWidget(self.docks["queue"], self.docks["progress"])
         self.tabifyDockWidget(self.docks["queue"], self.docks["log"])
         self.tabifyDockWidget(self.docks["readouts"], self.docks["takes"])
         self.docks["queue"].raise_()
@@ -130,6 +136,8 @@ class MainWindow(QMainWindow):
         s.chapterChanged.connect(self._chapter_changed)
         s.statesChanged.connect(self._states_changed)
         s.queueChanged.connect(self.queue.set_snapshot)
+        for changed in (s.opened, s.closed, s.statesChanged, s.chapterChanged, s.snapshotChanged, s.jobFinished):
+            changed.connect(lambda *_: self.progress.schedule())
         s.readout.connect(self.readouts.show_readout)
         s.engineStatus.connect(self.loading.on_status)
         s.engineStatus.connect(lambda e: (self.readouts.set_engine_status(e.text), self.statusBar().showMessage(e.text, 5000)))
