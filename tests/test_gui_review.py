@@ -373,7 +373,7 @@ def test_status_bar_names_the_active_preset_in_plain_words(qtbot, window: MainWi
     assert window.preset_label.text() == ""
     open_and_wait(qtbot, window, write_manuscript(tmp_path / "books"))
     settings = window.session.settings
-    qtbot.waitUntil(lambda: window.preset_label.text().startswith("Preset: Best quality (fp32-cpu)"), timeout=5000)
+    qtbot.waitUntil(lambda: window.preset_label.text().startswith("Preset: Best quality (fp32-cpu"), timeout=5000)
     assert settings.voice_id in window.preset_label.text()
     with qtbot.waitSignal(window.session.settingsChanged, timeout=WAIT):
         window.session.update_settings(replace(settings, preset="int8-cpu"))

@@ -168,7 +168,7 @@ class MainWindow(QMainWindow):
         s.searchReady.connect(b.apply_search)
         t = self.takes
         s.takesChanged.connect(t.set_takes)
-        s.settingsChanged.connect(lambda st: self.preset_label.setText(preset_label(st.preset, st.voice_id)))
+        s.settingsChanged.connect(lambda st: self.preset_label.setText(preset_label(st.preset, st.voice_id, st.backend)))
         s.closed.connect(lambda: self.preset_label.setText(""))
         t.playTakes.connect(lambda sid, ids: s.play_takes(sid, ids))
         t.chooseTake.connect(s.choose_take)
@@ -276,6 +276,8 @@ class MainWindow(QMainWindow):
         self.pages.setCurrentWidget(self.empty)
         self.book.set_snapshot(None)
         self.inspector.show_node(None)
+        self.takes.show_sentence(None)  # nothing of the previous book stays in the docks
+        self.wave_ctl.show(None)
         self.setWindowTitle("Audiobook Studio")
         self._set_project_enabled(False)
 
