@@ -51,7 +51,7 @@ from studio.qt.snapshot import (
     with_long_chapters,
 )
 from studio.qt.takes import TakeList, take_list
-from studio.qt.tasks import TaskRunner
+from studio.qt.tasks import OnError, TaskRunner
 from studio.qt.waveform import PeakCache, WaveformData
 
 log = logging.getLogger(__name__)
@@ -117,11 +117,14 @@ class ProjectSession(QObject, ChapterEdits):
         self.message.emit(f"Opening {Path(path).name}\u2026")
         self._load(lambda: open_project(path), on_done)
 
-    def create(self, manuscript: str | Path, folder: str | Path) -> None:
+    def create(self, manuscript: str | Path, folder: str | Path, *, progress: Callable[[str, int, int], None] | None = None,
+               on_done: Callable[[BookSnapshot], None] | None = None, on_error: OnError | None = None) -> None:
+        """Import into ``folder`` (``progress``: studio.text.importer.ImportProgress); the open book closes at once."""
         self.message.emit(f"Importing {Path(manuscript).name}\u2026")
-        self._load(lambda: open_project(manuscript, folder=folder), None)
+        self.close_project()
+        self._load(lambda: open_project(manuscript, folder=folder, progress=progress), on_done, on_error)
 
-    def _load(self, opener: Callable[[], Opened], on_done) -> None:  # noqa: ANN001
+    def _load(self, opener: Callable[[], Opened], on_done, on_error: OnError | None = None) -> None:  # noqa: ANN001
         minutes = self.long_chapter_minutes
 
         def work():
@@ -141,7 +144,7 @@ class ProjectSession(QObject, ChapterEdits):
             if on_done is not None:
                 on_done(snapshot)
 
-        self.tasks.run(work, on_done=done, action="open the project")
+        self.tasks.run(work, on_done=done, on_error=on_error, action="open the project")
 
     def _install(self, project: Project, snapshot: BookSnapshot, settings: ProjectSettings,
                  stored: StoredQueue = StoredQueue()) -> None:

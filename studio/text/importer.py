@@ -12,8 +12,9 @@ from __future__ import annotations
 import logging
 import time
 from pathlib import Path
+from typing import Callable
 
-from studio.core.errors import ManuscriptError
+from studio.core.errors import Cancelled, ManuscriptError
 from studio.core.language import language_family
 from studio.core.types import Book, Chapter, Paragraph, Sentence
 from studio.text.language import assign_languages
@@ -24,6 +25,9 @@ from studio.text.segment import DEFAULT_MAX_SENTENCE_CHARS, is_speakable, normal
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_BYTES = 50_000_000
+#: ``progress(stage, done, total)``: called between steps of an import; raising
+#: :class:`~studio.core.errors.Cancelled` from it stops the import
+ImportProgress = Callable[[str, int, int], None]
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".html", ".htm", ".xhtml", ".epub", ".docx", ".pdf")
 _UNSUPPORTED = {
     ".doc": "old Word .doc files are not supported; save the document as .docx",
@@ -36,7 +40,8 @@ _UNSUPPORTED = {
 
 
 def load_manuscript(
-    path: str | Path, *, max_sentence_chars: int = DEFAULT_MAX_SENTENCE_CHARS, max_bytes: int = DEFAULT_MAX_BYTES
+    path: str | Path, *, max_sentence_chars: int = DEFAULT_MAX_SENTENCE_CHARS, max_bytes: int = DEFAULT_MAX_BYTES,
+    progress: ImportProgress | None = None,
 ) -> Book:
     """Import a manuscript (.txt, .md, .html/.htm, .epub, .docx, .pdf) as a :class:`Book`.
 
@@ -44,18 +49,21 @@ def load_manuscript(
     anything that cannot be imported. ``max_sentence_chars`` caps sentence length
     (longer ones are split, ``was_split=True``); ``max_bytes`` caps the file size
     (and, for EPUB/DOCX, any single archive member; the whole archive may unpack
-    to at most 4x that).
+    to at most 4x that). ``progress`` hears each step (reading, languages, every
+    chapter's sentences), so a long import can show where it is and be cancelled.
     """
     path = Path(path)
+    step = progress or (lambda _stage, _done, _total: None)
     if max_sentence_chars < 1:
         raise ValueError("max_sentence_chars must be at least 1")
     started = time.perf_counter()
     suffix = path.suffix.lower()
     _check_file(path, suffix, max_bytes)
     try:
+        step("Reading the manuscript", 0, 1)
         raw = _read(path, suffix, max_bytes)
-        book = _build(path, raw, max_sentence_chars)
-    except ManuscriptError:
+        book = _build(path, raw, max_sentence_chars, step)
+    except (ManuscriptError, Cancelled):
         raise
     except MemoryError:
         raise ManuscriptError(path, "the manuscript is too large to import (out of memory)") from None
@@ -123,7 +131,7 @@ def _read(path: Path, suffix: str, max_bytes: int) -> RawBook:
     return read_docx(path, max_bytes=max_bytes)
 
 
-def _build(path: Path, raw: RawBook, max_sentence_chars: int) -> Book:
+def _build(path: Path, raw: RawBook, max_sentence_chars: int, step: ImportProgress) -> Book:
     """Normalize, segment and tag languages; refuse books with nothing to say."""
     chapters: list[tuple[RawChapter, list[str]]] = []
     for chapter in raw.chapters:
@@ -132,9 +140,11 @@ def _build(path: Path, raw: RawBook, max_sentence_chars: int) -> Book:
             chapters.append((chapter, texts))
     if not any(is_speakable(t) for _, texts in chapters for t in texts):
         raise ManuscriptError(path, "no speakable text (the file has no letters or digits to read)")
+    step("Detecting languages", 0, len(chapters))
     book_language, languages = assign_languages([texts for _, texts in chapters], raw.language)
     built = []
-    for (chapter, texts), langs in zip(chapters, languages):
+    for n, ((chapter, texts), langs) in enumerate(zip(chapters, languages)):
+        step("Splitting sentences", n, len(chapters))
         paragraphs = []
         for text, (lang, confidence) in zip(texts, langs):
             sentences = tuple(

@@ -26,12 +26,12 @@ from studio.qt.progress import book_progress
 from studio.qt.session import ProjectSession
 from studio.qt.sinks import output_device_problem
 from studio.qt.snapshot import BookSnapshot, ChapterNode, ParagraphNode, SentenceNode
-from studio.text.importer import SUPPORTED_SUFFIXES
 from studio.ui.book_view import BookPanel
 from studio.ui.common import show_message_box
 from studio.ui.confirm import book_render_box
 from studio.ui.empty_state import SAMPLE_BOOK, EmptyState
 from studio.ui.export_dialog import ExportDialog
+from studio.ui.import_flow import ImportFlow
 from studio.ui.inspector import Inspector
 from studio.ui.loading import LoadingNotice
 from studio.ui.log_pane import LogPane
@@ -47,7 +47,6 @@ from studio.ui.window_actions import build_actions
 log = logging.getLogger(__name__)
 
 MAX_RECENT = 8
-MANUSCRIPT_FILTER = "Manuscripts (" + " ".join(f"*{s}" for s in SUPPORTED_SUFFIXES) + ")"
 
 
 class MainWindow(QMainWindow):
@@ -61,6 +60,7 @@ class MainWindow(QMainWindow):
         self.voices_dialog: VoicesDialog | None = None
         self.render_book_box: QMessageBox | None = None
         self.quit_guard = QuitGuard(self, session)
+        self.importer = ImportFlow(self, session, self.qsettings)
         self.setWindowTitle("Audiobook Studio")
         self.setAcceptDrops(True)
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
@@ -213,18 +213,10 @@ class MainWindow(QMainWindow):
             self.open_path(folder)
 
     def ask_import(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Import manuscript", self._last_dir(), MANUSCRIPT_FILTER)
-        if path:
-            self.qsettings.setValue("paths/lastDir", str(Path(path).parent))
-            self.open_path(path)
+        """File > Import and New Project: manuscript, where to keep the project, import with progress."""
+        self.importer.ask()
 
-    def ask_new_project(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Manuscript for the new project", self._last_dir(), MANUSCRIPT_FILTER)
-        if not path:
-            return
-        folder = QFileDialog.getExistingDirectory(self, "Empty folder for the project", str(Path(path).parent))
-        if folder:
-            self.session.create(path, folder)
+    ask_new_project = ask_import
 
     def _last_dir(self) -> str:
         return str(self.qsettings.value("paths/lastDir", str(Path.home())))
