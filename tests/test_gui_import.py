@@ -99,3 +99,55 @@ def test_the_import_stops_at_the_next_step_after_cancel(tmp_path: Path) -> None:
     watch.cancel()
     with pytest.raises(Cancelled):
         watch("Reading the manuscript", 0, 1)
+
+
+BOOK_WITH_FRONT = """# Whale Book
+
+## Contents
+
+One. Two.
+
+## Epigraph
+
+The sea is the same everywhere, said an old sailor.
+
+## Dedication
+
+For everyone who ever went to sea.
+
+## Chapter 1. Loomings
+
+Call me Ishmael. Some years ago I went to sea.
+
+## Chapter 2. The Carpet-Bag
+
+I stuffed a shirt or two into my old carpet-bag.
+"""
+
+
+def test_reading_the_front_matter_is_one_choice_for_the_book_contents_stay_out(
+        qtbot, window, tmp_path: Path) -> None:  # noqa: ANN001
+    from studio.project.front_matter import front_kind
+
+    open_and_wait(qtbot, window, write_manuscript(tmp_path / "books", BOOK_WITH_FRONT, "whale.md"))
+    snap = window.session.snapshot
+    assert [c.front_matter for c in snap.chapters[:3]] == [True, True, True]
+    assert [c.included for c in snap.chapters] == [False, False, False, True, True]  # the import's default
+    action = window.actions_.named["read_front"]
+    assert not action.isChecked()
+    window.session.set_chapter_included(2, False)  # the producer decided the dedication by hand
+    action.trigger()  # Project > Read Front Matter
+    qtbot.waitUntil(lambda: window.session.snapshot.read_front, timeout=WAIT)
+    model = window.book.model
+    rows = [str(model.index(r, 0).data()) for r in range(model.rowCount())]
+    assert rows[0] == "1. Contents (front matter, excluded)" and rows[1] == "2. Epigraph (front matter)"
+    assert [c.included for c in window.session.snapshot.chapters] == [False, True, False, True, True]
+    with Project.open(window.session.snapshot.folder) as project:
+        assert project.chapter_control.included() == [1, 3, 4]  # Render Book and export follow
+    assert [front_kind(t) for t in ("Table of Contents", "Copyright", "Title Page", "Epigraph", "EXTRACTS")] == \
+        ["contents", "copyright", "title", "readable", "readable"]
+    window.close()
+    again = make_window(qtbot, tmp_path)  # the choice is the book's: stored in the project
+    open_and_wait(qtbot, again, Path(snap.folder))
+    assert again.actions_.named["read_front"].isChecked()
+    again.close()

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from studio.project.front_matter import set_read_front_matter
 from studio.project.store import Project
 from studio.qt.messages import FINISHED, ErrorInfo
 from studio.qt.snapshot import BookSnapshot, ChapterNode, build_chapter, build_snapshot
@@ -44,6 +45,17 @@ class ChapterEdits:
     def split_chapter(self: ProjectSession, chapter: int, paragraph: int) -> None:
         """Split a chapter before one of its paragraphs; every sentence keeps its audio."""
         self._structure_change(lambda p: p.chapter_control.split(chapter, paragraph), "split the chapter")
+
+    def set_read_front_matter(self: ProjectSession, on: bool) -> None:
+        """The book-level choice: read the epigraphs, extracts, etymology... (never contents,
+        copyright or title pages); chapters decided by hand keep their decision."""
+        project, minutes = self._need(), self.long_chapter_minutes
+
+        def work() -> BookSnapshot:
+            set_read_front_matter(project, on)
+            return build_snapshot(project, long_chapter_minutes=minutes)
+
+        self.tasks.run(work, on_done=self._set_snapshot, action="change which front matter is read")
 
     def _chapter_change(self: ProjectSession, chapter: int, change: Callable[[Project], None], action: str) -> None:
         project, snap = self._need(), self._snap()

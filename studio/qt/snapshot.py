@@ -17,6 +17,7 @@ from typing import Iterable
 from studio.project.bookdb import heading_paragraph
 from studio.project.chapters import ChapterControl
 from studio.project.duration import Timing, chapter_seconds, project_timing
+from studio.project.front_matter import read_front_matter
 from studio.project.numbering import chapter_label, chapter_number
 from studio.project.store import Project, SentenceRow
 from studio.qt.messages import SentenceState
@@ -121,6 +122,8 @@ class BookSnapshot:
     notes: tuple[str, ...] = ()
     #: speaking rate and pauses the chapters' ``estimated_s`` come from
     timing: Timing | None = None
+    #: the book-level choice to read epigraphs, extracts... (studio.project.front_matter)
+    read_front: bool = False
 
     def sentence_count(self) -> int:
         return sum(len(c.sentences) for c in self.chapters)
@@ -170,7 +173,7 @@ def build_snapshot(
     snapshot = BookSnapshot(
         folder=str(project.folder), title=book.title, author=book.author, language=book.language,
         voice_languages=tuple(sorted(langs)), long_chapter_minutes=long_chapter_minutes,
-        chapters=chapters, notes=notes, timing=timing,
+        chapters=chapters, notes=notes, timing=timing, read_front=read_front_matter(project),
     )
     return with_long_chapters(snapshot, long_chapter_minutes)
 

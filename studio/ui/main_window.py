@@ -249,6 +249,7 @@ class MainWindow(QMainWindow):
     def _opened(self, snap: BookSnapshot) -> None:
         self.pages.setCurrentWidget(self.book)
         self.book.set_snapshot(snap)
+        self.actions_.named["read_front"].setChecked(snap.read_front)
         self.inspector.show_node(None)
         self.setWindowTitle(f"{snap.title} \u2014 Audiobook Studio")
         self._remember(snap.folder)
