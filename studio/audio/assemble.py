@@ -47,6 +47,8 @@ class Clip:
     audio: np.ndarray
     sample_rate: int
     text: str = ""
+    #: the producer's pause after this clip (seconds), instead of the sentence/paragraph pause
+    pause_after: float | None = None
 
 
 @dataclass(frozen=True)
@@ -107,7 +109,8 @@ def iter_chapter(
         for i, clip in enumerate(para):
             yield clip_block(clip)
             last = i == len(para) - 1
-            yield gap(pauses.paragraph if last else pauses.sentence)
+            own = clip.pause_after
+            yield gap(own if own is not None else pauses.paragraph if last else pauses.sentence)
     yield gap(pauses.chapter_end)
 
 

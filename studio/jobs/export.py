@@ -31,6 +31,7 @@ from studio.engine.base import Engine
 from studio.jobs.render import EngineFactory, RenderProgress, render_project
 from studio.project.bookdb import same_heading
 from studio.project.duration import title_and_body
+from studio.project.pauses import pauses_after
 from studio.project.store import Project, SentenceRow
 
 log = logging.getLogger(__name__)
@@ -228,6 +229,8 @@ def chapter_clips(
     followed by the title pause.
     """
 
+    own = pauses_after(project, (r.id for r in rows))  # pauses the producer set after single sentences
+
     def load(row: SentenceRow) -> Clip:
         entry = project.cache_entry(row.cache_key) if row.cache_key else None
         if entry is None:
@@ -235,7 +238,7 @@ def chapter_clips(
         audio = project.cache.load(entry)
         if audio is None:
             raise CorruptAudio(entry.key)
-        return Clip(audio, entry.sample_rate, row.text)
+        return Clip(audio, entry.sample_rate, row.text, own.get(row.id))
 
     heading = not any(r.is_title for r in rows) and same_heading(_paragraph_text(rows, 0), chapter_title)
     title_rows, body = title_and_body(rows, heading)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -24,6 +24,7 @@ from typing import Protocol, TypeVar
 from studio.audio.assemble import Pauses
 from studio.core.types import Book
 from studio.project.bookdb import heading_paragraph, normalize_space
+from studio.project.pauses import pauses_after
 from studio.project.store import Project, SentenceRow
 from studio.text.spoken import spoken_chars
 
@@ -101,6 +102,7 @@ class Timing:
 class Spoken(Protocol):
     """A sentence as estimates see it (a store row or a tree node)."""
 
+    id: int
     paragraph: int | None
     text: str
     state: str
@@ -133,13 +135,17 @@ def sentence_seconds(row: Spoken, timing: Timing) -> float:
     return timing.rate.sentence(row.text, timing.length_scale)
 
 
-def chapter_seconds(rows: Sequence[Spoken], heading_first: bool, timing: Timing) -> float:
+def chapter_seconds(rows: Sequence[Spoken], heading_first: bool, timing: Timing,
+                    after: Mapping[int, float] | None = None) -> float:
     """The length of the chapter's exported file (0 when it has nothing to say).
 
     Mirrors :func:`studio.audio.assemble.iter_chapter`: title, title pause; each
     sentence followed by the sentence pause, or the paragraph pause after a
-    paragraph's last one; the chapter-end pause. Silent sentences add no pause.
+    paragraph's last one -- or the pause the producer set after it (``after``:
+    sentence id -> seconds, :mod:`studio.project.pauses`); the chapter-end pause.
+    Silent sentences add no pause.
     """
+    own = after or {}
     if not rows:
         return 0.0
     pauses = timing.pauses
@@ -148,19 +154,20 @@ def chapter_seconds(rows: Sequence[Spoken], heading_first: bool, timing: Timing)
     if title:
         spoken = [sentence_seconds(r, timing) for r in title]
         total += sum(spoken) + pauses.sentence * (len(spoken) - 1) + pauses.title
-    paragraph: list[float] = []
+    paragraph: list[tuple[float, int]] = []
     current: int | None = None
     for row in [*body, None]:
         if row is None or row.paragraph != current:
-            if paragraph:
-                total += sum(paragraph) + pauses.sentence * (len(paragraph) - 1) + pauses.paragraph
+            for k, (seconds, sid) in enumerate(paragraph):
+                default = pauses.paragraph if k == len(paragraph) - 1 else pauses.sentence
+                total += seconds + own.get(sid, default)
             paragraph = []
             if row is None:
                 break
             current = row.paragraph
         seconds = sentence_seconds(row, timing)
         if seconds > 0.0:
-            paragraph.append(seconds)
+            paragraph.append((seconds, row.id))
     return total
 
 
@@ -178,6 +185,7 @@ class _Unrendered:
     text: str
     state: str = "pending"
     duration: float | None = None
+    id: int = -1
 
 
 def book_estimates(book: Book, voice_id: str, length_scale: float = 1.0, pauses: Pauses | None = None) -> list[float]:
@@ -205,5 +213,6 @@ def chapter_estimates(project: Project) -> list[float]:
     by_chapter: dict[int, list[SentenceRow]] = {}
     for r in rows:
         by_chapter.setdefault(r.chapter, []).append(r)
-    return [chapter_seconds(by_chapter.get(i, []), heading_paragraph(c), timing)
+    after = pauses_after(project)
+    return [chapter_seconds(by_chapter.get(i, []), heading_paragraph(c), timing, after)
             for i, c in enumerate(project.book().chapters)]

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from studio.project.front_matter import set_read_front_matter
+from studio.project.pauses import set_pause_after
 from studio.project.store import Project
 from studio.qt.messages import FINISHED, ErrorInfo
 from studio.qt.snapshot import BookSnapshot, ChapterNode, build_chapter, build_snapshot
@@ -45,6 +46,16 @@ class ChapterEdits:
     def split_chapter(self: ProjectSession, chapter: int, paragraph: int) -> None:
         """Split a chapter before one of its paragraphs; every sentence keeps its audio."""
         self._structure_change(lambda p: p.chapter_control.split(chapter, paragraph), "split the chapter")
+
+    def set_pause_after(self: ProjectSession, sentence_id: int, seconds: float | None) -> None:
+        """The pause after one sentence (None: the project's); re-renders nothing, export and
+        estimates follow (:mod:`studio.project.pauses`)."""
+        snap = self._snap()
+        chapter = next((s.chapter for c in snap.chapters for s in c.sentences if s.id == sentence_id), None)
+        if chapter is None:
+            self.error.emit(ErrorInfo(f"there is no sentence {sentence_id}", "Could not change the pause"))
+            return
+        self._chapter_change(chapter, lambda p: set_pause_after(p, sentence_id, seconds), "change the pause")
 
     def set_read_front_matter(self: ProjectSession, on: bool) -> None:
         """The book-level choice: read the epigraphs, extracts, etymology... (never contents,

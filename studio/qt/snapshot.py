@@ -12,13 +12,14 @@ model only reads it. Later changes arrive as small deltas
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from studio.project.bookdb import heading_paragraph
 from studio.project.chapters import ChapterControl
 from studio.project.duration import Timing, chapter_seconds, project_timing
 from studio.project.front_matter import read_front_matter
 from studio.project.numbering import chapter_label, chapter_number
+from studio.project.pauses import pauses_after
 from studio.project.store import Project, SentenceRow
 from studio.qt.messages import SentenceState
 from studio.text.inspect import inspect_book, language_prefix
@@ -41,6 +42,8 @@ class SentenceNode:
     expected_key: str
     duration: float | None
     synth_count: int
+    #: the pause the producer set after this sentence (None: the project's pause)
+    pause_after: float | None = None
 
     @property
     def cached(self) -> bool:
@@ -165,8 +168,9 @@ def build_snapshot(
     for r in rows:
         by_chapter.setdefault(r.chapter, []).append(r)
     controls = project.chapter_control.all()
+    after = pauses_after(project)
     chapters = tuple(
-        _chapter(ci, chapter, report.chapters[ci], by_chapter.get(ci, []), controls[ci], timing)
+        _chapter(ci, chapter, report.chapters[ci], by_chapter.get(ci, []), controls[ci], timing, after)
         for ci, chapter in enumerate(book.chapters)
     )
     notes = tuple(report.warnings()[len(report.long_chapters):])
@@ -192,16 +196,17 @@ def build_chapter(project: Project, snapshot: BookSnapshot, chapter_idx: int) ->
     rows = project.sentences([chapter_idx])
     control = project.chapter_control.all()[chapter_idx]
     timing = snapshot.timing or timing_of(project, rows)
-    node = _chapter(chapter_idx, book.chapters[chapter_idx], report.chapters[chapter_idx], rows, control, timing)
+    after = pauses_after(project, (r.id for r in rows))
+    node = _chapter(chapter_idx, book.chapters[chapter_idx], report.chapters[chapter_idx], rows, control, timing, after)
     return replace(node, too_long=node.estimated_s > snapshot.long_chapter_minutes * 60.0)
 
 
 def _chapter(ci: int, chapter, report, rows: list[SentenceRow], control: ChapterControl,
-             timing: Timing) -> ChapterNode:
+             timing: Timing, after: Mapping[int, float]) -> ChapterNode:
     unvoiced = {p.paragraph_index for p in report.unvoiced}
     by_para: dict[int | None, list[SentenceNode]] = {}
     for r in rows:
-        by_para.setdefault(r.paragraph, []).append(_sentence(r))
+        by_para.setdefault(r.paragraph, []).append(_sentence(r, after.get(r.id)))
     paragraphs: list[ParagraphNode] = []
     if None in by_para:  # a separately spoken title
         first = chapter.paragraphs[0] if chapter.paragraphs else None
@@ -215,7 +220,7 @@ def _chapter(ci: int, chapter, report, rows: list[SentenceRow], control: Chapter
         ))
     heading = heading_paragraph(chapter)
     return ChapterNode(
-        ci, chapter.title, chapter.front_matter, report.word_count, chapter_seconds(rows, heading, timing), False,
+        ci, chapter.title, chapter.front_matter, report.word_count, chapter_seconds(rows, heading, timing, after), False,
         tuple(paragraphs), control.included, control.name if control.name != chapter.title else "", control.reason,
         heading,
     )
@@ -226,14 +231,20 @@ def estimate(chapter: ChapterNode, timing: Timing | None, sentences: Iterable[Se
     the node's own): the one estimate the tree, the inspector and the banner show."""
     if timing is None:
         return chapter.estimated_s
-    return chapter_seconds(tuple(chapter.sentences if sentences is None else sentences), chapter.heading_first, timing)
+    nodes = tuple(chapter.sentences if sentences is None else sentences)
+    return chapter_seconds(nodes, chapter.heading_first, timing, own_pauses(nodes))
 
 
-def _sentence(r: SentenceRow) -> SentenceNode:
+def own_pauses(nodes: Iterable[SentenceNode]) -> dict[int, float]:
+    """The pauses the producer set after these sentences (id -> seconds)."""
+    return {n.id: n.pause_after for n in nodes if n.pause_after is not None}
+
+
+def _sentence(r: SentenceRow, pause_after: float | None = None) -> SentenceNode:
     return SentenceNode(
         id=r.id, chapter=r.chapter, paragraph=r.paragraph, index=r.index, text=r.text, language=r.language,
         was_split=r.was_split, state=r.state, reason=r.reason, cache_key=r.cache_key, expected_key=r.expected_key,
-        duration=r.duration, synth_count=r.synth_count,
+        duration=r.duration, synth_count=r.synth_count, pause_after=pause_after,
     )
 
 

@@ -41,6 +41,7 @@ from studio.ui.quit_question import QuitGuard
 from studio.ui.readouts import ReadoutPanel
 from studio.ui.takes_panel import TakesPanel
 from studio.ui.voices_dialog import VoicesDialog
+from studio.ui.waveform_edit import WaveformPanel
 from studio.ui.waveform_view import WaveformController, WaveformView
 from studio.ui.window_actions import build_actions
 
@@ -76,6 +77,7 @@ class MainWindow(QMainWindow):
         self.takes = TakesPanel()
         self.wave = WaveformView()
         self.wave_ctl = WaveformController(session, self.book, self.wave, self)
+        self.wave_panel = WaveformPanel(self.wave, self.wave_ctl, session)
         self.loading = LoadingNotice(self)
         self.measurer = PresetMeasurer(self, session=session)
         self.readouts = ReadoutPanel()
@@ -86,7 +88,7 @@ class MainWindow(QMainWindow):
             "details": self._dock("Details", self.inspector, Qt.DockWidgetArea.RightDockWidgetArea),
             "takes": self._dock("Takes", self.takes, Qt.DockWidgetArea.RightDockWidgetArea),
             "readouts": self._dock("Live readouts", self.readouts, Qt.DockWidgetArea.RightDockWidgetArea),
-            "waveform": self._dock("Waveform", self.wave, Qt.DockWidgetArea.TopDockWidgetArea),
+            "waveform": self._dock("Waveform", self.wave_panel, Qt.DockWidgetArea.TopDockWidgetArea),
             "queue": self._dock("Render queue", self.queue, Qt.DockWidgetArea.BottomDockWidgetArea),
             "progress": self._dock("Book progress", self.progress, Qt.DockWidgetArea.BottomDockWidgetArea),
             "log": self._dock("Log", self.log_pane, Qt.DockWidgetArea.BottomDockWidgetArea),
