@@ -24,6 +24,7 @@ from studio.qt.planning import BookPlan
 from studio.qt.preset_words import preset_label
 from studio.qt.progress import book_progress
 from studio.qt.session import ProjectSession
+from studio.qt.voice_library import VoiceLibrary
 from studio.qt.sinks import output_device_problem
 from studio.qt.snapshot import BookSnapshot, ChapterNode, ParagraphNode, SentenceNode
 from studio.ui.book_view import BookPanel
@@ -387,7 +388,8 @@ class MainWindow(QMainWindow):
         if s.settings is None or s.snapshot is None:
             return
         langs = sorted({p.effective_language for c in s.snapshot.chapters for p in c.paragraphs})
-        dlg = VoicesDialog(s.settings, langs, self, measurer=self.measurer, project_folder=str(s.snapshot.folder))
+        dlg = VoicesDialog(s.settings, langs, self, measurer=self.measurer, project_folder=str(s.snapshot.folder),
+                           library=VoiceLibrary())
         dlg.applied.connect(s.update_settings)
         dlg.sampleRequested.connect(lambda vid, lang, text: s.preview.play_text(text, lang, vid, f"sample: {vid}"))
         folder = s.snapshot.folder
