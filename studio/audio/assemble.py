@@ -49,6 +49,8 @@ class Clip:
     text: str = ""
     #: the producer's pause after this clip (seconds), instead of the sentence/paragraph pause
     pause_after: float | None = None
+    #: silence the producer put before this clip (seconds), added to the pause before it
+    pause_before: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,8 @@ def iter_chapter(
         if not para:
             continue
         for i, clip in enumerate(para):
+            if clip.pause_before:
+                yield gap(clip.pause_before)
             yield clip_block(clip)
             last = i == len(para) - 1
             own = clip.pause_after

@@ -31,6 +31,7 @@ from studio.engine.base import Engine
 from studio.jobs.render import EngineFactory, RenderProgress, render_project
 from studio.project.bookdb import same_heading
 from studio.project.duration import title_and_body
+from studio.project.direction import directions
 from studio.project.pauses import pauses_after
 from studio.project.store import Project, SentenceRow
 
@@ -230,6 +231,7 @@ def chapter_clips(
     """
 
     own = pauses_after(project, (r.id for r in rows))  # pauses the producer set after single sentences
+    before = {i: d.pause_before for i, d in directions(project).items() if d.pause_before}
 
     def load(row: SentenceRow) -> Clip:
         entry = project.cache_entry(row.cache_key) if row.cache_key else None
@@ -238,7 +240,7 @@ def chapter_clips(
         audio = project.cache.load(entry)
         if audio is None:
             raise CorruptAudio(entry.key)
-        return Clip(audio, entry.sample_rate, row.text, own.get(row.id))
+        return Clip(audio, entry.sample_rate, row.text, own.get(row.id), before.get(row.id, 0.0))
 
     heading = not any(r.is_title for r in rows) and same_heading(_paragraph_text(rows, 0), chapter_title)
     title_rows, body = title_and_body(rows, heading)

@@ -24,6 +24,7 @@ from typing import Protocol, TypeVar
 from studio.audio.assemble import Pauses
 from studio.core.types import Book
 from studio.project.bookdb import heading_paragraph, normalize_space
+from studio.project.direction import directions
 from studio.project.pauses import pauses_after
 from studio.project.store import Project, SentenceRow
 from studio.text.spoken import spoken_chars
@@ -136,16 +137,17 @@ def sentence_seconds(row: Spoken, timing: Timing) -> float:
 
 
 def chapter_seconds(rows: Sequence[Spoken], heading_first: bool, timing: Timing,
-                    after: Mapping[int, float] | None = None) -> float:
+                    after: Mapping[int, float] | None = None, before: Mapping[int, float] | None = None) -> float:
     """The length of the chapter's exported file (0 when it has nothing to say).
 
     Mirrors :func:`studio.audio.assemble.iter_chapter`: title, title pause; each
     sentence followed by the sentence pause, or the paragraph pause after a
     paragraph's last one -- or the pause the producer set after it (``after``:
-    sentence id -> seconds, :mod:`studio.project.pauses`); the chapter-end pause.
+    sentence id -> seconds, :mod:`studio.project.pauses`), and a pause the producer
+    put before it (``before``, :mod:`studio.project.direction`); the chapter-end pause.
     Silent sentences add no pause.
     """
-    own = after or {}
+    own, ahead = after or {}, before or {}
     if not rows:
         return 0.0
     pauses = timing.pauses
@@ -160,7 +162,7 @@ def chapter_seconds(rows: Sequence[Spoken], heading_first: bool, timing: Timing,
         if row is None or row.paragraph != current:
             for k, (seconds, sid) in enumerate(paragraph):
                 default = pauses.paragraph if k == len(paragraph) - 1 else pauses.sentence
-                total += seconds + own.get(sid, default)
+                total += ahead.get(sid, 0.0) + seconds + own.get(sid, default)
             paragraph = []
             if row is None:
                 break
@@ -213,6 +215,6 @@ def chapter_estimates(project: Project) -> list[float]:
     by_chapter: dict[int, list[SentenceRow]] = {}
     for r in rows:
         by_chapter.setdefault(r.chapter, []).append(r)
-    after = pauses_after(project)
-    return [chapter_seconds(by_chapter.get(i, []), heading_paragraph(c), timing, after)
+    after, before = pauses_after(project), {i: d.pause_before or 0.0 for i, d in directions(project).items()}
+    return [chapter_seconds(by_chapter.get(i, []), heading_paragraph(c), timing, after, before)
             for i, c in enumerate(project.book().chapters)]

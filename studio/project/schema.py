@@ -15,7 +15,7 @@ from typing import Callable
 
 from studio.core.errors import ProjectError
 from studio.project.chapters import add_chapter_control
-from studio.project.pauses import add_sentence_pauses
+from studio.project.direction import add_direction
 from studio.project.restructure import add_structure
 from studio.project.takes import TAKES_SCHEMA
 
@@ -169,8 +169,9 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     # from) and why the import called a chapter front matter; see
     # studio.project.restructure. Additive: old rows read as imported.
     3: add_structure,
-    # v5: the pause after one sentence, set by the producer (studio.project.pauses). Additive.
-    4: add_sentence_pauses,
+    # v5: direction for one sentence: the pause after it, a pause before it and a rate
+    # (studio.project.pauses, studio.project.direction). Additive.
+    4: add_direction,
 }
 
 

@@ -18,6 +18,7 @@ from studio.project.bookdb import heading_paragraph
 from studio.project.chapters import ChapterControl
 from studio.project.duration import Timing, chapter_seconds, project_timing
 from studio.project.front_matter import read_front_matter
+from studio.project.direction import Direction, directions
 from studio.project.numbering import chapter_label, chapter_number
 from studio.project.pauses import pauses_after
 from studio.project.store import Project, SentenceRow
@@ -44,6 +45,8 @@ class SentenceNode:
     synth_count: int
     #: the pause the producer set after this sentence (None: the project's pause)
     pause_after: float | None = None
+    #: direction for this sentence: a pause before it, a rate (studio.project.direction)
+    direction: Direction = Direction()
 
     @property
     def cached(self) -> bool:
@@ -168,9 +171,9 @@ def build_snapshot(
     for r in rows:
         by_chapter.setdefault(r.chapter, []).append(r)
     controls = project.chapter_control.all()
-    after = pauses_after(project)
+    after, directed = pauses_after(project), directions(project)
     chapters = tuple(
-        _chapter(ci, chapter, report.chapters[ci], by_chapter.get(ci, []), controls[ci], timing, after)
+        _chapter(ci, chapter, report.chapters[ci], by_chapter.get(ci, []), controls[ci], timing, after, directed)
         for ci, chapter in enumerate(book.chapters)
     )
     notes = tuple(report.warnings()[len(report.long_chapters):])
@@ -196,17 +199,18 @@ def build_chapter(project: Project, snapshot: BookSnapshot, chapter_idx: int) ->
     rows = project.sentences([chapter_idx])
     control = project.chapter_control.all()[chapter_idx]
     timing = snapshot.timing or timing_of(project, rows)
-    after = pauses_after(project, (r.id for r in rows))
-    node = _chapter(chapter_idx, book.chapters[chapter_idx], report.chapters[chapter_idx], rows, control, timing, after)
+    after, directed = pauses_after(project, (r.id for r in rows)), directions(project)
+    node = _chapter(chapter_idx, book.chapters[chapter_idx], report.chapters[chapter_idx], rows, control, timing, after,
+                    directed)
     return replace(node, too_long=node.estimated_s > snapshot.long_chapter_minutes * 60.0)
 
 
 def _chapter(ci: int, chapter, report, rows: list[SentenceRow], control: ChapterControl,
-             timing: Timing, after: Mapping[int, float]) -> ChapterNode:
+             timing: Timing, after: Mapping[int, float], directed: Mapping[int, Direction]) -> ChapterNode:
     unvoiced = {p.paragraph_index for p in report.unvoiced}
     by_para: dict[int | None, list[SentenceNode]] = {}
     for r in rows:
-        by_para.setdefault(r.paragraph, []).append(_sentence(r, after.get(r.id)))
+        by_para.setdefault(r.paragraph, []).append(_sentence(r, after.get(r.id), directed.get(r.id, Direction())))
     paragraphs: list[ParagraphNode] = []
     if None in by_para:  # a separately spoken title
         first = chapter.paragraphs[0] if chapter.paragraphs else None
@@ -220,7 +224,7 @@ def _chapter(ci: int, chapter, report, rows: list[SentenceRow], control: Chapter
         ))
     heading = heading_paragraph(chapter)
     return ChapterNode(
-        ci, chapter.title, chapter.front_matter, report.word_count, chapter_seconds(rows, heading, timing, after), False,
+        ci, chapter.title, chapter.front_matter, report.word_count, chapter_seconds(rows, heading, timing, after, _before(directed)), False,
         tuple(paragraphs), control.included, control.name if control.name != chapter.title else "", control.reason,
         heading,
     )
@@ -232,7 +236,8 @@ def estimate(chapter: ChapterNode, timing: Timing | None, sentences: Iterable[Se
     if timing is None:
         return chapter.estimated_s
     nodes = tuple(chapter.sentences if sentences is None else sentences)
-    return chapter_seconds(nodes, chapter.heading_first, timing, own_pauses(nodes))
+    return chapter_seconds(nodes, chapter.heading_first, timing, own_pauses(nodes),
+                           _before({n.id: n.direction for n in nodes}))
 
 
 def own_pauses(nodes: Iterable[SentenceNode]) -> dict[int, float]:
@@ -240,11 +245,15 @@ def own_pauses(nodes: Iterable[SentenceNode]) -> dict[int, float]:
     return {n.id: n.pause_after for n in nodes if n.pause_after is not None}
 
 
-def _sentence(r: SentenceRow, pause_after: float | None = None) -> SentenceNode:
+def _before(directed: Mapping[int, Direction]) -> dict[int, float]:
+    return {i: d.pause_before for i, d in directed.items() if d.pause_before}
+
+
+def _sentence(r: SentenceRow, pause_after: float | None = None, direction: Direction = Direction()) -> SentenceNode:
     return SentenceNode(
         id=r.id, chapter=r.chapter, paragraph=r.paragraph, index=r.index, text=r.text, language=r.language,
         was_split=r.was_split, state=r.state, reason=r.reason, cache_key=r.cache_key, expected_key=r.expected_key,
-        duration=r.duration, synth_count=r.synth_count, pause_after=pause_after,
+        duration=r.duration, synth_count=r.synth_count, pause_after=pause_after, direction=direction,
     )
 
 

@@ -85,11 +85,12 @@ def pause_after(nodes: Sequence[SentenceNode], i: int, pauses: Pauses, titles: s
     heading = titles or set()
     if cur.id in heading and nxt.id not in heading:
         return pauses.title
+    ahead = nxt.direction.pause_before or 0.0  # a pause the producer put before the next one
     if cur.pause_after is not None and cur.id not in heading:
-        return cur.pause_after
+        return cur.pause_after + ahead
     if (nxt.chapter, nxt.paragraph) != (cur.chapter, cur.paragraph):
-        return pauses.paragraph
-    return pauses.sentence
+        return pauses.paragraph + ahead
+    return pauses.sentence + ahead
 
 
 class PeakCache:
@@ -105,7 +106,7 @@ class PeakCache:
             titles: Mapping[int, str] | None = None, timing: Timing | None = None) -> WaveformData:
         titles = titles or {}
         memo = (label, pauses, timing, tuple(sorted(titles.items())),
-                tuple((n.id, n.cache_key if n.cached else None, n.duration, n.pause_after) for n in nodes))
+                tuple((n.id, n.cache_key if n.cached else None, n.duration, n.pause_after, n.direction) for n in nodes))
         with self._lock:
             hit = self._memo.get(memo)
             if hit is not None:

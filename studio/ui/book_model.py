@@ -367,7 +367,9 @@ class BookModel(QAbstractItemModel):
             words = ["split"] if node.was_split else []
             if para is not None and para.unvoiced:
                 words.append(f"no {node.language} voice")
-            return words
+            said = node.direction.words()  # the producer's direction, and a pause set after it
+            return words + ([said] if said else []) + (
+                [f"{node.pause_after:.2f} s after"] if node.pause_after is not None else [])
         if isinstance(node, ParagraphNode):
             words = [f"no {node.effective_language} voice"] if node.unvoiced else []
             if node.has_split:

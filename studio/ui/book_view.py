@@ -74,6 +74,7 @@ class BookPanel(QWidget):
     longChapterMinutesChanged = Signal(float)
     currentChanged = Signal(object)  # node or None
     searchRequested = Signal(str)  # the search text, once typing pauses
+    directionRequested = Signal(object)  # list[SentenceNode]: a rate, pauses for them
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -274,6 +275,8 @@ class BookPanel(QWidget):
         self._add(menu, f"Render selection ({len(ids)} sentence(s))", lambda: self.renderSentences.emit(ids))
         self._add(menu, "Regenerate (new take)", lambda: self.regenerate.emit(ids),
                   "Synthesize again even though the audio exists")
+        self._add(menu, "Direction\u2026", lambda: self.directionRequested.emit(self.selected_sentences()),
+                  "A rate and pauses for the selected sentence(s)")
         if isinstance(node, ChapterNode):
             menu.addSeparator()
             if node.included:

@@ -31,6 +31,7 @@ from studio.ui.book_view import BookPanel
 from studio.ui.common import show_message_box
 from studio.ui.confirm import book_render_box
 from studio.ui.empty_state import SAMPLE_BOOK, EmptyState
+from studio.ui.direction_dialog import DirectionDialog
 from studio.ui.export_dialog import ExportDialog
 from studio.ui.import_flow import ImportFlow
 from studio.ui.inspector import Inspector
@@ -167,6 +168,7 @@ class MainWindow(QMainWindow):
         i.play.connect(b.play_selection)
         i.languageChosen.connect(s.set_language)
         b.playFromRequested.connect(self.play_from)
+        b.directionRequested.connect(self.open_direction)
         b.searchRequested.connect(lambda text: s.project is not None and s.search(text))
         s.searchReady.connect(b.apply_search)
         t = self.takes
@@ -382,6 +384,12 @@ class MainWindow(QMainWindow):
             log.warning("%s", message)
 
     # ------------------------------------------------------------ dialogs
+
+    def open_direction(self, nodes: list) -> None:
+        if nodes:
+            self.direction_dialog = DirectionDialog(nodes, self)
+            self.direction_dialog.directed.connect(self.session.set_direction)
+            self.direction_dialog.open()
 
     def open_voices(self) -> None:
         s = self.session

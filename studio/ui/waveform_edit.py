@@ -22,7 +22,7 @@ class WaveformPanel(QWidget):
     def __init__(self, view: WaveformView, controller: WaveformController, session: ProjectSession,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.view, self.session = view, session
+        self.view, self.session, self.controller = view, session, controller
         self.zoom_in = QPushButton("+")
         self.zoom_in.setToolTip("Zoom in (+, or the mouse wheel)")
         self.zoom_in.clicked.connect(lambda: view.zoom_by(1.5))
@@ -45,7 +45,7 @@ class WaveformPanel(QWidget):
         self.pause.valueChanged.connect(self._typed)
         self.reset = QPushButton("Project pause")
         self.reset.setToolTip("Back to the project's sentence/paragraph pause")
-        self.reset.clicked.connect(lambda: self.view.focus is not None and session.set_pause_after(
+        self.reset.clicked.connect(lambda: self.view.focus is not None and controller.set_gap(
             self.view.focus.sentence_id, None))
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
@@ -73,4 +73,4 @@ class WaveformPanel(QWidget):
     def _typed(self, seconds: float) -> None:
         span = self.view.focus
         if span is not None and abs(seconds - span.gap) >= 0.005:
-            self.session.set_pause_after(span.sentence_id, round(seconds, 2))
+            self.controller.set_gap(span.sentence_id, round(seconds, 2))

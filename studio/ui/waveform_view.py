@@ -341,7 +341,7 @@ class WaveformController(QObject):
         session.waveformReady.connect(self.ready)
         view.seekRequested.connect(self.play_from)
         view.rangePlayRequested.connect(self.play_range)
-        view.pauseChanged.connect(session.set_pause_after)
+        view.pauseChanged.connect(self.set_gap)
         view.stopRequested.connect(session.preview.stop)
 
     def show(self, node: object) -> None:
@@ -380,6 +380,17 @@ class WaveformController(QObject):
         if self._base[0] != sid:
             self._base = (sid, pos.played_s)
         self.view.set_cursor(min(span.end, span.start + pos.played_s - self._base[1]))
+
+    def set_gap(self, sentence_id: int, gap: float | None) -> None:
+        """The silence drawn after a sentence is its pause after plus the next one's pause
+        before: a dragged or typed gap sets the first (None: the project's pause)."""
+        data, model = self.view.data, self.book.model
+        ahead = 0.0
+        if gap is not None and data is not None:
+            ids = [s.sentence_id for s in data.spans]
+            nxt = model.sentence(ids[ids.index(sentence_id) + 1]) if sentence_id in ids[:-1] else None
+            ahead = (nxt.direction.pause_before or 0.0) if nxt is not None else 0.0
+        self.session.set_pause_after(sentence_id, None if gap is None else round(max(0.0, gap - ahead), 2))
 
     def play_range(self, ids: tuple[int, ...]) -> None:
         """Play the sentences a selection touches (whole sentences: the player speaks sentences)."""
