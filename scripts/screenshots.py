@@ -65,6 +65,41 @@ def main(argv: list[str] | None = None, shots=None) -> int:  # noqa: ANN001 - sh
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def open_book(args: argparse.Namespace, tmp: Path, settle_s: float = 0.6):  # noqa: ANN201
+    """The window (model in this process, a silent player) with ``args.manuscript`` opened:
+    ``(app, session, window, grab)``, ``grab(widget, name)`` saving into ``args.out``."""
+    import studio.qt  # noqa: F401 - binding guard first
+
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from studio.qt.session import ProjectSession
+    from studio.qt.sinks import NullSink
+    from studio.ui.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication(["studio"])
+    app.setApplicationDisplayName("Audiobook Studio")
+    settings = QSettings(str(tmp / "studio.ini"), QSettings.Format.IniFormat)
+    session = ProjectSession(isolation=None, sink_factory=lambda: NullSink(speed=0.5))
+    win = MainWindow(session, settings)
+    win.resize(1440, 900)
+    win.show()
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+
+    def grab(widget, name: str) -> None:  # noqa: ANN001
+        settle(app, settle_s)
+        widget.grab().save(str(out / name))
+        log.info("wrote %s (%dx%d)", out / name, widget.width(), widget.height())
+
+    book = tmp / "books" / args.manuscript.name
+    book.parent.mkdir(parents=True)
+    shutil.copy(args.manuscript, book)
+    win.open_path(book)
+    wait_until(app, lambda: session.snapshot is not None, 120, "the project to open")
+    return app, session, win, grab
+
+
 def shoot(args: argparse.Namespace, tmp: Path) -> int:
     import studio.qt  # noqa: F401 - binding guard first
 

@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QMenu
 from test_gui_support import write_manuscript
 from test_gui_waveform_edit import BOOK, exported_seconds
-from test_gui_window import WAIT, make_window, open_and_wait, sentences, wait_jobs_done
+from test_gui_window import WAIT, open_and_wait, sentences, wait_jobs_done, window  # noqa: F401 - the fixture
 
 from studio.project.direction import directions
 from studio.project.store import Project
@@ -21,14 +21,8 @@ from studio.qt.snapshot import estimate
 from studio.ui.direction_dialog import DirectionDialog
 from studio.ui.main_window import MainWindow
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("private_dirs")]
 
-
-@pytest.fixture
-def window(qtbot, tmp_path: Path, private_dirs: None):  # noqa: ANN001, ANN201
-    win = make_window(qtbot, tmp_path)
-    yield win
-    win.close()
 
 
 def test_direction_changes_only_the_touched_keys_and_the_export_follows(qtbot, window: MainWindow,  # noqa: ANN001

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QPushButton
 from test_gui_support import TINY, write_manuscript
-from test_gui_window import WAIT, make_window, open_and_wait
+from test_gui_window import WAIT, make_window, open_and_wait, window  # noqa: F401 - the fixture
 
 from studio.core.errors import Cancelled
 from studio.project.store import Project
@@ -19,19 +19,13 @@ from studio.qt.importing import ImportWatch
 from studio.text.importer import load_manuscript
 from studio.ui.import_flow import PROJECTS_DIR_KEY
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("private_dirs")]
 
 #: a longer book: many chapters, so the import has many steps to show (and to cancel between)
 MANY = "# Many Chapters\n\n" + "\n\n".join(
     f"## Chapter {n}\n\n" + " ".join(f"Sentence {k} of chapter {n} is here." for k in range(1, 30))
     for n in range(1, 121))
 
-
-@pytest.fixture
-def window(qtbot, tmp_path: Path, private_dirs: None):  # noqa: ANN001, ANN201
-    win = make_window(qtbot, tmp_path)
-    yield win
-    win.close()
 
 
 def answer(win, manuscript: Path, folder: Path, asked: list[str]) -> None:  # noqa: ANN001

@@ -16,7 +16,7 @@ from PySide6.QtCore import QModelIndex, QPoint
 from PySide6.QtWidgets import QApplication, QMenu
 from test_gui_review import FRONT
 from test_gui_support import write_manuscript
-from test_gui_window import WAIT, make_window, open_and_wait, wait_jobs_done
+from test_gui_window import WAIT, open_and_wait, wait_jobs_done, window  # noqa: F401 - the fixture
 
 from studio.cli import main as studio_main
 from studio.engine.voice.catalog import get_voice
@@ -26,14 +26,8 @@ from studio.project.store import Project
 from studio.text.importer import load_manuscript
 from studio.ui.main_window import MainWindow
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("private_dirs")]
 
-
-@pytest.fixture
-def window(qtbot, tmp_path: Path, private_dirs: None):  # noqa: ANN001, ANN201
-    win = make_window(qtbot, tmp_path)
-    yield win
-    win.close()
 
 
 def inspect_rows(capsys, target: Path) -> dict[str, tuple[str, str]]:  # noqa: ANN001

@@ -19,7 +19,6 @@ from studio.project.queue_state import load_queue
 from studio.project.store import Project
 from studio.qt.jobqueue import JobQueue
 from studio.qt.messages import JobSpec, QueueSnapshot
-from studio.ui.main_window import MainWindow
 
 pytestmark = pytest.mark.slow
 

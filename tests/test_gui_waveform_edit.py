@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from test_gui_support import write_manuscript
-from test_gui_window import WAIT, make_window, open_and_wait, sentences, wait_jobs_done
+from test_gui_window import WAIT, open_and_wait, sentences, wait_jobs_done, window  # noqa: F401 - the fixture
 
 from studio.jobs.export import export_chapter_files
 from studio.project.duration import chapter_estimates
@@ -21,7 +21,7 @@ from studio.project.pauses import pauses_after
 from studio.project.store import Project
 from studio.ui.main_window import MainWindow
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("private_dirs")]
 
 BOOK = """# Pause Book
 
@@ -34,12 +34,6 @@ The cat sat down. It was warm. The sun was out. A bird sang. The day went on. Th
 Rain fell on the roof. We stayed in.
 """
 
-
-@pytest.fixture
-def window(qtbot, tmp_path: Path, private_dirs: None):  # noqa: ANN001, ANN201
-    win = make_window(qtbot, tmp_path)
-    yield win
-    win.close()
 
 
 def exported_seconds(folder: str, out: Path) -> float:
