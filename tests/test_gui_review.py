@@ -346,7 +346,7 @@ def test_chapter_menu_excludes_includes_and_renames_and_render_book_follows(
     assert "(front matter, excluded)" in str(model.index(0, 0).data())
     menu_action(0, "Include in the book")
     qtbot.waitUntil(lambda: model.snapshot.chapters[0].included, timeout=WAIT)
-    assert str(model.index(0, 0).data()) == "1. Dedication" and model.index(0, 0).data(Qt.ItemDataRole.FontRole).bold()
+    assert str(model.index(0, 0).data()) == "1. Dedication (front matter)" and model.index(0, 0).data(Qt.ItemDataRole.FontRole).bold()
     menu_action(2, "Exclude from the book")
     qtbot.waitUntil(lambda: not model.snapshot.chapters[2].included, timeout=WAIT)
     assert "(excluded)" in str(model.index(2, 0).data())

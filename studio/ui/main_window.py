@@ -92,15 +92,15 @@ class MainWindow(QMainWindow):
             "readouts": self._dock("Live readouts", self.readouts, Qt.DockWidgetArea.RightDockWidgetArea),
             "waveform": self._dock("Waveform", self.wave_panel, Qt.DockWidgetArea.TopDockWidgetArea),
             "queue": self._dock("Render queue", self.queue, Qt.DockWidgetArea.BottomDockWidgetArea),
-            "progress": self._dock("Book progress", self.progress, Qt.DockWidgetArea.BottomDockWidgetArea),
+            "progress": self._dock("Book progress", self.progress, Qt.DockWidgetArea.RightDockWidgetArea),
             "log": self._dock("Log", self.log_pane, Qt.DockWidgetArea.BottomDockWidgetArea),
         }
         # the right column runs the full height: the queue under the tree is then held back only
         # by the tree, not by the readouts' minimum height (it used to show two rows)
         self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
-        self.tabifyDockWidget(self.docks["queue"], self.docks["progress"])
         self.tabifyDockWidget(self.docks["queue"], self.docks["log"])
         self.tabifyDockWidget(self.docks["readouts"], self.docks["takes"])
+        self.tabifyDockWidget(self.docks["readouts"], self.docks["progress"])
         self.docks["queue"].raise_()
         self.docks["readouts"].raise_()
         self.resizeDocks([self.docks["details"], self.docks["readouts"]], [300, 300], Qt.Orientation.Vertical)
