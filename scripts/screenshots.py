@@ -65,13 +65,16 @@ def main(argv: list[str] | None = None, shots=None) -> int:  # noqa: ANN001 - sh
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def shoot(args: argparse.Namespace, tmp: Path) -> int:
+def open_book(args: argparse.Namespace, tmp: Path, settle_s: float = 0.6, *, isolation=None,  # noqa: ANN001, ANN201
+              sink_speed: float | None = 0.5):
+    """The window (model in this process unless ``isolation``, a silent player) with
+    ``args.manuscript`` opened: ``(app, session, window, grab)``, ``grab(widget, name)``
+    saving into ``args.out``."""
     import studio.qt  # noqa: F401 - binding guard first
 
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from studio.jobs.engines import Isolation
     from studio.qt.session import ProjectSession
     from studio.qt.sinks import NullSink
     from studio.ui.main_window import MainWindow
@@ -79,8 +82,8 @@ def shoot(args: argparse.Namespace, tmp: Path) -> int:
     app = QApplication.instance() or QApplication(["studio"])
     app.setApplicationDisplayName("Audiobook Studio")
     settings = QSettings(str(tmp / "studio.ini"), QSettings.Format.IniFormat)
-    session = ProjectSession(isolation=None if args.in_process else Isolation(),
-                             sink_factory=lambda: NullSink())
+    session = ProjectSession(isolation=isolation,
+                             sink_factory=lambda: NullSink() if sink_speed is None else NullSink(speed=sink_speed))
     win = MainWindow(session, settings)
     win.resize(1440, 900)
     win.show()
@@ -88,16 +91,23 @@ def shoot(args: argparse.Namespace, tmp: Path) -> int:
     out.mkdir(parents=True, exist_ok=True)
 
     def grab(widget, name: str) -> None:  # noqa: ANN001
-        settle(app)
-        path = out / name
-        widget.grab().save(str(path))
-        log.info("wrote %s (%dx%d)", path, widget.width(), widget.height())
+        settle(app, settle_s)
+        widget.grab().save(str(out / name))
+        log.info("wrote %s (%dx%d)", out / name, widget.width(), widget.height())
 
     book = tmp / "books" / args.manuscript.name
     book.parent.mkdir(parents=True)
     shutil.copy(args.manuscript, book)
     win.open_path(book)
     wait_until(app, lambda: session.snapshot is not None, 120, "the project to open")
+    return app, session, win, grab
+
+
+def shoot(args: argparse.Namespace, tmp: Path) -> int:
+    from studio.jobs.engines import Isolation
+
+    app, session, win, grab = open_book(args, tmp, 0.3, isolation=None if args.in_process else Isolation(),
+                                        sink_speed=None)
     win.book.tree.expandAll()
     snap = session.snapshot
     french = next((p for c in snap.chapters for p in c.paragraphs if p.effective_language == "fr"), None)

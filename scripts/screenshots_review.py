@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import shutil
 import sys
 from pathlib import Path
 
@@ -35,35 +34,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def shoot(args: argparse.Namespace, tmp: Path) -> int:
-    import studio.qt  # noqa: F401 - binding guard first
+    from PySide6.QtCore import QItemSelectionModel
 
-    from PySide6.QtCore import QItemSelectionModel, QSettings
-    from PySide6.QtWidgets import QApplication
-
-    from studio.qt.session import ProjectSession
-    from studio.qt.sinks import NullSink
-    from studio.ui.main_window import MainWindow
-
-    app = QApplication.instance() or QApplication(["studio"])
-    app.setApplicationDisplayName("Audiobook Studio")
-    settings = QSettings(str(tmp / "studio.ini"), QSettings.Format.IniFormat)
-    session = ProjectSession(isolation=None, sink_factory=lambda: NullSink(speed=0.5))
-    win = MainWindow(session, settings)
-    win.resize(1440, 900)
-    win.show()
-    out: Path = args.out
-    out.mkdir(parents=True, exist_ok=True)
-
-    def grab(widget, name: str) -> None:  # noqa: ANN001
-        settle(app, 0.6)
-        widget.grab().save(str(out / name))
-        log.info("wrote %s (%dx%d)", out / name, widget.width(), widget.height())
-
-    book = tmp / "books" / args.manuscript.name
-    book.parent.mkdir(parents=True)
-    shutil.copy(args.manuscript, book)
-    win.open_path(book)
-    wait_until(app, lambda: session.snapshot is not None, 120, "the project to open")
+    app, session, win, grab = screenshots.open_book(args, tmp)
     model, tree = win.book.model, win.book.tree
     session.render_chapters([0])
     wait_until(app, lambda: bool(session.queue.snapshot().jobs) and not session.queue.snapshot().active, 900,

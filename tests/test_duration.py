@@ -97,6 +97,7 @@ def test_pause_layout_follows_the_assembly() -> None:
         def __init__(self, paragraph: int | None, text: str, duration: float | None = None) -> None:
             self.paragraph, self.text, self.duration = paragraph, text, duration
             self.state = "done" if duration is not None else "pending"
+            self.id = id(self)
 
     rate = SpeakingRate(per_sentence=0.5, per_char=0.1)
     timing = Timing(rate, 1.0, Pauses(sentence=0.3, paragraph=1.0, title=2.0, chapter_end=0.25))
@@ -111,6 +112,8 @@ def test_pause_layout_follows_the_assembly() -> None:
     slower = replace(timing, length_scale=1.2)
     assert chapter_seconds([Row(0, "abcde")], False, slower) == pytest.approx((0.5 + 0.5) * 1.2 + 1.0 + 0.25)
     assert chapter_seconds([], True, timing) == 0.0
+    own = {rows[1].id: 2.5, rows[2].id: 0.0}  # pauses the producer set after single sentences
+    assert chapter_seconds(rows, False, timing, own) == pytest.approx(title + para0 + para2 + 0.25 + 2.2 - 1.0)
 
 
 def test_new_pauses_render_nothing_and_a_new_speed_renders_everything(rendered) -> None:

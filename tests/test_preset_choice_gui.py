@@ -195,3 +195,23 @@ def test_measuring_from_the_window_pauses_the_render_and_resumes_it(qtbot, tmp_p
         assert session.queue.paused
     finally:
         win.close()
+
+
+def test_the_dialog_and_the_status_bar_name_the_same_active_preset(qtbot, private_cache: Path) -> None:
+    """A project without a preset renders with its engine's default; both places name it
+    (the dialog said "Engine default (no preset)" while the status bar said "Best quality")."""
+    from dataclasses import replace
+
+    from studio.qt.preset_words import preset_label
+    from studio.ui.voices_dialog import VoicesDialog
+
+    for settings, plain in ((replace(SETTINGS, preset="", backend="onnx"), "Best quality"),
+                            (replace(SETTINGS, preset="int8-cpu"), "Fast on CPU")):
+        dlg = VoicesDialog(settings, ["en"])
+        qtbot.addWidget(dlg)
+        dlg.set_facts(machine(CPU_ONLY))
+        row = dlg.presets.tree.currentItem()
+        assert row is not None and row.text(0).startswith(plain)
+        assert preset_label(settings.preset, settings.voice_id, settings.backend).startswith(f"Preset: {plain} (")
+        assert dlg.chosen_settings().preset == settings.preset  # applying unchanged changes nothing
+    assert "engine default" in preset_label("", "v", "onnx") and "fp32-cpu" in preset_label("", "v", "onnx")

@@ -136,3 +136,76 @@ def test_walkthrough_import_exclude_render_edit_takes_export(qtbot, tmp_path: Pa
             assert project.counts([three])["done"] == 0
     finally:
         win.close()
+
+
+def test_walkthrough_queue_edit_take_quit_paused_reopen_and_drag_a_pause(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+    """The producer's day, round two: a finished job listed, a long chapter rendering, an edit
+    and a new take (both done before the chapter, which then resumes); the queue paused with a
+    chapter waiting, File > Quit > Finish later; the book reopened with the queue paused; a
+    pause dragged in the waveform, and the exported chapter longer by exactly that much."""
+    from PySide6.QtCore import QPoint, Qt
+    from test_gui_queue import _running_spells
+    from test_gui_review import LONG_ONE
+    from test_gui_support import write_manuscript
+
+    from studio.jobs.export import export_chapter_files
+    from studio.project.pauses import pauses_after
+
+    win = make_window(qtbot, tmp_path)
+    open_and_wait(qtbot, win, write_manuscript(tmp_path / "books", LONG_ONE))
+    session, model = win.session, win.book.model
+    folder = session.snapshot.folder
+    one = win.book.sentences_of_chapters([0])
+    two = win.book.sentences_of_chapters([1])
+    session.render_chapters([1])
+    wait_jobs_done(qtbot, win)
+    seen: list = []
+    session.queueChanged.connect(seen.append)
+    chapter = session.render_chapters([0])
+    qtbot.waitUntil(lambda: model.counts(0).get("done", 0) >= 2, timeout=WAIT)
+    win.book.select_sentence(two[1].id)
+    win.inspector.saveText.emit(two[1].id, "We stayed inside by the fire.")
+    win.takes.show_sentence(two[0].id, two[0].text)
+    win.takes.new_btn.click()
+    qtbot.waitUntil(lambda: sum(j.spec.urgent for j in session.queue.snapshot().jobs) == 2, timeout=WAIT)
+    qtbot.waitUntil(lambda: all(j.status == "done" for j in session.queue.snapshot().jobs if j.spec.urgent),
+                    timeout=WAIT)
+    assert model.counts(0).get("done", 0) < len(one)  # the edit and the take did not wait for the chapter
+    wait_jobs_done(qtbot, win)
+    assert session.queue.snapshot().job(chapter).status == "done" and _running_spells(seen, chapter) <= 3
+
+    win.queue.pause_btn.click()
+    session.render_chapters([2])
+    qtbot.waitUntil(lambda: len(win.queue.snapshot.active) == 1, timeout=WAIT)
+    win.actions_.named["quit"].trigger()
+    qtbot.waitUntil(lambda: win.quit_guard.box is not None and win.quit_guard.box.isVisible(), timeout=WAIT)
+    win.quit_guard.later_btn.click()
+    qtbot.waitUntil(lambda: not win.isVisible(), timeout=WAIT)
+
+    again = make_window(qtbot, tmp_path)
+    try:
+        open_and_wait(qtbot, again, Path(folder))
+        qtbot.waitUntil(lambda: len(again.queue.model.jobs) == 1, timeout=WAIT)
+        assert again.queue.snapshot.paused and again.queue.model.jobs[0].spec.chapters == (2,)
+        with Project.open(folder) as project:
+            before = export_chapter_files(project, tmp_path / "before", "wav", [0])[0].duration
+        book, view = again.book, again.wave
+        book.tree.setCurrentIndex(book.proxy.mapFromSource(book.model.index(0, 0)))
+        qtbot.waitUntil(lambda: view.data is not None and len(view.data.spans) == len(one), timeout=WAIT)
+        span = view.data.spans[3]
+        y = view.RULER + (view.height() - view.RULER) // 2
+        x0 = int(round(view.x_of(span.end + span.gap)))
+        x1 = int(round(view.x_of(span.end + span.gap + 0.8)))
+        dragged: list = []
+        view.pauseChanged.connect(lambda sid, s: dragged.append(s))
+        qtbot.mousePress(view, Qt.MouseButton.LeftButton, pos=QPoint(x0, y))
+        qtbot.mouseMove(view, QPoint(x1, y))
+        qtbot.mouseRelease(view, Qt.MouseButton.LeftButton, pos=QPoint(x1, y))
+        assert dragged and dragged[0] == pytest.approx(span.gap + 0.8, abs=0.05)
+        qtbot.waitUntil(lambda: view.data.span_of(span.sentence_id).gap == pytest.approx(dragged[0]), timeout=WAIT)
+        with Project.open(folder) as project:
+            assert pauses_after(project) == {span.sentence_id: pytest.approx(dragged[0])}
+            after = export_chapter_files(project, tmp_path / "after", "wav", [0])[0].duration
+        assert after - before == pytest.approx(dragged[0] - span.gap, abs=1e-3)
+    finally:
+        again.close()

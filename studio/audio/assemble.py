@@ -47,6 +47,10 @@ class Clip:
     audio: np.ndarray
     sample_rate: int
     text: str = ""
+    #: the producer's pause after this clip (seconds), instead of the sentence/paragraph pause
+    pause_after: float | None = None
+    #: silence the producer put before this clip (seconds), added to the pause before it
+    pause_before: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -105,9 +109,12 @@ def iter_chapter(
         if not para:
             continue
         for i, clip in enumerate(para):
+            if clip.pause_before:
+                yield gap(clip.pause_before)
             yield clip_block(clip)
             last = i == len(para) - 1
-            yield gap(pauses.paragraph if last else pauses.sentence)
+            own = clip.pause_after
+            yield gap(own if own is not None else pauses.paragraph if last else pauses.sentence)
     yield gap(pauses.chapter_end)
 
 

@@ -22,8 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(its chapters as the producer merged, split, named and included them)")
     p.add_argument("--long-chapter-minutes", type=float, default=60.0, metavar="MIN",
                    help="flag chapters longer than this when spoken (default: 60)")
-    p.add_argument("--words-per-minute", type=float, default=155.0, metavar="WPM",
-                   help="speaking rate for duration estimates (default: 155)")
+    p.add_argument("--words-per-minute", type=float, default=None, metavar="WPM",
+                   help="estimate durations at this flat rate instead of the voice's measured speaking "
+                   "rate and the pauses (the estimate the app and export use)")
     p.add_argument("--max-sentence-chars", type=int, default=500, metavar="N",
                    help="split sentences longer than this (default: 500)")
     p.add_argument("--project", type=Path, help="also use this project's lexicon entries")
@@ -44,23 +45,32 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     from studio.text.importer import load_manuscript
     from studio.text.inspect import inspect_book
 
-    chapters = None
+    from studio.engine.voice.catalog import get_voice
+    from studio.project.duration import book_estimates, chapter_estimates
+
+    chapters = durations = None
+    rate = f"{args.words_per_minute:g} words per minute" if args.words_per_minute else ""
     if Project.is_project(args.file):
         with Project.open(args.file) as project:
             book, chapters = project.book(), project.chapters()
+            if not rate:  # the tree's and the export dialog's estimate: rendered audio where there is some
+                durations, rate = chapter_estimates(project), f"voice {project.settings().voice_id}'s rate, with pauses"
     else:
         require_file(args.file)
         book = load_manuscript(args.file, max_sentence_chars=args.max_sentence_chars)
+        if not rate and not args.spoken:
+            voice = get_voice(None).id
+            durations, rate = book_estimates(book, voice), f"voice {voice}'s measured rate, with pauses"
     if args.spoken:
         from studio.cli.spoken import print_spoken
 
         return print_spoken(args, book, sys.stdout)
     voice_languages = {v.language for v in list_voices()}
     report = inspect_book(
-        book, words_per_minute=args.words_per_minute,
+        book, words_per_minute=args.words_per_minute or 155.0, durations=durations,
         long_chapter_minutes=args.long_chapter_minutes, voice_languages=voice_languages,
     )
-    _print_report(report, sys.stdout, book, chapters)
+    _print_report(report, sys.stdout, book, chapters, rate)
     _print_pronunciations(args, book, sys.stdout)
     return 0
 
@@ -91,7 +101,7 @@ def _short(text: str, n: int = 60) -> str:
     return text if len(text) <= n else text[: n - 1] + "\u2026"
 
 
-def _print_report(report, out: TextIO, book, chapters=None) -> None:
+def _print_report(report, out: TextIO, book, chapters=None, rate: str = "") -> None:
     """``report``: studio.text.inspect.BookReport of ``book``; ``chapters``: a project's
     ChapterInfo list, whose names and inclusion win over the import's."""
     out.write(f"{report.title} -- {report.author or 'unknown author'} (main language: {report.language})\n\n")
@@ -117,7 +127,7 @@ def _print_report(report, out: TextIO, book, chapters=None) -> None:
     print_table(rows, out)
     out.write(
         f"\n{len(report.chapters)} chapter(s), {report.word_count} words, about "
-        f"{format_duration(report.duration_seconds)} at {report.words_per_minute:g} words per minute; "
+        f"{format_duration(report.duration_seconds)} at {rate or f'{report.words_per_minute:g} words per minute'}; "
         f"languages: {', '.join(report.languages) or '-'}\n"
     )
     warnings = report.warnings()

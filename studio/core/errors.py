@@ -24,6 +24,10 @@ class ManuscriptError(StudioError):
         super().__init__(f"{self.path}: {reason}")
 
 
+class Cancelled(StudioError):
+    """The producer stopped a long operation (an import, a download); nothing half-done is kept."""
+
+
 class VoiceError(StudioError):
     """A voice is missing, unreadable, or cannot be downloaded."""
 

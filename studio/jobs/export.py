@@ -32,6 +32,8 @@ from studio.engine.base import Engine
 from studio.jobs.render import EngineFactory, RenderProgress, render_project
 from studio.project.bookdb import same_heading
 from studio.project.duration import title_and_body
+from studio.project.direction import directions
+from studio.project.pauses import pauses_after
 from studio.project.store import Project, SentenceRow
 
 log = logging.getLogger(__name__)
@@ -267,6 +269,9 @@ def chapter_clips(
     followed by the title pause.
     """
 
+    own = pauses_after(project, (r.id for r in rows))  # pauses the producer set after single sentences
+    before = {i: d.pause_before for i, d in directions(project).items() if d.pause_before}
+
     def load(row: SentenceRow) -> Clip:
         entry = project.cache_entry(row.cache_key) if row.cache_key else None
         if entry is None:
@@ -274,7 +279,7 @@ def chapter_clips(
         audio = project.cache.load(entry)
         if audio is None:
             raise CorruptAudio(entry.key)
-        return Clip(audio, entry.sample_rate, row.text)
+        return Clip(audio, entry.sample_rate, row.text, own.get(row.id), before.get(row.id, 0.0))
 
     title_rows, body = title_and_body(rows, spoken_heading(rows, chapter_title))
     title = _join([load(r) for r in title_rows], pauses.sentence) if title_rows else None

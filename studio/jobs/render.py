@@ -327,7 +327,7 @@ class _Renderer:
         self.engines: dict[str, Engine] = {settings.voice_id: engine}
         self.owned: list[Engine] = []
         self.loaded: set[str] = set()
-        self.synths: dict[str, BatchSynthesizer] = {}
+        self.synths: dict[tuple[str, SynthesisSettings], BatchSynthesizer] = {}
         self.done = self.total = self.failed = self.synthesized = self.reused = 0
         self.audio_seconds = 0.0
         self.synth_chars = 0
@@ -372,11 +372,12 @@ class _Renderer:
             log.info("%d sentence(s) in flight back to pending (%s)", n, reason)
 
     def _batches(self, pending: list[SentenceRow], size: int) -> Iterator[list[SentenceRow]]:
-        """Consecutive runs of the same voice, at most ``size`` long, in reading order."""
+        """Consecutive runs of the same voice and settings (a directed rate is its own call: the
+        voice takes one length scale per call), at most ``size`` long, in reading order."""
         batch: list[SentenceRow] = []
         voice = None
         for row in pending:
-            v = self.project.voice_for(row.language, self.settings)
+            v = (self.project.voice_for(row.language, self.settings), row.synthesis)
             if batch and (v != voice or len(batch) >= size):
                 yield batch
                 batch = []
@@ -425,9 +426,10 @@ class _Renderer:
             self._emit(todo[-1].text)
             return
         project.mark_rendering(r.id for r in todo)
-        synth = self.synths.get(voice_id)
+        own = todo[0].synthesis or self.settings.synthesis  # one batch, one voice, one set of settings
+        synth = self.synths.get((voice_id, own))
         if synth is None:
-            synth = self.synths[voice_id] = self.make_synthesizer(engine, self.settings.synthesis)
+            synth = self.synths[(voice_id, own)] = self.make_synthesizer(engine, own)
         started = time.monotonic()
         requests = [SynthRequest(r.id, r.spoken or r.text, r.said or r.language, r.lexicon,
                                  project.takes.next_take(r.expected_key)) for r in todo]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from studio.core.errors import ProjectError, StudioError
 from studio.core.files import sha256_file
@@ -19,6 +19,9 @@ from studio.core.types import Book
 from studio.engine.base import SynthesisSettings
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project
+
+if TYPE_CHECKING:
+    from studio.text.importer import ImportProgress
 
 log = logging.getLogger(__name__)
 
@@ -41,8 +44,12 @@ def open_project(
     voice_id: str | None = None,
     backend: str = "onnx",
     max_sentence_chars: int = 500,
+    progress: ImportProgress | None = None,
 ) -> Opened:
     """A project folder as it is (``opened``), or a manuscript's project, made or resumed.
+
+    ``progress`` hears the import's steps (and may cancel it: see
+    :data:`studio.text.importer.ImportProgress`)."
 
     The one way the command line and the desktop app open what the user points at.
     A manuscript's project goes in ``folder`` (default: ``<name>.studio`` beside the
@@ -60,7 +67,7 @@ def open_project(
         return Opened(Project.open(path), "opened")
     settings = new_project_settings(get_voice(voice_id), backend)
     folder = Path(folder) if folder is not None else default_project_dir(path, path.parent)
-    return open_for_manuscript(path, folder, settings, max_sentence_chars=max_sentence_chars)
+    return open_for_manuscript(path, folder, settings, max_sentence_chars=max_sentence_chars, progress=progress)
 
 
 def default_project_dir(manuscript: str | Path, out_dir: str | Path) -> Path:
@@ -74,6 +81,7 @@ def open_for_manuscript(
     settings: ProjectSettings,
     *,
     max_sentence_chars: int = 500,
+    progress: ImportProgress | None = None,
 ) -> Opened:
     """Create the project for ``manuscript`` in ``folder``, or reopen it.
 
@@ -88,7 +96,9 @@ def open_for_manuscript(
     if not Project.is_project(folder):
         if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
             raise ProjectError(f"{folder} exists and is not a studio project; choose another --project folder")
-        book = _import(manuscript, max_sentence_chars)
+        book = _import(manuscript, max_sentence_chars, progress)
+        if progress is not None:
+            progress("Saving the project", 0, 1)  # the last moment to cancel: nothing is written yet
         project = Project.create(folder, book, settings, source_hash=digest)
         import_manuscript_lexicon(project, manuscript)
         return Opened(project, "created")
@@ -104,7 +114,7 @@ def open_for_manuscript(
                 f"{folder} is the project of {source or 'another manuscript'}; "
                 "use --project to choose another folder for this one"
             )
-        book = _import(manuscript, max_sentence_chars)
+        book = _import(manuscript, max_sentence_chars, progress)
         project.replace_book(book, source_hash=digest)
         import_manuscript_lexicon(project, manuscript)
         log.warning("%s changed since the project was made; re-imported it (unchanged sentences keep their audio)", manuscript.name)
@@ -136,11 +146,11 @@ def import_manuscript_lexicon(project: Project, manuscript: Path) -> int:
     return added
 
 
-def _import(manuscript: Path, max_sentence_chars: int) -> Book:
+def _import(manuscript: Path, max_sentence_chars: int, progress: ImportProgress | None = None) -> Book:
     """Import, recording the absolute path so a reopen from another folder still matches."""
     from studio.text.importer import load_manuscript  # the text layer is imported on demand
 
-    book = load_manuscript(manuscript, max_sentence_chars=max_sentence_chars)
+    book = load_manuscript(manuscript, max_sentence_chars=max_sentence_chars, progress=progress)
     return replace(book, source=str(manuscript.resolve()))
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from studio.core.errors import ProjectError
 from studio.project.db import ProjectDb
+from studio.project.front_matter import included_by_default, read_front_matter
 from studio.project.restructure import merge_with_next, split_at
 
 @dataclass(frozen=True)
@@ -44,7 +45,9 @@ class ProjectChapters:
     def all(self) -> list[ChapterControl]:
         rows = self.db.read().execute(
             "SELECT idx, title, name, included, front_matter, front_reason FROM chapters ORDER BY idx").fetchall()
-        return [ChapterControl(int(i), str(t), str(n or t), bool(inc) if inc is not None else not front, bool(front),
+        read = read_front_matter(self.db)  # the book-level choice: read epigraphs, extracts...
+        return [ChapterControl(int(i), str(t), str(n or t), bool(inc) if inc is not None else
+                               included_by_default(bool(front), str(t), str(why or ""), read), bool(front),
                                str(why or "")) for i, t, n, inc, front, why in rows]
 
     def included(self) -> list[int]:

@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Protocol, TypeVar
 
 from studio.audio.assemble import Pauses
-from studio.project.bookdb import heading_paragraph
+from studio.core.types import Book
+from studio.project.bookdb import heading_paragraph, normalize_space
+from studio.project.direction import directions
+from studio.project.pauses import pauses_after
 from studio.project.store import Project, SentenceRow
 from studio.text.spoken import spoken_chars
 
@@ -100,6 +103,7 @@ class Timing:
 class Spoken(Protocol):
     """A sentence as estimates see it (a store row or a tree node)."""
 
+    id: int
     paragraph: int | None
     text: str
     state: str
@@ -131,13 +135,18 @@ def sentence_seconds(row: Spoken, timing: Timing) -> float:
     return timing.rate.sentence(row.text, timing.length_scale)
 
 
-def chapter_seconds(rows: Sequence[Spoken], heading_first: bool, timing: Timing) -> float:
+def chapter_seconds(rows: Sequence[Spoken], heading_first: bool, timing: Timing,
+                    after: Mapping[int, float] | None = None, before: Mapping[int, float] | None = None) -> float:
     """The length of the chapter's exported file (0 when it has nothing to say).
 
     Mirrors :func:`studio.audio.assemble.iter_chapter`: title, title pause; each
     sentence followed by the sentence pause, or the paragraph pause after a
-    paragraph's last one; the chapter-end pause. Silent sentences add no pause.
+    paragraph's last one -- or the pause the producer set after it (``after``:
+    sentence id -> seconds, :mod:`studio.project.pauses`), and a pause the producer
+    put before it (``before``, :mod:`studio.project.direction`); the chapter-end pause.
+    Silent sentences add no pause.
     """
+    own, ahead = after or {}, before or {}
     if not rows:
         return 0.0
     pauses = timing.pauses
@@ -146,19 +155,20 @@ def chapter_seconds(rows: Sequence[Spoken], heading_first: bool, timing: Timing)
     if title:
         spoken = [sentence_seconds(r, timing) for r in title]
         total += sum(spoken) + pauses.sentence * (len(spoken) - 1) + pauses.title
-    paragraph: list[float] = []
+    paragraph: list[tuple[float, int]] = []
     current: int | None = None
     for row in [*body, None]:
         if row is None or row.paragraph != current:
-            if paragraph:
-                total += sum(paragraph) + pauses.sentence * (len(paragraph) - 1) + pauses.paragraph
+            for k, (seconds, sid) in enumerate(paragraph):
+                default = pauses.paragraph if k == len(paragraph) - 1 else pauses.sentence
+                total += ahead.get(sid, 0.0) + seconds + own.get(sid, default)
             paragraph = []
             if row is None:
                 break
             current = row.paragraph
         seconds = sentence_seconds(row, timing)
         if seconds > 0.0:
-            paragraph.append(seconds)
+            paragraph.append((seconds, row.id))
     return total
 
 
@@ -166,6 +176,33 @@ def project_timing(voice_id: str, length_scale: float, pauses: Pauses, rows: Ite
     """The project's timing: the voice's rate, calibrated from ``rows`` that are rendered."""
     rendered = ((r.text, float(r.duration)) for r in rows if r.state == "done" and r.duration)
     return Timing(calibrated(voice_rate(voice_id), rendered, length_scale), length_scale, pauses)
+
+
+@dataclass(frozen=True)
+class _Unrendered:
+    """A manuscript's sentence as an estimate sees it (nothing rendered yet)."""
+
+    paragraph: int | None
+    text: str
+    state: str = "pending"
+    duration: float | None = None
+    id: int = -1
+
+
+def book_estimates(book: Book, voice_id: str, length_scale: float = 1.0, pauses: Pauses | None = None) -> list[float]:
+    """Every chapter's file length as a new project of ``book`` would estimate it:
+    the same rows the project would hold (a title row unless the first paragraph is
+    the heading, :func:`studio.project.bookdb.insert_book`), the voice's measured rate,
+    the default pauses. What ``studio inspect`` prints for a manuscript."""
+    timing = Timing(voice_rate(voice_id), length_scale, pauses or Pauses())
+    out = []
+    for chapter in book.chapters:
+        heading = heading_paragraph(chapter)
+        title = normalize_space(chapter.title)
+        rows = [_Unrendered(None, title)] if title and not heading else []
+        rows += [_Unrendered(pi, s.text) for pi, p in enumerate(chapter.paragraphs) for s in p.sentences]
+        out.append(chapter_seconds(rows, heading, timing))
+    return out
 
 
 def chapter_estimates(project: Project) -> list[float]:
@@ -177,5 +214,6 @@ def chapter_estimates(project: Project) -> list[float]:
     by_chapter: dict[int, list[SentenceRow]] = {}
     for r in rows:
         by_chapter.setdefault(r.chapter, []).append(r)
-    return [chapter_seconds(by_chapter.get(i, []), heading_paragraph(c), timing)
+    after, before = pauses_after(project), {i: d.pause_before or 0.0 for i, d in directions(project).items()}
+    return [chapter_seconds(by_chapter.get(i, []), heading_paragraph(c), timing, after, before)
             for i, c in enumerate(project.book().chapters)]

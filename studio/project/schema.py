@@ -24,7 +24,7 @@ from studio.core.errors import ProjectError
 log = logging.getLogger(__name__)
 
 #: Version written by this code. Bump it and add a step to ``MIGRATIONS`` together.
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 STATES = ("pending", "rendering", "done", "failed")
 
@@ -240,6 +240,25 @@ def _v6_spoken_overrides(conn: sqlite3.Connection) -> None:
     _apply_script(conn, _SCHEMA_V6_SPOKEN)
 
 
+#: v7: direction for one sentence: the pause after it (studio.project.pauses), a pause
+#: before it and a rate (studio.project.direction); none in older projects
+_SCHEMA_V7_DIRECTION = """
+CREATE TABLE IF NOT EXISTS sentence_pauses (
+    sentence_id  INTEGER PRIMARY KEY REFERENCES sentences(id) ON DELETE CASCADE,
+    after_s      REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sentence_direction (
+    sentence_id   INTEGER PRIMARY KEY REFERENCES sentences(id) ON DELETE CASCADE,
+    rate          REAL,
+    pause_before  REAL
+);
+"""
+
+
+def _v7_direction(conn: sqlite3.Connection) -> None:
+    _apply_script(conn, _SCHEMA_V7_DIRECTION)
+
+
 #: ``MIGRATIONS[v]`` upgrades a database at version ``v`` to ``v + 1`` (inside one
 #: transaction). Version 0 is a brand-new, empty file.
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
@@ -249,6 +268,7 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     3: _v4_structure,  # merged and split chapters
     4: _v5_take_seeds,  # each take's draw of the sampling noise
     5: _v6_spoken_overrides,  # the producer's spoken-form overrides
+    6: _v7_direction,  # a sentence's pause after, pause before and rate
 }
 
 

@@ -25,10 +25,12 @@ from studio.core.errors import DiskFull, ProjectError, is_disk_full
 from studio.core.language import language_family
 from studio.core.lexicon import Lexicon
 from studio.core.types import Book
+from studio.engine.base import SynthesisSettings
 from studio.project import bookdb, restructure
 from studio.project.cache import AudioCache, CacheEntry, VoiceIdentity, cache_key
 from studio.project.chapters import ProjectChapters
 from studio.project.db import ProjectDb, sqlite_full
+from studio.project.direction import directions
 from studio.project.lexicon import ProjectLexicon
 from studio.project.spoken import ProjectSpoken, kept_overrides, restore_overrides, sentence_spoken
 from studio.project.schema import STATES, configure, ensure_schema
@@ -72,6 +74,7 @@ class SentenceRow:
     lexicon: Lexicon = Lexicon()
     said: str = ""
     spoken: str = ""  # what the voice is given (studio.project.spoken); "" when not computed
+    synthesis: SynthesisSettings | None = None  # its own (a rate directed, studio.project.direction), else None
 
     @property
     def skipped(self) -> bool:
@@ -314,6 +317,7 @@ class Project:
         lexicon = self.lexicon.effective()
         overrides = self.spoken.overrides()
         speak = speaker(settings, self._conn().execute("SELECT language FROM book WHERE id = 1").fetchone()[0])
+        directed = directions(self)
         sql = (
             "SELECT s.id, c.idx, p.idx, s.idx, s.ord, s.text, COALESCE(p.language_override, s.language),"
             " s.was_split, s.trailing, s.state, s.reason, s.cache_key, s.duration, s.checksum, s.synth_count"
@@ -330,9 +334,10 @@ class Project:
             voice_id = self.voice_for(r[6], settings)
             used, said = lexicon.applicable(r[5], r[6]), speak(r[6])
             spoken = sentence_spoken(r[5], r[6], said, used, overrides.get(r[0]))
+            own = directed[r[0]].synthesis(settings.synthesis) if r[0] in directed else settings.synthesis
             key = cache_key(
                 text=spoken, language=said, voice=VoiceIdentity(voice_id, prints.get(voice_id, "")),
-                engine=settings.engine_token, settings_token=settings.synthesis.cache_token(),
+                engine=settings.engine_token, settings_token=own.cache_token(),
                 lexicon=used.digest(),
             )
             state = r[9]
@@ -341,7 +346,8 @@ class Project:
             rows.append(SentenceRow(
                 id=r[0], chapter=r[1], paragraph=r[2], index=r[3], order=r[4], text=r[5], language=r[6],
                 was_split=bool(r[7]), trailing=r[8], state=state, reason=r[10], cache_key=r[11],
-                expected_key=key, duration=r[12], checksum=r[13], synth_count=r[14], lexicon=used, said=said, spoken=spoken,
+                expected_key=key, duration=r[12], checksum=r[13], synth_count=r[14], lexicon=used, said=said,
+                spoken=spoken, synthesis=None if own is settings.synthesis else own,
             ))
         return rows
 

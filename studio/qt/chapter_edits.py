@@ -17,6 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from studio.project.front_matter import set_read_front_matter
+from studio.project.direction import set_direction
+from studio.project.pauses import set_pause_after
 from studio.project.store import Project
 from studio.qt.messages import FINISHED, ErrorInfo
 from studio.qt.snapshot import BookSnapshot, ChapterNode, build_chapter, build_snapshot
@@ -44,6 +47,50 @@ class ChapterEdits:
     def split_chapter(self: ProjectSession, chapter: int, paragraph: int) -> None:
         """Split a chapter before one of its paragraphs; every sentence keeps its audio."""
         self._structure_change(lambda p: p.chapter_control.split(chapter, paragraph), "split the chapter")
+
+    def set_pause_after(self: ProjectSession, sentence_id: int, seconds: float | None) -> None:
+        """The pause after one sentence (None: the project's); re-renders nothing, export and
+        estimates follow (:mod:`studio.project.pauses`)."""
+        snap = self._snap()
+        chapter = next((s.chapter for c in snap.chapters for s in c.sentences if s.id == sentence_id), None)
+        if chapter is None:
+            self.error.emit(ErrorInfo(f"there is no sentence {sentence_id}", "Could not change the pause"))
+            return
+        self._chapter_change(chapter, lambda p: set_pause_after(p, sentence_id, seconds), "change the pause")
+
+    def set_direction(self: ProjectSession, ids: list[int], rate: float, pause_before: float,
+                      pause_after: float | None, render: bool = True) -> None:
+        """Direction for some sentences (studio.project.direction): only a changed rate changes
+        their keys; with ``render`` those are rendered again at once (urgent when few)."""
+        project, snap = self._need(), self._snap()
+        chapters = sorted({s.chapter for c in snap.chapters for s in c.sentences if s.id in set(ids)})
+        old = {s.id: s.direction.rate or 1.0 for c in snap.chapters for s in c.sentences if s.id in set(ids)}
+
+        def work() -> list[ChapterNode]:
+            set_direction(project, ids, rate=rate, pause_before=pause_before)
+            for sid in ids:
+                set_pause_after(project, sid, pause_after)
+            return [build_chapter(project, snap, c) for c in chapters]
+
+        def done(nodes: list[ChapterNode]) -> None:
+            for node in nodes:
+                self._chapter_done(node)
+            rerender = [i for i in ids if old.get(i) != rate]
+            if render and rerender:
+                self.render_sentences(rerender, label=f"Direction: {len(rerender)} sentence(s) at {rate:g}x")
+
+        self.tasks.run(work, on_done=done, action="give the direction")
+
+    def set_read_front_matter(self: ProjectSession, on: bool) -> None:
+        """The book-level choice: read the epigraphs, extracts, etymology... (never contents,
+        copyright or title pages); chapters decided by hand keep their decision."""
+        project, minutes = self._need(), self.long_chapter_minutes
+
+        def work() -> BookSnapshot:
+            set_read_front_matter(project, on)
+            return build_snapshot(project, long_chapter_minutes=minutes)
+
+        self.tasks.run(work, on_done=self._set_snapshot, action="change which front matter is read")
 
     def _chapter_change(self: ProjectSession, chapter: int, change: Callable[[Project], None], action: str) -> None:
         project, snap = self._need(), self._snap()

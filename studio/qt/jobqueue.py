@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Iterable, Literal
 
 from studio.qt.messages import FINISHED, JobSpec, JobState, PreviewRequest, QueueSnapshot
 
@@ -142,19 +142,46 @@ class JobQueue:
         with self._cond:
             self._cond.notify_all()
 
+    def outstanding(self) -> tuple[tuple[JobSpec, ...], bool]:
+        """What is still to do, in the order it will run (the running job first), and the pause flag.
+
+        What the project stores so the queue survives a restart; jobs asked to
+        cancel are not outstanding, and nothing is once the queue is quitting.
+        """
+        with self._cond:
+            if self._quit:
+                return (), self._paused
+            running = [j for j in self._jobs if j.state.status == "running" and not j.cancel]
+            waiting = [j for j in self._jobs if j.state.status == "queued" and not j.cancel]
+            urgent = [j for j in waiting if j.state.spec.urgent]
+            order = urgent + running + [j for j in waiting if not j.state.spec.urgent]
+            return tuple(j.state.spec for j in order), self._paused
+
+    def restore(self, specs: Iterable[JobSpec], paused: bool) -> list[int]:
+        """Queue stored jobs again, in their order, before the worker starts; returns their ids."""
+        with self._cond:
+            self._paused = paused
+        return [self.submit(spec) for spec in specs]
+
     # ------------------------------------------------------------ worker side
 
     def next_job(self) -> JobState | None:
-        """The first waiting job, now marked running; None when paused, empty or quitting."""
+        """The next waiting job, now marked running; None when paused, empty or quitting.
+
+        An urgent job goes first wherever it stands: a job that stepped aside for it
+        must never be picked before it (that was the stall: the chapter was picked,
+        stepped aside, was picked again, and the edit waited for minutes).
+        """
         with self._cond:
             if self._paused or self._quit:
                 return None
-            for job in self._jobs:
-                if job.state.status == "queued":
-                    job.state = replace(job.state, status="running")
-                    self._changed()
-                    return job.state
-            return None
+            waiting = [j for j in self._jobs if j.state.status == "queued"]
+            job = next((j for j in waiting if j.state.spec.urgent), waiting[0] if waiting else None)
+            if job is None:
+                return None
+            job.state = replace(job.state, status="running")
+            self._changed()
+            return job.state
 
     def wait(self, timeout: float | None) -> None:
         """Sleep until something changes (or ``timeout`` seconds pass)."""
@@ -176,10 +203,12 @@ class JobQueue:
             return "run"
 
     def requeue(self, job_id: int, **changes: object) -> None:
-        """A job that stepped aside waits again, first after the urgent jobs.
+        """A job that stepped aside waits again: right after the urgent jobs that displaced it.
 
-        Nothing it rendered is lost: the render loop only renders what is still
-        pending, so the job picks up where it stopped.
+        Never before them (whatever finished jobs stand where in the list), and
+        before the jobs that were already waiting behind it. Nothing it rendered is
+        lost: the render loop only renders what is still pending, so the job picks
+        up where it stopped.
         """
         with self._cond:
             job = self._find(job_id)
@@ -187,9 +216,12 @@ class JobQueue:
                 return
             self._jobs.remove(job)
             job.state = replace(job.state, status="queued", eta=None, current="", **changes)  # type: ignore[arg-type]
-            end = next((i for i, j in enumerate(self._jobs) if j.state.finished), len(self._jobs))
-            at = next((i for i, j in enumerate(self._jobs[:end])
-                       if j.state.status == "queued" and not j.state.spec.urgent), end)
+            urgent = [i for i, j in enumerate(self._jobs) if j.state.status == "queued" and j.state.spec.urgent]
+            if urgent:
+                at = urgent[-1] + 1
+            else:
+                at = next((i for i, j in enumerate(self._jobs) if j.state.status == "queued"),
+                          next((i for i, j in enumerate(self._jobs) if j.state.finished), len(self._jobs)))
             self._jobs.insert(at, job)
             self._changed()
 

@@ -10,6 +10,8 @@ visible as the detail.
 
 from __future__ import annotations
 
+from studio.jobs.engines import BACKEND_PRESETS
+
 PLAIN_NAMES: dict[str, str] = {
     "fp32-cpu": "Best quality",
     "fp32-torch": "Best quality, on PyTorch",
@@ -56,8 +58,21 @@ def plain_reason(raw: str) -> str:
     return UNKNOWN_REASON
 
 
-def preset_label(preset: str, voice_id: str = "") -> str:
-    """The status bar's words: plain name, technical name as detail, and the voice."""
-    name = preset or DEFAULT_PRESET
+def preset_label(preset: str, voice_id: str = "", backend: str = "") -> str:
+    """The status bar's words: plain name, technical name as detail, and the voice.
+
+    A project without a preset renders with its backend's default, which *is* a
+    preset (:func:`studio.jobs.engines.effective_preset`); the words name it and
+    say it is the engine default, as the Voices & Presets dialog's row does
+    (:func:`default_row_name`), so the two never disagree.
+    """
+    name = preset or BACKEND_PRESETS.get(backend, DEFAULT_PRESET)
     voice = f"  \u00b7  Voice: {voice_id}" if voice_id else ""
-    return f"Preset: {plain_name(name)} ({name}){voice}"
+    default = "" if preset else ", engine default"
+    return f"Preset: {plain_name(name)} ({name}{default}){voice}"
+
+
+def default_row_name(backend: str) -> tuple[str, str]:
+    """The presets table's row for "no preset": what the project really renders with."""
+    name = BACKEND_PRESETS.get(backend, DEFAULT_PRESET)
+    return f"{plain_name(name)} \u2014 engine default", f"({name}, no preset)"

@@ -31,8 +31,9 @@ from PySide6.QtCore import QThread, Signal
 from studio.engine.base import DelegatingEngine, Engine, PendingBuild, SynthesisSettings
 from studio.jobs.engines import EngineBuilder, EnginePlan, Isolation, build_engine, plan_for_project
 from studio.jobs.render import RenderProgress, SynthRequest, each_synthesizer, render_project
+from studio.project.queue_state import sentence_chapters
 from studio.project.settings import ProjectSettings
-from studio.project.store import Project
+from studio.project.store import Project, SentenceRow
 from studio.qt.jobqueue import JobQueue
 from studio.qt.messages import EngineStatus, JobState, PreviewRequest, SentenceState, StateDelta
 from studio.qt.monitor import RenderStats
@@ -189,9 +190,9 @@ class RenderWorker(QThread):
         if spec.kind == "chapters":
             self._remember(list(spec.chapters))
             return None, list(spec.chapters)
-        rows = [r for r in self.project.sentences() if r.id in set(spec.sentence_ids)]
-        chapters = sorted({r.chapter for r in rows})
-        self._remember(chapters)
+        wanted = set(spec.sentence_ids)
+        chapters = sentence_chapters(self.project, wanted)  # never the whole book's keys for a few sentences
+        rows = [r for r in self._remember(chapters) if r.id in wanted]
         ids = {r.id for r in rows}
         if spec.kind == "regenerate":
             keys = {r.expected_key for r in rows if r.state == "done"}
@@ -203,10 +204,11 @@ class RenderWorker(QThread):
             self._flush(force=True)
         return ids, chapters
 
-    def _remember(self, chapters: list[int]) -> None:
+    def _remember(self, chapters: list[int]) -> list[SentenceRow]:
         rows = self.project.sentences(chapters)
         self._known.update({r.id: (r.state, r.reason, r.cache_key, r.synth_count) for r in rows})
         self._chapter_of.update({r.id: r.chapter for r in rows})
+        return rows
 
     def _progress(self, job_id: int, p: RenderProgress) -> None:
         self.queue.update(job_id, done=p.done, total=p.total, failed=p.failed, eta=p.eta, current=p.current)

@@ -26,12 +26,15 @@ from studio.core.errors import StudioError
 from studio.core.language import language_family
 from studio.jobs.engines import EngineBuilder, Isolation, build_engine
 from studio.jobs.session import Opened, open_project
+from studio.project.numbering import chapters_label
+from studio.project.queue_state import StoredQueue, load_queue
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project
 from studio.qt.chapter_edits import ChapterEdits
 from studio.qt.facts import read_bench
 from studio.qt.jobqueue import JobQueue
 from studio.qt.messages import ErrorInfo, ExportProgress, JobSpec, PackageChoices, StateDelta
+from studio.qt.queue_keeper import QueueKeeper, restore_queue
 from studio.qt.monitor import MonitorThread, RenderStats, StallMeter
 from studio.qt.planning import BookPlan, book_chapters, is_small_selection, plan_book
 from studio.qt.preview import PreviewController, SinkFactory
@@ -48,7 +51,7 @@ from studio.qt.snapshot import (
     with_long_chapters,
 )
 from studio.qt.takes import TakeList, take_list
-from studio.qt.tasks import TaskRunner
+from studio.qt.tasks import OnError, TaskRunner
 from studio.qt.waveform import PeakCache, WaveformData
 
 log = logging.getLogger(__name__)
@@ -98,6 +101,8 @@ class ProjectSession(QObject, ChapterEdits):
         self.project: Project | None = None
         self.queue: JobQueue | None = None
         self.worker: RenderWorker | None = None
+        self.keeper: QueueKeeper | None = None
+        self.queueChanged.connect(lambda _snap: self.keeper is not None and self.keeper.changed())
         self.snapshot: BookSnapshot | None = None
         self.settings: ProjectSettings | None = None
         self._retiring: list[tuple[RenderWorker, Project]] = []
@@ -112,36 +117,44 @@ class ProjectSession(QObject, ChapterEdits):
         self.message.emit(f"Opening {Path(path).name}\u2026")
         self._load(lambda: open_project(path), on_done)
 
-    def create(self, manuscript: str | Path, folder: str | Path) -> None:
+    def create(self, manuscript: str | Path, folder: str | Path, *, progress: Callable[[str, int, int], None] | None = None,
+               on_done: Callable[[BookSnapshot], None] | None = None, on_error: OnError | None = None) -> None:
+        """Import into ``folder`` (``progress``: studio.text.importer.ImportProgress); the open book closes at once."""
         self.message.emit(f"Importing {Path(manuscript).name}\u2026")
-        self._load(lambda: open_project(manuscript, folder=folder), None)
+        self.close_project()
+        self._load(lambda: open_project(manuscript, folder=folder, progress=progress), on_done, on_error)
 
-    def _load(self, opener: Callable[[], Opened], on_done) -> None:  # noqa: ANN001
+    def _load(self, opener: Callable[[], Opened], on_done, on_error: OnError | None = None) -> None:  # noqa: ANN001
         minutes = self.long_chapter_minutes
 
         def work():
             opened = opener()
             project, action = opened.project, opened.action
             try:
-                return project, action, build_snapshot(project, long_chapter_minutes=minutes), project.settings()
+                return (project, action, build_snapshot(project, long_chapter_minutes=minutes), project.settings(),
+                        load_queue(project))
             except BaseException:
                 project.close()
                 raise
 
         def done(value) -> None:
-            project, action, snapshot, settings = value
-            self._install(project, snapshot, settings)
+            project, action, snapshot, settings, stored = value
+            self._install(project, snapshot, settings, stored)
             self.message.emit(f"{action.capitalize()} project {project.folder}")
             if on_done is not None:
                 on_done(snapshot)
 
-        self.tasks.run(work, on_done=done, action="open the project")
+        self.tasks.run(work, on_done=done, on_error=on_error, action="open the project")
 
-    def _install(self, project: Project, snapshot: BookSnapshot, settings: ProjectSettings) -> None:
+    def _install(self, project: Project, snapshot: BookSnapshot, settings: ProjectSettings,
+                 stored: StoredQueue = StoredQueue()) -> None:
         self.close_project()
         self.project, self.snapshot, self.settings = project, snapshot, settings
         self._text_version += 1
         self.queue = JobQueue()
+        if restore_queue(self.queue, stored):
+            self.message.emit(f"Render queue restored: {len(stored.jobs)} job(s){', paused' if stored.paused else ''}")
+        self.keeper = QueueKeeper(project, self.queue, self.tasks)
         self.worker = RenderWorker(project, self.queue, self.stats, self.preview.player,
                                    build=self.build, isolation=self.isolation)
         w = self.worker
@@ -163,7 +176,9 @@ class ProjectSession(QObject, ChapterEdits):
             return
         self.preview.detach()
         worker, project = self.worker, self.project
-        self.project = self.queue = self.worker = None
+        if self.keeper is not None:
+            self.keeper.save_now()  # the queue comes back when the project is opened again
+        self.project = self.queue = self.worker = self.keeper = None
         self.snapshot = self.settings = None
         if worker is not None:
             worker.queue.quit()
@@ -256,7 +271,8 @@ class ProjectSession(QObject, ChapterEdits):
         def done(node: ChapterNode) -> None:
             self._chapter_done(node)
             if rerender:
-                self.submit(JobSpec("sentences", f"Edited sentence {sentence_id}", sentence_ids=(sentence_id,),
+                where = snap.chapters[chapter].short_label
+                self.submit(JobSpec("sentences", f"Edited sentence {sentence_id} ({where})", sentence_ids=(sentence_id,),
                                     sentences_hint=1, urgent=True))
 
         self.tasks.run(work, on_done=done, action="edit the sentence")
@@ -325,7 +341,7 @@ class ProjectSession(QObject, ChapterEdits):
     def render_chapters(self, chapters: Iterable[int]) -> int:
         snap = self._snap()
         idx = tuple(sorted(set(chapters)))
-        label = f"Chapter {idx[0] + 1}" if len(idx) == 1 else f"Chapters {', '.join(str(i + 1) for i in idx)}"
+        label = chapters_label(idx, {i: snap.chapters[i].display_name for i in idx})
         hint = sum(len(snap.chapters[i].sentences) for i in idx)
         return self.submit(JobSpec("chapters", label, idx, sentences_hint=hint))
 

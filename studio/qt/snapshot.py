@@ -12,11 +12,15 @@ model only reads it. Later changes arrive as small deltas
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from studio.project.bookdb import heading_paragraph
 from studio.project.chapters import ChapterControl
 from studio.project.duration import Timing, chapter_seconds, project_timing
+from studio.project.front_matter import read_front_matter
+from studio.project.direction import Direction, directions
+from studio.project.numbering import chapter_label, chapter_number
+from studio.project.pauses import pauses_after
 from studio.project.store import Project, SentenceRow
 from studio.qt.messages import SentenceState
 from studio.text.inspect import inspect_book, language_prefix
@@ -40,6 +44,10 @@ class SentenceNode:
     duration: float | None
     synth_count: int
     spoken: str = ""  # what the voice is given: the normaliser's form or the producer's override
+    #: the pause the producer set after this sentence (None: the project's pause)
+    pause_after: float | None = None
+    #: direction for this sentence: a pause before it, a rate (studio.project.direction)
+    direction: Direction = Direction()
 
     @property
     def cached(self) -> bool:
@@ -90,6 +98,17 @@ class ChapterNode:
         return self.name or self.title
 
     @property
+    def label(self) -> str:
+        """The chapter's one number and name, with front matter/excluded said: the tree, queue and menus show it."""
+        return chapter_label(self.index, self.display_name, included=self.included, front_matter=self.front_matter,
+                             reason=self.reason)
+
+    @property
+    def short_label(self) -> str:
+        """Number and name only (a queue job, a menu entry)."""
+        return chapter_label(self.index, self.display_name, status=False)
+
+    @property
     def sentences(self) -> tuple[SentenceNode, ...]:
         return tuple(s for p in self.paragraphs for s in p.sentences)
 
@@ -118,6 +137,8 @@ class BookSnapshot:
     notes: tuple[str, ...] = ()
     #: speaking rate and pauses the chapters' ``estimated_s`` come from
     timing: Timing | None = None
+    #: the book-level choice to read epigraphs, extracts... (studio.project.front_matter)
+    read_front: bool = False
 
     def sentence_count(self) -> int:
         return sum(len(c.sentences) for c in self.chapters)
@@ -159,15 +180,16 @@ def build_snapshot(
     for r in rows:
         by_chapter.setdefault(r.chapter, []).append(r)
     controls = project.chapter_control.all()
+    after, directed = pauses_after(project), directions(project)
     chapters = tuple(
-        _chapter(ci, chapter, report.chapters[ci], by_chapter.get(ci, []), controls[ci], timing)
+        _chapter(ci, chapter, report.chapters[ci], by_chapter.get(ci, []), controls[ci], timing, after, directed)
         for ci, chapter in enumerate(book.chapters)
     )
     notes = tuple(report.warnings()[len(report.long_chapters):])
     snapshot = BookSnapshot(
         folder=str(project.folder), title=book.title, author=book.author, language=book.language,
         voice_languages=tuple(sorted(langs)), long_chapter_minutes=long_chapter_minutes,
-        chapters=chapters, notes=notes, timing=timing,
+        chapters=chapters, notes=notes, timing=timing, read_front=read_front_matter(project.db),
     )
     return with_long_chapters(snapshot, long_chapter_minutes)
 
@@ -186,16 +208,18 @@ def build_chapter(project: Project, snapshot: BookSnapshot, chapter_idx: int) ->
     rows = project.sentences([chapter_idx])
     control = project.chapter_control.all()[chapter_idx]
     timing = snapshot.timing or timing_of(project, rows)
-    node = _chapter(chapter_idx, book.chapters[chapter_idx], report.chapters[chapter_idx], rows, control, timing)
+    after, directed = pauses_after(project, (r.id for r in rows)), directions(project)
+    node = _chapter(chapter_idx, book.chapters[chapter_idx], report.chapters[chapter_idx], rows, control, timing, after,
+                    directed)
     return replace(node, too_long=node.estimated_s > snapshot.long_chapter_minutes * 60.0)
 
 
 def _chapter(ci: int, chapter, report, rows: list[SentenceRow], control: ChapterControl,
-             timing: Timing) -> ChapterNode:
+             timing: Timing, after: Mapping[int, float], directed: Mapping[int, Direction]) -> ChapterNode:
     unvoiced = {p.paragraph_index for p in report.unvoiced}
     by_para: dict[int | None, list[SentenceNode]] = {}
     for r in rows:
-        by_para.setdefault(r.paragraph, []).append(_sentence(r))
+        by_para.setdefault(r.paragraph, []).append(_sentence(r, after.get(r.id), directed.get(r.id, Direction())))
     paragraphs: list[ParagraphNode] = []
     if None in by_para:  # a separately spoken title
         first = chapter.paragraphs[0] if chapter.paragraphs else None
@@ -209,7 +233,7 @@ def _chapter(ci: int, chapter, report, rows: list[SentenceRow], control: Chapter
         ))
     heading = heading_paragraph(chapter)
     return ChapterNode(
-        ci, chapter.title, chapter.front_matter, report.word_count, chapter_seconds(rows, heading, timing), False,
+        ci, chapter.title, chapter.front_matter, report.word_count, chapter_seconds(rows, heading, timing, after, _before(directed)), False,
         tuple(paragraphs), control.included, control.name if control.name != chapter.title else "", control.reason,
         heading,
     )
@@ -220,20 +244,32 @@ def estimate(chapter: ChapterNode, timing: Timing | None, sentences: Iterable[Se
     the node's own): the one estimate the tree, the inspector and the banner show."""
     if timing is None:
         return chapter.estimated_s
-    return chapter_seconds(tuple(chapter.sentences if sentences is None else sentences), chapter.heading_first, timing)
+    nodes = tuple(chapter.sentences if sentences is None else sentences)
+    return chapter_seconds(nodes, chapter.heading_first, timing, own_pauses(nodes),
+                           _before({n.id: n.direction for n in nodes}))
 
 
-def _sentence(r: SentenceRow) -> SentenceNode:
+def own_pauses(nodes: Iterable[SentenceNode]) -> dict[int, float]:
+    """The pauses the producer set after these sentences (id -> seconds)."""
+    return {n.id: n.pause_after for n in nodes if n.pause_after is not None}
+
+
+def _before(directed: Mapping[int, Direction]) -> dict[int, float]:
+    return {i: d.pause_before for i, d in directed.items() if d.pause_before}
+
+
+def _sentence(r: SentenceRow, pause_after: float | None = None, direction: Direction = Direction()) -> SentenceNode:
     return SentenceNode(
         id=r.id, chapter=r.chapter, paragraph=r.paragraph, index=r.index, text=r.text, language=r.language,
         was_split=r.was_split, state=r.state, reason=r.reason, cache_key=r.cache_key, expected_key=r.expected_key,
-        duration=r.duration, synth_count=r.synth_count, spoken=r.spoken,
+        duration=r.duration, synth_count=r.synth_count, pause_after=pause_after, direction=direction,
+        spoken=r.spoken,
     )
 
 
 def long_chapter_line(chapter: ChapterNode) -> str:
     """The banner's line for a long chapter, worded as the text layer's report words it."""
-    return f"Chapter {chapter.index + 1} '{chapter.title}' runs about {chapter.estimated_s / 60:.0f} minutes"
+    return f"Chapter {chapter_number(chapter.index)} '{chapter.title}' runs about {chapter.estimated_s / 60:.0f} minutes"
 
 
 def with_long_chapters(snapshot: BookSnapshot, minutes: float) -> BookSnapshot:

@@ -37,6 +37,8 @@ class SentenceSpan:
     start: float
     end: float
     rendered: bool
+    gap: float = 0.0  # the silence after it (seconds); the handle the producer drags
+    own_gap: bool = False  # the producer set it (else the project's pause)
 
 
 @dataclass(frozen=True)
@@ -75,16 +77,20 @@ def heading_ids(nodes: Sequence[SentenceNode], titles: Mapping[int, str]) -> set
 
 
 def pause_after(nodes: Sequence[SentenceNode], i: int, pauses: Pauses, titles: set[int] | None = None) -> float:
-    """The silence export puts after sentence ``i`` (none after the last)."""
+    """The silence export puts after sentence ``i`` (none after the last): the title pause
+    after a title, the producer's own pause if set, else the sentence or paragraph pause."""
     if i + 1 >= len(nodes):
         return 0.0
     cur, nxt = nodes[i], nodes[i + 1]
     heading = titles or set()
     if cur.id in heading and nxt.id not in heading:
         return pauses.title
+    ahead = nxt.direction.pause_before or 0.0  # a pause the producer put before the next one
+    if cur.pause_after is not None and cur.id not in heading:
+        return cur.pause_after + ahead
     if (nxt.chapter, nxt.paragraph) != (cur.chapter, cur.paragraph):
-        return pauses.paragraph
-    return pauses.sentence
+        return pauses.paragraph + ahead
+    return pauses.sentence + ahead
 
 
 class PeakCache:
@@ -100,7 +106,7 @@ class PeakCache:
             titles: Mapping[int, str] | None = None, timing: Timing | None = None) -> WaveformData:
         titles = titles or {}
         memo = (label, pauses, timing, tuple(sorted(titles.items())),
-                tuple((n.id, n.cache_key if n.cached else None, n.duration) for n in nodes))
+                tuple((n.id, n.cache_key if n.cached else None, n.duration, n.pause_after, n.direction) for n in nodes))
         with self._lock:
             hit = self._memo.get(memo)
             if hit is not None:
@@ -136,8 +142,9 @@ def compute(project: Project, nodes: Sequence[SentenceNode], pauses: Pauses, lab
             if loaded is not None:
                 audio, rate = loaded, entry.sample_rate  # type: ignore[union-attr]
         length = audio.size / rate if audio is not None else timing.rate.sentence(node.text, timing.length_scale)
-        spans.append(SentenceSpan(node.id, t, t + length, audio is not None))
         gap = pause_after(nodes, i, pauses, heading)
+        spans.append(SentenceSpan(node.id, t, t + length, audio is not None, gap,
+                                  node.pause_after is not None and node.id not in heading))
         pieces.append((audio, length))
         pieces.append((None, gap))
         t += length + gap

@@ -13,8 +13,9 @@ from __future__ import annotations
 import logging
 import time
 from pathlib import Path
+from typing import Callable
 
-from studio.core.errors import ManuscriptError
+from studio.core.errors import Cancelled, ManuscriptError
 from studio.core.language import language_family
 from studio.core.types import Book, Chapter, Paragraph, Sentence
 from studio.text.formats import BY_SUFFIX
@@ -28,6 +29,9 @@ log = logging.getLogger(__name__)
 DEFAULT_MAX_BYTES = 50_000_000
 #: what the file dialog offers: every registered format's suffixes (:mod:`studio.text.formats`)
 SUPPORTED_SUFFIXES = tuple(BY_SUFFIX)
+#: ``progress(stage, done, total)``: called between steps of an import; raising
+#: :class:`~studio.core.errors.Cancelled` from it stops the import
+ImportProgress = Callable[[str, int, int], None]
 _UNSUPPORTED = {
     ".doc": "old Word .doc files are not supported; save the document as .docx",
     ".odt": "OpenDocument .odt files are not supported yet; save the document as .docx",
@@ -39,7 +43,8 @@ _UNSUPPORTED = {
 
 
 def load_manuscript(
-    path: str | Path, *, max_sentence_chars: int = DEFAULT_MAX_SENTENCE_CHARS, max_bytes: int = DEFAULT_MAX_BYTES
+    path: str | Path, *, max_sentence_chars: int = DEFAULT_MAX_SENTENCE_CHARS, max_bytes: int = DEFAULT_MAX_BYTES,
+    progress: ImportProgress | None = None,
 ) -> Book:
     """Import a manuscript (.txt, .md, .html/.htm, .epub, .docx, .pdf) as a :class:`Book`.
 
@@ -47,18 +52,21 @@ def load_manuscript(
     anything that cannot be imported. ``max_sentence_chars`` caps sentence length
     (longer ones are split, ``was_split=True``); ``max_bytes`` caps the file size
     (and, for EPUB/DOCX, any single archive member; the whole archive may unpack
-    to at most 4x that).
+    to at most 4x that). ``progress`` hears each step (reading, languages, every
+    chapter's sentences), so a long import can show where it is and be cancelled.
     """
     path = Path(path)
+    step = progress or (lambda _stage, _done, _total: None)
     if max_sentence_chars < 1:
         raise ValueError("max_sentence_chars must be at least 1")
     started = time.perf_counter()
     suffix = path.suffix.lower()
     _check_file(path, suffix, max_bytes)
     try:
+        step("Reading the manuscript", 0, 1)
         raw = BY_SUFFIX[suffix].read(path, max_bytes)
-        book = _build(path, raw, max_sentence_chars)
-    except ManuscriptError:
+        book = _build(path, raw, max_sentence_chars, step)
+    except (ManuscriptError, Cancelled):
         raise
     except MemoryError:
         raise ManuscriptError(path, "the manuscript is too large to import (out of memory)") from None
@@ -96,7 +104,7 @@ def _check_file(path: Path, suffix: str, max_bytes: int) -> None:
         raise ManuscriptError(path, f"the file is too large ({size / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.1f} MB)")
 
 
-def _build(path: Path, raw: RawBook, max_sentence_chars: int) -> Book:
+def _build(path: Path, raw: RawBook, max_sentence_chars: int, step: ImportProgress) -> Book:
     """Normalize, segment and tag languages; refuse books with nothing to say."""
     chapters: list[tuple[RawChapter, list[str]]] = []
     for chapter in raw.chapters:
@@ -105,9 +113,11 @@ def _build(path: Path, raw: RawBook, max_sentence_chars: int) -> Book:
             chapters.append((chapter, texts))
     if not any(is_speakable(t) for _, texts in chapters for t in texts):
         raise ManuscriptError(path, "no speakable text (the file has no letters or digits to read)")
+    step("Detecting languages", 0, len(chapters))
     book_language, languages = assign_languages([texts for _, texts in chapters], raw.language)
     built = []
-    for (chapter, texts), langs in zip(chapters, languages):
+    for n, ((chapter, texts), langs) in enumerate(zip(chapters, languages)):
+        step("Splitting sentences", n, len(chapters))
         paragraphs = []
         for text, (lang, confidence) in zip(texts, langs):
             sentences = tuple(

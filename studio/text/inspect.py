@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from studio.core.types import Book, Chapter, UnvoicedPolicy
 
@@ -146,11 +146,15 @@ def inspect_book(
     words_per_minute: float = 155,
     long_chapter_minutes: float = 60,
     voice_languages: set[str] | None = None,
+    durations: Sequence[float] | None = None,
 ) -> BookReport:
     """Per-chapter words, estimated spoken time, languages and problem flags.
 
     ``voice_languages`` are the languages of the voices available (``en_US``,
     ``fr``...); when given, paragraphs in any other language are reported.
+    ``durations`` (one per chapter) are better estimates than a flat
+    ``words_per_minute`` (the project layer's, from the voice's measured rate and
+    the pauses: :mod:`studio.project.duration`); the long-chapter flag follows them.
     """
     if words_per_minute <= 0:
         raise ValueError("words_per_minute must be positive")
@@ -158,7 +162,7 @@ def inspect_book(
     reports = []
     for c_idx, chapter in enumerate(book.chapters):
         words = chapter.word_count
-        duration = words / words_per_minute * 60.0
+        duration = words / words_per_minute * 60.0 if durations is None else float(durations[c_idx])
         counts: Counter[str] = Counter()
         unvoiced = []
         for p_idx, para in enumerate(chapter.paragraphs):

@@ -367,7 +367,9 @@ class BookModel(QAbstractItemModel):
             words = ["split"] if node.was_split else []
             if para is not None and para.unvoiced:
                 words.append(f"no {node.language} voice")
-            return words
+            said = node.direction.words()  # the producer's direction, and a pause set after it
+            return words + ([said] if said else []) + (
+                [f"{node.pause_after:.2f} s after"] if node.pause_after is not None else [])
         if isinstance(node, ParagraphNode):
             words = [f"no {node.effective_language} voice"] if node.unvoiced else []
             if node.has_split:
@@ -404,9 +406,7 @@ class BookModel(QAbstractItemModel):
     def _display(self, node: Any, col: int, edit: bool) -> Any:
         if isinstance(node, ChapterNode):
             if col == TEXT:
-                why = node.reason or ("front matter" if node.front_matter else "")
-                note = "" if node.included else f"  ({why}, excluded)" if why else "  (excluded)"
-                return f"{node.index + 1}. {node.display_name}" + note
+                return node.label  # the one number and name (studio.project.numbering), status said
             if col == LANG:
                 langs = sorted({p.effective_language for p in node.paragraphs if p.index is not None})
                 return ", ".join(langs)

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.project.numbering import chapters_label
 from studio.qt.search import SearchResult
 from studio.qt.snapshot import ChapterNode, ParagraphNode, SentenceNode
 from studio.ui.book_filter import BookFilter
@@ -73,6 +74,7 @@ class BookPanel(QWidget):
     longChapterMinutesChanged = Signal(float)
     currentChanged = Signal(object)  # node or None
     searchRequested = Signal(str)  # the search text, once typing pauses
+    directionRequested = Signal(object)  # list[SentenceNode]: a rate, pauses for them
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -266,12 +268,15 @@ class BookPanel(QWidget):
             self._add(menu, "Play to the end of the chapter", lambda: self.playFromRequested.emit(node.id))
         menu.addSeparator()
         chapters = self.selected_chapters()
-        label = f"Render chapter {chapters[0] + 1}" if len(chapters) == 1 else f"Render {len(chapters)} chapters"
+        names = {c.index: c.display_name for c in self.model.snapshot.chapters} if self.model.snapshot else {}
+        label = f"Render {chapters_label(chapters, names)}" if chapters else "Render chapter"
         self._add(menu, label, lambda: self.renderChapters.emit(chapters))
         ids = [s.id for s in self.selected_sentences()]
         self._add(menu, f"Render selection ({len(ids)} sentence(s))", lambda: self.renderSentences.emit(ids))
         self._add(menu, "Regenerate (new take)", lambda: self.regenerate.emit(ids),
                   "Synthesize again even though the audio exists")
+        self._add(menu, "Direction\u2026", lambda: self.directionRequested.emit(self.selected_sentences()),
+                  "A rate and pauses for the selected sentence(s)")
         if isinstance(node, ChapterNode):
             menu.addSeparator()
             if node.included:

@@ -23,12 +23,15 @@ from PySide6.QtWidgets import (
 )
 
 from studio.qt.messages import ErrorInfo, ExportProgress, PackageChoices
-from studio.qt.snapshot import BookSnapshot
+from studio.qt.snapshot import BookSnapshot, estimate
 from studio.ui.book_model import BookModel, fmt_duration
 
 
 #: formats that only exist as publish-ready output (mastered and checked)
 PUBLISH_ONLY = ("m4b", "flac", "opus")
+#: publish-ready unless the producer says otherwise: MP3 is what listeners and shops get, so it is
+#: mastered and checked by default; WAV is usually an intermediate for an editor, so it stays as rendered
+PUBLISH_DEFAULT = {"mp3": True, "wav": False}
 RESULT_COLUMNS = ("File", "Length", "RMS", "True peak", "Noise floor", "Loudness", "Check")
 
 
@@ -57,7 +60,7 @@ class ExportDialog(QDialog):
         self.format.addItem("Opus", "opus")
         self.publish = QCheckBox("Publish-ready: master (44.1 kHz, -20 dB RMS, peaks under -3 dB, room tone), "
                                  "tag, write subtitles and check the ACX rules")
-        self._publish_choice = False  # for WAV/MP3; the other formats are always publish-ready
+        self._publish_choice = dict(PUBLISH_DEFAULT)  # for WAV/MP3; the other formats are always publish-ready
         self.cover = QLineEdit()
         self.cover.setPlaceholderText("the EPUB's cover, if the book has one")
         pick = QPushButton("Browse\u2026")
@@ -107,12 +110,12 @@ class ExportDialog(QDialog):
             counts = model.counts(c.index)
             total = sum(counts.values())
             done = counts.get("done", 0)
-            nodes = [model.sentence(s.id) for s in c.sentences]
-            seconds = sum(n.duration or 0.0 for n in nodes if n is not None and n.state == "done")
+            nodes = [model.sentence(s.id) or s for s in c.sentences]
+            seconds = estimate(c, snapshot.timing, nodes)  # the tree's figure: pauses included, as the file plays
             complete = done == total and total > 0
             why = fmt_duration(seconds) if complete else (
                 f"{counts.get('failed', 0)} failed" if counts.get("failed") else f"{total - done} of {total} not rendered")
-            item = QListWidgetItem(f"{c.index + 1}. {c.display_name}  \u2014  {why}")
+            item = QListWidgetItem(f"{c.label}  \u2014  {why}")
             item.setData(Qt.ItemDataRole.UserRole, c.index)
             if complete:
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
@@ -170,17 +173,19 @@ class ExportDialog(QDialog):
     def set_format(self, fmt: str) -> None:
         self.format.setCurrentIndex(max(0, self.format.findData(fmt)))
 
-    def set_publish(self, on: bool) -> None:
-        """The choice for WAV and MP3 (M4B, FLAC and Opus are always publish-ready)."""
-        self._publish_choice = on
+    def set_publish(self, on: bool, fmt: str | None = None) -> None:
+        """The choice for WAV or MP3 (``fmt``, default the one shown; M4B, FLAC and Opus are
+        always publish-ready)."""
+        self._publish_choice[fmt or str(self.format.currentData())] = on
         self._sync_publish()
 
     def publishing(self) -> bool:
-        return self.format.currentData() in PUBLISH_ONLY or self._publish_choice
+        fmt = str(self.format.currentData())
+        return fmt in PUBLISH_ONLY or self._publish_choice.get(fmt, False)
 
     def _publish_toggled(self, on: bool) -> None:
         if self.publish.isEnabled():
-            self._publish_choice = on
+            self._publish_choice[str(self.format.currentData())] = on
         self._sync_publish()
 
     def _sync_publish(self) -> None:

@@ -96,7 +96,7 @@ class Inspector(QWidget):
             self.heading.setText("Select a chapter, paragraph or sentence.")
             self.info.setText("")
         elif isinstance(node, ChapterNode):
-            self.heading.setText(f"Chapter {node.index + 1}: {node.title}")
+            self.heading.setText(node.label)
             self.info.setText(f"{node.words} words, about {fmt_duration(node.estimated_s)} when spoken; "
                               f"{len(node.paragraphs)} paragraphs, {len(node.sentences)} sentences."
                               + (" Flagged as long." if node.too_long else ""))

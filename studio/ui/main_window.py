@@ -22,29 +22,34 @@ from studio.qt.measure import PresetMeasurer
 from studio.qt.messages import ErrorInfo, PackageChoices, PlaybackPosition
 from studio.qt.planning import BookPlan
 from studio.qt.preset_words import preset_label
+from studio.qt.progress import book_progress
 from studio.qt.session import ProjectSession
+from studio.qt.voice_library import VoiceLibrary
 from studio.qt.sinks import output_device_problem
 from studio.qt.snapshot import BookSnapshot, ChapterNode, ParagraphNode, SentenceNode
-from studio.text.importer import SUPPORTED_SUFFIXES
 from studio.ui.book_view import BookPanel
 from studio.ui.common import show_message_box
 from studio.ui.confirm import book_render_box
 from studio.ui.empty_state import SAMPLE_BOOK, EmptyState
+from studio.ui.direction_dialog import DirectionDialog
 from studio.ui.export_dialog import ExportDialog
+from studio.ui.import_flow import ImportFlow
 from studio.ui.inspector import Inspector
 from studio.ui.loading import LoadingNotice
 from studio.ui.log_pane import LogPane
+from studio.ui.progress_panel import BookProgressPanel
 from studio.ui.queue_panel import QueuePanel
+from studio.ui.quit_question import QuitGuard
 from studio.ui.readouts import ReadoutPanel
 from studio.ui.takes_panel import TakesPanel
 from studio.ui.voices_dialog import VoicesDialog
+from studio.ui.waveform_edit import WaveformPanel
 from studio.ui.waveform_view import WaveformController, WaveformView
 from studio.ui.window_actions import build_actions
 
 log = logging.getLogger(__name__)
 
 MAX_RECENT = 8
-MANUSCRIPT_FILTER = "Manuscripts (" + " ".join(f"*{s}" for s in SUPPORTED_SUFFIXES) + ")"
 
 
 class MainWindow(QMainWindow):
@@ -57,6 +62,8 @@ class MainWindow(QMainWindow):
         self.export_dialog: ExportDialog | None = None
         self.voices_dialog: VoicesDialog | None = None
         self.render_book_box: QMessageBox | None = None
+        self.quit_guard = QuitGuard(self, session)
+        self.importer = ImportFlow(self, session, self.qsettings)
         self.setWindowTitle("Audiobook Studio")
         self.setAcceptDrops(True)
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
@@ -72,16 +79,20 @@ class MainWindow(QMainWindow):
         self.takes = TakesPanel()
         self.wave = WaveformView()
         self.wave_ctl = WaveformController(session, self.book, self.wave, self)
+        self.wave_panel = WaveformPanel(self.wave, self.wave_ctl, session)
         self.loading = LoadingNotice(self)
         self.measurer = PresetMeasurer(self, session=session)
         self.readouts = ReadoutPanel()
         self.log_pane = LogPane()
+        self.progress = BookProgressPanel(lambda: self.book.model.snapshot and book_progress(
+            self.book.model.snapshot, self.book.model.counts, session.stats.seconds_per_sentence()))
         self.docks = {
             "details": self._dock("Details", self.inspector, Qt.DockWidgetArea.RightDockWidgetArea),
             "takes": self._dock("Takes", self.takes, Qt.DockWidgetArea.RightDockWidgetArea),
             "readouts": self._dock("Live readouts", self.readouts, Qt.DockWidgetArea.RightDockWidgetArea),
-            "waveform": self._dock("Waveform", self.wave, Qt.DockWidgetArea.TopDockWidgetArea),
+            "waveform": self._dock("Waveform", self.wave_panel, Qt.DockWidgetArea.TopDockWidgetArea),
             "queue": self._dock("Render queue", self.queue, Qt.DockWidgetArea.BottomDockWidgetArea),
+            "progress": self._dock("Book progress", self.progress, Qt.DockWidgetArea.RightDockWidgetArea),
             "log": self._dock("Log", self.log_pane, Qt.DockWidgetArea.BottomDockWidgetArea),
         }
         # the right column runs the full height: the queue under the tree is then held back only
@@ -89,6 +100,7 @@ class MainWindow(QMainWindow):
         self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
         self.tabifyDockWidget(self.docks["queue"], self.docks["log"])
         self.tabifyDockWidget(self.docks["readouts"], self.docks["takes"])
+        self.tabifyDockWidget(self.docks["readouts"], self.docks["progress"])
         self.docks["queue"].raise_()
         self.docks["readouts"].raise_()
         self.resizeDocks([self.docks["details"], self.docks["readouts"]], [300, 300], Qt.Orientation.Vertical)
@@ -128,6 +140,8 @@ class MainWindow(QMainWindow):
         s.chapterChanged.connect(self._chapter_changed)
         s.statesChanged.connect(self._states_changed)
         s.queueChanged.connect(self.queue.set_snapshot)
+        for changed in (s.opened, s.closed, s.statesChanged, s.chapterChanged, s.snapshotChanged, s.jobFinished):
+            changed.connect(lambda *_: self.progress.schedule())
         s.readout.connect(self.readouts.show_readout)
         s.engineStatus.connect(self.loading.on_status)
         s.engineStatus.connect(lambda e: (self.readouts.set_engine_status(e.text), self.statusBar().showMessage(e.text, 5000)))
@@ -155,11 +169,12 @@ class MainWindow(QMainWindow):
         i.languageChosen.connect(s.set_language)
         i.spoken.spokenChosen.connect(s.set_spoken)
         b.playFromRequested.connect(self.play_from)
+        b.directionRequested.connect(self.open_direction)
         b.searchRequested.connect(lambda text: s.project is not None and s.search(text))
         s.searchReady.connect(b.apply_search)
         t = self.takes
         s.takesChanged.connect(t.set_takes)
-        s.settingsChanged.connect(lambda st: self.preset_label.setText(preset_label(st.preset, st.voice_id)))
+        s.settingsChanged.connect(lambda st: self.preset_label.setText(preset_label(st.preset, st.voice_id, st.backend)))
         s.closed.connect(lambda: self.preset_label.setText(""))
         t.playTakes.connect(lambda sid, ids: s.play_takes(sid, ids))
         t.chooseTake.connect(s.choose_take)
@@ -204,18 +219,10 @@ class MainWindow(QMainWindow):
             self.open_path(folder)
 
     def ask_import(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Import manuscript", self._last_dir(), MANUSCRIPT_FILTER)
-        if path:
-            self.qsettings.setValue("paths/lastDir", str(Path(path).parent))
-            self.open_path(path)
+        """File > Import and New Project: manuscript, where to keep the project, import with progress."""
+        self.importer.ask()
 
-    def ask_new_project(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Manuscript for the new project", self._last_dir(), MANUSCRIPT_FILTER)
-        if not path:
-            return
-        folder = QFileDialog.getExistingDirectory(self, "Empty folder for the project", str(Path(path).parent))
-        if folder:
-            self.session.create(path, folder)
+    ask_new_project = ask_import
 
     def _last_dir(self) -> str:
         return str(self.qsettings.value("paths/lastDir", str(Path.home())))
@@ -248,6 +255,7 @@ class MainWindow(QMainWindow):
     def _opened(self, snap: BookSnapshot) -> None:
         self.pages.setCurrentWidget(self.book)
         self.book.set_snapshot(snap)
+        self.actions_.named["read_front"].setChecked(snap.read_front)
         self.inspector.show_node(None)
         self.setWindowTitle(f"{snap.title} \u2014 Audiobook Studio")
         self._remember(snap.folder)
@@ -267,6 +275,8 @@ class MainWindow(QMainWindow):
         self.pages.setCurrentWidget(self.empty)
         self.book.set_snapshot(None)
         self.inspector.show_node(None)
+        self.takes.show_sentence(None)  # nothing of the previous book stays in the docks
+        self.wave_ctl.show(None)
         self.setWindowTitle("Audiobook Studio")
         self._set_project_enabled(False)
 
@@ -376,12 +386,19 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------ dialogs
 
+    def open_direction(self, nodes: list) -> None:
+        if nodes:
+            self.direction_dialog = DirectionDialog(nodes, self)
+            self.direction_dialog.directed.connect(self.session.set_direction)
+            self.direction_dialog.open()
+
     def open_voices(self) -> None:
         s = self.session
         if s.settings is None or s.snapshot is None:
             return
         langs = sorted({p.effective_language for c in s.snapshot.chapters for p in c.paragraphs})
-        dlg = VoicesDialog(s.settings, langs, self, measurer=self.measurer, project_folder=str(s.snapshot.folder))
+        dlg = VoicesDialog(s.settings, langs, self, measurer=self.measurer, project_folder=str(s.snapshot.folder),
+                           library=VoiceLibrary())
         dlg.applied.connect(s.update_settings)
         dlg.sampleRequested.connect(lambda vid, lang, text: s.preview.play_text(text, lang, vid, f"sample: {vid}"))
         folder = s.snapshot.folder
@@ -415,13 +432,15 @@ class MainWindow(QMainWindow):
         default = self.qsettings.value("export/folder") or str(Path(s.snapshot.folder).parent / f"{s.snapshot.title} - audio")
         dlg = ExportDialog(s.snapshot, self.book.model, str(default), self)
         dlg.set_format(str(self.qsettings.value("export/format", "m4b")))
-        dlg.set_publish(str(self.qsettings.value("export/publish", "false")).lower() == "true")
+        for fmt in ("wav", "mp3"):  # unset: the dialog's default (MP3 publish-ready, WAV as rendered)
+            if self.qsettings.value(f"export/publish/{fmt}") is not None:
+                dlg.set_publish(str(self.qsettings.value(f"export/publish/{fmt}")).lower() == "true", fmt)
 
         def remember(folder: str, fmt: str) -> None:
             self.qsettings.setValue("export/folder", folder)
             self.qsettings.setValue("export/format", fmt)
             if fmt in ("wav", "mp3"):  # the other formats are always publish-ready
-                self.qsettings.setValue("export/publish", "true" if dlg.publishing() else "false")
+                self.qsettings.setValue(f"export/publish/{fmt}", "true" if dlg.publishing() else "false")
 
         def failed(err: ErrorInfo) -> None:
             dlg.on_error(err)
@@ -461,6 +480,8 @@ class MainWindow(QMainWindow):
             self.open_path(paths[0])
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self.quit_guard.intercept(event):  # render work outstanding: finish later or discard
+            return
         self.save_settings()
         self.log_pane.detach()
         self.session.shutdown()

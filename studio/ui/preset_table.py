@@ -31,7 +31,7 @@ from studio.project.settings import ProjectSettings
 from studio.qt.facts import BenchFigures, MachineFacts, PresetInfo
 from studio.qt.measure import ABOUT, MeasureProgress, MeasureResult, PresetMeasurer
 from studio.qt.messages import ErrorInfo
-from studio.qt.preset_words import plain_name, plain_reason
+from studio.qt.preset_words import default_row_name, plain_name, plain_reason
 
 COLUMNS = ("Preset", "Technical name", "Runs here", "Speed (measured)", "Quality (measured)")
 RECOMMENDED = "\u2605 recommended"
@@ -138,10 +138,11 @@ class PresetTable(QWidget):
         self.recommended.setText(f"Recommended for this computer: <b>{escape(plain_name(rec.preset))}</b> "
                                  f"({rec.preset}) \u2014 {escape(rec.why)}")
         self.tree.clear()
-        default = QTreeWidgetItem([f"Engine default ({settings.backend})", "(no preset)", "Yes", "", ""])
+        default = QTreeWidgetItem([*default_row_name(settings.backend), "Yes", "", ""])
         default.setData(0, _NAME, "")
-        default.setData(0, _DETAILS, f"<b>Engine default</b> ({settings.backend}, no preset): what this project "
-                                     "used so far.")
+        default.setData(0, _DETAILS, f"<b>{escape(default_row_name(settings.backend)[0])}</b> ({settings.backend} "
+                                     "engine, no preset chosen): what this project renders with now. Choosing the "
+                                     "same preset by name renders the book again.")
         self.tree.addTopLevelItem(default)
         for info in facts.presets:
             self.tree.addTopLevelItem(self._item(info, info.name == rec.preset))

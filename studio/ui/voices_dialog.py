@@ -9,6 +9,8 @@ benchmark figures) are gathered in the background and filled in when they arrive
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QComboBox, QDialog, QDialogButtonBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableWidget,
@@ -18,11 +20,13 @@ from PySide6.QtWidgets import (
 from studio.core.errors import StudioError
 from studio.jobs.triton import make_target
 from studio.project.settings import ProjectSettings
-from studio.qt.facts import MachineFacts
+from studio.qt.facts import MachineFacts, VoiceChoice
 from studio.qt.measure import PresetMeasurer
+from studio.qt.voice_library import VoiceLibrary
 from studio.ui.common import SAMPLE_TEXT, language_label
 from studio.ui.preset_table import PresetTable
 from studio.ui.triton_panel import TritonPanel
+from studio.ui.voice_library_panel import VoiceLibraryPanel
 
 DEFAULT_LABEL = "(project default voice)"
 
@@ -39,7 +43,8 @@ class VoicesDialog(QDialog):
     sampleRequested = Signal(str, str, str)  # voice id, language, text
 
     def __init__(self, settings: ProjectSettings, book_languages: list[str], parent: QWidget | None = None, *,
-                 measurer: PresetMeasurer | None = None, project_folder: str | None = None) -> None:
+                 measurer: PresetMeasurer | None = None, project_folder: str | None = None,
+                 library: VoiceLibrary | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Voices & presets")
         self.resize(860, 520)
@@ -98,6 +103,16 @@ class VoicesDialog(QDialog):
         self.tabs.addTab(self.presets, "Preset")
         self.triton = TritonPanel(settings.triton)
         self.tabs.addTab(self.triton, "Servers")
+        self.library: VoiceLibraryPanel | None = None
+        if library is not None:  # installed voices and the Piper catalogue: download, remove
+            library.setParent(self)
+            self.finished.connect(lambda _r: library.cancel())  # a download stops with the window
+            self.library = VoiceLibraryPanel(library)
+            self.tabs.insertTab(1, self.library, "Get voices")
+            self.library.sampleRequested.connect(lambda vid: self._sample(vid, None))
+            library.installed.connect(self._voice_added)
+            library.removed.connect(self._voice_removed)
+            library.load()
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self._save)
         buttons.rejected.connect(self.reject)
@@ -125,6 +140,15 @@ class VoicesDialog(QDialog):
             at = combo.findData(chosen)
             combo.setCurrentIndex(max(0, at))
         self.presets.set_facts(facts, self.settings)
+
+    def _voice_added(self, choice: VoiceChoice) -> None:
+        """A voice just downloaded can be chosen at once (default or for a language)."""
+        if self.facts is not None and all(v.id != choice.id for v in self.facts.voices):
+            self.set_facts(replace(self.facts, voices=(*self.facts.voices, choice)))
+
+    def _voice_removed(self, voice_id: str) -> None:
+        if self.facts is not None:
+            self.set_facts(replace(self.facts, voices=tuple(v for v in self.facts.voices if v.id != voice_id)))
 
     def chosen_settings(self) -> ProjectSettings:
         mapping = {lang: c.currentData() for lang, c in self.combos.items() if c.currentData()}

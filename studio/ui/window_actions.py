@@ -78,7 +78,7 @@ def build_actions(w: "MainWindow") -> WindowActions:
     SP = QStyle.StandardPixmap
     act("import", "&Import Manuscript\u2026", w.ask_import, menu=file_menu, shortcut=QKeySequence.StandardKey.Open,
         icon=SP.SP_FileIcon, toolbar=True, label="Import",
-        tip="Import a manuscript (.txt .md .html .epub .docx); its project is kept beside it. Or drop a file here.")
+        tip="Import a manuscript (.txt .md .html .epub .docx) into a project folder of your choice (a dropped file gets its project beside it)")
     act("new", "&New Project from Manuscript\u2026", w.ask_new_project, menu=file_menu, shortcut="Ctrl+N",
         tip="Import a manuscript into a project folder of your choice")
     act("open", "Open &Project Folder\u2026", w.ask_open_project, menu=file_menu, shortcut="Ctrl+Shift+O",
@@ -86,7 +86,7 @@ def build_actions(w: "MainWindow") -> WindowActions:
     file_menu.addMenu(acts.recent_menu)
     file_menu.addSeparator()
     act("close", "&Close Project", s.close_project, menu=file_menu, project=True)
-    act("quit", "&Quit", w.close, menu=file_menu, shortcut=QKeySequence.StandardKey.Quit)
+    act("quit", "&Quit", w.quit_guard.quit, menu=file_menu, shortcut=QKeySequence.StandardKey.Quit)
     bar.addSeparator()
 
     act("render_chapter", "Render &Chapter", w.render_current_chapter, menu=render_menu, shortcut="Ctrl+R",
@@ -117,6 +117,11 @@ def build_actions(w: "MainWindow") -> WindowActions:
         icon=SP.SP_DialogSaveButton, toolbar=True, label="Export", project=True, tip="Write chapters as WAV or MP3")
     act("lexicon", "Pro&nunciations\u2026", lambda: open_lexicon_dialog(w), menu=project_menu, shortcut="Ctrl+L",
         project=True, tip="Respellings and phonemes for names and rare words; the words to check")
+    front = act("read_front", "Read &Front Matter (Epigraphs, Extracts, Etymology\u2026)",
+                lambda: s.set_read_front_matter(front.isChecked()), menu=project_menu, project=True,
+                tip="Include the book's epigraphs, extracts, etymology, dedication and preface; contents, copyright "
+                    "and title pages stay out. Chapters you included or excluded by hand keep your choice.")
+    front.setCheckable(True)
     act("refresh", "Re&load Book", s.refresh, menu=project_menu, shortcut="F5", project=True)
 
     for dock in w.docks.values():

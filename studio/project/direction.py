@@ -1,0 +1,78 @@
+"""Direction for one sentence (or every sentence of a paragraph): a speaking rate and a
+pause before it, beside the pause after it (:mod:`studio.project.pauses`).
+
+Why the rate enters the cache key and the pauses do not: the Piper voice takes one
+length scale per call, so a sentence read at 0.9x is other audio -- its key carries
+its own synthesis settings (the project's with the length scale divided by the
+rate), and exactly the directed sentences render again; the others keep theirs.
+A pause is silence between clips: export, the estimates and the waveform lay it
+out, nothing renders again.
+
+The rate is relative to the project's speed (1.0 = the project's), so a later
+change of the project's speed carries the directed sentences along.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Iterable
+
+from studio.core.errors import ProjectError
+from studio.engine.base import SynthesisSettings
+from studio.project.pauses import MAX_PAUSE_S
+
+if TYPE_CHECKING:
+    from studio.project.store import Project
+
+#: relative rates a producer may give one sentence
+RATE_RANGE = (0.7, 1.4)
+
+@dataclass(frozen=True)
+class Direction:
+    rate: float | None = None  # relative to the project's speed
+    pause_before: float | None = None
+
+    def synthesis(self, base: SynthesisSettings) -> SynthesisSettings:
+        """The settings this sentence is spoken with (the project's unless it has a rate)."""
+        if self.rate is None or self.rate == 1.0:
+            return base
+        return replace(base, length_scale=round(base.length_scale / self.rate, 4))
+
+    def words(self) -> str:
+        """How the tree says it: "0.9x, 0.50 s before"."""
+        parts = [f"{self.rate:g}x"] if self.rate not in (None, 1.0) else []
+        parts += [f"{self.pause_before:.2f} s before"] if self.pause_before else []
+        return ", ".join(parts)
+
+
+def directions(project: Project) -> dict[int, Direction]:
+    """Every directed sentence (id -> its direction)."""
+    rows = project._conn().execute("SELECT sentence_id, rate, pause_before FROM sentence_direction")
+    return {int(i): Direction(r, b) for i, r, b in rows if r is not None or b is not None}
+
+
+_KEEP = object()
+
+
+def set_direction(project: Project, sentence_ids: Iterable[int], *, rate: object = _KEEP,
+                  pause_before: object = _KEEP) -> int:
+    """Give these sentences a rate and/or a pause before (None clears it); returns how many."""
+    ids = sorted(set(sentence_ids))
+    if rate is not _KEEP and rate is not None and not RATE_RANGE[0] <= float(rate) <= RATE_RANGE[1]:  # type: ignore[arg-type]
+        raise ProjectError(f"a sentence's rate must be {RATE_RANGE[0]:g}x-{RATE_RANGE[1]:g}x, got {rate}")
+    if pause_before is not _KEEP and pause_before is not None and not 0.0 <= float(pause_before) <= MAX_PAUSE_S:  # type: ignore[arg-type]
+        raise ProjectError(f"a pause must be between 0 and {MAX_PAUSE_S:g} seconds, got {pause_before}")
+    with project._write() as conn:
+        for sid in ids:
+            if conn.execute("SELECT 1 FROM sentences WHERE id = ?", (sid,)).fetchone() is None:
+                raise ProjectError(f"there is no sentence with id {sid}")
+            conn.execute("INSERT INTO sentence_direction (sentence_id) VALUES (?) ON CONFLICT(sentence_id) DO NOTHING",
+                         (sid,))
+            if rate is not _KEEP:
+                conn.execute("UPDATE sentence_direction SET rate = ? WHERE sentence_id = ?",
+                             (None if rate is None or float(rate) == 1.0 else round(float(rate), 3), sid))  # type: ignore[arg-type]
+            if pause_before is not _KEEP:
+                conn.execute("UPDATE sentence_direction SET pause_before = ? WHERE sentence_id = ?",
+                             (None if not pause_before else round(float(pause_before), 3), sid))  # type: ignore[arg-type]
+        conn.execute("DELETE FROM sentence_direction WHERE rate IS NULL AND pause_before IS NULL")
+    return len(ids)

@@ -1,0 +1,137 @@
+"""The Voices window's library tab: installed voices and the Piper catalogue, with
+language, quality and size; Download (progress, checksum, Cancel), Remove, Sample.
+
+Why a tab of Voices & presets: a downloaded voice is chosen right there (default
+voice, a voice per language), without closing and reopening anything.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QProgressBar, QPushButton, QTableWidget,
+    QTableWidgetItem, QVBoxLayout, QWidget,
+)
+
+from studio.qt.messages import ErrorInfo
+from studio.qt.voice_library import DownloadProgress, Library, LibraryVoice, VoiceLibrary
+
+COLUMNS = ("Voice", "Language", "Quality", "Size", "Status")
+
+
+def fmt_size(n: int) -> str:
+    return "" if n <= 0 else f"{n / 2**20:.1f} MB"
+
+
+class VoiceLibraryPanel(QWidget):
+    sampleRequested = Signal(str)  # voice id (installed)
+
+    def __init__(self, library: VoiceLibrary, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.library = library
+        self.rows: tuple[LibraryVoice, ...] = ()
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Filter: language (fr, de_DE), name or quality")
+        self.filter.textChanged.connect(lambda *_: self._fill())
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.table.itemSelectionChanged.connect(self._buttons)
+        self.download_btn = QPushButton("Download")
+        self.download_btn.setToolTip("Fetch the voice, checked against the catalogue's size and checksum")
+        self.download_btn.clicked.connect(lambda: self._with(lambda v: self.library.download(v.id)))
+        self.cancel_btn = QPushButton("Cancel download")
+        self.cancel_btn.clicked.connect(self.library.cancel)
+        self.remove_btn = QPushButton("Remove")
+        self.remove_btn.setToolTip("Delete a downloaded voice (the bundled voice stays)")
+        self.remove_btn.clicked.connect(lambda: self._with(lambda v: self.library.remove(v.id)))
+        self.sample_btn = QPushButton("\u25b6 Sample")
+        self.sample_btn.setToolTip("Hear a sentence in this voice (installed voices)")
+        self.sample_btn.clicked.connect(lambda: self._with(lambda v: self.sampleRequested.emit(v.id)))
+        self.bar = QProgressBar()
+        self.bar.setVisible(False)
+        self.status = QLabel("Reading the voice catalogue\u2026")
+        self.status.setWordWrap(True)
+        buttons = QHBoxLayout()
+        for b in (self.download_btn, self.cancel_btn, self.remove_btn, self.sample_btn):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.filter)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(buttons)
+        layout.addWidget(self.bar)
+        layout.addWidget(self.status)
+        library.libraryReady.connect(self.show_library)
+        library.progress.connect(self._progress)
+        library.installed.connect(lambda c: self._said(f"{c.id} is installed: choose it on the Voices tab"))
+        library.removed.connect(lambda vid: self._said(f"{vid} was removed"))
+        library.cancelled.connect(lambda vid: self._said(f"Download of {vid} cancelled; nothing was kept"))
+        library.failed.connect(lambda err: self._said(f"\u26a0 {err.message}", err))
+        self._buttons()
+
+    def show_library(self, library: Library) -> None:
+        self.rows = library.voices
+        catalogue = sum(1 for v in self.rows if v.size_bytes)
+        installed = sum(1 for v in self.rows if v.installed)
+        self.status.setText(f"{installed} installed, {catalogue} in the catalogue"
+                            + (f" \u2014 catalogue not available: {library.catalogue_error}" if library.catalogue_error else ""))
+        self._fill()
+
+    def selected(self) -> LibraryVoice | None:
+        rows = self.table.selectionModel().selectedRows()
+        if not rows:
+            return None
+        vid = self.table.item(rows[0].row(), 0).data(Qt.ItemDataRole.UserRole)
+        return next((v for v in self.rows if v.id == vid), None)
+
+    def select(self, voice_id: str) -> None:
+        for r in range(self.table.rowCount()):
+            if self.table.item(r, 0).data(Qt.ItemDataRole.UserRole) == voice_id:
+                self.table.selectRow(r)
+
+    def _fill(self) -> None:
+        keep = self.selected()
+        needle = self.filter.text().strip().lower()
+        shown = [v for v in self.rows if not needle or needle in f"{v.id} {v.language} {v.language_name} {v.quality}".lower()]
+        self.table.setRowCount(len(shown))
+        for r, v in enumerate(shown):
+            status = ("bundled" if v.source == "bundled" else "installed") if v.installed else ""
+            values = (v.id, f"{v.language} {v.language_name}".strip(), v.quality, fmt_size(v.size_bytes), status)
+            for c, text in enumerate(values):
+                item = QTableWidgetItem(text)
+                item.setData(Qt.ItemDataRole.UserRole, v.id)
+                self.table.setItem(r, c, item)
+        if keep is not None:
+            self.select(keep.id)
+        self._buttons()
+
+    def _with(self, fn) -> None:  # noqa: ANN001
+        voice = self.selected()
+        if voice is not None:
+            fn(voice)
+            self._buttons()
+
+    def _buttons(self) -> None:
+        v, busy = self.selected(), self.library.downloading is not None
+        self.download_btn.setEnabled(v is not None and not v.installed and v.size_bytes > 0 and not busy)
+        self.cancel_btn.setEnabled(busy)
+        self.remove_btn.setEnabled(v is not None and v.removable and not busy)
+        self.sample_btn.setEnabled(v is not None and v.installed)
+
+    def _progress(self, p: DownloadProgress) -> None:
+        self.bar.setVisible(True)
+        self.bar.setRange(0, p.total or 0)
+        if p.total:
+            self.bar.setValue(p.done)
+        self.bar.setFormat(f"{p.voice_id}: {p.done / 2**20:.1f} of {fmt_size(p.total or 0) or '?'}")
+        self._buttons()
+
+    def _said(self, text: str, err: ErrorInfo | None = None) -> None:
+        self.bar.setVisible(False)
+        self.status.setText(text)
+        self._buttons()

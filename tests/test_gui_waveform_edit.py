@@ -1,0 +1,150 @@
+"""The waveform as a place to work: zoom, ruler scrubbing, a selection played, the pause
+after one sentence dragged or typed (stored, nothing re-rendered, export and estimates
+longer by exactly the added pause), and the keyboard habits.
+
+Real widgets and mouse/key events, real project files, real SQLite, the real bundled voice.
+"""
+
+from __future__ import annotations
+
+import wave
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from test_gui_support import write_manuscript
+from test_gui_window import WAIT, open_and_wait, sentences, wait_jobs_done, window  # noqa: F401 - the fixture
+
+from studio.jobs.export import export_chapter_files
+from studio.project.duration import chapter_estimates
+from studio.project.pauses import pauses_after
+from studio.project.store import Project
+from studio.ui.main_window import MainWindow
+
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("private_dirs")]
+
+BOOK = """# Pause Book
+
+## One
+
+The cat sat down. It was warm. The sun was out. A bird sang. The day went on. Then it was night.
+
+## Two
+
+Rain fell on the roof. We stayed in.
+"""
+
+
+
+def exported_seconds(folder: str, out: Path) -> float:
+    with Project.open(folder) as project:
+        files = export_chapter_files(project, out, "wav", [0])
+    with wave.open(str(files[0].path)) as w:
+        return w.getnframes() / w.getframerate()
+
+
+def show_chapter(qtbot, win: MainWindow, n: int) -> None:  # noqa: ANN001
+    book = win.book
+    book.tree.setCurrentIndex(book.proxy.mapFromSource(book.model.index(n, 0)))
+    qtbot.waitUntil(lambda: win.wave.data is not None and win.wave.data.label == "One", timeout=WAIT)
+
+
+def test_zoom_ruler_selection_and_a_dragged_pause_that_export_follows(qtbot, window: MainWindow,  # noqa: ANN001
+                                                                      tmp_path: Path) -> None:
+    open_and_wait(qtbot, window, write_manuscript(tmp_path / "books", BOOK))
+    session, view = window.session, window.wave
+    session.render_chapters([0])
+    wait_jobs_done(qtbot, window)
+    one = sentences(window, 0)
+    folder = session.snapshot.folder
+    before_file = exported_seconds(folder, tmp_path / "before")
+    before_tree = session.snapshot.chapters[0].estimated_s
+    show_chapter(qtbot, window, 0)
+    view.setFocus()
+
+    # zoom with the keys, back to fit
+    full = view.visible_s
+    qtbot.keyClick(view, Qt.Key.Key_Plus)
+    assert view.zoom == pytest.approx(1.5) and view.visible_s == pytest.approx(full / 1.5)
+    qtbot.keyClick(view, Qt.Key.Key_0)
+    assert view.zoom == pytest.approx(1.0)
+
+    # the ruler scrubs: the cursor follows the pointer
+    y_ruler, y_wave = view.RULER // 2, view.RULER + (view.height() - view.RULER) // 2
+    qtbot.mousePress(view, Qt.MouseButton.LeftButton, pos=QPoint(int(view.x_of(1.0)), y_ruler))
+    assert view.cursor_s == pytest.approx(1.0, abs=view.visible_s / view.width() * 2)
+    qtbot.mouseRelease(view, Qt.MouseButton.LeftButton, pos=QPoint(int(view.x_of(1.0)), y_ruler))
+
+    # drag a selection over sentences 2-4, Enter plays exactly those
+    spans = view.data.spans
+    a, b = (spans[1].start + spans[1].end) / 2, (spans[3].start + spans[3].end) / 2
+    heard: list = []
+    session.preview.positionChanged.connect(heard.append)
+    qtbot.mousePress(view, Qt.MouseButton.LeftButton, pos=QPoint(int(view.x_of(a)), y_wave))
+    qtbot.mouseMove(view, QPoint(int(view.x_of(b)), y_wave))
+    qtbot.mouseRelease(view, Qt.MouseButton.LeftButton, pos=QPoint(int(view.x_of(b)), y_wave))
+    assert view.selection is not None and view.spans_in(*view.selection) == tuple(s.sentence_id for s in spans[1:4])
+    qtbot.keyClick(view, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: bool(heard) and heard[-1].state == "finished", timeout=WAIT)
+    assert [p.sentence_id for p in heard if p.sentence_id is not None][0] == spans[1].sentence_id
+    assert {p.sentence_id for p in heard if p.sentence_id is not None} == {s.sentence_id for s in spans[1:4]}
+
+    # drag the handle at the end of the pause after sentence 3, about half a second to the right
+    target = spans[2]
+    old = target.gap
+    x0 = int(round(view.x_of(target.end + old)))
+    assert view.handle_at(x0) == target
+    dragged: list = []
+    view.pauseChanged.connect(lambda sid, s: dragged.append((sid, s)))
+    qtbot.mousePress(view, Qt.MouseButton.LeftButton, pos=QPoint(x0, y_wave))
+    qtbot.mouseMove(view, QPoint(int(round(view.x_of(target.end + old + 0.5))), y_wave))
+    qtbot.mouseRelease(view, Qt.MouseButton.LeftButton, pos=QPoint(int(round(view.x_of(target.end + old + 0.5))), y_wave))
+    assert dragged and dragged[0][0] == target.sentence_id
+    new = dragged[0][1]
+    assert new == pytest.approx(old + 0.5, abs=0.05)
+    qtbot.waitUntil(lambda: view.data.span_of(target.sentence_id).gap == pytest.approx(new), timeout=WAIT)
+    assert view.data.span_of(target.sentence_id).own_gap
+    assert window.wave_panel.pause.value() == pytest.approx(new)  # the typed value follows the handle
+
+    with Project.open(folder) as project:
+        assert pauses_after(project) == {target.sentence_id: pytest.approx(new)}
+        rows = {r.id: r for r in project.sentences([0])}
+        assert chapter_estimates(project)[0] == pytest.approx(before_tree + new - old, abs=1e-6)
+    assert all(rows[s.id].state == "done" and rows[s.id].synth_count == 1 for s in one)  # nothing re-rendered
+    assert session.snapshot.chapters[0].estimated_s == pytest.approx(before_tree + new - old, abs=1e-6)
+    after_file = exported_seconds(folder, tmp_path / "after")
+    assert after_file - before_file == pytest.approx(new - old, abs=1.0 / 22050 + 1e-6)  # exactly the added pause
+
+    # typed: 1.20 s after the same sentence
+    window.wave_panel.pause.setValue(1.2)
+    qtbot.waitUntil(lambda: view.data.span_of(target.sentence_id).gap == pytest.approx(1.2), timeout=WAIT)
+    window.wave_panel.reset.click()  # and back to the project's pause
+    qtbot.waitUntil(lambda: view.data.span_of(target.sentence_id).gap == pytest.approx(old), timeout=WAIT)
+    with Project.open(folder) as project:
+        assert pauses_after(project) == {}
+
+
+def test_keyboard_habits_move_through_the_sentences(qtbot, window: MainWindow, tmp_path: Path) -> None:  # noqa: ANN001
+    open_and_wait(qtbot, window, write_manuscript(tmp_path / "books", BOOK))
+    session, view = window.session, window.wave
+    session.render_chapters([0])
+    wait_jobs_done(qtbot, window)
+    show_chapter(qtbot, window, 0)
+    view.setFocus()
+    spans = view.data.spans
+    seeks: list[int] = []
+    view.seekRequested.connect(seeks.append)
+    qtbot.keyClick(view, Qt.Key.Key_Home)
+    assert view.focus == spans[0] and view.offset_s == 0.0
+    qtbot.keyClick(view, Qt.Key.Key_L)
+    qtbot.keyClick(view, Qt.Key.Key_L)
+    qtbot.keyClick(view, Qt.Key.Key_J)
+    assert seeks == [spans[1].sentence_id, spans[2].sentence_id, spans[1].sentence_id]
+    stops: list = []
+    view.stopRequested.connect(lambda: stops.append(1))
+    qtbot.keyClick(view, Qt.Key.Key_K)
+    assert stops == [1]
+    qtbot.keyClick(view, Qt.Key.Key_Plus)
+    qtbot.keyClick(view, Qt.Key.Key_Plus)
+    qtbot.keyClick(view, Qt.Key.Key_End)
+    assert view.focus == spans[-1] and view.offset_s + view.visible_s == pytest.approx(view.data.duration)
