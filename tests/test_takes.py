@@ -136,7 +136,7 @@ def test_a_project_from_before_takes_is_migrated_and_its_audio_becomes_the_first
 
     with Project.open(folder) as old:
         version = old._conn().execute("PRAGMA user_version").fetchone()[0]
-        assert version == schema.SCHEMA_VERSION == 4
+        assert version == schema.SCHEMA_VERSION >= 4
         assert old.takes.for_sentence(target.id) == []  # no takes yet, nothing lost
         assert old.counts([1])["done"] == len(old.sentences([1]))
         assert old.chapter_control.included() == [0, 1, 2]  # the import's choice until the producer decides

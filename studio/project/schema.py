@@ -15,13 +15,14 @@ from typing import Callable
 
 from studio.core.errors import ProjectError
 from studio.project.chapters import add_chapter_control
+from studio.project.proofs import add_proof_results
 from studio.project.restructure import add_structure
 from studio.project.takes import TAKES_SCHEMA
 
 log = logging.getLogger(__name__)
 
 #: Version written by this code. Bump it and add a step to ``MIGRATIONS`` together.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 STATES = ("pending", "rendering", "done", "failed")
 
@@ -168,6 +169,8 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     # from) and why the import called a chapter front matter; see
     # studio.project.restructure. Additive: old rows read as imported.
     3: add_structure,
+    # v5: proof-listening verdicts per sentence (studio.project.proofs)
+    4: add_proof_results,
 }
 
 
