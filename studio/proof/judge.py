@@ -73,6 +73,7 @@ def judge(heard: Heard, language: str, signal: list[SignalIssue], *, lexicon_wor
     got = list(heard.heard)
     flags: list[ProofFlag] = []
     unconfirmed = 0
+    cut_off = any(issue.kind == "cut" for issue in signal)
     for region in align_words([w.text for w in expected], [w.text for w in got]):
         exp, hrd = expected[region.e0:region.e1], got[region.h0:region.h1]
         exp_text, hrd_text = " ".join(w.text for w in exp), " ".join(w.text for w in hrd)
@@ -101,12 +102,15 @@ def judge(heard: Heard, language: str, signal: list[SignalIssue], *, lexicon_wor
             continue
         unconfirmed += len(exp)
         start, end = _span(hrd or exp)
-        if not hrd:
-            at_end = region.e1 == len(expected)
-            kind = "cut" if at_end and (not got or region.e0 > 0) else "missing"
-            reason = (f"cut short: the last words \u201c{exp_text}\u201d are not heard" if kind == "cut"
-                      else f"words missing: \u201c{exp_text}\u201d")
-            flags.append(ProofFlag(kind, _SEVERITY[kind], reason, exp_text, "", start, end))
+        at_end = region.e1 == len(expected) and region.h1 == len(got) and region.e0 > 0
+        if at_end and len(hrd) < len(exp) and (not hrd or cut_off):
+            kind = "cut"  # the sentence stops early: at most a fragment of its last words is heard
+            flags.append(ProofFlag(kind, _SEVERITY[kind], f"cut short: the last words \u201c{exp_text}\u201d are not heard",
+                                   exp_text, hrd_text, start, end))
+        elif not hrd:
+            kind = "missing"
+            flags.append(ProofFlag(kind, _SEVERITY[kind], f"words missing: \u201c{exp_text}\u201d", exp_text, "",
+                                   start, end))
         else:
             flags.append(ProofFlag("substituted", _SEVERITY["substituted"],
                                    f"words substituted: expected \u201c{exp_text}\u201d, heard \u201c{hrd_text}\u201d",
