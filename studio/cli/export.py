@@ -39,6 +39,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--narrator", help="narrator tag (default: the voice)")
     p.add_argument("--year", help="year tag (default: the manuscript's date, else this year)")
     p.add_argument("--no-subtitles", action="store_true", help="no SRT/WebVTT files")
+    p.add_argument("--require-proof", action="store_true", help="refuse when a chapter has sentences not "
+                   "proof-listened or still to review (see `studio proof`)")
     m = p.add_argument_group("mastering")
     m.add_argument("--target-rms", type=float, default=-20.0, metavar="DB", help="RMS target, -23 to -18 (default: -20)")
     m.add_argument("--head", type=float, default=0.75, metavar="S", help="room tone before the first word, "
@@ -51,6 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _cmd_export(args: argparse.Namespace) -> int:
     from studio.audio.mastering import MasteringConfig
     from studio.cli.common import format_duration, parse_chapters
+    from studio.jobs.export import default_chapters
+    from studio.jobs.proof_export import add_to_manifest, proof_report, report_text, require_proof
     from studio.jobs.publish import PublishOptions, publish
     from studio.project import Project
 
@@ -68,7 +72,12 @@ def _cmd_export(args: argparse.Namespace) -> int:
             fmt=args.format, chapters=chapters, mastering=mastering, cover=args.cover, narrator=args.narrator,
             year=args.year, subtitles=not args.no_subtitles, single_file=args.single_file,
         )
+        wanted = chapters if chapters is not None else default_chapters(project)
+        if args.require_proof:
+            require_proof(project, wanted)
         result = publish(project, args.output, options, progress=_progress)
+        proof = proof_report(project, wanted)
+        add_to_manifest(result.manifest, proof)
     for w in result.warnings:
         sys.stderr.write(f"studio: warning: {w}\n")
     for f in result.files:
@@ -83,6 +92,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
         out.write("\nACX check\n")
         for f in result.files:
             out.write(f.acx.text() + "\n")
+        out.write(report_text(proof) + "\n")
     total = sum(f.duration for f in result.files)
     failed = sum(not f.acx.passed for f in result.files)
     out.write(f"{len(result.files)} file(s), {format_duration(total)} of audio; ACX: "

@@ -35,11 +35,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_cmd_proof)
 
 
-def add_model_arguments(p: argparse.ArgumentParser) -> None:
+def add_model_arguments(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """The recogniser options (shared with ``studio render --proof``)."""
     p.add_argument("--asr-model", metavar="M",
                    help="speech model: a faster-whisper model folder or name (default: the embedded Whisper base)")
-    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+    p.add_argument("--asr-device", "--device", dest="asr_device", choices=("auto", "cpu", "cuda"), default="auto",
                    help="where the speech model runs (default: CUDA when a GPU is present)")
     p.add_argument("--retry", type=int, default=2, metavar="N",
                    help="new takes (at most 2) for a sentence flagged as a synthesis glitch (default: 2; 0: none)")
@@ -48,7 +48,7 @@ def add_model_arguments(p: argparse.ArgumentParser) -> None:
 def open_checker(args: argparse.Namespace) -> Any:  # -> studio.proof.check.Checker
     from studio.proof.check import Checker
 
-    return Checker.open(args.asr_model, args.device)
+    return Checker.open(args.asr_model, args.asr_device)
 
 
 def _cmd_proof(args: argparse.Namespace) -> int:
@@ -70,6 +70,14 @@ def _cmd_proof(args: argparse.Namespace) -> int:
         return report_project(project, run, chapters, as_json=args.json)
     finally:
         project.close()
+
+
+def proof_after_render(args: argparse.Namespace, project: Any, chapters: list[int], engine: Any, engine_for: Any,
+                       batch_size: int) -> int:
+    """``studio render --proof``: listen to what was rendered (new takes with the render's engine); exit status."""
+    run = run_proof(project, open_checker(args), set(chapters), args, engine=engine, engine_for=engine_for,
+                    batch_size=batch_size)
+    return report_project(project, run, set(chapters), as_json=False)
 
 
 def run_proof(project: Any, checker: Any, chapters: set[int] | None, args: argparse.Namespace, *,
