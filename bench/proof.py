@@ -232,7 +232,8 @@ def main() -> int:
     if planted:
         overall = {k: sum(r[k] for r in planted) / len(planted) for k in ("flagged", "wer1", "wer3")}
         report["overall"] = {k: round(v, 4) for k, v in overall.items()}
-        print(f"{'overall':10} {len(planted):4d} {overall['flagged']:8.1%} {overall['wer1']:8.1%} {overall['wer3']:8.1%}")
+        print(f"{'overall':10} {len(planted):4d} {overall['flagged']:8.1%} {overall['wer1']:8.1%} "
+              f"{overall['wer3']:8.1%}")
     whole = time.monotonic() - started
     report.update({"steady_x_real_time": round(audio_s / wall, 2), "model_load_s": round(load_s, 2),
                    "check_wall_s": round(wall, 1), "check_cpu_s": round(cpu, 1),
@@ -241,7 +242,8 @@ def main() -> int:
     print(f"speed: steady state {audio_s / wall:.1f}x real time ({wall:.1f} s wall, {cpu:.1f} s CPU for "
           f"{audio_s:.0f} s of audio); whole process {audio_s / whole:.1f}x (model load {load_s:.1f} s, "
           "audio decoding and planting included, synthesis excluded)")
-    print(f"memory: {peak_rss - base_rss:.0f} MiB extra resident (peak {peak_rss:.0f} MiB, before the model {base_rss:.0f})")
+    print(f"memory: {peak_rss - base_rss:.0f} MiB extra resident (peak {peak_rss:.0f} MiB, "
+          f"before the model {base_rss:.0f})")
     if args.show:
         misses = [r for r in planted if not r["flagged"]][: args.show]
         alarms = [r for r in rows if r["kind"] == "clean" and r["flagged"]][: args.show]

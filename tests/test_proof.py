@@ -31,7 +31,8 @@ from studio.proof.check import Checker, ProofItem
 from studio.proof.model import ProofModelError, choose_device
 
 CLEAN = "Captain Ahab walked slowly along the deck of the Pequod."
-CHANGED = ("The old sailor lit his pipe and watched the grey sea.", "The old sailor lit his horse and watched the grey sea.")
+CHANGED = ("The old sailor lit his pipe and watched the grey sea.",
+           "The old sailor lit his horse and watched the grey sea.")
 DROPPED = ("She opened the heavy wooden door and stepped into the garden.",
            "She opened the heavy door and stepped into the garden.")
 CUT = "They travelled north for seven days through snow and bitter wind."
@@ -99,9 +100,11 @@ def test_planted_errors_are_flagged_with_their_reason_and_a_clean_name_passes(pl
     got = by_text(planted)
     assert got[CLEAN].status == PASSED, got[CLEAN]
     changed = got[CHANGED[0]]
-    assert changed.status == FLAGGED and any(f.kind == "substituted" and "pipe" in f.expected for f in changed.flags), changed
+    assert changed.status == FLAGGED, changed
+    assert any(f.kind == "substituted" and "pipe" in f.expected for f in changed.flags), changed
     dropped = got[DROPPED[0]]
-    assert dropped.status == FLAGGED and any(f.kind == "missing" and "wooden" in f.expected for f in dropped.flags), dropped
+    assert dropped.status == FLAGGED, dropped
+    assert any(f.kind == "missing" and "wooden" in f.expected for f in dropped.flags), dropped
     assert got[CUT].status == FLAGGED and any(f.kind == "cut" for f in got[CUT].flags), got[CUT]
     assert got[GERMAN].status == FLAGGED and got[GERMAN].flags[0].kind == "garbled", got[GERMAN]
     worst = flagged_rows(planted)

@@ -178,7 +178,8 @@ def summarize(records: Iterable[ProofRecord]) -> ProofSummary:
         if rec.status == FLAGGED:
             counts["fine" if rec.fine else "to_review"] += 1
         else:
-            counts[{PASSED: "passed", UNCHECKED: "unchecked", NOT_CHECKED: "not_checked"}.get(rec.status, "no_audio")] += 1
+            key = {PASSED: "passed", UNCHECKED: "unchecked", NOT_CHECKED: "not_checked"}.get(rec.status, "no_audio")
+            counts[key] += 1
     return ProofSummary(**counts)
 
 

@@ -105,8 +105,8 @@ def judge(heard: Heard, language: str, signal: list[SignalIssue], *, lexicon_wor
         at_end = region.e1 == len(expected) and region.h1 == len(got) and region.e0 > 0
         if at_end and len(hrd) < len(exp) and (not hrd or cut_off):
             kind = "cut"  # the sentence stops early: at most a fragment of its last words is heard
-            flags.append(ProofFlag(kind, _SEVERITY[kind], f"cut short: the last words \u201c{exp_text}\u201d are not heard",
-                                   exp_text, hrd_text, start, end))
+            reason = f"cut short: the last words \u201c{exp_text}\u201d are not heard"
+            flags.append(ProofFlag(kind, _SEVERITY[kind], reason, exp_text, hrd_text, start, end))
         elif not hrd:
             kind = "missing"
             flags.append(ProofFlag(kind, _SEVERITY[kind], f"words missing: \u201c{exp_text}\u201d", exp_text, "",

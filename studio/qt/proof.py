@@ -15,7 +15,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from studio.project.proofs import ProofFlag, chapter_summaries, mark_fine
 from studio.project.store import Project
@@ -78,18 +78,33 @@ class ProofController(QObject):
                  open_checker: Callable[[], Any] | None = None, synchronous: bool = False) -> None:
         super().__init__(parent)
         self.session = session
-        self.tasks = TaskRunner(self, threads=1, synchronous=synchronous, on_error=lambda e: self.failed.emit(e.message))
+        self.tasks = TaskRunner(self, threads=1, synchronous=synchronous,
+                                on_error=lambda e: self.failed.emit(e.message))
         self._open_checker = open_checker
         self._checker: Any = None
         self._running = False
         self._again = False
-        self.auto = True
+        self._stop = False
+        self.auto = True  # listen after every finished render job (the dock's check box)
         session.opened.connect(lambda _snap: self.refresh())
         session.jobFinished.connect(lambda _job: self.listen() if self.auto else None)
-        session.closed.connect(lambda: self.viewChanged.emit(ProofView("", (), ())))
+        session.closed.connect(self._closed)
+        app = QCoreApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self.shutdown)
 
-    def _busy_rendering(self) -> bool:
-        return bool(self.session.stats.rendering)
+    def _should_stop(self) -> bool:
+        """Between batches: the project closed, the app quits, or a render runs (rendering comes first)."""
+        return self._stop or bool(self.session.stats.rendering)
+
+    def _closed(self) -> None:
+        self._stop = True
+        self.viewChanged.emit(ProofView("", (), ()))
+
+    def shutdown(self) -> None:
+        """Stop listening at the next batch and wait for it (the app is quitting)."""
+        self._stop = True
+        self.tasks.wait()
 
     def checker(self) -> Any:
         if self._checker is None:
@@ -115,13 +130,14 @@ class ProofController(QObject):
             self._again = True
             return
         self._running = True
+        self._stop = False
 
         def work(report: Callable[[Any], None]) -> ProofView:
             from studio.proof.sentences import check_rows, to_check
 
             rows = to_check(project, project.sentences())
             if rows:
-                check_rows(project, self.checker(), rows, progress=report, should_stop=self._busy_rendering)
+                check_rows(project, self.checker(), rows, progress=report, should_stop=self._should_stop)
             return proof_view(project)
 
         self.tasks.run(work, on_done=self._listened, on_progress=self.progress.emit, on_error=self._failed,

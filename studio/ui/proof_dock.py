@@ -17,6 +17,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -61,6 +62,8 @@ class ProofPanel(QWidget):
         self.listen_btn = QPushButton("Listen now")
         self.listen_btn.setToolTip("Proof-listen every rendered sentence that has not been checked")
         self.listen_btn.clicked.connect(self.listenRequested)
+        self.auto = QCheckBox("After each render")
+        self.auto.setToolTip("Proof-listen in the background after every render (it pauses while rendering)")
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().hide()
@@ -81,6 +84,7 @@ class ProofPanel(QWidget):
         self.fine_btn.clicked.connect(lambda: self._act(lambda e: self.markFine.emit(e.sentence_id)))
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
+        top.addWidget(self.auto)
         top.addWidget(self.listen_btn)
         buttons = QHBoxLayout()
         for b in (self.rerender_btn, self.lexicon_btn, self.edit_btn, self.fine_btn):
@@ -102,7 +106,8 @@ class ProofPanel(QWidget):
         self.view = view
         self.table.setRowCount(len(view.entries))
         for r, e in enumerate(view.entries):
-            cells = (str(e.chapter + 1), str(e.index + 1), f"{SEVERITY.get(e.severity, '')} {e.reason}", f"{e.score:.0f}")
+            why = f"{SEVERITY.get(e.severity, '')} {e.reason}"
+            cells = (str(e.chapter + 1), str(e.index + 1), why, f"{e.score:.0f}")
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(e.text)
@@ -157,6 +162,14 @@ def install_proof_dock(window: Any, controller: ProofController | None = None) -
     window.docks["proof"] = window._dock("Proof", panel, Qt.DockWidgetArea.BottomDockWidgetArea)
     window.tabifyDockWidget(window.docks["queue"], window.docks["proof"])
     window.docks["queue"].raise_()
+    ctl.auto = str(window.qsettings.value("proof/autoListen", True)).lower() not in ("false", "0")
+    panel.auto.setChecked(ctl.auto)
+
+    def set_auto(on: bool) -> None:
+        ctl.auto = on
+        window.qsettings.setValue("proof/autoListen", on)
+
+    panel.auto.toggled.connect(set_auto)
     ctl.viewChanged.connect(panel.set_view)
     ctl.progress.connect(panel.show_progress)
     ctl.failed.connect(lambda text: panel.summary.setText(f"Proof-listening stopped: {text}"))
