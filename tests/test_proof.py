@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from test_gui_support import write_manuscript
+from test_takes import _Lent
 from voice import bundled_engine
 
 from studio.audio.pcm import to_int16
@@ -43,19 +44,6 @@ TEXT = f"# The Voyage\n\n{CLEAN} {CHANGED[0]}\n\n{DROPPED[0]} {CUT}\n\n{GERMAN}\
 @pytest.fixture(scope="session")
 def checker() -> Checker:
     return Checker.open()
-
-
-class _Lent:
-    """The shared engine without its ``close``."""
-
-    def __init__(self, inner) -> None:
-        self._inner = inner
-
-    def __getattr__(self, name: str):
-        return getattr(self._inner, name)
-
-    def close(self) -> None:
-        pass
 
 
 def speak(text: str, language: str = "en") -> np.ndarray:

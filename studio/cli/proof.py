@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "compared with its text), or a recording against its text (--audio/--text). Exit 0: "
                     "nothing flagged; 3: some sentences need listening.")
     p.add_argument("project", type=Path, nargs="?", help="project folder")
-    p.add_argument("--chapters", help="chapters to check, 1-based, e.g. 1,3-5 (default: all)")
+    p.add_argument("--chapters", help="chapters to check, 1-based, e.g. 1,3-5 (default: all but front matter)")
     p.add_argument("--again", action="store_true", help="check sentences again even if their audio was checked")
     p.add_argument("--audio", type=Path, help="a recording to check (with --text; no project)")
     p.add_argument("--text", type=Path, help="the recording's text, as spoken (numbers and symbols in words)")
@@ -64,7 +64,10 @@ def _cmd_proof(args: argparse.Namespace) -> int:
 
     project = open_project(args.project).project
     try:
-        chapters = set(parse_chapters(args.chapters, len(project.chapters()))) if args.chapters else None
+        from studio.jobs.export import default_chapters
+
+        chapters = set(parse_chapters(args.chapters, len(project.chapters())) if args.chapters
+                       else default_chapters(project))
         checker = open_checker(args)
         run = run_proof(project, checker, chapters, args, again=args.again)
         return report_project(project, run, chapters, as_json=args.json)
