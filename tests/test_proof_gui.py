@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from test_gui_support import write_manuscript
 from test_gui_window import WAIT, make_window, open_and_wait, wait_jobs_done
-from test_proof import CHANGED, CLEAN, plant, speak
+from test_proof import CHANGED, DROPPED, plant, speak
 
 pytestmark = pytest.mark.slow
 
@@ -31,13 +31,14 @@ def test_proof_dock_lists_a_planted_error_and_mark_as_fine_is_kept(qtbot, tmp_pa
     win = make_window(qtbot, tmp_path)
     panel, session = win.proof, win.session
     panel.auto.setChecked(True)
-    book = write_manuscript(tmp_path / "books", f"# Harbour\n\n{CLEAN} {CHANGED[0]}\n", "harbour.md")
+    book = write_manuscript(tmp_path / "books", f"# Garden\n\n{DROPPED[0]} {CHANGED[0]}\n", "harbour.md")
     open_and_wait(qtbot, win, book)
     session.render_chapters([0])
     wait_jobs_done(qtbot, win)
     # listening starts by itself after the render and finds nothing wrong
     qtbot.waitUntil(lambda: bool(panel.view.chapters) and not win.proof_ctl._running, timeout=LISTEN_WAIT)
-    assert panel.table.rowCount() == 0 and "0 to review" in panel.summary.text()
+    assert panel.table.rowCount() == 0, [e.reason for e in panel.view.entries]
+    assert "0 to review" in panel.summary.text()
 
     target = plant(session.project, CHANGED[0], speak(CHANGED[1]))  # the voice said "horse"
     panel.listen_btn.click()
@@ -48,6 +49,16 @@ def test_proof_dock_lists_a_planted_error_and_mark_as_fine_is_kept(qtbot, tmp_pa
     assert "pipe" in html and "horse" in html and "background" in html
     assert [s.id for s in win.book.selected_sentences()] == [target]
     assert panel.fine_btn.isEnabled() and panel.rerender_btn.isEnabled()
+    # the tree: the sentence's flags say so, the chapter its share passed, the filter shows just it
+    model = win.book.model
+    assert "needs listening" in str(model.sentence_index(target).siblingAtColumn(3).data())
+    chapter = model.sentence(target).chapter
+    assert "to review" in str(model.index(chapter, 2).data())
+    clean = next(s.id for s in win.book.sentences_of_chapters([chapter]) if s.text == DROPPED[0])
+    win.book.filter_combo.setCurrentText("Needs listening")
+    assert win.book.proxy.mapFromSource(model.sentence_index(target)).isValid()
+    assert not win.book.proxy.mapFromSource(model.sentence_index(clean)).isValid()
+    win.book.filter_combo.setCurrentText("All")
 
     panel.lexicon_btn.click()
     qtbot.waitUntil(lambda: getattr(win, "lexicon_dialog", None) is not None, timeout=WAIT)

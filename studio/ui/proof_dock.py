@@ -171,6 +171,8 @@ def install_proof_dock(window: Any, controller: ProofController | None = None) -
 
     panel.auto.toggled.connect(set_auto)
     ctl.viewChanged.connect(panel.set_view)
+    ctl.viewChanged.connect(lambda v: window.book.model.set_proof(frozenset(e.sentence_id for e in v.entries),
+                                                                  dict(v.chapters)))
     ctl.progress.connect(panel.show_progress)
     ctl.failed.connect(lambda text: panel.summary.setText(f"Proof-listening stopped: {text}"))
     panel.listenRequested.connect(ctl.listen)
