@@ -193,3 +193,22 @@ def test_device_choice() -> None:
     assert choose_device("cpu", 1) == ("cpu", "int8")
     with pytest.raises(ProofModelError, match="no CUDA device"):
         choose_device("cuda", 0)
+
+
+def test_export_refuses_unresolved_flags_and_writes_the_proof_summary(planted: Project, checker, tmp_path: Path,
+                                                                       capsys) -> None:
+    proof_project(planted, checker, retry=0)
+    folder = str(planted.folder)
+    flagged = [row.id for row, _ in flagged_rows(planted)]
+    assert main(["export", folder, "-o", str(tmp_path / "out"), "--format", "wav", "--require-proof"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--require-proof" in err[0] and "4 to review" in err[0]
+    for sid in flagged:  # the producer listened to each and vouches for it
+        mark_fine(planted, sid)
+    planted.close()
+    assert main(["export", folder, "-o", str(tmp_path / "out"), "--format", "wav", "--require-proof", "--acx"]) in (0, 3)
+    printed = capsys.readouterr().out
+    assert "Proof-listening: 100.0 % passed, 0 to review" in printed
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["proof"]["to_review"] == 0 and manifest["proof"]["fine"] == 4
+    assert manifest["proof"]["chapters"][0]["summary"] == "100.0 % passed, 0 to review"
