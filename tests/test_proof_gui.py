@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from test_gui_support import write_manuscript
 from test_gui_window import WAIT, make_window, open_and_wait, wait_jobs_done
-from test_proof import CHANGED, DROPPED, plant, speak
+from test_proof import CHANGED, DROPPED, STEADY, plant, speak
 
 pytestmark = pytest.mark.slow
 
@@ -33,6 +33,8 @@ def test_proof_dock_lists_a_planted_error_and_mark_as_fine_is_kept(qtbot, tmp_pa
     panel.auto.setChecked(True)
     book = write_manuscript(tmp_path / "books", f"# Garden\n\n{DROPPED[0]} {CHANGED[0]}\n", "harbour.md")
     open_and_wait(qtbot, win, book)
+    project = session.project
+    project.update_settings(project.settings().with_changes(synthesis=STEADY))  # the same audio on every run
     session.render_chapters([0])
     wait_jobs_done(qtbot, win)
     # listening starts by itself after the render and finds nothing wrong

@@ -35,11 +35,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_cmd_proof)
 
 
-def add_model_arguments(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
-    """The recogniser options (shared with ``studio render --proof``)."""
+def add_model_arguments(p: argparse.ArgumentParser | argparse._ArgumentGroup, *, short_device: bool = True) -> None:
+    """The recogniser options (shared with ``studio render --proof``, where ``--device`` would
+    read as the voice's device, so only ``--asr-device`` is offered there)."""
     p.add_argument("--asr-model", metavar="M",
                    help="speech model: a faster-whisper model folder or name (default: the embedded Whisper base)")
-    p.add_argument("--asr-device", "--device", dest="asr_device", choices=("auto", "cpu", "cuda"), default="auto",
+    p.add_argument("--asr-device", *(("--device",) if short_device else ()), dest="asr_device", choices=("auto", "cpu", "cuda"), default="auto",
                    help="where the speech model runs (default: CUDA when a GPU is present)")
     p.add_argument("--retry", type=int, default=2, metavar="N",
                    help="new takes (at most 2) for a sentence flagged as a synthesis glitch (default: 2; 0: none)")

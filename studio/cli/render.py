@@ -60,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     proof = p.add_argument_group("proof-listening", "--proof: hear every rendered sentence back and list those "
                                  "that need a human ear (exit 3 when some do)")
     proof.add_argument("--proof", action="store_true", help="proof-listen the rendered chapters (see `studio proof`)")
-    add_model_arguments(proof)
+    add_model_arguments(proof, short_device=False)
     add_preset_arguments(p)
     add_pacing_arguments(p)
     add_triton_arguments(p)

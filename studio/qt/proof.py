@@ -43,8 +43,13 @@ class ProofEntry:
 
     @property
     def word(self) -> str:
-        """The first expected word a flag names (what a pronunciation entry would be for)."""
-        return next((f.expected.split()[0] for f in self.flags if f.expected), "")
+        """The expected word a pronunciation entry would be for: the longest one the recogniser
+        did not hear (names and rare words are long; "the" and "his" are heard)."""
+        for f in self.flags:
+            missed = [w for w in f.expected.split() if w not in set(f.heard.split())]
+            if missed:
+                return max(missed, key=len)
+        return ""
 
 
 @dataclass(frozen=True)
