@@ -5,6 +5,8 @@
 #   bash installer/install.sh            # app + torch presets (+ desktop entry on Linux)
 #   bash installer/install.sh --dev      # also the test tools (pytest, pytest-qt, ...)
 #   bash installer/install.sh --no-torch # ONNX voices only (small install)
+#   bash installer/install.sh --no-proof # without proof-listening (faster-whisper and
+#                                        # its 145 MB speech model)
 #   bash installer/install.sh --triton   # also render on Triton servers (client) and the
 #                                        # CPU Triton server environment (.venv-triton);
 #                                        # --dev includes it (the tests start a real server)
@@ -18,14 +20,16 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="${STUDIO_VENV:-$here/.venv}"
 python="${PYTHON:-python3}"
 with_torch=1
+with_proof=1
 dev=0
 triton=0
 for arg in "$@"; do
   case "$arg" in
     --dev) dev=1 ;;
     --no-torch) with_torch=0 ;;
+    --no-proof) with_proof=0 ;;
     --triton) triton=1 ;;
-    -h|--help) sed -n 2,13p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,15p "$0"; exit 0 ;;
     *) echo "install.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -104,6 +108,7 @@ fi
 # 4. The app itself, with its console scripts.
 extras="gui"
 [ "$with_torch" = 1 ] && extras="$extras,torch"
+[ "$with_proof" = 1 ] && extras="$extras,proof"
 [ "$dev" = 1 ] && triton=1
 [ "$dev" = 1 ] && extras="$extras,test"
 [ "$triton" = 1 ] && extras="$extras,triton"

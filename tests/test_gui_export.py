@@ -51,6 +51,7 @@ def window(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rendered: Pat
     session = ProjectSession(build=shared_factory(), sink_factory=lambda: NullSink(speed=8.0),
                              readout_interval=0.25)
     win = MainWindow(session, QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat))
+    win.proof.auto.setChecked(False)  # proof-listening after renders: tests/test_proof_gui.py
     qtbot.addWidget(win)
     win.show()
     win.open_path(rendered)

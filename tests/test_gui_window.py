@@ -21,6 +21,7 @@ from studio.ui.main_window import MainWindow
 from window_support import WAIT, make_window, open_and_wait, sentences, visible_rows, wait_jobs_done
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("private_dirs")]
+WAIT = 120_000  # ms; generous for a loaded 2-core box
 
 
 @pytest.fixture

@@ -82,6 +82,7 @@ def test_window_menu_opens_the_dialog_and_the_preview_speaks_with_the_entry(qtbo
     session = ProjectSession(readout_interval=0.25, build=shared_factory(engines),
                              sink_factory=lambda: NullSink(speed=8.0))
     win = MainWindow(session, QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat))
+    win.proof.auto.setChecked(False)  # proof-listening after renders: tests/test_proof_gui.py
     qtbot.addWidget(win)
     win.show()
     win.open_path(write_manuscript(tmp_path / "m", BOOK, "names.md"))

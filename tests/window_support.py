@@ -20,6 +20,7 @@ def make_window(qtbot, tmp_path: Path, engines: list | None = None, **session_kw
     session_kw.setdefault("sink_factory", lambda: NullSink(speed=8.0))
     session = ProjectSession(readout_interval=0.25, **session_kw)
     win = MainWindow(session, QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat))
+    win.proof.auto.setChecked(False)  # proof-listening after renders: tests/test_proof_gui.py
     qtbot.addWidget(win)
     win.resize(1280, 800)
     win.show()

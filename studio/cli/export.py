@@ -57,6 +57,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "first prose chapter; never the credits)")
     c.add_argument("--sample-length", type=float, default=180.0, metavar="S", help="the sample's length, "
                    "60-300 s, in whole paragraphs (default: 180)")
+    p.add_argument("--require-proof", action="store_true", help="refuse when a chapter has sentences not "
+                   "proof-listened or still to review (see `studio proof`)")
     m = p.add_argument_group("mastering")
     m.add_argument("--target-rms", type=float, default=-20.0, metavar="DB", help="RMS target, -23 to -18 (default: -20)")
     m.add_argument("--head", type=float, default=0.75, metavar="S", help="room tone before the first word, "
@@ -69,6 +71,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _cmd_export(args: argparse.Namespace) -> int:
     from studio.audio.mastering import MasteringConfig
     from studio.cli.common import format_duration, parse_chapters
+    from studio.jobs.export import default_chapters
+    from studio.jobs.proof_export import add_to_manifest, proof_report, report_text, require_proof
     from studio.jobs.publish import PublishOptions, publish
     from studio.project import Project
 
@@ -89,7 +93,12 @@ def _cmd_export(args: argparse.Namespace) -> int:
             sample=args.sample, sample_chapter=args.sample_chapter - 1 if args.sample_chapter else None,
             sample_seconds=args.sample_length,
         )
+        wanted = chapters if chapters is not None else default_chapters(project)
+        if args.require_proof:
+            require_proof(project, wanted)
         result = publish(project, args.output, options, progress=_progress)
+        proof = proof_report(project, wanted)
+        add_to_manifest(result.manifest, proof)
     for w in result.warnings:
         sys.stderr.write(f"studio: warning: {w}\n")
     label = "ACX" if result.acx_format else "levels"
@@ -112,6 +121,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
             out.write(f.acx.text() + "\n")
         out.write(ACX_REMINDER + "\n" if result.acx_format else
                   "(ACX takes one MP3 per chapter: export with --format mp3 for the ACX check)\n")
+        out.write(report_text(proof) + "\n")
     total = sum(f.duration for f in result.files)
     failed = sum(not f.acx.passed for f in result.files)
     out.write(f"{len(result.files)} file(s), {format_duration(total)} of audio; {result.check_name}: "

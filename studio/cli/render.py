@@ -16,6 +16,7 @@ from typing import TextIO
 from studio.cli.bench import add_preset_arguments
 from studio.cli.triton import add_render_arguments as add_triton_arguments, triton_changes
 from studio.cli.pacing import add_render_arguments as add_pacing_arguments, pacing_changes
+from studio.cli.proof import add_model_arguments, proof_after_render
 from studio.cli.common import EXIT_INCOMPLETE, RETRY_MESSAGE, ProgressLine, format_duration, parse_chapters
 from studio.audio.formats import FORMATS
 from studio.core.errors import StudioError
@@ -58,6 +59,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="a passage in a language no voice speaks: the book's voice with that language's "
                         "phonemes (native, the default), read as the book's language (book), or left silent "
                         "and listed (skip); stored in the project")
+    proof = p.add_argument_group("proof-listening", "--proof: hear every rendered sentence back and list those "
+                                 "that need a human ear (exit 3 when some do)")
+    proof.add_argument("--proof", action="store_true", help="proof-listen the rendered chapters (see `studio proof`)")
+    add_model_arguments(proof, short_device=False)
     add_preset_arguments(p)
     add_pacing_arguments(p)
     add_triton_arguments(p)
@@ -137,6 +142,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
                                     batch_size=plan.batch_size)
         finally:
             bar.finish()
+        proofed = proof_after_render(args, project, chapters, engine, factory, plan.batch_size) if args.proof else 0
         silent = [r for r in project.sentences(chapters) if r.skipped]
         broken = incomplete_chapters(project, chapters)
         titles = {c.index: c.name for c in project.chapters()}
@@ -177,7 +183,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
     if broken:
         _report_incomplete(broken, titles, exported=len(files), out=sys.stderr)
         return EXIT_INCOMPLETE
-    return 0
+    return proofed
 
 
 def _report_incomplete(broken, titles: dict[int, str], *, exported: int, out: TextIO) -> None:

@@ -24,7 +24,7 @@ from studio.core.errors import ProjectError
 log = logging.getLogger(__name__)
 
 #: Version written by this code. Bump it and add a step to ``MIGRATIONS`` together.
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 STATES = ("pending", "rendering", "done", "failed")
 
@@ -259,6 +259,29 @@ def _v7_direction(conn: sqlite3.Connection) -> None:
     _apply_script(conn, _SCHEMA_V7_DIRECTION)
 
 
+#: v8: proof-listening verdicts per sentence, tied to the audio they checked (studio.project.proofs)
+_SCHEMA_V8_PROOFS = """
+CREATE TABLE IF NOT EXISTS proof_results (
+    sentence_id  INTEGER PRIMARY KEY REFERENCES sentences(id) ON DELETE CASCADE,
+    cache_key    TEXT NOT NULL,
+    checksum     TEXT NOT NULL,
+    status       TEXT NOT NULL,
+    severity     INTEGER NOT NULL DEFAULT 0,
+    score        REAL NOT NULL DEFAULT 0,
+    heard        TEXT NOT NULL DEFAULT '',
+    flags        TEXT NOT NULL DEFAULT '[]',
+    note         TEXT NOT NULL DEFAULT '',
+    model        TEXT NOT NULL DEFAULT '',
+    fine         INTEGER NOT NULL DEFAULT 0,
+    checked_at   TEXT NOT NULL DEFAULT (datetime('now'))
+);
+"""
+
+
+def _v8_proof_results(conn: sqlite3.Connection) -> None:
+    _apply_script(conn, _SCHEMA_V8_PROOFS)
+
+
 #: ``MIGRATIONS[v]`` upgrades a database at version ``v`` to ``v + 1`` (inside one
 #: transaction). Version 0 is a brand-new, empty file.
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
@@ -269,6 +292,7 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     4: _v5_take_seeds,  # each take's draw of the sampling noise
     5: _v6_spoken_overrides,  # the producer's spoken-form overrides
     6: _v7_direction,  # a sentence's pause after, pause before and rate
+    7: _v8_proof_results,  # proof-listening verdicts per sentence
 }
 
 

@@ -95,6 +95,8 @@ class BookFilter(QSortFilterProxyModel):
             return isinstance(node, SentenceNode) and state != "done"
         if self.mode == "Failed":
             return isinstance(node, SentenceNode) and state == "failed"
+        if self.mode == "Needs listening":
+            return isinstance(node, SentenceNode) and node.id in model.to_review  # type: ignore[attr-defined]
         return True
 
 

@@ -23,7 +23,7 @@ from studio.qt.snapshot import BookSnapshot, ChapterNode, ParagraphNode, Sentenc
 
 COLUMNS = ("Text", "Language", "State", "Flags", "Length")
 TEXT, LANG, STATE, FLAGS, LENGTH = range(5)
-FILTERS = ("All", "Flagged", "No voice", "Not rendered", "Failed")
+FILTERS = ("All", "Flagged", "No voice", "Not rendered", "Failed", "Needs listening")
 ANY_LANGUAGE = "Any language"
 FlagsRole = Qt.ItemDataRole.UserRole + 1
 StateRole = Qt.ItemDataRole.UserRole + 2
@@ -66,6 +66,8 @@ class BookModel(QAbstractItemModel):
         self._where: dict[int, tuple[int, int, int]] = {}
         self._counts: dict[int, dict[str, int]] = {}
         self.playing: int | None = None
+        self.to_review: frozenset[int] = frozenset()  # proof-listening: sentences flagged, not marked fine
+        self.proof_lines: dict[int, str] = {}  # chapter -> "97.8 % passed, 4 to review"
 
     # ------------------------------------------------------------ data in
 
@@ -361,6 +363,12 @@ class BookModel(QAbstractItemModel):
 
     # ------------------------------------------------------------ presentation
 
+    def set_proof(self, to_review: frozenset[int], lines: dict[int, str]) -> None:
+        """Proof-listening's verdicts (the Proof dock's view): shown in the Flags and State columns."""
+        self.layoutAboutToBeChanged.emit()
+        self.to_review, self.proof_lines = to_review, lines
+        self.layoutChanged.emit()
+
     def flag_words(self, node: ChapterNode | ParagraphNode | SentenceNode) -> list[str]:
         if isinstance(node, SentenceNode):
             para = self._para_of(node)
@@ -369,7 +377,8 @@ class BookModel(QAbstractItemModel):
                 words.append(f"no {node.language} voice")
             said = node.direction.words()  # the producer's direction, and a pause set after it
             return words + ([said] if said else []) + (
-                [f"{node.pause_after:.2f} s after"] if node.pause_after is not None else [])
+                [f"{node.pause_after:.2f} s after"] if node.pause_after is not None else []) + (
+                ["needs listening"] if node.id in self.to_review else [])
         if isinstance(node, ParagraphNode):
             words = [f"no {node.effective_language} voice"] if node.unvoiced else []
             if node.has_split:
@@ -414,7 +423,8 @@ class BookModel(QAbstractItemModel):
                 n = self.counts(node.index)
                 total = sum(n.values())
                 text = f"{n.get('done', 0)}/{total} rendered"
-                return text + (f", {n['failed']} failed" if n.get("failed") else "")
+                text += f", {n['failed']} failed" if n.get("failed") else ""
+                return text + (f"; {self.proof_lines[node.index]}" if node.index in self.proof_lines else "")
             if col == FLAGS:
                 return ", ".join(self.flag_words(node))
             n = self.counts(node.index)

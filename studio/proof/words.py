@@ -1,0 +1,179 @@
+"""Expected and heard words made comparable, and how alike two stretches of words sound.
+
+Why normalise both sides the same way: the recogniser writes "1842", "parlor" and
+"Mr." where the book says "eighteen forty-two", "parlour" and "Mister"; counting
+those as errors is how plain word error rates send a producer to listen to clean
+sentences. Case, punctuation, hyphens and numbers (written either way) are folded
+here; spelling variants and names are left to :func:`sound_alike`, which compares
+espeak-ng phonemes of both sides (the same espeak the voice speaks with).
+
+:func:`expected_text` is the one place that says what the voice was asked to say.
+Today: the sentence with the project's lexicon respellings applied. When the
+text normaliser (numbers, abbreviations and symbols in spoken form) lands, its
+spoken form plugs in there and nothing else changes.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+from studio.core.language import language_family
+from studio.core.lexicon import Lexicon
+
+log = logging.getLogger(__name__)
+
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*(?:st|nd|rd|th)?|[^\W\d_]+(?:['\u2019][^\W\d_]+)*", re.UNICODE)
+_ORDINAL = re.compile(r"^(\d+)(st|nd|rd|th)$")
+#: common abbreviations the voice expands (so the recogniser writes either form)
+_ABBREVIATIONS = {"mr": "mister", "mrs": "missus", "dr": "doctor"}
+
+
+def expected_text(text: str, language: str, lexicon: Lexicon | None = None) -> str:
+    """The sentence as the voice was asked to say it (lexicon respellings applied).
+
+    The plug-in point for the spoken form of the text normaliser: return its output
+    here and the comparison follows.
+    """
+    return lexicon.respelled(text, language) if lexicon else text
+
+
+def _number_words(token: str, language: str) -> list[str]:
+    from num2words import num2words
+
+    lang = language_family(language) or "en"
+    ordinal = _ORDINAL.match(token)
+    try:
+        if ordinal:
+            spoken = num2words(int(ordinal.group(1)), lang=lang, to="ordinal")
+        else:
+            plain = token.replace(",", "")
+            value = int(plain) if plain.isdigit() else float(plain)
+            year = lang == "en" and isinstance(value, int) and len(plain) == 4 and 1100 <= value <= 1999
+            spoken = num2words(value, lang=lang, to="year" if year else "cardinal")
+    except (NotImplementedError, ValueError, OverflowError):
+        try:
+            spoken = num2words(int(re.sub(r"\D", "", token) or 0), lang="en")
+        except (ValueError, OverflowError):
+            return [token]
+    return _TOKEN.findall(spoken.replace("-", " ").casefold())
+
+
+def normalize_words(text: str, language: str) -> list[str]:
+    """Lower-case words without punctuation; numbers spelled out; hyphenated words split."""
+    folded = unicodedata.normalize("NFKC", text).replace("-", " ").replace("\u2014", " ").replace("\u2013", " ")
+    out: list[str] = []
+    for token in _TOKEN.findall(folded):
+        if token[0].isdigit():
+            out.extend(_number_words(token, language))
+            continue
+        word = token.casefold().replace("\u2019", "'")
+        out.append(_ABBREVIATIONS.get(word, word) if language_family(language) == "en" else word)
+    return out
+
+
+@dataclass(frozen=True)
+class Region:
+    """A stretch where expected and heard words differ: ``expected[e0:e1]`` vs ``heard[h0:h1]``."""
+
+    e0: int
+    e1: int
+    h0: int
+    h1: int
+
+
+def align_words(expected: list[str], heard: list[str]) -> list[Region]:
+    """Levenshtein alignment of two word lists; the differing stretches, in order.
+
+    Why not ``difflib``: its longest-match heuristic pairs a repeated "the" across
+    the sentence and reports a clean sentence as a block of edits.
+    """
+    n, m = len(expected), len(heard)
+    cost = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(1, n + 1):
+        cost[i][0] = i
+    for j in range(1, m + 1):
+        cost[0][j] = j
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            same = expected[i - 1] == heard[j - 1]
+            cost[i][j] = min(cost[i - 1][j - 1] + (0 if same else 1), cost[i - 1][j] + 1, cost[i][j - 1] + 1)
+    ops: list[tuple[int, int, bool]] = []  # (i, j, match) walked back from the end
+    i, j = n, m
+    while i > 0 or j > 0:
+        if i > 0 and j > 0 and expected[i - 1] == heard[j - 1] and cost[i][j] == cost[i - 1][j - 1]:
+            ops.append((i - 1, j - 1, True))
+            i, j = i - 1, j - 1
+        elif i > 0 and j > 0 and cost[i][j] == cost[i - 1][j - 1] + 1:
+            ops.append((i - 1, j - 1, False))
+            i, j = i - 1, j - 1
+        elif i > 0 and cost[i][j] == cost[i - 1][j] + 1:
+            ops.append((i - 1, j, False))
+            i -= 1
+        else:
+            ops.append((i, j - 1, False))
+            j -= 1
+    ops.reverse()
+    regions: list[Region] = []
+    start: tuple[int, int] | None = None
+    i = j = 0
+    for oi, oj, match in ops:
+        if match:
+            if start is not None:
+                regions.append(Region(start[0], oi, start[1], oj))
+                start = None
+            i, j = oi + 1, oj + 1
+        elif start is None:
+            start = (i, j)
+    if start is not None:
+        regions.append(Region(start[0], n, start[1], m))
+    return regions
+
+
+_STRIP_IPA = str.maketrans("", "", "ˈˌːˑ‿ ")
+
+
+@lru_cache(maxsize=8192)
+def phonemes(words: str, language: str) -> str:
+    """espeak-ng phonemes of some words (stress and length marks dropped); "" if espeak cannot."""
+    if not words.strip():
+        return ""
+    from studio.core.errors import StudioError
+    from studio.engine.voice.phonemize import _espeak_handle, espeak_voice_for
+
+    try:
+        voice = espeak_voice_for(language, "", "")
+        lock, phonemizer = _espeak_handle()
+        with lock:
+            out = phonemizer.phonemize(voice, words)
+    except (StudioError, RuntimeError) as exc:
+        log.debug("no phonemes for %r in %s: %s", words, language, exc)
+        return ""
+    return "".join("".join(s) for s in out).translate(_STRIP_IPA)
+
+
+def _distance(a: str, b: str) -> int:
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
+
+
+def sound_alike(expected: list[str], heard: list[str], language: str) -> float:
+    """0..1: how alike two stretches of words sound (1 - phoneme edit distance / length).
+
+    Spelling variants ("parlour"/"parlor"), names spelt by ear ("Queequeg"/"Quikwick")
+    and split or joined words ("rain fell"/"rainfall") come out near 1.
+    """
+    a, b = phonemes(" ".join(expected), language), phonemes(" ".join(heard), language)
+    if not a and not b:
+        return 1.0
+    if not a or not b:
+        return 0.0
+    return 1.0 - _distance(a, b) / max(len(a), len(b))

@@ -1,0 +1,191 @@
+"""The Proof dock: the sentences proof-listening flagged, worst first, and what to do about each.
+
+Why a list of exceptions: the point of proof-listening is that a producer listens
+to the few sentences the recogniser doubts instead of the whole book. Each row
+says why (missing, substituted, cut short ...); the details show the expected and
+the heard words with the differences highlighted; a click selects the sentence in
+the tree and the waveform (Space plays it); the buttons re-render it as a new
+take, open the pronunciation dialog pre-filled with the flagged word, put the
+sentence in the editor, or mark it as fine (stored with the project).
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.qt.proof import ProofController, ProofEntry, ProofView
+
+COLUMNS = ("Chapter", "Sentence", "Why", "Score")
+SEVERITY = {3: "\u25cf\u25cf\u25cf", 2: "\u25cf\u25cf", 1: "\u25cf"}
+
+
+def highlighted(text: str, marked: str, colour: str) -> str:
+    """``text`` as HTML with the words of ``marked`` highlighted (case and punctuation ignored)."""
+    marks = {w.strip(".,;:!?\"'\u201c\u201d\u2019()").casefold() for w in marked.split()}
+    out = []
+    for word in text.split():
+        bare = word.strip(".,;:!?\"'\u201c\u201d\u2019()").casefold()
+        esc = html.escape(word)
+        out.append(f'<b style="background:{colour}">{esc}</b>' if bare and bare in marks else esc)
+    return " ".join(out)
+
+
+class ProofPanel(QWidget):
+    sentenceChosen = Signal(int)
+    regenerate = Signal(object)  # list of sentence ids
+    addPronunciation = Signal(str)  # the flagged word
+    editSentence = Signal(int)
+    markFine = Signal(int)
+    listenRequested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.view = ProofView("", (), ())
+        self.summary = QLabel("Not proof-listened yet: render a chapter, or press Listen now.")
+        self.summary.setWordWrap(True)
+        self.listen_btn = QPushButton("Listen now")
+        self.listen_btn.setToolTip("Proof-listen every rendered sentence that has not been checked")
+        self.listen_btn.clicked.connect(self.listenRequested)
+        self.auto = QCheckBox("After each render")
+        self.auto.setToolTip("Proof-listen in the background after every render (it pauses while rendering)")
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.table.itemSelectionChanged.connect(self._selected)
+        self.details = QTextBrowser()
+        self.details.setMaximumHeight(120)
+        self.rerender_btn = QPushButton("Re-render (new take)")
+        self.lexicon_btn = QPushButton("Add pronunciation\u2026")
+        self.edit_btn = QPushButton("Edit sentence")
+        self.fine_btn = QPushButton("Mark as fine")
+        self.rerender_btn.clicked.connect(lambda: self._act(lambda e: self.regenerate.emit([e.sentence_id])))
+        self.lexicon_btn.clicked.connect(lambda: self._act(lambda e: self.addPronunciation.emit(e.word)))
+        self.edit_btn.clicked.connect(lambda: self._act(lambda e: self.editSentence.emit(e.sentence_id)))
+        self.fine_btn.clicked.connect(lambda: self._act(lambda e: self.markFine.emit(e.sentence_id)))
+        top = QHBoxLayout()
+        top.addWidget(self.summary, 1)
+        top.addWidget(self.auto)
+        top.addWidget(self.listen_btn)
+        buttons = QHBoxLayout()
+        for b in (self.rerender_btn, self.lexicon_btn, self.edit_btn, self.fine_btn):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.details)
+        layout.addLayout(buttons)
+        self._enable(None)
+
+    def current(self) -> ProofEntry | None:
+        row = self.table.currentRow()
+        return self.view.entries[row] if 0 <= row < len(self.view.entries) else None
+
+    def set_view(self, view: ProofView) -> None:
+        keep = self.current()
+        self.view = view
+        self.table.setRowCount(len(view.entries))
+        for r, e in enumerate(view.entries):
+            why = f"{SEVERITY.get(e.severity, '')} {e.reason}"
+            cells = (str(e.chapter + 1), str(e.index + 1), why, f"{e.score:.0f}")
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(e.text)
+                self.table.setItem(r, c, item)
+        flagged = len(view.entries)
+        lines = "; ".join(f"ch. {idx + 1}: {line}" for idx, line in view.chapters)
+        self.summary.setText(f"{flagged} sentence(s) to review. {lines}" if view.chapters
+                             else "Not proof-listened yet: render a chapter, or press Listen now.")
+        again = next((r for r, e in enumerate(view.entries) if keep and e.sentence_id == keep.sentence_id), None)
+        if again is not None:
+            self.table.selectRow(again)
+        else:
+            self.details.clear()
+            self._enable(None)
+
+    def show_progress(self, p: Any) -> None:  # studio.proof.sentences.ProofProgress
+        if not p.stopped:
+            self.summary.setText(f"Listening\u2026 {p.done}/{p.total} sentences, {p.flagged} to review so far")
+
+    def _selected(self) -> None:
+        entry = self.current()
+        self._enable(entry)
+        if entry is None:
+            return
+        expected = " ".join(f.expected for f in entry.flags)
+        heard = " ".join(f.heard for f in entry.flags)
+        self.details.setHtml(
+            f"<p><b>Why:</b> {html.escape(entry.reason)}</p>"
+            f"<p><b>Expected:</b> {highlighted(entry.text, expected, '#ffcdd2')}</p>"
+            f"<p><b>Heard:</b> {highlighted(entry.heard, heard, '#fff59d')}</p>")
+        self.sentenceChosen.emit(entry.sentence_id)
+
+    def _enable(self, entry: ProofEntry | None) -> None:
+        for b in (self.rerender_btn, self.edit_btn, self.fine_btn):
+            b.setEnabled(entry is not None)
+        self.lexicon_btn.setEnabled(entry is not None and bool(entry.word))
+
+    def _act(self, fn) -> None:  # noqa: ANN001
+        entry = self.current()
+        if entry is not None:
+            fn(entry)
+
+
+def install_proof_dock(window: Any, controller: ProofController | None = None) -> ProofPanel:
+    """Add the Proof dock to the main window and wire it to the session (a few lines in the window)."""
+    from studio.ui.lexicon_panel import open_lexicon_dialog
+
+    session = window.session
+    ctl = controller or ProofController(session, window)
+    panel = ProofPanel()
+    window.proof, window.proof_ctl = panel, ctl
+    window.docks["proof"] = window._dock("Proof", panel, Qt.DockWidgetArea.BottomDockWidgetArea)
+    window.tabifyDockWidget(window.docks["queue"], window.docks["proof"])
+    window.docks["queue"].raise_()
+    ctl.auto = str(window.qsettings.value("proof/autoListen", True)).lower() not in ("false", "0")
+    panel.auto.setChecked(ctl.auto)
+
+    def set_auto(on: bool) -> None:
+        ctl.auto = on
+        window.qsettings.setValue("proof/autoListen", on)
+
+    panel.auto.toggled.connect(set_auto)
+    ctl.viewChanged.connect(panel.set_view)
+    ctl.viewChanged.connect(lambda v: window.book.model.set_proof(frozenset(e.sentence_id for e in v.entries),
+                                                                  dict(v.chapters)))
+    ctl.progress.connect(panel.show_progress)
+    ctl.failed.connect(lambda text: panel.summary.setText(f"Proof-listening stopped: {text}"))
+    panel.listenRequested.connect(ctl.listen)
+    panel.markFine.connect(ctl.mark_fine)
+    panel.sentenceChosen.connect(lambda sid: window.book.select_sentence(sid))
+    panel.regenerate.connect(lambda ids: session.render_sentences(ids, regenerate=True))
+    panel.editSentence.connect(lambda sid: (window.book.select_sentence(sid), window.inspector.editor.setFocus()))
+
+    def add_pronunciation(word: str) -> None:
+        dlg = open_lexicon_dialog(window)
+        if dlg is not None:
+            dlg.word.setText(word)
+            dlg.value.setFocus()
+
+    panel.addPronunciation.connect(add_pronunciation)
+    return panel
