@@ -104,6 +104,70 @@ def test_desktop_and_cli_build_the_same_engine_stack(qtbot, tmp_path: Path, pres
         b.close()
 
 
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_the_benchmark_measures_the_stack_the_app_renders_with(qtbot, tmp_path: Path, preset: str,  # noqa: ANN001
+                                                               request: pytest.FixtureRequest) -> None:
+    """`studio bench` and "Measure on this machine" plan a preset as the desktop app does
+    and build it with build_engine: the model process's stack, layer for layer."""
+    from studio.bench.child import bench_plan
+    from studio.engine.presets import availability, get_preset
+    from studio.jobs.engines import Isolation
+    from studio.qt.jobqueue import JobQueue
+    from studio.qt.monitor import RenderStats
+    from studio.qt.render_worker import RenderWorker
+
+    if preset in CUDA_PRESETS:
+        request.getfixturevalue("fake_cuda")
+    p = get_preset(preset)
+    settings = new_project_settings(get_voice(None)).with_changes(
+        preset=preset, backend="onnx" if p.engine == "onnx" else "torch")
+    project = open_for_manuscript(REPO / "resources" / "sample.md", tmp_path / "p.studio", settings).project
+    try:
+        desktop = RenderWorker(project, JobQueue(), RenderStats(), isolation=Isolation()).plan_for(project.settings())
+    finally:
+        project.close()
+    bench = bench_plan(preset, get_voice(None))
+    assert bench == desktop.in_process()  # what the app's model process builds
+    if not availability(preset)[0]:
+        pytest.skip(f"{preset} cannot be constructed here: {availability(preset)[1]}")
+    a, b = build_engine(bench), build_engine(desktop.in_process())
+    try:
+        assert _stack(a) == _stack(b)
+        assert getattr(a, "streams", 1) == getattr(b, "streams", 1)
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_benchmark_child_renders_through_the_built_stack(tmp_path: Path) -> None:
+    """The measuring process itself: its engine is build_engine's, its rounds go through
+    the render loop's synthesizer (one result per sentence, in order)."""
+    from studio.bench.child import PresetSession, bench_plan
+
+    job = {"preset": "fp32-cpu", "voice": None, "language": "en", "streams": 2,
+           "settings": {"noise_scale": 0.0, "length_scale": 1.0, "noise_w": 0.0, "speaker_id": None},
+           "sentences": ["The lamp turned.", "Twice he thought they would not make it, and then they did."],
+           "latency_reps": 1, "latency_budget_s": 0.0, "slow_budget_s": 30.0, "cuda_repeat": 1,
+           "batches": [], "sweep_indices": [], "work_dir": str(tmp_path), "options": {}}
+    session = PresetSession(job)
+    reference = build_engine(bench_plan("fp32-cpu", get_voice(None), streams=2))
+    try:
+        assert _stack(session.engine) == _stack(reference) and session.engine.streams == 2
+        assert session.res["mode"] == "2 streams x 1 thread"
+        session.round()
+        got = session.audio
+        reference.load()
+        want = reference.synthesize_batch([reference.text_to_ids(s, "en") for s in job["sentences"]],
+                                          SynthesisSettings(noise_scale=0.0, length_scale=1.0, noise_w=0.0))
+        assert [len(a) for a in got] == [len(w) for w in want]
+        assert all(float(abs(a - w).max()) < 1e-4 for a, w in zip(got, want))
+        assert all(s is not None and int(s.sum()) == len(a) for s, a in zip(session.align, got))  # the reference's pauses
+        row = session.finish()
+    finally:
+        reference.close()
+    assert row["x_real_time"] > 0 and row["sentences"] == 2 and (tmp_path / "fp32-cpu.npz").is_file()
+
+
 def test_sample_render_is_bit_identical_to_the_reference(tmp_path: Path) -> None:
     """`studio render` of the sample, noise off: the same bytes as before the unification."""
     quiet = SynthesisSettings(noise_scale=0.0, noise_w=0.0)

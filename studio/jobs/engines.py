@@ -31,7 +31,7 @@ import logging
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable
 
-from studio.engine.base import Engine
+from studio.engine.base import CUDA_BATCH, Engine
 from studio.engine.presets import DEFAULT_PRESET, get_preset
 from studio.jobs.isolation_spec import DEFAULT_CUDA_ALLOC_CONF, DEFAULT_RECYCLE_AFTER
 
@@ -46,8 +46,6 @@ log = logging.getLogger(__name__)
 STREAM_PRESETS = frozenset({"fp32-cpu", "int8-cpu"})
 #: sentences per stream handed to the streams at once (longest first inside a batch)
 SENTENCES_PER_STREAM = 4
-#: sentences per render batch on CUDA (BatchedEngine's measured default batch size)
-CUDA_BATCH = 32
 #: what a project without a preset renders as
 BACKEND_PRESETS = {"onnx": "fp32-cpu", "torch": "fp32-torch"}
 
