@@ -82,14 +82,14 @@ def test_desktop_and_cli_build_the_same_engine_stack(qtbot, tmp_path: Path, pres
 
     assert desktop == cli  # preset, voice, device, streams, batch size, threads, isolation
     assert desktop.device == p.device
-    assert desktop.batch_size == (32 if p.device == "cuda" else 8 if p.name in ("fp32-cpu", "int8-cpu") else 1)
+    assert desktop.batch_size == (32 if p.device == "cuda" else 8 if p.name in ("fp32-cpu", "int8-cpu", "bf16-cpu") else 1)
     if in_process and not availability(preset)[0]:
         pytest.skip(f"{preset} cannot be constructed here: {availability(preset)[1]}")
     a, b = build_engine(desktop), build_engine(cli)
     try:
         assert _stack(a) == _stack(b)
         if in_process:
-            want = {"fp32-cpu": "MultiStreamEngine", "int8-cpu": "MultiStreamEngine"}.get(
+            want = {"fp32-cpu": "MultiStreamEngine", "int8-cpu": "MultiStreamEngine", "bf16-cpu": "MultiStreamEngine"}.get(
                 preset, "BatchedEngine" if p.device == "cuda" else None)
             assert want is None or _stack(a)[0] == want
             assert getattr(a, "streams", 1) == getattr(b, "streams", 1) == desktop.streams

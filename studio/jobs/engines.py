@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 #: presets rendered by N single-thread sessions (one per physical core)
-STREAM_PRESETS = frozenset({"fp32-cpu", "int8-cpu"})
+STREAM_PRESETS = frozenset({"fp32-cpu", "int8-cpu", "bf16-cpu"})
 #: sentences per stream handed to the streams at once (longest first inside a batch)
 SENTENCES_PER_STREAM = 4
 #: what a project without a preset renders as

@@ -32,6 +32,7 @@ class Latents(NamedTuple):
     z_p: "torch.Tensor"  # [B, C, T_y], noise already applied, float32
     y_mask: "torch.Tensor"  # [B, 1, T_y] 0/1, float32
     y_lengths: "torch.Tensor"  # [B] int64 frames
+    durations: "torch.Tensor"  # [B, T_x] frames per input id (ceil'ed, float)
 
 
 def module_dtype(module) -> "torch.dtype":
@@ -65,7 +66,7 @@ def encode_latents(
     m_p = torch.matmul(m_p, attn)  # [B, C, T_y]
     logs_p = torch.matmul(logs_p, attn)
     z_p = m_p + torch.randn_like(m_p) * torch.exp(logs_p) * noise_scale
-    return Latents(z_p, y_mask, y_lengths)
+    return Latents(z_p, y_mask, y_lengths, w_ceil[:, 0, :])
 
 
 def flow_decode(model, z_p: "torch.Tensor", y_mask: "torch.Tensor") -> "torch.Tensor":
