@@ -118,6 +118,9 @@ def test_tensorrt_available_when_both_present(monkeypatch):
 
 
 def test_reason_when_torch_missing(monkeypatch):
+    from studio.engine import cpu_features
+
+    monkeypatch.setattr(cpu_features, "cpu_flags", lambda: frozenset({"avx512_bf16"}))  # the CPU is not the reason
     real_import = importlib.import_module
 
     def no_torch(name, *a, **k):

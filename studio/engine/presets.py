@@ -190,6 +190,12 @@ def availability(preset: str | Preset, device: str | None = None) -> tuple[bool,
             return True, f"ONNX Runtime {ort.__version__} INT8 on CPU"
         return True, f"ONNX Runtime {ort.__version__} on CPU"
 
+    if p.precision == "bf16":  # the CPU first: no install makes BF16 fast on a CPU without it
+        from studio.engine.cpu_features import bf16_support
+
+        ok, why_cpu = bf16_support()
+        if not ok:
+            return False, why_cpu
     ok, why, torch = _check_torch()
     if not ok:
         return False, why
@@ -203,11 +209,6 @@ def availability(preset: str | Preset, device: str | None = None) -> tuple[bool,
             return False, "this torch build has no quantized CPU kernels (torch.backends.quantized)"
         return True, f"{why} CPU, quantized engine {torch.backends.quantized.engine}"
     if p.precision == "bf16":
-        from studio.engine.cpu_features import bf16_support
-
-        ok, why_cpu = bf16_support()
-        if not ok:
-            return False, why_cpu
         if not torch.backends.mkldnn.is_available():
             return False, f"this torch build ({torch.__version__}) has no oneDNN (mkldnn) CPU kernels"
         return True, f"{why} bfloat16 via oneDNN on a {why_cpu}"
