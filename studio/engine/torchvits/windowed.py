@@ -10,8 +10,12 @@ decoded in windows gives the audio of one pass, with three gains on a CPU:
   barriers, and on a shared machine those threads spin while a neighbour holds
   the core: measured on a 2-core Zen 4 with other work running, the same window
   cost 1.5 CPU-s on two threads and 0.25 CPU-s on one;
-* oneDNN builds a kernel per input shape: windows repeat a few shapes, whole
-  sentences never repeat theirs;
+* oneDNN builds its kernels per input shape (a new length cost 0.23 CPU-s where a
+  repeated one cost 0.15 for a 200-frame window): every decoded span is rounded up
+  to a multiple of :data:`SHAPE_STEP` frames, by taking more of the sentence's own
+  latent as context where it has more (exact), else by silence after its end
+  (masked, so the flow sees the sentence's end; the last milliseconds differ by
+  rounding-level amounts), so a book reuses a few dozen shapes;
 * memory is bounded by the window, not by the longest sentence of the book.
 
 The flow + decoder run as one traced, frozen graph
@@ -41,6 +45,8 @@ from studio.engine.windows import OVERLAP_FRAMES, WINDOW_FRAMES, Latent, Window,
 
 #: latent frames of the example the flow + decoder graph is traced with (any length runs)
 _TRACE_FRAMES = 96
+#: decoded spans are whole multiples of this many latent frames (see the module notes)
+SHAPE_STEP = 32
 
 
 class _Shared:
@@ -181,11 +187,17 @@ class WindowedTorchEngine(TorchVitsEngine):
         graph = self._graph
         if graph is None:
             raise EngineError("engine is closed")
-        z = torch.from_numpy(latent.z[None, :, window.lo: window.hi])
+        size = -(-(window.hi - window.lo) // SHAPE_STEP) * SHAPE_STEP
+        hi = min(latent.frames, window.lo + size)  # more context after the window, then before it
+        lo = max(0, hi - size)
+        z = np.zeros((1, latent.z.shape[0], size), dtype=np.float32)
+        z[0, :, : hi - lo] = latent.z[:, lo:hi]
+        mask = np.zeros((1, 1, size), dtype=np.float32)
+        mask[..., : hi - lo] = 1.0  # past the sentence's end: silence the flow treats as padding
         with torch.inference_mode():
-            audio = graph(z, torch.ones((1, 1, z.shape[-1])))
+            audio = graph(torch.from_numpy(z), torch.from_numpy(mask))
         hop = self.hop_length
-        return audio.reshape(-1)[(window.start - window.lo) * hop: (window.stop - window.lo) * hop].float().numpy()
+        return audio.reshape(-1)[(window.start - lo) * hop: (window.stop - lo) * hop].float().numpy()
 
 
 __all__ = ["WindowedTorchEngine"]
