@@ -173,9 +173,9 @@ def build_engine(plan: EnginePlan) -> Engine:
         from studio.jobs.isolation import IsolatedEngine
         from studio.jobs.isolation_spec import EngineSpec, malloc_bounds_for
 
-        threshold, arenas = malloc_bounds_for(get_preset(plan.preset).engine)
+        threshold, arenas, kernels = malloc_bounds_for(get_preset(plan.preset))
         spec = EngineSpec(plan=plan.in_process(), cuda_alloc_conf=plan.isolation.cuda_alloc_conf,
-                          malloc_mmap_threshold=threshold, malloc_arena_max=arenas)
+                          malloc_mmap_threshold=threshold, malloc_arena_max=arenas, onednn_cache_capacity=kernels)
         return IsolatedEngine(spec, recycle_after=plan.isolation.recycle_after or None)
     from studio.engine.presets import open_preset
     from studio.engine.voice.catalog import get_voice

@@ -49,6 +49,25 @@ _TRACE_FRAMES = 96
 SHAPE_STEP = 32
 
 
+_THREAD = threading.local()
+
+
+def _own_threads(threads: int | None) -> None:
+    """Give the calling thread its intra-op thread count (once per thread).
+
+    Why: OpenMP keeps the team size per thread, and a stream's worker thread starts
+    with the default (every core), not the count the engine set on the loading
+    thread: each stream's kernels then ran on a team of all cores, the teams of
+    both streams spinning against each other.
+    """
+    if threads is None or getattr(_THREAD, "threads", None) == threads:
+        return
+    import torch
+
+    torch.set_num_threads(threads)
+    _THREAD.threads = threads
+
+
 class _Shared:
     """The loaded model and its traced flow + decoder, per (voice, dtype), counted by user."""
 
@@ -161,6 +180,7 @@ class WindowedTorchEngine(TorchVitsEngine):
         from studio.engine.torchvits.infer import encode_latents
 
         self.load()
+        _own_threads(self.threads)
         model = self._model
         if model is None:
             raise EngineError("engine is closed")
@@ -187,6 +207,7 @@ class WindowedTorchEngine(TorchVitsEngine):
         graph = self._graph
         if graph is None:
             raise EngineError("engine is closed")
+        _own_threads(self.threads)
         size = -(-(window.hi - window.lo) // SHAPE_STEP) * SHAPE_STEP
         hi = min(latent.frames, window.lo + size)  # more context after the window, then before it
         lo = max(0, hi - size)
