@@ -54,6 +54,7 @@ from studio.bench import quality as Q  # noqa: E402
 from studio.engine.base import SynthesisSettings  # noqa: E402
 from studio.engine.serving.streams import MultiStreamSynthesizer, physical_cores  # noqa: E402
 from studio.engine.onnx.int8 import Int8OnnxEngine  # noqa: E402
+from studio.engine.onnx.int8_build import build_fp32_layout_model  # noqa: E402
 from studio.engine.onnx.piper import OnnxPiperEngine  # noqa: E402
 
 BOOK_TEXT = """\
@@ -148,8 +149,8 @@ class Single:
 
 
 class Streams:
-    def __init__(self, factory=None, streams=None, synth=None):
-        self.synth = synth or MultiStreamSynthesizer(factory, streams=streams)
+    def __init__(self, factory, streams=None):
+        self.synth = MultiStreamSynthesizer(factory, streams=streams)
         self.synth.load()
 
     def render(self, sentences, settings) -> list[np.ndarray]:
@@ -275,11 +276,14 @@ def main(argv=None) -> int:
     def int8(threads):
         return lambda: Int8OnnxEngine(model, config, threads=threads, cache_dir=args.cache_dir)
 
+    def fp32_4d():
+        layout = build_fp32_layout_model(model, args.cache_dir)
+        return lambda: OnnxPiperEngine(layout, config, threads=1)
+
     runners = {
         "FP32 1x2": Single(fp32(2)()),
         f"FP32 {streams}x1": Streams(fp32(1), streams),
-        f"FP32 {streams}x1 4-D": Streams(synth=MultiStreamSynthesizer.for_piper_voice(
-            model, config, streams=streams, layout_4d=True, cache_dir=args.cache_dir)),
+        f"FP32 {streams}x1 4-D": Streams(fp32_4d(), streams),
         "INT8 1x2": Single(int8(2)()),
         f"INT8 {streams}x1": Streams(int8(1), streams),
     }

@@ -92,24 +92,29 @@ def test_fp32_streams_equal_single_stream():
     _check_same_as_single(lambda: OnnxPiperEngine(MODEL, CONFIG, threads=1))
 
 
-def test_for_piper_voice_builds_single_thread_engines(tmp_path):
-    synth = MultiStreamSynthesizer.for_piper_voice(MODEL, CONFIG, streams=3)
-    engines = [synth._factory() for _ in range(2)]
-    assert all(isinstance(e, OnnxPiperEngine) and e.threads == 1 for e in engines)
-    assert engines[0] is not engines[1]
-    int8 = MultiStreamSynthesizer.for_piper_voice(MODEL, CONFIG, int8=True, cache_dir=tmp_path)._factory()
-    assert isinstance(int8, Int8OnnxEngine) and int8.threads == 1
-    with pytest.raises(EngineError):
-        MultiStreamSynthesizer.for_piper_voice(MODEL, CONFIG, recipe=None)
+def test_the_render_plan_builds_single_thread_streams(tmp_path):
+    """The one factory (build_engine) gives every stream its own single-thread engine."""
+    from studio.engine.serving.streams import MultiStreamEngine
+    from studio.engine.voice.catalog import get_voice
+    from studio.jobs.engines import build_engine, plan_engine
+
+    for preset, kind in (("fp32-cpu", OnnxPiperEngine), ("int8-cpu", Int8OnnxEngine)):
+        options = (("cache_dir", tmp_path),) if preset == "int8-cpu" else ()
+        engine = build_engine(plan_engine(preset, get_voice(None), streams=3, options=options))
+        assert isinstance(engine, MultiStreamEngine) and engine.streams == 3
+        made = [engine.synth._factory() for _ in range(2)]
+        assert all(type(e) is kind and e.threads == 1 for e in made)
+        assert made[0] is not made[1]
+        engine.close()
 
 
 def test_fp32_layout_4d_streams_match_reference(tmp_path):
     from studio.engine.onnx.int8_build import build_fp32_layout_model
 
-    synth = MultiStreamSynthesizer.for_piper_voice(MODEL, CONFIG, streams=2, layout_4d=True, cache_dir=tmp_path)
-    path = synth._factory().model_path
+    path = build_fp32_layout_model(MODEL, tmp_path)
     assert path != MODEL and path.parent == tmp_path / "cpu"
     assert build_fp32_layout_model(MODEL, tmp_path) == path  # cached
+    synth = MultiStreamSynthesizer(lambda: OnnxPiperEngine(path, CONFIG, threads=1), streams=2)
     ref = OnnxPiperEngine(MODEL, CONFIG, threads=1)
     ids = [ref.text_to_ids(s, "en") for s in SENTENCES[:3]]
     expected = ref.synthesize_batch_with_alignments(ids[:1], SILENT) + [

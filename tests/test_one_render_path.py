@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from studio.engine.base import SynthesisSettings
 from studio.engine.presets import PRESETS
 from studio.engine.voice.catalog import get_voice
 from studio.jobs.engines import build_engine
@@ -24,7 +25,6 @@ from render_support import REPO
 from sample_reference import fingerprint, load_reference, render_sample
 
 CUDA_PRESETS = tuple(name for name, p in PRESETS.items() if p.device == "cuda")
-
 
 
 @pytest.fixture
@@ -76,14 +76,14 @@ def test_desktop_and_cli_build_the_same_engine_stack(qtbot, tmp_path: Path, pres
 
     assert desktop == cli  # preset, voice, device, streams, batch size, threads, isolation
     assert desktop.device == p.device
-    assert desktop.batch_size == (32 if p.device == "cuda" else 8 if p.name in ("fp32-cpu", "int8-cpu") else 1)
+    assert desktop.batch_size == (32 if p.device == "cuda" else 8 if p.name in ("fp32-cpu", "int8-cpu", "bf16-cpu") else 1)
     if in_process and not availability(preset)[0]:
         pytest.skip(f"{preset} cannot be constructed here: {availability(preset)[1]}")
     a, b = build_engine(desktop), build_engine(cli)
     try:
         assert _stack(a) == _stack(b)
         if in_process:
-            want = {"fp32-cpu": "MultiStreamEngine", "int8-cpu": "MultiStreamEngine"}.get(
+            want = {"fp32-cpu": "MultiStreamEngine", "int8-cpu": "MultiStreamEngine", "bf16-cpu": "MultiStreamEngine"}.get(
                 preset, "BatchedEngine" if p.device == "cuda" else None)
             assert want is None or _stack(a)[0] == want
             assert getattr(a, "streams", 1) == getattr(b, "streams", 1) == desktop.streams
@@ -96,6 +96,70 @@ def test_desktop_and_cli_build_the_same_engine_stack(qtbot, tmp_path: Path, pres
     finally:
         a.close()
         b.close()
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_the_benchmark_measures_the_stack_the_app_renders_with(qtbot, tmp_path: Path, preset: str,  # noqa: ANN001
+                                                               request: pytest.FixtureRequest) -> None:
+    """`studio bench` and "Measure on this machine" plan a preset as the desktop app does
+    and build it with build_engine: the model process's stack, layer for layer."""
+    from studio.bench.child import bench_plan
+    from studio.engine.presets import availability, get_preset
+    from studio.jobs.engines import Isolation
+    from studio.qt.jobqueue import JobQueue
+    from studio.qt.monitor import RenderStats
+    from studio.qt.render_worker import RenderWorker
+
+    if preset in CUDA_PRESETS:
+        request.getfixturevalue("fake_cuda")
+    p = get_preset(preset)
+    settings = new_project_settings(get_voice(None)).with_changes(
+        preset=preset, backend="onnx" if p.engine == "onnx" else "torch")
+    project = open_for_manuscript(REPO / "resources" / "sample.md", tmp_path / "p.studio", settings).project
+    try:
+        desktop = RenderWorker(project, JobQueue(), RenderStats(), isolation=Isolation()).plan_for(project.settings())
+    finally:
+        project.close()
+    bench = bench_plan(preset, get_voice(None))
+    assert bench == desktop.in_process()  # what the app's model process builds
+    if not availability(preset)[0]:
+        pytest.skip(f"{preset} cannot be constructed here: {availability(preset)[1]}")
+    a, b = build_engine(bench), build_engine(desktop.in_process())
+    try:
+        assert _stack(a) == _stack(b)
+        assert getattr(a, "streams", 1) == getattr(b, "streams", 1)
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_benchmark_child_renders_through_the_built_stack(tmp_path: Path) -> None:
+    """The measuring process itself: its engine is build_engine's, its rounds go through
+    the render loop's synthesizer (one result per sentence, in order)."""
+    from studio.bench.child import PresetSession, bench_plan
+
+    job = {"preset": "fp32-cpu", "voice": None, "language": "en", "streams": 2,
+           "settings": {"noise_scale": 0.0, "length_scale": 1.0, "noise_w": 0.0, "speaker_id": None},
+           "sentences": ["The lamp turned.", "Twice he thought they would not make it, and then they did."],
+           "latency_reps": 1, "latency_budget_s": 0.0, "slow_budget_s": 30.0, "cuda_repeat": 1,
+           "batches": [], "sweep_indices": [], "work_dir": str(tmp_path), "options": {}}
+    session = PresetSession(job)
+    reference = build_engine(bench_plan("fp32-cpu", get_voice(None), streams=2))
+    try:
+        assert _stack(session.engine) == _stack(reference) and session.engine.streams == 2
+        assert session.res["mode"] == "2 streams x 1 thread"
+        session.round()
+        got = session.audio
+        reference.load()
+        want = reference.synthesize_batch([reference.text_to_ids(s, "en") for s in job["sentences"]],
+                                          SynthesisSettings(noise_scale=0.0, length_scale=1.0, noise_w=0.0))
+        assert [len(a) for a in got] == [len(w) for w in want]
+        assert all(float(abs(a - w).max()) < 1e-4 for a, w in zip(got, want))
+        assert all(s is not None and int(s.sum()) == len(a) for s, a in zip(session.align, got))  # the reference's pauses
+        row = session.finish()
+    finally:
+        reference.close()
+    assert row["x_real_time"] > 0 and row["sentences"] == 2 and (tmp_path / "fp32-cpu.npz").is_file()
 
 
 def test_sample_render_sounds_as_the_reference(tmp_path: Path) -> None:
@@ -116,12 +180,19 @@ def test_sample_render_sounds_as_the_reference(tmp_path: Path) -> None:
         assert float(np.mean(np.abs(mine - logmel))) < 0.05, name
 
 
-@pytest.mark.parametrize(("preset", "threshold", "arenas"), [("fp32-cpu", "1048576", "2"), ("fp32-torch", "131072", None)])
+@pytest.mark.parametrize(("preset", "threshold", "arenas"), [("fp32-cpu", "1048576", "2"), ("fp32-torch", "131072", None),
+                                                         ("bf16-cpu", "33554432", "2")])
 def test_the_model_process_runs_with_its_engines_allocator_bounds(preset: str, threshold: str, arenas: str | None) -> None:
     """ONNX Runtime keeps tensors in its own arena: its model process gets a 1 MiB mmap
-    threshold and two glibc arenas (fast, bounded); torch the 128 KiB threshold."""
-    if preset == "fp32-torch":
+    threshold and two glibc arenas (fast, bounded); torch the 128 KiB threshold; the
+    windowed BF16 engine, whose activations repeat a few sizes, the heap up to 32 MiB."""
+    if preset != "fp32-cpu":
         pytest.importorskip("TTS")
+    if preset == "bf16-cpu":
+        from studio.engine.presets import availability
+
+        if not availability(preset)[0]:
+            pytest.skip(availability(preset)[1])
     from studio.jobs.engines import Isolation, plan_engine
 
     engine = build_engine(plan_engine(preset, get_voice(None), streams=1, isolation=Isolation()))

@@ -13,6 +13,7 @@ pytest.importorskip("TTS.tts.models.vits")
 onnx = pytest.importorskip("onnx")
 
 from studio.engine.torchvits import export as ox  # noqa: E402
+from studio.engine.torchvits.infer import flow_decode, split_infer  # noqa: E402
 
 
 # ------------------------------------------------------------------ test-only helpers
@@ -52,7 +53,7 @@ def run_ort(
         return torch.from_numpy(out)
 
     with torch.inference_mode():
-        audio, out_lengths = ox.split_infer(
+        audio, out_lengths = split_infer(
             model, decode, torch.from_numpy(ids), torch.from_numpy(lengths), *scales, result.hop_length
         )
     return [audio[b, : int(out_lengths[b])].numpy() for b in range(len(id_seqs))]
@@ -62,7 +63,7 @@ def run_torch(model, hop_length: int, id_seqs: Sequence[Sequence[int]], scales=(
     """Reference per-item audio from the torch model (same padding as :func:`run_ort`)."""
     import torch
 
-    from studio.engine.torchvits.engine import piper_vits_infer
+    from studio.engine.torchvits.infer import piper_vits_infer
 
     ids, lengths = ox.pad_ids(id_seqs)
     with torch.inference_mode():
@@ -162,9 +163,9 @@ def test_split_infer_reproduces_the_whole_model(engine, batch, reference):
 
     ids, lengths = ox.pad_ids(batch)
     with torch.inference_mode():
-        audio, out_lengths = ox.split_infer(
+        audio, out_lengths = split_infer(
             engine.model,
-            lambda z, m: ox.flow_decode(engine.model, z, m),
+            lambda z, m: flow_decode(engine.model, z, m),
             torch.from_numpy(ids),
             torch.from_numpy(lengths),
             0.0, 1.0, 0.0,

@@ -26,6 +26,7 @@ EXPECTED = {
     "fp32-torch": ("torch", "cpu", "fp32"),
     "dynamic-int8": ("torch", "cpu", "dynamic-int8"),
     "int8-cpu": ("onnx", "cpu", "int8"),
+    "bf16-cpu": ("torch", "cpu", "bf16"),
     "fp16-cuda": ("torch", "cuda", "fp16"),
     "tensorrt-int8": ("tensorrt", "cuda", "int8"),
 }
@@ -75,7 +76,7 @@ def test_cuda_presets_say_why_not_without_cuda():
 
 
 def test_cpu_only_presets_refuse_cuda():
-    for name in ("fp32-cpu", "dynamic-int8", "int8-cpu"):
+    for name in ("fp32-cpu", "dynamic-int8", "int8-cpu", "bf16-cpu"):
         ok, reason = availability(name, device="cuda")
         assert not ok and "runs on cpu only" in reason
 
@@ -117,6 +118,9 @@ def test_tensorrt_available_when_both_present(monkeypatch):
 
 
 def test_reason_when_torch_missing(monkeypatch):
+    from studio.engine import cpu_features
+
+    monkeypatch.setattr(cpu_features, "cpu_flags", lambda: frozenset({"avx512_bf16"}))  # the CPU is not the reason
     real_import = importlib.import_module
 
     def no_torch(name, *a, **k):
@@ -125,7 +129,7 @@ def test_reason_when_torch_missing(monkeypatch):
         return real_import(name, *a, **k)
 
     monkeypatch.setattr(presets, "_import", no_torch)
-    for name in ("fp32-torch", "dynamic-int8", "fp16-cuda", "tensorrt-int8"):
+    for name in ("fp32-torch", "dynamic-int8", "bf16-cpu", "fp16-cuda", "tensorrt-int8"):
         ok, reason = availability(name)
         assert not ok and reason.startswith("torch is not installed")
     assert availability("fp32-cpu")[0]  # ONNX needs no torch

@@ -265,7 +265,7 @@ def test_layer_precision_pins_everything_outside_flow_and_decoder():
 
 
 def test_profile_matches_the_cuda_batch_and_covers_the_longest_item():
-    from studio.jobs.engines import CUDA_BATCH
+    from studio.engine.base import CUDA_BATCH
 
     assert DEFAULT_BATCH.opt == CUDA_BATCH  # kernels tuned for the batch the render sends
     frames = list(range(60, 600)) + [2000]  # one item far beyond p99

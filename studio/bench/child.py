@@ -4,9 +4,11 @@ Why a process per preset: memory, first-call time and imports of one preset must
 not leak into another's figures, and a preset that crashes (a broken optional
 install, CUDA out of memory) must cost only its own row. The child
 (:class:`PresetSession`, entered through :func:`_child_entry`, which ``spawn``
-finds by this module's path) loads the engine, measures latency, times rounds
-of the text on request and finally runs the batch sweep and saves its audio for
-the quality comparison; :class:`PresetChild` is the parent's end of the pipe.
+finds by this module's path) builds the preset's render stack the way the app
+does (:func:`studio.jobs.engines.build_engine`, no stack of its own), measures
+latency on it, times rounds of the text on request through the render loop's
+synthesizer and finally runs the batch sweep and saves its audio for the quality
+comparison; :class:`PresetChild` is the parent's end of the pipe.
 """
 
 from __future__ import annotations
@@ -16,21 +18,24 @@ import multiprocessing as mp
 import statistics
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from studio.bench.machine import LoadMonitor
+from studio.bench.scoring import REFERENCE_PRESET
 from studio.core.errors import StudioError
 from studio.engine.base import Engine
+from studio.jobs.engines import STREAM_PRESETS
 
-__all__ = ["LATENCY_SENTENCE", "STREAM_PRESETS", "PresetSession", "ChildFailed", "PresetChild"]
+if TYPE_CHECKING:
+    from studio.jobs.engines import EnginePlan
+
+__all__ = ["LATENCY_SENTENCE", "bench_plan", "PresetSession", "ChildFailed", "PresetChild"]
 
 LATENCY_SENTENCE = "Hello, this is a test for Coqui TTS performance."
-
-#: presets rendered by N single-thread streams (studio.jobs.engines.STREAM_PRESETS)
-STREAM_PRESETS = ("fp32-cpu", "int8-cpu")
 
 
 def _percentile(values: Sequence[float], q: float) -> float | None:
@@ -52,22 +57,37 @@ def _engine_describe(engine: Engine) -> str:
         return f"{type(engine).__name__} ({exc})"
 
 
+def bench_plan(preset: str, voice: Any = None, *, streams: int | None = None,
+               options: dict[str, Any] | None = None) -> "EnginePlan":
+    """The plan a preset is measured with: the app's render plan for that preset, as its
+    model process builds it (:meth:`~studio.jobs.engines.EnginePlan.in_process`: this
+    benchmark child *is* the model process). ``streams`` overrides the per-core default
+    exactly as ``studio render --streams`` does; ``options`` go to the preset's engine."""
+    from studio.jobs.engines import plan_engine
+
+    return plan_engine(preset, voice, streams=streams, options=tuple(sorted((options or {}).items())))
+
+
 class PresetSession:
     """One preset measured in this process (the child side of :class:`PresetChild`).
 
-    Construction loads the engine and measures latency; :meth:`round` times the whole
-    text once through the render path (the first round keeps the noise-0 audio for the
-    quality comparison); :meth:`finish` runs the batch sweep, writes the audio to
-    ``<work_dir>/<preset>.npz`` and returns the figures as a JSON-able dict.
+    Construction builds the preset's render stack with :func:`~studio.jobs.engines.build_engine`
+    (the plan of :func:`bench_plan`), loads it and measures latency on it; :meth:`round`
+    times the whole text once through the render loop's synthesizer
+    (:func:`~studio.jobs.render.each_synthesizer`, in the plan's batches; the first
+    round keeps the noise-0 audio for the quality comparison); :meth:`finish` runs the
+    batch sweep, writes the audio to ``<work_dir>/<preset>.npz`` and returns the figures
+    as a JSON-able dict.
     """
 
     def __init__(self, job: dict[str, Any]) -> None:
         from studio.engine.base import SynthesisSettings
-        from studio.engine.presets import get_preset, open_preset
+        from studio.engine.presets import get_preset
         from studio.engine.voice.catalog import get_voice
+        from studio.jobs.engines import build_engine
+        from studio.jobs.render import each_synthesizer
 
         self.job = job
-        self.open_preset = open_preset
         self.preset = preset = get_preset(job["preset"])
         self.name = name = preset.name
         self.voice = get_voice(job.get("voice"))
@@ -75,30 +95,27 @@ class PresetSession:
         self.lang = job["language"]
         self.sentences: list[str] = job["sentences"]
         self.cuda = preset.device == "cuda"
-        self.options = dict(job.get("options") or {})
+        self.plan = plan = bench_plan(name, self.voice, streams=job.get("streams"), options=job.get("options"))
         self.vram: dict[str, Any] = {}
         self.times: list[float] = []
         self.cpu_times: list[float] = []
         self.audio: list[np.ndarray | None] = [None] * len(self.sentences)
         self.align: list[np.ndarray | None] = [None] * len(self.sentences)
         self.done = len(self.sentences)
-        self.synth = None
-        self.batched = None
         res = self.res = {
             "preset": name, "engine": preset.engine, "device": preset.device, "precision": preset.precision,
+            "plan": plan.describe(),
         }
 
-        # ---------------------------------------------------------- latency
-        engine = open_preset(name, self.voice, **self.options)
-        prepare = getattr(engine, "prepare", None)
-        if callable(prepare):  # INT8: build or fetch the quantized model (cached on disk)
-            t = time.perf_counter()
-            build = prepare()
-            res["prepare_s"] = time.perf_counter() - t
-            res["prepare_cache_hit"] = bool(getattr(build, "cache_hit", False))
+        # ---------------------------------------------------------- load + latency, on the render stack
+        engine = self.engine = build_engine(plan)
+        pending = engine.pending_build()
+        res["prepare_cache_hit"] = pending is None
         t = time.perf_counter()
         engine.load()
         res["load_s"] = time.perf_counter() - t
+        if pending is not None:  # INT8: the one-time build was part of that load
+            res["prepare_s"] = res["load_s"]
         if self.cuda:
             from studio.engine.cuda_info import reset_peak, vram_stats
 
@@ -106,15 +123,16 @@ class PresetSession:
             reset_peak()
         res["describe"] = _engine_describe(engine)
         settings, lang = self.settings, self.lang
+        self.synth = each_synthesizer(engine, settings)
         t = time.perf_counter()
-        first = engine.synthesize(LATENCY_SENTENCE, lang, settings)
+        first = self._speak([LATENCY_SENTENCE])[0]
         res["first_call_s"] = time.perf_counter() - t
         res["latency_audio_s"] = first.size / engine.sample_rate
         samples: list[float] = []
         deadline = time.perf_counter() + job["latency_budget_s"]
         while len(samples) < job["latency_reps"] and (len(samples) < 3 or time.perf_counter() < deadline):
             t = time.perf_counter()
-            engine.synthesize(LATENCY_SENTENCE, lang, settings)
+            self._speak([LATENCY_SENTENCE])
             samples.append(time.perf_counter() - t)
         res["latency_samples_s"] = samples
         res["latency_p50_s"] = _percentile(samples, 50)
@@ -123,74 +141,64 @@ class PresetSession:
         self.sample_rate = engine.sample_rate
         self.ids_all = [engine.text_to_ids(s, lang) for s in self.sentences]
 
-        # ---------------------------------------------------------- the render path
+        # ---------------------------------------------------------- how the render path runs it
         if name in STREAM_PRESETS:
-            from studio.engine.serving.streams import MultiStreamSynthesizer
-
-            engine.close()
-            engine = None
-            opts = self.options
-            self.synth = MultiStreamSynthesizer(lambda: open_preset(name, self.voice, threads=1, **opts),
-                                                streams=job.get("streams"))
-            self.synth.load()
-            res["mode"] = f"{self.synth.streams} streams x 1 thread"
-            res["streams"] = self.synth.streams
-            self.synth.synthesize_all(self.ids_all[:2], settings)  # warm-up
+            res["mode"] = f"{plan.streams} streams x 1 thread"
+            res["streams"] = plan.streams
         elif self.cuda:
-            from studio.engine.serving.batched import BatchedEngine
-
-            self.batched = BatchedEngine(engine, device="cuda", close_engine=False)
-            res["mode"] = f"batches of up to {self.batched.max_batch_size} (length buckets)"
+            res["mode"] = f"batches of up to {plan.batch_size} (length buckets)"
             res["text_repeat"] = max(1, int(job["cuda_repeat"]))
-            self.batched.synthesize_many(self.ids_all[:2], settings)
         else:
             res["mode"] = "one sentence at a time"
-            engine.synthesize_batch([self.ids_all[0]], settings)
-        self.engine = engine
+        self._speak(self.sentences[:2])  # warm-up
+
+    def _speak(self, sentences: Sequence[str]) -> list[np.ndarray]:
+        """The render loop's synthesizer on ``sentences``; a failed sentence fails the row."""
+        from studio.jobs.render import SynthRequest
+
+        out = self.synth([SynthRequest(i, s, self.lang) for i, s in enumerate(sentences)])
+        for result in out:
+            if isinstance(result, Exception):
+                raise result
+        return out  # type: ignore[return-value] - no exceptions left
+
+    def _batches(self, items: Sequence[str]) -> list[Sequence[str]]:
+        size = max(1, self.plan.batch_size)
+        return [items[k: k + size] for k in range(0, len(items), size)]
 
     def round(self) -> dict[str, float]:
         """Time the text once through the render path; returns this round's seconds."""
-        settings, lang, first = self.settings, self.lang, not self.times
+        first = not self.times
+        budget = float(self.job["slow_budget_s"])
+        slow = self.name not in STREAM_PRESETS and not self.cuda  # torch on CPU: within a time budget
+        todo = self.sentences[: self.done] * int(self.res.get("text_repeat", 1))
+        got: list[np.ndarray] = []
         t, c = time.perf_counter(), time.process_time()
-        if self.synth is not None:
-            ids = [self.synth.text_to_ids(s, lang) for s in self.sentences]
-            got = list(self.synth.synthesize_results(ids, settings))
-            if first:
-                for item in got:
-                    self.audio[item.index] = item.audio
-                    self.align[item.index] = item.samples_per_id
-        elif self.batched is not None:
-            ids = [self.engine.text_to_ids(s, lang) for s in self.sentences] * self.res["text_repeat"]
-            got = self.batched.synthesize_many(ids, settings)
-            if first:
-                self.audio = list(got[: len(self.sentences)])
-        else:  # torch on CPU: one sentence at a time; the first round sets how many fit the budget
-            budget = float(self.job["slow_budget_s"])
-            for i, s in enumerate(self.sentences[: self.done]):
-                ids = self.engine.text_to_ids(s, lang)
-                audio = self.engine.synthesize_batch([ids], settings)[0]
-                if first:
-                    self.audio[i] = audio
-                    if time.perf_counter() - t >= budget and i >= 1:
-                        self.done = i + 1
-                        break
+        for batch in self._batches(todo):
+            got.extend(self._speak(batch))
+            if first and slow and time.perf_counter() - t >= budget and len(got) >= 2:
+                self.done = len(got)
+                break
         seconds, cpu = time.perf_counter() - t, time.process_time() - c
+        if first:
+            self.audio[: len(got)] = got[: len(self.sentences)]
+            if self.name == REFERENCE_PRESET:  # the pauses of the quality comparison: untimed
+                with_align = self.engine.synthesize_batch_with_alignments(self.ids_all, self.settings)
+                self.align = [samples for _audio, samples in with_align]
         self.times.append(seconds)
         self.cpu_times.append(cpu)
         return {"seconds": seconds, "cpu_seconds": cpu}
 
     def finish(self) -> dict[str, Any]:
-        res, name, settings = self.res, self.name, self.settings
+        from studio.jobs.engines import batch_engine, build_engine
+
+        res, settings = self.res, self.settings
         if self.cuda:
             from studio.engine.cuda_info import vram_stats
 
             self.vram["peak"] = vram_stats().as_dict()
-        if self.batched is not None:
-            res["batcher"] = {"mean_batch_size": self.batched.stats().mean_batch_size}
-            self.batched.close()
+            res["batcher"] = {"mean_batch_size": self.engine.stats().mean_batch_size}
         res["rss_bytes"] = _rss()
-        if self.synth is not None:
-            self.synth.close()
         if self.done < len(self.sentences):
             res["note"] = (f"{self.done} of {len(self.sentences)} sentences within its "
                            f"{float(self.job['slow_budget_s']):g} s budget")
@@ -206,21 +214,22 @@ class PresetSession:
         )
 
         # ---------------------------------------------------------- batch sweep
+        # one engine of the preset (one stream: batching competes with streams, not
+        # with their sum) under the render path's batching layer at each size
         sweep = list(self.job.get("batches") or [])
         points = []
-        engine = self.engine
-        if sweep and engine is None:
-            engine = self.open_preset(name, self.voice, **self.options)
-            engine.load()
         if sweep:
-            from studio.engine.serving.batched import BatchedEngine
-
+            if self.cuda:
+                inner, owned = self.engine.engine, False  # the render stack's own model: one GPU copy
+            else:
+                self.engine.close()
+                inner, owned = build_engine(replace(self.plan, streams=1, batch_size=1)), True
+                inner.load()
             sub = [self.ids_all[i] for i in self.job["sweep_indices"]]
             if self.cuda:
                 sub = sub * max(1, int(self.job["cuda_repeat"]))
             for b in sweep:
-                batched = BatchedEngine(engine, max_batch_size=b, device=self.preset.device, close_engine=False,
-                                        max_batch_tokens=512 * b if self.cuda else None)
+                batched = batch_engine(inner, b, self.preset.device, max_batch_tokens=512 * b if self.cuda else None)
                 batched.synthesize_many(sub[:1], settings)
                 t = time.perf_counter()
                 got = batched.synthesize_many(sub, settings)
@@ -229,14 +238,15 @@ class PresetSession:
                 points.append({"batch_size": b, "seconds": dt, "sentences": len(sub),
                                "x_real_time": secs / dt, "sentences_per_s": len(sub) / dt})
                 batched.close()
+            if owned:
+                inner.close()
         res["batch_sweep"] = points
         if self.cuda:
             from studio.engine.cuda_info import vram_stats
 
             self.vram["end"] = vram_stats().as_dict()
             res["vram"] = self.vram
-        if engine is not None:
-            engine.close()
+        self.engine.close()
 
         # ---------------------------------------------------------- audio for quality
         arrays: dict[str, np.ndarray] = {}
@@ -248,7 +258,7 @@ class PresetSession:
             arrays[f"i{i}"] = np.asarray(self.ids_all[i], dtype=np.int64)
             if self.align[i] is not None:
                 arrays[f"s{i}"] = np.asarray(self.align[i], dtype=np.int64)
-        np.savez(Path(self.job["work_dir"]) / f"{name}.npz", **arrays)
+        np.savez(Path(self.job["work_dir"]) / f"{self.name}.npz", **arrays)
         res["sample_rate"] = self.sample_rate
         res["quality_items"] = done
         return res

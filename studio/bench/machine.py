@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from studio.engine.cpu_features import notable_flags
+
 __all__ = ["machine_info", "describe_machine", "LoadMonitor", "tree_rss"]
 
 
@@ -48,6 +50,7 @@ def machine_info() -> dict[str, Any]:
         "python": platform.python_version(),
         "onnxruntime": onnxruntime.__version__,
         "gpu": None,
+        "cpu_flags": notable_flags(),
     }
     try:
         import torch
@@ -67,6 +70,7 @@ def describe_machine(info: dict[str, Any]) -> str:
         f"{info['cpu']}, {info.get('physical_cores') or '?'} physical cores / {info['logical_cpus']} logical CPUs"
         f"{mem}{gpu}; {info['os']}, Python {info['python']}, ONNX Runtime {info['onnxruntime']}"
         + (f", torch {info['torch']}" if info.get("torch") else "")
+        + (f"; CPU flags: {' '.join(info['cpu_flags'])}" if info.get("cpu_flags") else "")
     )
 
 

@@ -11,15 +11,16 @@ moves single runs by tens of percent, and interleaving spreads it over all rows.
 
 What is measured, per preset:
 
-* **latency** of one sentence (:data:`LATENCY_SENTENCE`) on the preset's engine as
-  :func:`~studio.engine.presets.open_preset` gives it (default threads): load time,
-  first call, then repeated calls (p50 / p95).
+* **latency** of one sentence (:data:`LATENCY_SENTENCE`) on the preset's render
+  stack, built by :func:`~studio.jobs.engines.build_engine` from the plan the app
+  renders with (:func:`~studio.bench.child.bench_plan`): load time, first call, then
+  repeated calls (p50 / p95).
 * **throughput** on a book-like text (the English sentences of
-  ``resources/sample.md``) through the preset's *render path*
-  (:mod:`studio.jobs.engines`): N single-thread streams for ``fp32-cpu`` /
-  ``int8-cpu``, length-bucketed batches for the CUDA presets, one sentence at a time
-  for the torch CPU presets. Timed region: front end + synthesis of every sentence,
-  engines loaded and warmed up. Slow presets (torch on a small CPU) render the text
+  ``resources/sample.md``) through the same stack and the render loop's synthesizer
+  (:func:`~studio.jobs.render.each_synthesizer`, in the plan's batches): N
+  single-thread streams for ``fp32-cpu`` / ``int8-cpu``, length-bucketed batches for
+  the CUDA presets, one sentence at a time for the torch CPU presets. Timed region:
+  front end + synthesis of every sentence, engines loaded and warmed up. Slow presets (torch on a small CPU) render the text
   from the start until their time budget is spent; the row says how many sentences.
 * **speed vs batch size** (:class:`~studio.engine.serving.batched.BatchedEngine`) on a few
   sentences, where batching applies (ONNX Runtime on CPU, the CUDA presets).
@@ -66,13 +67,14 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from studio.bench.child import LATENCY_SENTENCE, STREAM_PRESETS, BenchCancelled, ChildFailed, PresetChild
+from studio.bench.child import LATENCY_SENTENCE, BenchCancelled, ChildFailed, PresetChild
 from studio.bench.machine import LoadMonitor, describe_machine, machine_info
 from studio.bench.piper_cli import piper_rows, run_piper_cli
 from studio.bench.scoring import REFERENCE_PRESET, Transcripts, quality_vs_reference
 from studio.bench.targets import targets
 from studio.bench.whole import whole_process
 from studio.core.errors import StudioError
+from studio.jobs.engines import STREAM_PRESETS
 from studio.core.paths import cache_dir
 
 log = logging.getLogger(__name__)

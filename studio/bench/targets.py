@@ -69,6 +69,28 @@ def _fmt(v: float, unit: str) -> str:
     return f"{v:.3f}"
 
 
+#: whole process (``studio render`` vs ``piper``, long prose) per CPU preset: the issue's goals
+WHOLE_GOALS = {"fp32-cpu": 1.1, "bf16-cpu": 1.5, "int8-cpu": 1.9}
+
+
+def _whole_targets(result: dict[str, Any]) -> list[Target]:
+    """The whole-process goals of :data:`WHOLE_GOALS` (median of the pairs; the spread as detail)."""
+    whole = result.get("whole_process") or {}
+    rows = whole.get("presets") or {}
+    out = []
+    for name, goal in WHOLE_GOALS.items():
+        row = rows.get(name) or {}
+        speed = row.get("speed_vs_piper") or {}
+        reason = (f"{name} unavailable: {result['unavailable'][name]}" if name in result.get("unavailable", {})
+                  else "no whole-process run (--whole-pairs 0, or no piper CLI)" if not whole
+                  else f"{name} not in the whole-process run")
+        detail = f"pairs {speed['min']:.2f}-{speed['max']:.2f}x" if speed else ""
+        out.append(Target(f"{name.split('-')[0]}-whole-vs-piper", name,
+                          f"`studio render --preset {name}` >= {goal}x the piper CLI, whole process on long prose",
+                          speed.get("median"), goal, ">=", "x", reason, detail))
+    return out
+
+
 def targets(result: dict[str, Any]) -> list[dict[str, Any]]:
     """The issue's targets, each met / missed (by how much) / not measured (why)."""
     rows = result["presets"]
@@ -121,6 +143,19 @@ def targets(result: dict[str, Any]) -> list[dict[str, Any]]:
         Target("int8-wer", "int8-cpu", "CPU INT8 WER <= FP32 WER + 0.05",
                q8.get("wer"), wer_goal, "<=", "", why(int8, "int8-cpu", q8.get("wer_error", "WER not measured"))),
     ]
+    bf16 = rows.get("bf16-cpu", {})
+    q16 = bf16.get("quality") or {}
+    out += [
+        Target("bf16-vs-piper", "bf16-cpu", "CPU BF16 >= 1.5x piper CLI throughput",
+               ratio(bf16, piper_xrt), 1.5, ">=", "x", why(bf16, "bf16-cpu", no_piper), views(bf16, piper)),
+        Target("bf16-log-mel", "bf16-cpu", "CPU BF16 log-mel correlation >= 0.99 (lowest sentence)",
+               q16.get("log_mel_correlation"), 0.99, ">=", "", why(bf16, "bf16-cpu")),
+        Target("bf16-noise-floor", "bf16-cpu", "CPU BF16 noise floor in pauses <= -60 dBFS",
+               q16.get("noise_floor_dbfs"), -60.0, "<=", "dBFS", why(bf16, "bf16-cpu", "no silent pause measured")),
+        Target("bf16-durations", "bf16-cpu", "CPU BF16 durations identical to FP32 (largest sentence difference)",
+               q16.get("max_item_duration_diff_samples"), 0, "==", "samples", why(bf16, "bf16-cpu")),
+    ]
+    out += _whole_targets(result)
     cuda = rows.get("fp16-cuda", {})
     out.append(Target("fp16-cuda-xrt", "fp16-cuda", "CUDA batched FP16 >= 1000x real time",
                       cuda.get("x_real_time"), 1000.0, ">=", "x", why(cuda, "fp16-cuda")))

@@ -110,7 +110,7 @@ def _print_summary(result: dict, out_dir: Path) -> None:
     from studio.bench.report import load_note
 
     out = sys.stdout
-    out.write(f"{result['machine_description']}\n")
+    out.write(f"measured {result.get('measured_at', '?')} on {result['machine_description']}\n")
     note = load_note(result)
     if note:
         out.write(note.replace("**", "") + "\n")

@@ -26,6 +26,12 @@ from studio.core.lexicon import Lexicon
 #: layer knows where clauses end.
 MAX_IDS_PER_SENTENCE = 4000
 
+#: Sentences per batch on a CUDA device: the render plan's batch, the batcher's
+#: largest batch, the TensorRT profile's optimum and the Triton config's largest
+#: batch. One number because all four must agree (kernels tuned for 32 and fed 16
+#: run slower than either); measured best on the bench's batch sweep.
+CUDA_BATCH = 32
+
 
 class SentenceTooLong(EngineError):
     """One sentence is too long to synthesize in one piece (see :data:`MAX_IDS_PER_SENTENCE`)."""

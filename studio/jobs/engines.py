@@ -31,7 +31,7 @@ import logging
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable
 
-from studio.engine.base import Engine
+from studio.engine.base import CUDA_BATCH, Engine
 from studio.engine.presets import DEFAULT_PRESET, get_preset
 from studio.jobs.isolation.spec import DEFAULT_CUDA_ALLOC_CONF, DEFAULT_RECYCLE_AFTER, EngineSpec
 
@@ -43,11 +43,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 #: presets rendered by N single-thread sessions (one per physical core)
-STREAM_PRESETS = frozenset({"fp32-cpu", "int8-cpu"})
+STREAM_PRESETS = frozenset({"fp32-cpu", "int8-cpu", "bf16-cpu"})
 #: sentences per stream handed to the streams at once (longest first inside a batch)
 SENTENCES_PER_STREAM = 4
-#: sentences per render batch on CUDA (BatchedEngine's measured default batch size)
-CUDA_BATCH = 32
 #: what a project without a preset renders as
 BACKEND_PRESETS = {"onnx": "fp32-cpu", "torch": "fp32-torch"}
 
@@ -200,12 +198,12 @@ def engine_spec(plan: EnginePlan) -> EngineSpec:
     """
     from studio.jobs.isolation.memory import malloc_bounds_for
 
-    kind = get_preset(plan.preset).engine
-    threshold, arenas = malloc_bounds_for(kind)
+    preset = get_preset(plan.preset)
+    threshold, arenas, kernels = malloc_bounds_for(preset)
     isolation = plan.isolation or Isolation()
-    return EngineSpec(plan=plan.in_process(), builder=build_engine, label=plan.preset, probe_builds=kind != "torch",
-                      cuda_alloc_conf=isolation.cuda_alloc_conf, malloc_mmap_threshold=threshold,
-                      malloc_arena_max=arenas)
+    return EngineSpec(plan=plan.in_process(), builder=build_engine, label=plan.preset,
+                      probe_builds=preset.engine != "torch", cuda_alloc_conf=isolation.cuda_alloc_conf,
+                      malloc_mmap_threshold=threshold, malloc_arena_max=arenas, onednn_cache_capacity=kernels)
 
 
 def _triton_engine(plan: EnginePlan) -> Engine:

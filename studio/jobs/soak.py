@@ -337,12 +337,16 @@ def soak(
     """
     notes: list[str] = []
     if tune:
+        from studio.engine.presets import get_preset
+        from studio.jobs.engines import BACKEND_PRESETS
         from studio.jobs.isolation.memory import malloc_bounds_for, tame_process_memory
 
-        threshold, arenas = malloc_bounds_for("onnx" if backend == "onnx" else "torch")  # auto tries torch first
-        applied = tame_process_memory(threshold, malloc_arena_max=arenas)
+        # auto tries torch first
+        preset = get_preset(BACKEND_PRESETS["onnx" if backend == "onnx" else "torch"])
+        threshold, arenas, kernels = malloc_bounds_for(preset)
+        applied = tame_process_memory(threshold, kernels, malloc_arena_max=arenas)
         notes.append(f"allocator bounds applied (glibc mmap threshold {threshold // 1024} KiB, "
-                     f"{arenas or 'default'} arenas, oneDNN cache 256)"
+                     f"{arenas or 'default'} arenas, oneDNN cache {kernels})"
                      if applied else "allocator bounds requested (glibc not found)")
     else:
         notes.append("library-default allocators (no bounds)")

@@ -64,9 +64,9 @@ def export_voice(voice: Any, preset: str, repo: Path, *, bench_file: Path | None
     device = EXPORT_PRESETS[preset]
     source = Path(voice.model_path)
     if preset == "int8-cpu":
-        from studio.engine.onnx.int8 import Int8OnnxEngine
+        from studio.engine.onnx.int8_build import build_int8
 
-        source = Int8OnnxEngine(voice.model_path, voice.config_path).prepare().path
+        source = build_int8(voice.model_path, config_path=voice.config_path).path  # the cached build, else built
     config = VoiceConfig.from_file(voice.config_path)
     bench, bench_source = load_bench(bench_file)
     figures = figures_from_bench(bench, preset, device)

@@ -17,6 +17,7 @@ PLAIN_NAMES: dict[str, str] = {
     "fp32-torch": "Best quality, on PyTorch",
     "dynamic-int8": "PyTorch with 8-bit layers",
     "int8-cpu": "Fast on CPU",
+    "bf16-cpu": "Fast, near-lossless",
     "fp16-cuda": "Fast on NVIDIA GPU",
     "tensorrt-int8": "Fastest on NVIDIA GPU (TensorRT)",
 }
@@ -37,6 +38,8 @@ PLAIN_REASONS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("no quantized cpu kernels",), "This PyTorch has no 8-bit CPU support."),
     (("int8 quantization is unavailable",), "This ONNX Runtime cannot build 8-bit models."),
     (("onnxruntime is not installed",), "ONNX Runtime is not installed."),
+    (("no bf16 instructions",), "This computer's processor cannot do the fast 16-bit maths it needs "
+                                "(it needs a recent AMD or Intel server CPU)."),
     (("runs on cuda only",), "It needs an NVIDIA GPU."),
     (("runs on cpu only",), "It runs on the CPU only."),
 )

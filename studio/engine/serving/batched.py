@@ -53,7 +53,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from studio.core.lexicon import Lexicon
-from studio.engine.base import Engine, PendingBuild, SynthesisSettings
+from studio.engine.base import CUDA_BATCH, Engine, PendingBuild, SynthesisSettings
 from studio.engine.serving.batcher import (
     BatchConfig,
     Batcher,
@@ -71,7 +71,7 @@ __all__ = [
 #: measured defaults (see the module docstring and bench/batching.py)
 _DEVICE_DEFAULTS: dict[str, BatchConfig] = {
     "cpu": BatchConfig(max_batch_size=1, max_wait_s=0.0),
-    "cuda": BatchConfig(max_batch_size=32, max_wait_s=0.02, max_batch_tokens=32 * 512, bucket_ratio=1.25),
+    "cuda": BatchConfig(max_batch_size=CUDA_BATCH, max_wait_s=0.02, max_batch_tokens=CUDA_BATCH * 512, bucket_ratio=1.25),
 }
 
 

@@ -69,9 +69,9 @@ _STOP = object()
 class MultiStreamSynthesizer:
     """``streams`` engines, each built by ``engine_factory()``, one worker thread each.
 
-    ``engine_factory`` must return a *new*, single-threaded engine (e.g.
-    ``lambda: OnnxPiperEngine(model, config, threads=1)`` or the INT8 equivalent);
-    every stream owns its engine. ``streams`` defaults to the number of physical cores.
+    ``engine_factory`` must return a *new*, single-threaded engine (the render path's
+    comes from :func:`studio.jobs.engines.build_engine`, the one factory; this module
+    knows no backend); every stream owns its engine. ``streams`` defaults to the number of physical cores.
 
     Use :meth:`synthesize` (a generator of ``(index, audio)``), or
     :meth:`synthesize_all` for an ordered list. One call at a time: a second concurrent call raises EngineError.
@@ -85,51 +85,6 @@ class MultiStreamSynthesizer:
         self._engines: list[Engine] = []
         self._lock = threading.Lock()
         self._call_lock = threading.Lock()
-
-    @classmethod
-    def for_piper_voice(
-        cls,
-        model_path,
-        config_path=None,
-        *,
-        int8: bool = False,
-        streams: int | None = None,
-        layout_4d: bool = False,
-        cache_dir=None,
-        **int8_options,
-    ) -> "MultiStreamSynthesizer":
-        """N single-thread sessions of a Piper voice, FP32 or its INT8 build.
-
-        ``layout_4d`` (FP32 only; the INT8 build always has it): run the FP32 model
-        with its decoder on 4-D tensors, ~7 % less CPU, same math to ~1e-6 (see
-        :func:`~studio.engine.onnx.int8.build_fp32_layout_model`). ``cache_dir`` holds
-        the built models. ``int8_options`` go to
-        :class:`~studio.engine.onnx.int8.Int8OnnxEngine` (``calibration_sentences``,
-        ``recipe``...).
-        """
-        from pathlib import Path
-
-        config = Path(config_path) if config_path else Path(f"{model_path}.json")
-        if int8:
-            from studio.engine.onnx.int8 import Int8OnnxEngine
-
-            def factory() -> Engine:
-                return Int8OnnxEngine(model_path, config, threads=1, cache_dir=cache_dir, **int8_options)
-        else:
-            if int8_options:
-                raise EngineError(f"options {sorted(int8_options)} only apply to the INT8 engine")
-            from studio.engine.onnx.piper import OnnxPiperEngine
-
-            path = model_path
-            if layout_4d:
-                from studio.engine.onnx.int8_build import build_fp32_layout_model
-
-                path = build_fp32_layout_model(model_path, cache_dir)
-
-            def factory() -> Engine:
-                return OnnxPiperEngine(path, config, threads=1)
-
-        return cls(factory, streams=streams)
 
     # ----------------------------------------------------------------- life cycle
 
@@ -341,6 +296,16 @@ class MultiStreamEngine(Engine):
 
     def synthesize_batch(self, ids: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[np.ndarray]:
         return self.synth.synthesize_all(ids, settings) if ids else []
+
+    def synthesize_batch_with_alignments(
+        self, ids: Sequence[Sequence[int]], settings: SynthesisSettings
+    ) -> list[tuple[np.ndarray, np.ndarray | None]]:
+        """``(audio, samples per id)`` per item, in input order (as the ONNX engines give it):
+        the benchmark finds the pauses of its reference audio by them."""
+        out: list[tuple[np.ndarray, np.ndarray | None] | None] = [None] * len(ids)
+        for result in self.synth.synthesize_results(ids, settings):
+            out[result.index] = (result.audio, result.samples_per_id)
+        return [item for item in out if item is not None]
 
     def describe(self) -> str:
         self.load()

@@ -34,6 +34,7 @@ import numpy as np
 
 from studio.core.errors import EngineError
 from studio.core.files import write_atomic
+from studio.engine.base import CUDA_BATCH
 from studio.engine.tensorrt.int8 import feed_device_buffers, make_calibrator, qdq_model
 from studio.engine.tensorrt.profile import (
     CalibrationBatch,
@@ -56,8 +57,8 @@ VARIANT_ORDER = ("flow_decoder", "full")
 DEFAULT_VARIANTS = ("flow_decoder",)
 
 #: default batch dimension of the optimization profile: opt = the batch the CUDA
-#: render path sends (studio.jobs.engines.CUDA_BATCH), so kernels are tuned for it
-DEFAULT_BATCH = ShapeProfile(1, 32, 64)
+#: render path sends (studio.engine.base.CUDA_BATCH), so kernels are tuned for it
+DEFAULT_BATCH = ShapeProfile(1, CUDA_BATCH, 2 * CUDA_BATCH)
 #: hard caps on the length dimensions (ids / latent frames) of the profile
 MAX_PHONEMES = 600
 MAX_FRAMES = 4096
@@ -142,7 +143,7 @@ def full_calibration_batches(
 def encoder_latents(torch, torch_engine, batch: CalibrationBatch, scales) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(z_p, y_mask, y_lengths)`` of ``batch`` from the torch text encoder + duration
     predictor: the ``flow_decoder`` graph's inputs, and the frame lengths its profile needs."""
-    from studio.engine.torchvits.export import encode_latents
+    from studio.engine.torchvits.infer import encode_latents
 
     model = torch_engine.model
     device = torch_engine.torch_device

@@ -370,7 +370,7 @@ class TensorRTEngine(Engine):
         """One batch (within the profile's batch size) through ``runner``; each item's own audio."""
         import torch
 
-        from studio.engine.torchvits.export import flow_decode, split_infer
+        from studio.engine.torchvits.infer import flow_decode, split_infer
 
         prof = info.profile
         x, xl = self._device_ids(torch, batch, prof.phonemes.min if info.variant == "full" else 0)
@@ -432,8 +432,7 @@ class TensorRTEngine(Engine):
         computes something else must not be used). Returns a one-line result."""
         import torch
 
-        from studio.engine.torchvits.engine import piper_vits_infer
-        from studio.engine.torchvits.export import encode_latents
+        from studio.engine.torchvits.infer import encode_latents, piper_vits_infer
 
         ordered = sorted(cal_ids, key=len)
         sample = [ordered[0], ordered[len(ordered) // 2]][: info.profile.batch.max]

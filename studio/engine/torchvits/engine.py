@@ -6,8 +6,8 @@ come straight from the voice's ``.onnx`` (see :mod:`studio.engine.torchvits.weig
 so the torch engine speaks with exactly the voice the ONNX engine uses: with all
 noise scales 0 both produce the same audio (same length, correlation ~1).
 
-Why our own forward (:meth:`TorchVitsEngine.forward_infer`) instead of coqui's
-``Vits.inference``: it mirrors Piper's exported ``infer`` (``scales = (noise_scale,
+Why our own forward (:meth:`TorchVitsEngine.forward_infer`, the recipe of
+:mod:`studio.engine.torchvits.infer`) instead of coqui's ``Vits.inference``: it mirrors Piper's exported ``infer`` (``scales = (noise_scale,
 length_scale, noise_w)``: noise_scale for ``z_p``, noise_w for the stochastic
 duration predictor) without touching the model's attributes, and it returns every
 item's true length (``sum(ceil(durations)) * hop``) so batched items can be cropped
@@ -31,6 +31,7 @@ from studio.core.errors import EngineError, StudioError
 from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, SynthesisSettings
 from studio.engine.noise import batch_seed
+from studio.engine.torchvits.infer import piper_vits_infer
 from studio.engine.voice.phonemize import PiperFrontEnd, RecordedFrontEnd
 from studio.engine.voice.config import VoiceConfig
 
@@ -326,54 +327,6 @@ class TorchVitsEngine(Engine):
         return out
 
 
-def piper_vits_infer(
-    model: "Vits",
-    x: "torch.Tensor",
-    x_lengths: "torch.Tensor",
-    noise_scale: "float | torch.Tensor",
-    length_scale: "float | torch.Tensor",
-    noise_w: "float | torch.Tensor",
-    hop_length: int,
-) -> tuple["torch.Tensor", "torch.Tensor"]:
-    """Piper's ``SynthesizerTrn.infer`` (single speaker) on a coqui ``Vits``.
-
-    Same operations, in the same order, as the graph Piper exports: text encoder,
-    stochastic duration predictor in reverse with ``noise_w``, ``ceil`` durations times
-    ``length_scale``, monotonic path, ``z_p = m_p + eps * exp(logs_p) * noise_scale``,
-    reverse flow, HiFi-GAN decoder on ``z * y_mask``. Returns the padded audio
-    ``[B, T_wav]`` and each item's length in samples.
-    """
-    import torch
-    from TTS.tts.utils.helpers import generate_path, sequence_mask
-
-    # Each stage runs in its own submodule's dtype (see TorchVitsEngine: the text
-    # encoder and duration predictor stay float32 so durations -- and lengths -- hold).
-    x_enc, m_p, logs_p, x_mask = model.text_encoder(x, x_lengths)
-    dp_dtype = _module_dtype(model.duration_predictor)
-    logw = model.duration_predictor(
-        x_enc.to(dp_dtype), x_mask.to(dp_dtype), g=None, reverse=True, noise_scale=noise_w
-    )
-    w = torch.exp(logw.to(x_mask.dtype)) * x_mask * length_scale
-    w_ceil = torch.ceil(w)
-    y_lengths = torch.clamp_min(torch.sum(w_ceil, [1, 2]), 1).long()
-    y_mask = sequence_mask(y_lengths, None).to(x_mask.dtype).unsqueeze(1)  # [B, 1, T_y]
-    attn_mask = x_mask.transpose(1, 2) * y_mask  # [B, T_x, T_y]
-    attn = generate_path(w_ceil.squeeze(1), attn_mask)  # [B, T_x, T_y]
-    m_p = torch.matmul(m_p, attn)  # [B, C, T_y]
-    logs_p = torch.matmul(logs_p, attn)
-    z_p = m_p + torch.randn_like(m_p) * torch.exp(logs_p) * noise_scale
-    flow_dtype = _module_dtype(model.flow)
-    y_mask_f = y_mask.to(flow_dtype)
-    z = model.flow(z_p.to(flow_dtype), y_mask_f, g=None, reverse=True)
-    dec_dtype = _module_dtype(model.waveform_decoder)
-    audio = model.waveform_decoder((z * y_mask_f).to(dec_dtype), g=None)  # [B, 1, T_y * hop]
-    return audio[:, 0, :], y_lengths * hop_length
-
-
-def _module_dtype(module) -> "torch.dtype":
-    return next(module.parameters()).dtype
-
-
 _INFER_CLASS = None
 
 
@@ -401,4 +354,4 @@ def infer_module_class():
     return _INFER_CLASS
 
 
-__all__ = ["TorchVitsEngine", "piper_vits_infer"]
+__all__ = ["TorchVitsEngine"]

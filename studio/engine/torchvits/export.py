@@ -18,7 +18,8 @@ Two variants, both with dynamic batch and length axes:
     FLOPs (the decoder upsamples 256x) and contains only convolutions, so it is the
     part that always builds in TensorRT. The text encoder and the stochastic
     duration predictor (small, data-dependent shapes, random ops) stay in torch:
-    :func:`encode_latents` runs them, :func:`split_infer` glues both halves.
+    :func:`~studio.engine.torchvits.infer.encode_latents` runs them,
+    :func:`~studio.engine.torchvits.infer.split_infer` glues both halves.
 
 Why the TorchScript-based exporter (``dynamo=False``): the output length depends
 on tensor *values* (``ceil(durations)``), which ``torch.export`` cannot express
@@ -36,11 +37,12 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from studio.core.files import sha256_file
+from studio.engine.torchvits.infer import encode_latents, flow_decode
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -77,74 +79,6 @@ class ExportResult:
         return self.path.stat().st_size
 
 
-class Latents(NamedTuple):
-    """What the torch half hands the flow+decoder half."""
-
-    z_p: "torch.Tensor"  # [B, C, T_y], noise already applied
-    y_mask: "torch.Tensor"  # [B, 1, T_y] 0/1 in the model dtype
-    y_lengths: "torch.Tensor"  # [B] int64 frames
-
-
-# ------------------------------------------------------------------ torch halves
-
-
-def encode_latents(
-    model,
-    x: "torch.Tensor",
-    x_lengths: "torch.Tensor",
-    noise_scale: float = 0.667,
-    length_scale: float = 1.0,
-    noise_w: float = 0.8,
-) -> Latents:
-    """Text encoder + stochastic duration predictor + prior expansion + noise.
-
-    The same operations in the same order as the first half of
-    :func:`studio.engine.torchvits.engine.piper_vits_infer` (everything up to the flow),
-    so ``flow_decode(encode_latents(...))`` reproduces the whole model.
-    """
-    import torch
-    from TTS.tts.utils.helpers import generate_path, sequence_mask
-
-    x_enc, m_p, logs_p, x_mask = model.text_encoder(x, x_lengths)
-    logw = model.duration_predictor(x_enc, x_mask, g=None, reverse=True, noise_scale=noise_w)
-    w = torch.exp(logw) * x_mask * length_scale
-    w_ceil = torch.ceil(w)
-    y_lengths = torch.clamp_min(torch.sum(w_ceil, [1, 2]), 1).long()
-    y_mask = sequence_mask(y_lengths, None).to(x_mask.dtype).unsqueeze(1)
-    attn_mask = x_mask.transpose(1, 2) * y_mask
-    attn = generate_path(w_ceil.squeeze(1), attn_mask)
-    m_p = torch.matmul(m_p, attn)
-    logs_p = torch.matmul(logs_p, attn)
-    z_p = m_p + torch.randn_like(m_p) * torch.exp(logs_p) * noise_scale
-    return Latents(z_p, y_mask, y_lengths)
-
-
-def flow_decode(model, z_p: "torch.Tensor", y_mask: "torch.Tensor") -> "torch.Tensor":
-    """Reverse flow + HiFi-GAN decoder: ``[B, 1, T_y * hop]`` audio."""
-    z = model.flow(z_p, y_mask, g=None, reverse=True)
-    return model.waveform_decoder(z * y_mask, g=None)
-
-
-def split_infer(
-    model,
-    decode: Callable[["torch.Tensor", "torch.Tensor"], "torch.Tensor"],
-    x: "torch.Tensor",
-    x_lengths: "torch.Tensor",
-    noise_scale: float,
-    length_scale: float,
-    noise_w: float,
-    hop_length: int,
-) -> tuple["torch.Tensor", "torch.Tensor"]:
-    """Whole inference with the flow+decoder half delegated to ``decode(z_p, y_mask)``.
-
-    Returns ``(audio [B, T_wav], audio_lengths [B])`` like ``piper_vits_infer``.
-    ``decode`` may be ONNX Runtime, TensorRT or :func:`flow_decode` itself.
-    """
-    lat = encode_latents(model, x, x_lengths, noise_scale, length_scale, noise_w)
-    audio = decode(lat.z_p, lat.y_mask)
-    return audio[:, 0, :], lat.y_lengths * hop_length
-
-
 _FD_CLASS = None
 
 
@@ -163,8 +97,7 @@ def flow_decoder_module(model) -> "torch.nn.Module":
                 self.waveform_decoder = vits.waveform_decoder
 
             def forward(self, z_p, y_mask):
-                z = self.flow(z_p, y_mask, g=None, reverse=True)
-                return self.waveform_decoder(z * y_mask, g=None)
+                return flow_decode(self, z_p, y_mask)
 
         _FD_CLASS = VitsFlowDecoder
     return _FD_CLASS(model)
@@ -309,12 +242,8 @@ def pad_ids(id_seqs: Sequence[Sequence[int]], pad_id: int = 0) -> tuple[np.ndarr
 __all__ = [
     "VARIANTS",
     "ExportResult",
-    "Latents",
-    "encode_latents",
-    "flow_decode",
     "flow_decoder_module",
     "full_module",
-    "split_infer",
     "export_onnx",
     "pad_ids",
 ]

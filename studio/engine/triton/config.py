@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from studio.core.errors import EngineError
+from studio.engine.base import CUDA_BATCH
 
 INPUT_IDS = "phoneme_ids"
 INPUT_LENGTHS = "phoneme_lengths"
@@ -61,8 +62,7 @@ RECORDED_CPU_SWEEP: tuple[tuple[int, float], ...] = ((1, 4.3), (2, 4.9), (4, 4.1
 RECORDED_CPU_LATENCY_S = 0.63
 
 #: the local CUDA batcher's default (``studio.engine.serving.batched``): batches of
-#: 32, 20 ms wait -- used for GPU configs until a GPU bench.json has a sweep
-RECORDED_CUDA_BATCH = 32
+#: CUDA_BATCH, 20 ms wait -- used for GPU configs until a GPU bench.json has a sweep
 RECORDED_CUDA_WAIT_S = 0.02
 
 Kind = Literal["cpu", "gpu"]
@@ -116,7 +116,7 @@ def figures_from_bench(bench: Mapping[str, Any] | None, preset: str, device: str
         max_batch, preferred = _sweep_figures(sweep)
         sources.append(f"batch sweep of {preset}")
     elif kind == "gpu":
-        max_batch, preferred = RECORDED_CUDA_BATCH, (RECORDED_CUDA_BATCH // 2, RECORDED_CUDA_BATCH)
+        max_batch, preferred = CUDA_BATCH, (CUDA_BATCH // 2, CUDA_BATCH)
         latency = latency or RECORDED_CUDA_WAIT_S / QUEUE_SHARE_OF_LATENCY
         sources.append("the CUDA batch default of the local batcher")
     else:
