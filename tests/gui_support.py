@@ -34,6 +34,11 @@ Le chat dort. Il fait beau aujourd'hui dans le jardin, et les oiseaux chantent d
 
 
 from voice import bundled_engine  # noqa: E402 - the one shared bundled voice
+import wave  # noqa: E402
+
+from studio.jobs.export import export_chapter_files  # noqa: E402
+from studio.project.store import Project  # noqa: E402
+from studio.qt.messages import QueueSnapshot  # noqa: E402
 
 
 class SharedEngine(DelegatingEngine):
@@ -80,3 +85,42 @@ def ffprobe(path: Path) -> str:
         ["ffprobe", "-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels", str(path)],
         capture_output=True, text=True, check=True,
     ).stdout
+
+
+#: chapter one long enough (about 2 spoken minutes) to be flagged at a 1-minute threshold
+LONG_ONE = TINY.replace("Then it was night.", "Then it was night. " + " ".join(
+    f"The keeper counted the boats in the harbour again, number {n}." for n in range(1, 30)))
+
+
+FRONT = TINY.replace("## One", "## Dedication\n\nFor the keepers of every light.\n\n## One")
+
+
+BOOK = """# Pause Book
+
+## One
+
+The cat sat down. It was warm. The sun was out. A bird sang. The day went on. Then it was night.
+
+## Two
+
+Rain fell on the roof. We stayed in.
+"""
+
+
+def exported_seconds(folder: str, out: Path) -> float:
+    with Project.open(folder) as project:
+        files = export_chapter_files(project, out, "wav", [0])
+    with wave.open(str(files[0].path)) as w:
+        return w.getnframes() / w.getframerate()
+
+
+def _running_spells(seen: list[QueueSnapshot], job_id: int) -> int:
+    """How many times the job started running (queued -> running)."""
+    spells, before = 0, None
+    for snap in seen:
+        job = snap.job(job_id)
+        status = job.status if job is not None else None
+        if status == "running" and before != "running":
+            spells += 1
+        before = status
+    return spells

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QMenu
-from test_gui_support import write_manuscript
-from test_gui_waveform_edit import BOOK, exported_seconds
-from test_gui_window import WAIT, open_and_wait, sentences, wait_jobs_done, window  # noqa: F401 - the fixture
+from gui_support import write_manuscript
+from gui_support import BOOK, exported_seconds
+from window_support import WAIT, open_and_wait, sentences, wait_jobs_done, window  # noqa: F401 - fixtures
 
 from studio.project.direction import directions
 from studio.project.store import Project

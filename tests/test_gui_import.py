@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QPushButton
-from test_gui_support import TINY, write_manuscript
-from test_gui_window import WAIT, make_window, open_and_wait, window  # noqa: F401 - the fixture
+from gui_support import TINY, write_manuscript
+from window_support import WAIT, make_window, open_and_wait, window  # noqa: F401 - fixtures
 
 from studio.core.errors import Cancelled
 from studio.project.store import Project

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QModelIndex, QPoint
 from PySide6.QtWidgets import QApplication, QMenu
-from test_gui_review import FRONT
-from test_gui_support import write_manuscript
-from test_gui_window import WAIT, open_and_wait, wait_jobs_done, window  # noqa: F401 - the fixture
+from gui_support import FRONT
+from gui_support import write_manuscript
+from window_support import WAIT, open_and_wait, wait_jobs_done, window  # noqa: F401 - fixtures
 
 from studio.cli import main as studio_main
 from studio.engine.voice.catalog import get_voice

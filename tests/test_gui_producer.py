@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_gui_support import TINY, write_manuscript
-from test_gui_window import WAIT, make_window, open_and_wait, sentences, wait_jobs_done
+from gui_support import TINY, write_manuscript
+from window_support import WAIT, make_window, open_and_wait, sentences, wait_jobs_done
 
 pytestmark = pytest.mark.slow
 

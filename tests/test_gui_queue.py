@@ -11,14 +11,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_gui_review import LONG_ONE
-from test_gui_support import write_manuscript
-from test_gui_window import WAIT, make_window, open_and_wait, sentences, wait_jobs_done
+from gui_support import LONG_ONE
+from gui_support import write_manuscript
+from window_support import WAIT, make_window, open_and_wait, sentences, wait_jobs_done
 
 from studio.project.queue_state import load_queue
 from studio.project.store import Project
 from studio.qt.jobqueue import JobQueue
 from studio.qt.messages import JobSpec, QueueSnapshot
+from gui_support import _running_spells  # noqa: F401 - shared with other tests
 
 pytestmark = pytest.mark.slow
 
@@ -47,18 +48,6 @@ def test_a_job_that_steps_aside_never_goes_before_the_urgent_job_that_displaced_
     q.finish(take, "done")
     assert q.next_job().job_id == chapter and q.control(chapter) == "run"
     assert q.outstanding() == ((q.snapshot().job(chapter).spec,), False)
-
-
-def _running_spells(seen: list[QueueSnapshot], job_id: int) -> int:
-    """How many times the job started running (queued -> running)."""
-    spells, before = 0, None
-    for snap in seen:
-        job = snap.job(job_id)
-        status = job.status if job is not None else None
-        if status == "running" and before != "running":
-            spells += 1
-        before = status
-    return spells
 
 
 def test_edit_and_new_take_during_a_long_chapter_with_a_finished_job_listed(qtbot, tmp_path: Path) -> None:  # noqa: ANN001

@@ -16,13 +16,10 @@ from window_support import WAIT, big_book, make_window, open_and_wait, sentences
 
 from studio.project.store import Project
 from studio.ui.main_window import MainWindow
+from gui_support import FRONT, LONG_ONE  # noqa: F401 - shared with other tests
 
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("private_dirs")]
-
-#: chapter one long enough (about 2 spoken minutes) to be flagged at a 1-minute threshold
-LONG_ONE = TINY.replace("Then it was night.", "Then it was night. " + " ".join(
-    f"The keeper counted the boats in the harbour again, number {n}." for n in range(1, 30)))
 
 
 @pytest.fixture
@@ -122,9 +119,6 @@ def test_edited_sentence_renders_before_the_running_chapter_finishes(qtbot, wind
     assert session.queue.snapshot().job(chapter).status == "done"  # it carried on, not cancelled
     assert model.counts(0) == {"pending": 0, "rendering": 0, "done": len(one), "failed": 0}
     assert all(state_cell(window, s.id) == "done" for s in one)
-
-
-FRONT = TINY.replace("## One", "## Dedication\n\nFor the keepers of every light.\n\n## One")
 
 
 def test_render_book_asks_once_with_count_time_and_left_out_chapters(qtbot, window: MainWindow,  # noqa: ANN001

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings, Qt
 
-from test_gui_support import shared_factory, write_manuscript
+from gui_support import shared_factory, write_manuscript
 from studio.project.store import Project
 from studio.qt.session import ProjectSession
 from studio.qt.sinks import NullSink

@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 
 import pytest
-from test_preset_choice_gui import CPU_ONLY, SETTINGS, machine
-from test_voices import TEST_VOICE, _index, voice_server  # noqa: F401 - the fixture
+from preset_support import CPU_ONLY, SETTINGS, machine
+from voices_support import TEST_VOICE, _index, voice_server  # noqa: F401 - fixtures
 
 from studio.qt.voice_library import VoiceLibrary
 from studio.ui.voices_dialog import VoicesDialog

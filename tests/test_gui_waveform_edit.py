@@ -12,35 +12,17 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
-from test_gui_support import write_manuscript
-from test_gui_window import WAIT, open_and_wait, sentences, wait_jobs_done, window  # noqa: F401 - the fixture
+from gui_support import write_manuscript
+from window_support import WAIT, open_and_wait, sentences, wait_jobs_done, window  # noqa: F401 - fixtures
 
 from studio.jobs.export import export_chapter_files
 from studio.project.duration import chapter_estimates
 from studio.project.pauses import pauses_after
 from studio.project.store import Project
 from studio.ui.main_window import MainWindow
+from gui_support import BOOK, exported_seconds  # noqa: F401 - shared with other tests
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("private_dirs")]
-
-BOOK = """# Pause Book
-
-## One
-
-The cat sat down. It was warm. The sun was out. A bird sang. The day went on. Then it was night.
-
-## Two
-
-Rain fell on the roof. We stayed in.
-"""
-
-
-
-def exported_seconds(folder: str, out: Path) -> float:
-    with Project.open(folder) as project:
-        files = export_chapter_files(project, out, "wav", [0])
-    with wave.open(str(files[0].path)) as w:
-        return w.getnframes() / w.getframerate()
 
 
 def show_chapter(qtbot, win: MainWindow, n: int) -> None:  # noqa: ANN001

@@ -19,18 +19,9 @@ from studio.project.store import Project
 from studio.qt.messages import JobSpec
 from studio.ui.main_window import MainWindow
 from window_support import WAIT, make_window, open_and_wait, sentences, visible_rows, wait_jobs_done
+from window_support import window  # noqa: F401 - the fixture
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("private_dirs")]
-WAIT = 120_000  # ms; generous for a loaded 2-core box
-
-
-@pytest.fixture
-def window(qtbot, tmp_path: Path):  # noqa: ANN001, ANN201
-    engines: list = []
-    win = make_window(qtbot, tmp_path, engines)
-    win.engines = engines
-    yield win
-    win.close()
 
 
 def test_import_sample_shows_chapters_flags_and_language_override(qtbot, window: MainWindow, tmp_path: Path) -> None:  # noqa: ANN001

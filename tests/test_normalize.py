@@ -15,7 +15,7 @@ from studio.project import Project, ProjectSettings
 from studio.project.cache import VoiceIdentity, cache_key
 from studio.project.schema import SCHEMA_VERSION
 from studio.text.normalize import spoken_form
-from test_render_support import make_book, para
+from render_support import make_book, para
 
 VOICE = "en_US-joe-medium"
 
@@ -209,7 +209,7 @@ def test_schema_step_is_additive(tmp_path: Path) -> None:
 def test_inspect_spoken_lists_changes_and_json_has_every_sentence(tmp_path: Path) -> None:
     import json
 
-    from test_render_support import studio_cmd
+    from render_support import studio_cmd
 
     book = tmp_path / "one.txt"
     book.write_text("Henry VIII paid $5.50 on Jan. 5, 1509. The cat sat down.\n", encoding="utf-8")

@@ -22,11 +22,9 @@ from studio.jobs.session import new_project_settings
 from studio.qt.facts import MachineFacts, PresetInfo, list_voice_choices, read_bench
 from studio.qt.measure import MeasureProgress, PresetMeasurer
 from studio.qt.preset_words import PLAIN_NAMES, UNKNOWN_REASON, plain_name, plain_reason
+from preset_support import CPU_ONLY, SETTINGS, machine  # noqa: F401 - shared with other tests
+from preset_support import NO_GPU, NO_TRT, UNAVAILABLE  # noqa: F401 - shared with other tests
 
-SETTINGS = new_project_settings(get_voice(None))
-#: raw reasons in the words :func:`studio.engine.presets.availability` uses
-NO_GPU = "no CUDA device: torch.cuda.is_available() is False"
-NO_TRT = "TensorRT is not installed (pip install tensorrt)"
 NO_TORCH = "torch is not installed (pip install 'studio[torch]'): No module named 'torch'"
 CPU_TORCH = ("this torch build (2.5.0+cpu) has no CUDA support (torch.version.cuda is None); "
              "install a CUDA build of torch")
@@ -73,18 +71,6 @@ def test_raw_reasons_become_plain_sentences_and_every_reason_on_this_machine_has
 
 
 # ------------------------------------------------------------------ the dialog
-
-
-def machine(runs: dict[str, str], bench: dict[str, object] | None = None, path: str = "") -> MachineFacts:
-    presets = tuple(PresetInfo(p.name, p.engine, p.device, p.precision, p.summary, p.name in runs,
-                               runs.get(p.name) or UNAVAILABLE.get(p.name, "not available"),
-                               (bench or {}).get(p.name)) for p in PRESETS.values())
-    return MachineFacts(list_voice_choices(), presets, path, "" if path else "no benchmark yet")
-
-
-CPU_ONLY = {"fp32-cpu": "ONNX Runtime on CPU", "int8-cpu": "ONNX Runtime INT8 on CPU", "fp32-torch": "torch on CPU",
-            "dynamic-int8": "torch CPU"}
-UNAVAILABLE = {"fp16-cuda": NO_GPU, "tensorrt-int8": NO_TRT}
 
 
 def dialog(qtbot, facts: MachineFacts, measurer: PresetMeasurer | None = None):

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_gui_support import write_manuscript
-from test_takes import _Lent
+from gui_support import write_manuscript
+from takes_support import Lent as _Lent
 from voice import bundled_engine
 
 from studio.audio.pcm import to_int16
@@ -30,16 +30,11 @@ from studio.project.proofs import FLAGGED, NO_AUDIO, NOT_CHECKED, PASSED, UNCHEC
 from studio.project.store import Project
 from studio.proof.check import Checker, ProofItem
 from studio.proof.model import ProofModelError, choose_device
+from proof_support import CHANGED, DROPPED, STEADY, plant, speak  # noqa: F401 - shared with other tests
 
 CLEAN = "Captain Ahab walked slowly along the deck of the Pequod."
-CHANGED = ("The old sailor lit his pipe and watched the grey sea.",
-           "The old sailor lit his horse and watched the grey sea.")
-DROPPED = ("She opened the heavy wooden door and stepped into the garden.",
-           "She opened the heavy door and stepped into the garden.")
 CUT = "They travelled north for seven days through snow and bitter wind."
 GERMAN = "The children were singing happily in the morning sunshine."
-#: no sampling noise: the same audio on every run, so a verdict cannot change between runs
-STEADY = SynthesisSettings(noise_scale=0.0, noise_w=0.0)
 TEXT = f"# The Voyage\n\n{CLEAN} {CHANGED[0]}\n\n{DROPPED[0]} {CUT}\n\n{GERMAN}\n"
 
 
@@ -50,20 +45,6 @@ def checker() -> Checker:
 
 def steady_settings():  # -> ProjectSettings
     return new_project_settings(get_voice(None)).with_changes(synthesis=STEADY)
-
-
-def speak(text: str, language: str = "en") -> np.ndarray:
-    (audio,) = each_synthesizer(bundled_engine(), STEADY)([SynthRequest(0, text, language)])
-    assert not isinstance(audio, Exception)
-    return np.asarray(audio, np.float32)
-
-
-def plant(project: Project, text: str, audio: np.ndarray) -> int:
-    """Make the sentence saying ``text`` hold ``audio`` instead of what it rendered."""
-    row = next(r for r in project.sentences() if r.text == text)
-    entry = project.cache.store(row.cache_key, audio, bundled_engine().sample_rate)
-    project.mark_done(row.id, entry, synthesized=False)
-    return row.id
 
 
 @pytest.fixture

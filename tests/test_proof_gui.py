@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_gui_support import write_manuscript
-from test_gui_window import WAIT, make_window, open_and_wait, wait_jobs_done
-from test_proof import CHANGED, DROPPED, STEADY, plant, speak
+from gui_support import write_manuscript
+from window_support import WAIT, make_window, open_and_wait, wait_jobs_done
+from proof_support import CHANGED, DROPPED, STEADY, plant, speak
 
 pytestmark = pytest.mark.slow
 

@@ -28,10 +28,8 @@ from studio.jobs.render import render_project
 from studio.jobs.session import new_project_settings
 from studio.project import Project
 from studio.qt.snapshot import ParagraphNode, paragraph_label
-from test_publish import (  # noqa: F401 - project: the rendered test book, a module fixture
-    TOLERANCE, ffprobe_json, first_sound_after, project, publisher, speech_segments,
-)
-from test_render_support import make_book, para, real_engine
+from publish_support import TOLERANCE, ffprobe_json, first_sound_after, project, publisher, speech_segments  # noqa: F401 - fixtures
+from render_support import make_book, para, real_engine
 
 pytestmark = pytest.mark.slow
 

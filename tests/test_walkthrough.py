@@ -144,9 +144,9 @@ def test_walkthrough_queue_edit_take_quit_paused_reopen_and_drag_a_pause(qtbot, 
     chapter waiting, File > Quit > Finish later; the book reopened with the queue paused; a
     pause dragged in the waveform, and the exported chapter longer by exactly that much."""
     from PySide6.QtCore import QPoint, Qt
-    from test_gui_queue import _running_spells
-    from test_gui_review import LONG_ONE
-    from test_gui_support import write_manuscript
+    from gui_support import _running_spells
+    from gui_support import LONG_ONE
+    from gui_support import write_manuscript
 
     from studio.jobs.export import export_chapter_files
     from studio.project.pauses import pauses_after

@@ -11,6 +11,7 @@ from studio.qt.session import ProjectSession
 from studio.qt.sinks import NullSink
 from studio.qt.snapshot import SentenceNode
 from studio.ui.main_window import MainWindow
+import pytest
 
 WAIT = 120_000  # ms; generous for a loaded 2-core box
 
@@ -66,3 +67,12 @@ def big_book(chapters: int = 141, paragraphs: int = 12) -> str:
                 for k in range(7)) + "\n")
     out[-1] += "\nThe white whale surfaced once, far off, and was gone.\n"
     return "".join(out)
+
+
+@pytest.fixture
+def window(qtbot, tmp_path: Path):  # noqa: ANN001, ANN201
+    engines: list = []
+    win = make_window(qtbot, tmp_path, engines)
+    win.engines = engines
+    yield win
+    win.close()

@@ -199,7 +199,7 @@ def engine_spec(plan: EnginePlan) -> EngineSpec:
     from studio.jobs.isolation.memory import malloc_bounds_for
 
     preset = get_preset(plan.preset)
-    threshold, arenas, kernels = malloc_bounds_for(preset)
+    threshold, arenas, kernels = malloc_bounds_for(preset.engine, preset.device, preset.precision)
     isolation = plan.isolation or Isolation()
     return EngineSpec(plan=plan.in_process(), builder=build_engine, label=plan.preset,
                       probe_builds=preset.engine != "torch", cuda_alloc_conf=isolation.cuda_alloc_conf,

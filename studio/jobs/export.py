@@ -115,7 +115,8 @@ def export_chapter_files(
     out.mkdir(parents=True, exist_ok=True)
     written: list[ExportedFile] = []
     try:
-        _write_chapters(project, out, fmt, wanted, sample_rate, engine, engine_for, progress, bitrate, written)
+        _write_chapters(project, out, fmt, wanted, sample_rate, engine, engine_for, progress, bitrate, written,
+                        batch_size)
     except (StudioError, OSError) as err:
         # nothing new is left behind but complete chapter files, and the message says which
         if not written:
@@ -139,7 +140,7 @@ def _remove_folders(made: list[Path]) -> None:
 def _write_chapters(project: Project, out: Path, fmt: str, wanted: list[int], sample_rate: int | None,
                     engine: Engine | None, engine_for: EngineFactory | None,
                     progress: Callable[[RenderProgress], None] | None, bitrate: str,
-                    written: list[ExportedFile]) -> None:
+                    written: list[ExportedFile], batch_size: int) -> None:
     """The chapter files, one after another, appended to ``written`` as each is complete."""
     all_chapters = project.chapters()
     settings = project.settings()

@@ -343,7 +343,7 @@ def soak(
 
         # auto tries torch first
         preset = get_preset(BACKEND_PRESETS["onnx" if backend == "onnx" else "torch"])
-        threshold, arenas, kernels = malloc_bounds_for(preset)
+        threshold, arenas, kernels = malloc_bounds_for(preset.engine, preset.device, preset.precision)
         applied = tame_process_memory(threshold, kernels, malloc_arena_max=arenas)
         notes.append(f"allocator bounds applied (glibc mmap threshold {threshold // 1024} KiB, "
                      f"{arenas or 'default'} arenas, oneDNN cache {kernels})"

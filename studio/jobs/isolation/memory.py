@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
 
 #: glibc: allocations from 128 KiB up are served by ``mmap`` and unmapped on free.
 #: glibc's default *dynamic* threshold rises (up to 32 MiB) after the first large
@@ -35,9 +34,6 @@ ONNX_MALLOC_MMAP_THRESHOLD = 1024 * 1024
 ONNX_MALLOC_ARENA_MAX = 2
 
 
-if TYPE_CHECKING:
-    from studio.engine.presets import Preset
-
 #: The windowed torch engine on CPU (``bf16-cpu``): its activations are bounded by the
 #: window and repeat a few dozen sizes (spans rounded to 32 frames), so the heap reuses
 #: them; what hurts is mapping them afresh and recompiling kernels. 383 words of prose,
@@ -52,12 +48,12 @@ WINDOWED_TORCH_MALLOC_MMAP_THRESHOLD = 32 * 1024 * 1024
 WINDOWED_TORCH_ONEDNN_CACHE_CAPACITY = 4096
 
 
-def malloc_bounds_for(preset: Preset) -> tuple[int, int | None, int]:
+def malloc_bounds_for(engine: str, device: str, precision: str) -> tuple[int, int | None, int]:
     """glibc's mmap threshold, arena count and oneDNN's kernel cache for a model process
-    running this preset's engine."""
-    if preset.engine == "onnx":
+    running a preset's engine (its ``engine``, ``device`` and ``precision``)."""
+    if engine == "onnx":
         return ONNX_MALLOC_MMAP_THRESHOLD, ONNX_MALLOC_ARENA_MAX, DEFAULT_ONEDNN_CACHE_CAPACITY
-    if preset.engine == "torch" and preset.device == "cpu" and preset.precision == "bf16":
+    if engine == "torch" and device == "cpu" and precision == "bf16":
         return WINDOWED_TORCH_MALLOC_MMAP_THRESHOLD, ONNX_MALLOC_ARENA_MAX, WINDOWED_TORCH_ONEDNN_CACHE_CAPACITY
     return DEFAULT_MALLOC_MMAP_THRESHOLD, None, DEFAULT_ONEDNN_CACHE_CAPACITY
 #: oneDNN (torch's CPU convolutions) caches a primitive per input shape, 1,024 by
