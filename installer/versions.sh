@@ -27,10 +27,12 @@ if [ "$mode" = oldest ]; then
     torch==2.11.0 torchaudio==2.11.0 torchcodec==0.11.1 -e "$here[$extras]"
 fi
 STUDIO_VENV="$venv" STUDIO_UNLOCKED=1 bash "$here/installer/run-tests.sh" "$@"
-"$venv/bin/python" -m pip list --format=freeze 2>/dev/null | grep -iv '^studio==' >"$venv/versions.txt"
+# local version labels (+cpu, +cu130) left out: the CPU and the CUDA builds of torch both match
+"$venv/bin/python" -m pip list --format=freeze 2>/dev/null | grep -iv '^studio==' | sed -E 's/\+[A-Za-z0-9.]+$//' \
+  >"$venv/versions.txt"
 if [ "$mode" = newest ] && [ $# -eq 0 ]; then
   {
-    echo "# The tested set: what installer/install.sh installs by default (pip -c)."
+    echo "# The tested set: what installer/install.sh installs by default (pip -c); STUDIO_UNLOCKED=1 ignores it."
     echo "# Written by 'bash installer/versions.sh newest' on $(date -u +%Y-%m-%d) after the whole test"
     echo "# command passed, Python $("$venv/bin/python" -c 'import platform; print(platform.python_version())'), $(uname -m)."
     cat "$venv/versions.txt"

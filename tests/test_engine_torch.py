@@ -26,7 +26,7 @@ def _require(module: str) -> None:
     try:
         importlib.import_module(module)
     except Exception as exc:  # ImportError, or OSError from missing native libs
-        pytest.skip(f"torch backend not installed ({module}: {type(exc).__name__}: {exc})")
+        pytest.skip(f"torch backend not installed ({module}: {type(exc).__name__}: {exc})", allow_module_level=True)
 
 
 _require("torch")
