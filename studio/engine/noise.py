@@ -6,7 +6,7 @@ Drawn fresh each time, a sentence rendered again came out a little longer or sho
 (64.47 s vs 64.72 s for one chapter), a resumed render differed from a clean one and
 no bug report could be reproduced. Here the noise comes from a generator seeded by
 what the sentence *is*: its phoneme ids (the text, language and lexicon as the voice
-says them), the settings that enter its cache key, and the take
+says them), its noise scales and speaker, and the take
 (:attr:`~studio.engine.base.SynthesisSettings.take`: 0 for a sentence's first
 synthesis, a new number for each new take). So equal cache keys draw equal noise,
 and the engines need no new argument: every backend, wrapper and the model process
@@ -31,9 +31,15 @@ DURATION_NOISE, PRIOR_NOISE = 0, 1
 
 
 def sentence_seed(ids: Sequence[int], settings: SynthesisSettings) -> int:
-    """A 64-bit seed from the sentence's ids, its cache-key settings and its take."""
+    """A 64-bit seed from the sentence's ids, its noise settings, speaker and take.
+
+    The speaking rate (``length_scale``) is left out on purpose: a sentence sped up
+    keeps its reading (the same rhythm and grain, only faster), as a producer
+    changing the speed expects; its cache key still changes, so it is rendered again.
+    """
     h = hashlib.sha256(np.asarray(ids, dtype=np.int64).tobytes())
-    h.update(f"\0{settings.cache_token()}\0take={settings.take}".encode())
+    drawn = f"ns={settings.noise_scale:g};nw={settings.noise_w:g};sid={settings.speaker_id}"
+    h.update(f"\0{drawn}\0take={settings.take}".encode())
     return int.from_bytes(h.digest()[:8], "little")
 
 

@@ -122,9 +122,12 @@ def export_chapter_files(
         if not written:
             _remove_folders(made)
             raise
-        what = str(err) if isinstance(err, StudioError) else f"{err.strerror or err}: {err.filename}"
         names = ", ".join(f.path.name for f in written)
-        raise StudioError(f"{what} [{len(written)} chapter file(s) written before it are complete: {names}]") from err
+        done = f" [{len(written)} chapter file(s) written before it are complete: {names}]"
+        if isinstance(err, StudioError):  # the same kind of error (a full disk stays DiskFull), told what is kept
+            err.args = (f"{err}{done}",)
+            raise
+        raise StudioError(f"{err.strerror or err}: {err.filename}{done}") from err
     return written
 
 
