@@ -13,6 +13,7 @@ import pytest
 from PySide6.QtCore import Qt
 from gui_support import TINY, write_manuscript
 from window_support import WAIT, big_book, make_window, open_and_wait, sentences, visible_rows, wait_jobs_done
+from window_support import window  # noqa: F401 - the fixture
 
 from studio.project.store import Project
 from studio.ui.main_window import MainWindow
@@ -20,15 +21,6 @@ from gui_support import FRONT, LONG_ONE  # noqa: F401 - shared with other tests
 
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("private_dirs")]
-
-
-@pytest.fixture
-def window(qtbot, tmp_path: Path):  # noqa: ANN001, ANN201
-    engines: list = []
-    win = make_window(qtbot, tmp_path, engines)
-    win.engines = engines
-    yield win
-    win.close()
 
 
 def state_cell(win: MainWindow, sentence_id: int) -> str:
