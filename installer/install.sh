@@ -78,8 +78,9 @@ pip=("$venv/bin/python" -m pip --disable-pip-version-check -q)
 # The tested set of versions (installer/constraints.txt): every package pip installs is
 # held to the version the suite passed with; what is not listed there floats.
 constraints="$here/installer/constraints.txt"
+pins=()
 if [ "${STUDIO_UNLOCKED:-0}" != 1 ] && [ -f "$constraints" ]; then
-  pip+=(-c "$constraints")
+  pins=(-c "$constraints")
   say "versions: the tested set (installer/constraints.txt)"
 else
   say "versions: the newest pyproject.toml allows (STUDIO_UNLOCKED=1 or no constraints file)"
@@ -93,15 +94,15 @@ if [ "$with_torch" = 1 ]; then
     say "torch: already installed ($("$venv/bin/python" -c 'import torch; print(torch.__version__)'))"
   elif command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
     say "torch: NVIDIA driver found, installing the CUDA build"
-    "${pip[@]}" install "${torch_pins[@]}"
+    "${pip[@]}" install "${pins[@]}" "${torch_pins[@]}"
   else
     say "torch: no NVIDIA driver, trying the CPU-only build"
-    if ! "${pip[@]}" install --timeout 15 --retries 1 \
+    if ! "${pip[@]}" install "${pins[@]}" --timeout 15 --retries 1 \
         --index-url https://download.pytorch.org/whl/cpu "${torch_pins[@]:0:2}" 2>/dev/null; then
       say "torch: CPU-only wheels unreachable; installing PyPI's build (CUDA-capable, runs on CPU)"
-      "${pip[@]}" install "${torch_pins[@]:0:2}"
+      "${pip[@]}" install "${pins[@]}" "${torch_pins[@]:0:2}"
     fi
-    "${pip[@]}" install "${torch_pins[2]}"
+    "${pip[@]}" install "${pins[@]}" "${torch_pins[2]}"
   fi
 fi
 
@@ -113,7 +114,7 @@ extras="gui"
 [ "$dev" = 1 ] && extras="$extras,test"
 [ "$triton" = 1 ] && extras="$extras,triton"
 say "studio: installing (editable) with extras [$extras]"
-"${pip[@]}" install -e "$here[$extras]"
+"${pip[@]}" install "${pins[@]}" -e "$here[$extras]"
 
 # 4b. The CPU Triton server's own environment (see installer/triton-env.sh). A failure
 #     here does not stop the install: the Triton tests then skip and print why.
