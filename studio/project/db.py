@@ -31,7 +31,7 @@ class ProjectDb:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._local = threading.local()
-        self._conns: list[sqlite3.Connection] = []
+        self._conns: list[tuple[threading.Thread, sqlite3.Connection]] = []
         self._conns_lock = threading.Lock()
         self._write_lock = threading.RLock()
         self._closed = False
@@ -39,10 +39,13 @@ class ProjectDb:
     def read(self) -> sqlite3.Connection:
         """This thread's connection (autocommit: each statement reads a consistent state)."""
         conn = getattr(self._local, "conn", None)
+        if self._closed:
+            if conn is not None:  # left open by close() because this thread might have been using it
+                self._local.conn = None
+                conn.close()
+            raise ProjectError(f"project {self.path.parent} is closed")
         if conn is not None:
             return conn
-        if self._closed:
-            raise ProjectError(f"project {self.path.parent} is closed")
         try:
             conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as err:
@@ -60,7 +63,7 @@ class ProjectDb:
             raise
         self._local.conn = conn
         with self._conns_lock:
-            self._conns.append(conn)
+            self._conns.append((threading.current_thread(), conn))
         return conn
 
     @contextmanager
@@ -85,15 +88,27 @@ class ProjectDb:
                 raise
 
     def close(self) -> None:
-        """Close every thread's connection. Idempotent."""
+        """Close this thread's connection and those of threads that have ended. Idempotent.
+
+        Why not every connection: closing a connection while another thread runs a
+        statement on it crashes the interpreter (seen: a background read of proof
+        results during a window's close). A live thread's connection is closed by
+        that thread at its next :meth:`read` (which then says the project is closed),
+        or with this object when the thread ends.
+        """
         self._closed = True
+        me = threading.current_thread()
         with self._conns_lock:
-            conns, self._conns = self._conns, []
-        for conn in conns:
-            try:
-                conn.close()
-            except sqlite3.Error:  # pragma: no cover - closing must not fail loudly
-                pass
+            conns = self._conns
+            self._conns = [(t, c) for t, c in conns if t is not me and t.is_alive()]
+        for thread, conn in conns:
+            if thread is me or not thread.is_alive():
+                try:
+                    conn.close()
+                except sqlite3.Error:  # pragma: no cover - closing must not fail loudly
+                    pass
+        if getattr(self._local, "conn", None) is not None:
+            self._local.conn = None
 
 
 def sqlite_full(err: sqlite3.Error) -> bool:
