@@ -19,6 +19,7 @@ import hashlib
 import json
 import logging
 import os
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,6 +51,16 @@ class CacheEntry:
     size: int
     sample_rate: int
     duration: float
+
+
+def upsert_entry(conn: sqlite3.Connection, entry: CacheEntry) -> None:
+    """Record (or replace) what the database knows of one cached file, in the caller's transaction."""
+    conn.execute(
+        "INSERT INTO cache_entries (key, checksum, size, sample_rate, duration) VALUES (?, ?, ?, ?, ?)"
+        " ON CONFLICT(key) DO UPDATE SET checksum = excluded.checksum, size = excluded.size,"
+        " sample_rate = excluded.sample_rate, duration = excluded.duration",
+        (entry.key, entry.checksum, entry.size, entry.sample_rate, entry.duration),
+    )
 
 
 def cache_key(

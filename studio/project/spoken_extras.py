@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from studio.core.lexicon import Lexicon
-from studio.project.cache import CacheEntry, VoiceIdentity, cache_key
+from studio.project.cache import CacheEntry, VoiceIdentity, cache_key, upsert_entry
 from studio.project.unvoiced import speaker
 
 if TYPE_CHECKING:
@@ -43,12 +43,7 @@ def text_keys(project: Project, texts: list[str], language: str) -> list[tuple[s
 def record_entry(project: Project, entry: CacheEntry) -> None:
     """Record audio written to the cache for an extra (verified on every read, like a sentence's)."""
     with project._write() as conn:
-        conn.execute(
-            "INSERT INTO cache_entries (key, checksum, size, sample_rate, duration) VALUES (?, ?, ?, ?, ?)"
-            " ON CONFLICT(key) DO UPDATE SET checksum = excluded.checksum, size = excluded.size,"
-            " sample_rate = excluded.sample_rate, duration = excluded.duration",
-            (entry.key, entry.checksum, entry.size, entry.sample_rate, entry.duration),
-        )
+        upsert_entry(conn, entry)
 
 
 __all__ = ["book_language", "record_entry", "text_keys"]

@@ -27,7 +27,7 @@ from studio.core.lexicon import Lexicon
 from studio.core.types import Book
 from studio.engine.base import SynthesisSettings
 from studio.project import bookdb, restructure
-from studio.project.cache import AudioCache, CacheEntry, VoiceIdentity, cache_key
+from studio.project.cache import AudioCache, CacheEntry, VoiceIdentity, cache_key, upsert_entry
 from studio.project.chapters import ProjectChapters
 from studio.project.db import ProjectDb, sqlite_full
 from studio.project.direction import directions
@@ -407,12 +407,7 @@ class Project:
         with self._write() as conn:
             if take is not None:
                 record_take(conn, self.folder, self.cache, entry, **take, seed=seed)
-            conn.execute(
-                "INSERT INTO cache_entries (key, checksum, size, sample_rate, duration) VALUES (?, ?, ?, ?, ?)"
-                " ON CONFLICT(key) DO UPDATE SET checksum = excluded.checksum, size = excluded.size,"
-                " sample_rate = excluded.sample_rate, duration = excluded.duration",
-                (entry.key, entry.checksum, entry.size, entry.sample_rate, entry.duration),
-            )
+            upsert_entry(conn, entry)
             conn.execute(
                 "UPDATE sentences SET state = 'done', reason = NULL, cache_key = ?, duration = ?, checksum = ?,"
                 " synth_count = synth_count + ?, updated_at = datetime('now') WHERE id = ?",

@@ -29,7 +29,7 @@ import numpy as np
 
 from studio.audio.pcm import atomic_write_bytes, read_wav_bytes
 from studio.core.errors import ProjectError
-from studio.project.cache import AudioCache, CacheEntry
+from studio.project.cache import AudioCache, CacheEntry, upsert_entry
 from studio.project.db import ProjectDb
 
 if TYPE_CHECKING:
@@ -232,11 +232,7 @@ class ProjectTakes:
         atomic_write_bytes(self.project.cache.path_for(expected), data)
         chosen = CacheEntry(expected, entry.checksum, entry.size, entry.sample_rate, entry.duration)
         with self.db.write() as conn:
-            conn.execute(
-                "INSERT INTO cache_entries (key, checksum, size, sample_rate, duration) VALUES (?, ?, ?, ?, ?)"
-                " ON CONFLICT(key) DO UPDATE SET checksum = excluded.checksum, size = excluded.size,"
-                " sample_rate = excluded.sample_rate, duration = excluded.duration",
-                (chosen.key, chosen.checksum, chosen.size, chosen.sample_rate, chosen.duration))
+            upsert_entry(conn, chosen)
             conn.execute(
                 "UPDATE sentences SET state = 'done', reason = NULL, cache_key = ?, duration = ?, checksum = ?,"
                 " updated_at = datetime('now') WHERE id = ? OR cache_key = ?",
