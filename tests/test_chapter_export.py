@@ -27,13 +27,13 @@ def test_export_numbers_names_and_audio_follow_merge_and_split(tmp_path: Path) -
         render(project, None, {1, 2, 3})
         synthesized = sum(r.synth_count for r in project.sentences())
         first = export_chapter_files(project, tmp_path / "a", "wav")
-        assert [f.path.name for f in first] == ["01 - One.wav", "02 - Two.wav", "03 - Three.wav"]
+        assert [f.path.name for f in first] == ["02 - One.wav", "03 - Two.wav", "04 - Three.wav"]  # the tree's numbers
         one, two, three = (pcm(f.path) for f in first)
 
         control = project.chapter_control
         control.merge_with_next(1)  # One + Two
         merged = export_chapter_files(project, tmp_path / "b", "wav")
-        assert [f.path.name for f in merged] == ["01 - One.wav", "02 - Three.wav"]
+        assert [f.path.name for f in merged] == ["02 - One.wav", "03 - Three.wav"]
         both, pauses = pcm(merged[0].path), project.settings().pauses
         assert both.startswith(one[: len(one) // 2])  # One's audio first, as it was
         assert both.endswith(two[len(two) // 2:])  # and Two's last
@@ -48,6 +48,6 @@ def test_export_numbers_names_and_audio_follow_merge_and_split(tmp_path: Path) -
 
         control.split(1, 1)  # One's heading stays, its prose becomes "One (part 2)"
         parts = export_chapter_files(project, tmp_path / "d", "wav")
-        assert [f.path.name for f in parts] == ["01 - One.wav", "02 - One (part 2).wav", "03 - Two.wav",
-                                                "04 - Three.wav"]
+        assert [f.path.name for f in parts] == ["02 - One.wav", "03 - One (part 2).wav", "04 - Two.wav",
+                                                "05 - Three.wav"]
         assert sum(r.synth_count for r in project.sentences()) == synthesized  # nothing was rendered again

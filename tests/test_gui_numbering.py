@@ -1,6 +1,7 @@
 """One chapter numbering and one duration estimate everywhere, for a book whose first
-chapter is front matter: the tree, the queue, the tree's menu, the export dialog and
-`studio inspect` (manuscript and project) agree.
+chapters are front matter: the tree, the queue, the tree's menu, the export dialog,
+`studio inspect` (manuscript and project) and the exported files (names, MP3 track
+tags, the manifest; from the window and from `studio export`) agree.
 
 Real widgets, real project files and SQLite, the real bundled voice through the
 real model worker.
@@ -8,6 +9,7 @@ real model worker.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -42,8 +44,8 @@ def inspect_rows(capsys, target: Path) -> dict[str, tuple[str, str]]:  # noqa: A
     return rows
 
 
-def menu_texts(win: MainWindow, row: int) -> list[str]:
-    """The tree's context menu on a chapter row, as the producer sees it."""
+def menu_texts(win: MainWindow, row: int, trigger: str | None = None) -> list[str]:
+    """The tree's context menu on a chapter row, as the producer sees it (``trigger``: click that action)."""
     book = win.book
     index = book.proxy.mapFromSource(book.model.index(row, 0, QModelIndex()))
     book.tree.setCurrentIndex(index)
@@ -51,8 +53,40 @@ def menu_texts(win: MainWindow, row: int) -> list[str]:
     menu = QApplication.activePopupWidget()
     assert isinstance(menu, QMenu)
     texts = [a.text() for a in menu.actions()]
+    if trigger is not None:
+        next(a for a in menu.actions() if a.text() == trigger).trigger()
     menu.close()
     return texts
+
+
+#: Three chapters of front matter (left out by default), then the story.
+FRONT_THREE = """# Keeper
+
+## Copyright
+
+Copyright 2025 A. Author.
+
+## Dedication
+
+For the keepers of every light.
+
+## Epigraph
+
+The sea remembers.
+
+## Chapter 1
+
+The lamp was lit at dusk. The boats came home.
+
+## Chapter 2
+
+Fog rolled in. The horn sounded twice.
+"""
+
+
+def number_of(name: str) -> int:
+    """A file name's leading number: ``"04 - Chapter 1.mp3"`` -> 4."""
+    return int(re.match(r"^(\d+) - ", name).group(1))  # type: ignore[union-attr]
 
 
 def test_front_matter_first_one_number_in_tree_queue_menu_dialog_and_inspect(
@@ -113,3 +147,73 @@ def test_one_estimate_for_a_manuscript_its_new_project_and_the_tree(qtbot, windo
     window.export_dialog.set_format("wav")
     assert not window.export_dialog.publish.isChecked()  # WAV stays as rendered (for an editor)
     window.export_dialog.close()
+
+
+def test_front_matter_first_files_and_track_tags_carry_the_trees_numbers(
+        qtbot, window: MainWindow, tmp_path: Path, capsys) -> None:  # noqa: ANN001
+    from mutagen.id3 import ID3
+
+    manuscript = write_manuscript(tmp_path / "books", FRONT_THREE, "keeper.md")
+    open_and_wait(qtbot, window, manuscript)
+    session, model = window.session, window.book.model
+    snap = session.snapshot
+    assert [(c.front_matter, c.included) for c in snap.chapters] == [(True, False)] * 3 + [(False, True)] * 2
+    total = len(snap.chapters)  # 5: the book's chapter count, the highest number
+
+    tree = {int(str(model.index(r, 0).data()).split(".")[0]): str(model.index(r, 0).data())
+            for r in range(model.rowCount())}
+    assert tree[4] == "4. Chapter 1" and tree[5] == "5. Chapter 2"
+
+    jobs: dict[int, str] = {}
+    for row, number in ((3, 4), (4, 5)):  # each chapter rendered from its own menu entry
+        menu_texts(window, row, trigger=f"Render {tree[number]}")
+        qtbot.waitUntil(lambda: len(window.queue.model.jobs) == len(jobs) + 1, timeout=WAIT)
+        jobs[number] = window.queue.model.jobs[-1].spec.label
+    assert jobs == {4: "4. Chapter 1", 5: "5. Chapter 2"}
+    wait_jobs_done(qtbot, window)
+
+    window.open_export()  # MP3, publish-ready (the default), credits and sample included
+    dlg = window.export_dialog
+    dlg.set_format("mp3")
+    assert dlg.publishing() and dlg.checked_chapters() == [3, 4]
+    dlg.folder.setText(str(tmp_path / "gui"))
+    dlg.export_btn.click()
+    qtbot.waitUntil(lambda: dlg.result_published is not None, timeout=WAIT)
+    listing = {r[0]: r[-1] for r in (
+        [dlg.results.item(r, c).text() for c in range(dlg.results.columnCount())] for r in range(dlg.results.rowCount()))}
+    dlg.close()
+    names = sorted(listing)
+    assert names == ["00 - Opening credits.mp3", "04 - Chapter 1.mp3", "05 - Chapter 2.mp3",
+                     "06 - Closing credits.mp3", "Keeper - Retail sample.mp3"]
+    for name in ("04 - Chapter 1.mp3", "05 - Chapter 2.mp3"):
+        n = number_of(name)
+        trck = str(ID3(str(tmp_path / "gui" / name))["TRCK"])
+        assert trck == f"{n}/{total + 1}"  # the tree's number over the book's count (+1: closing credits)
+        assert tree[n].split(". ", 1)[1] == name[5:-4] and jobs[n] == tree[n]  # tree, queue, file agree
+        assert listing[name] == f"book chapter {n}"  # the dialog's result table says the same
+        assert (tmp_path / "gui" / name.replace(".mp3", ".srt")).is_file()  # subtitles under the same number
+    assert str(ID3(str(tmp_path / "gui" / "00 - Opening credits.mp3"))["TRCK"]) == f"0/{total + 1}"
+    manifest = json.loads((tmp_path / "gui" / "manifest.json").read_text())
+    assert {e["file"]: e["number"] for e in manifest["files"]} == {
+        n: (None if "sample" in n else number_of(n)) for n in names}
+    assert [e["book_chapters"] for e in manifest["files"] if e["kind"] == "chapter"] == [[4], [5]]
+
+    capsys.readouterr()
+    assert studio_main(["export", str(snap.folder), "-o", str(tmp_path / "cli"), "--format", "mp3"]) == 0
+    printed = capsys.readouterr().out
+    cli = sorted(p.name for p in (tmp_path / "cli").glob("*.mp3"))
+    assert cli == names  # `studio export` names the files as the window did
+    assert "04 - Chapter 1.mp3" in printed and "[book chapter 4]" in printed
+    assert str(ID3(str(tmp_path / "cli" / "04 - Chapter 1.mp3"))["TRCK"]) == f"4/{total + 1}"
+
+    window.open_export()  # the plain export (as rendered): the same numbers, total without credits
+    dlg = window.export_dialog
+    dlg.set_format("mp3")
+    dlg.publish.setChecked(False)
+    dlg.folder.setText(str(tmp_path / "plain"))
+    dlg.export_btn.click()
+    qtbot.waitUntil(lambda: dlg.result_progress is not None, timeout=WAIT)
+    dlg.close()
+    plain = sorted(p.name for p in (tmp_path / "plain").iterdir())
+    assert plain == ["04 - Chapter 1.mp3", "05 - Chapter 2.mp3"]
+    assert [str(ID3(str(tmp_path / "plain" / n))["TRCK"]) for n in plain] == [f"4/{total}", f"5/{total}"]

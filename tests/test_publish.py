@@ -205,15 +205,15 @@ def test_cli_export_prints_the_acx_report(project: Project, tmp_path: Path) -> N
 
 
 def test_publish_follows_chapter_control(project: Project, tmp_path: Path) -> None:
-    """A renamed chapter is published under its new name; files are numbered over the
-    included chapters, as the chapter export numbers them."""
+    """A renamed chapter is published under its new name; a file's number is the book's
+    chapter number (the tree's), also when an earlier chapter is left out."""
     control = project.chapter_control
     control.set_included(0, False)
     control.rename(1, "Nightfall")
     try:
         result = publish(project, tmp_path / "wav", PublishOptions(**PLAIN, fmt="wav", subtitles=False))
         (f,) = result.files
-        assert f.path.name.startswith("01 - Nightfall")
+        assert f.path.name.startswith("02 - Nightfall") and f.number == 2
         assert f.title == "Nightfall"
     finally:
         control.set_included(0, None)

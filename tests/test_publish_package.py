@@ -81,6 +81,7 @@ def test_per_chapter_mp3_package(packages, project: Project) -> None:
                      "Test Book - Retail sample.mp3"]
     assert [f.kind for f in result.files] == ["credits", "chapter", "chapter", "credits", "sample"]
     assert [f.book_chapters for f in result.files] == [(), (1,), (2,), (), (1,)]
+    assert [f.number for f in result.files] == [0, 1, 2, 3, None]  # credits outside the chapters' numbers
     assert result.acx_format and result.check_name == "ACX check"
     for f in result.files:
         assert f.acx.passed, f.acx.text()
@@ -95,6 +96,7 @@ def test_per_chapter_mp3_package(packages, project: Project) -> None:
 
     tags = ID3(str(result.files[1].path), translate=False)
     assert tags.version == (2, 3, 0)
+    assert str(tags["TRCK"]) == "1/3"  # the book's 2 chapters, and the closing credits as 3
     assert str(tags["TYER"]) == "2025" and "TDRC" not in tags
     assert str(tags["TPE2"]) == "Ann Author" and str(tags["TCOM"]) == default_narrator(project)
     assert default_narrator(project).startswith("Synthetic voice (")
@@ -108,6 +110,7 @@ def test_per_chapter_mp3_package(packages, project: Project) -> None:
     assert doc["book"]["narrator"] == default_narrator(project)
     assert doc["book"]["cover"]["fit"] == "pad" and doc["book"]["cover"]["original"] == [1800, 2400]
     assert [e["book_chapters"] for e in doc["files"]] == [[], [1], [2], [], [1]]
+    assert [e["number"] for e in doc["files"]] == [0, 1, 2, 3, None] and "opening credits are 0" in doc["numbering"]
     assert sorted(p.name for p in result.manifest.parent.iterdir()) == sorted(
         [*names, *(n.replace(".mp3", s) for n in names for s in (".srt", ".vtt")), "manifest.json"])
 
@@ -293,19 +296,6 @@ def test_the_plain_chapter_export_into_a_read_only_folder(project: Project, smal
     with pytest.raises((StudioError, OSError)):
         export_chapter_files(project, small_fs / "books" / "out", "mp3")
     assert _tree(small_fs) == ["books"]
-
-
-def test_render_listing_says_which_book_chapter_a_file_holds(capsys) -> None:  # noqa: ANN001
-    from studio.cli.render import _say_numbering
-    from studio.jobs.export import ExportedFile
-
-    files = [ExportedFile(Path("out/01 - One.mp3"), 1, "One", 1.0, 22050),
-             ExportedFile(Path("out/02 - Two.mp3"), 2, "Two", 1.0, 22050)]
-    _say_numbering(files)
-    assert capsys.readouterr().out == ("file numbers count the exported chapters; book chapter numbers "
-                                       "(--chapters, studio inspect): 01 = chapter 2, 02 = chapter 3\n")
-    _say_numbering([ExportedFile(Path("out/01 - One.mp3"), 0, "One", 1.0, 22050)])
-    assert capsys.readouterr().out == ""
 
 
 def test_staging_clears_a_killed_exports_folder_and_keeps_a_running_ones(tmp_path: Path) -> None:

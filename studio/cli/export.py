@@ -105,7 +105,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     for f in result.files:
         verdict = f"{label} pass" if f.acx.passed else f"{label} FAIL: " + "; ".join(f.acx.reasons)
         lv = f.levels
-        holds = f"  [{_holds(f)}]" if _holds(f) else ""
+        holds = f"  [{f.holds}]" if f.holds else ""
         out.write(f"{f.path}  {format_duration(f.duration)}  RMS {lv.rms_db:.1f} dB, true peak {lv.true_peak_db:.1f} dBFS, "
                   f"floor {lv.noise_floor_db:.1f} dB, {lv.lufs:.1f} LUFS  {verdict}{holds}\n")
         if len(f.chapters) > 1:
@@ -132,15 +132,6 @@ def _cmd_export(args: argparse.Namespace) -> int:
 #: Printed under an ACX report: the check measures the audio, not the store's terms.
 ACX_REMINDER = ("Note: the narration is synthetic. ACX accepts synthetic (AI) narration only where its current "
                 "terms allow it; check them before you submit, and keep the disclosure in the credits and tags.")
-
-
-def _holds(f) -> str:  # f: studio.jobs.publish.PublishedFile
-    """Which of the book's chapters a file holds (file numbers count the exported chapters only)."""
-    if f.kind in ("credits", "sample") and not f.book_chapters:
-        return f.kind
-    nums = ", ".join(str(n) for n in f.book_chapters)
-    what = "chapter" if len(f.book_chapters) == 1 else "chapters"
-    return f"{'sample from ' if f.kind == 'sample' else ''}book {what} {nums}" if nums else ""
 
 
 def _unescape(text: str | None) -> str | None:

@@ -161,7 +161,6 @@ def _cmd_render(args: argparse.Namespace) -> int:
     audio = sum(f.duration for f in files)
     for f in files:
         print(f.path)
-    _say_numbering(files)
     print(
         f"{len(files)} chapter file(s), {format_duration(audio)} of audio ({audio:.1f} s) in "
         f"{wall:.1f} s wall time: real-time factor {wall / audio if audio else 0:.3f} "
@@ -243,13 +242,3 @@ def _open_project(args: argparse.Namespace):  # -> studio.project.Project
     if opened.action not in ("created", "opened"):
         sys.stderr.write(f"studio: {opened.action} project {folder}\n")
     return opened.project
-
-
-def _say_numbering(files: list) -> None:  # files: list[studio.jobs.export.ExportedFile]
-    """File names count the exported chapters (01, 02, ...); where that is not the book's
-    chapter number (the one --chapters and `studio inspect` use), say which file holds which."""
-    moved = [(f.path.name.split(" - ", 1)[0], f.chapter + 1) for f in files]
-    moved = [(n, c) for n, c in moved if not n.isdigit() or int(n) != c]
-    if moved:
-        pairs = ", ".join(f"{n} = chapter {c}" for n, c in moved)
-        print(f"file numbers count the exported chapters; book chapter numbers (--chapters, studio inspect): {pairs}")

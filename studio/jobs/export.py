@@ -33,6 +33,7 @@ from studio.jobs.render import EngineFactory, RenderProgress, render_project
 from studio.project.bookdb import same_heading
 from studio.project.duration import title_and_body
 from studio.project.direction import directions
+from studio.project.numbering import chapter_number
 from studio.project.pauses import pauses_after
 from studio.project.store import Project, SentenceRow
 
@@ -77,6 +78,11 @@ def safe_filename(title: str, number: int, width: int = 2) -> str:
     return f"{number:0{width}d} - {clean_filename(title, f'Chapter {number}')}"
 
 
+def number_width(highest: int) -> int:
+    """Digits of a file number: at least two, enough for ``highest``, so names sort as numbers."""
+    return max(2, len(str(highest)))
+
+
 def export_chapter_files(
     project: Project,
     out_dir: str | Path,
@@ -91,6 +97,11 @@ def export_chapter_files(
     batch_size: int = 1,
 ) -> list[ExportedFile]:
     """Write ``NN - Title.<fmt>`` for each chapter (0-based indices; None = default set).
+
+    ``NN`` and the track tag ``NN/total`` are the chapter's one number
+    (:func:`studio.project.numbering.chapter_number`, what the tree shows), over the
+    book's chapter count, whichever chapters are exported: front matter left out
+    leaves a gap, it does not renumber the rest.
 
     ``sample_rate`` None uses the project's output rate, else the voice's own.
     Refuses (ProjectError, before writing anything) when a chapter has sentences
@@ -148,18 +159,18 @@ def _write_chapters(project: Project, out: Path, fmt: str, wanted: list[int], sa
     all_chapters = project.chapters()
     settings = project.settings()
     book = project.book()
-    width = max(2, len(str(len(all_chapters))))
-    numbers = {c.index: c.number for c in all_chapters}  # files are numbered over the included chapters
+    total = chapter_number(len(all_chapters) - 1)  # the book's chapter count: the highest number
+    width = number_width(total)
     names = {c.index: c.name for c in all_chapters}
     for idx in wanted:
         title = all_chapters[idx].title
         if all_chapters[idx].sentences == 0:
             log.warning("chapter %d '%s' has nothing to say; no file written", idx + 1, title)
             continue
-        path = out / f"{safe_filename(names[idx], numbers[idx], width)}{encoding(fmt).suffix}"
+        number = chapter_number(idx)  # the tree's number, whatever else is exported
+        path = out / f"{safe_filename(names[idx], number, width)}{encoding(fmt).suffix}"
         remove_stale_temps(path, fmt)
-        tags = AudioTags(title=names[idx], artist=book.author, album=book.title,
-                         track=f"{numbers[idx]}/{len(all_chapters)}")
+        tags = AudioTags(title=names[idx], artist=book.author, album=book.title, track=f"{number}/{total}")
         for attempt in range(3):
             rows = project.sentences([idx])
             rate = sample_rate or settings.output_sample_rate or native_rate(project, rows)
@@ -319,5 +330,5 @@ class _Counter:
 
 __all__ = [
     "CorruptAudio", "ExportedFile", "chapter_clips", "clean_filename", "default_chapters", "export_chapter_files", "export_chapters",
-    "native_rate", "remove_stale_temps", "require_complete", "safe_filename", "spoken_heading",
+    "native_rate", "number_width", "remove_stale_temps", "require_complete", "safe_filename", "spoken_heading",
 ]

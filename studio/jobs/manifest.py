@@ -24,12 +24,20 @@ if TYPE_CHECKING:
 
 MANIFEST_NAME = "manifest.json"
 
+#: How the files are numbered, said in the manifest for whoever receives the files.
+NUMBERING = ("a file's number (its name's and its track tag's, 'number') is the book's chapter number, as the "
+             "studio's chapter list, studio inspect and --chapters count them (front matter included, so a "
+             "chapter left out leaves a gap); the track total is the book's chapter count, one more when closing "
+             "credits are delivered; opening credits are 0, closing credits one past the book's last chapter; the "
+             "retail sample is unnumbered; a chapter split for length keeps its number in every part, the name "
+             "saying '(part n)'; 'book_chapters' lists the book chapters a file holds")
+
 
 def write_manifest(path: Path, *, fmt: str, mastering: MasteringConfig, meta: BookMeta,
                    files: Sequence[PublishedFile], warnings: Sequence[str], cover: CoverReport | None = None,
                    acx_format: bool = False) -> Path:
     """``manifest.json``: the book (narrator, disclosure, cover), the mastering targets,
-    and per file what it holds (kind, the book's chapter numbers), its duration,
+    and per file its number and what it holds (kind, the book's chapter numbers), its duration,
     chapters (title, start), checksum, loudness figures and check verdict."""
     doc = {
         "generator": f"studio {__version__}",
@@ -40,8 +48,7 @@ def write_manifest(path: Path, *, fmt: str, mastering: MasteringConfig, meta: Bo
                  if meta.cover else None},
         "format": fmt,
         "check": "ACX check" if acx_format else "levels checked",
-        "numbering": "file numbers count the exported chapters in order; 'book_chapters' gives the book's chapter "
-                     "numbers (as studio inspect and --chapters count them)",
+        "numbering": NUMBERING,
         "mastering": {k: getattr(mastering, k) for k in (
             "target_rms_db", "peak_ceiling_db", "head_s", "tail_s", "room_tone_db", "sample_rate")},
         "passed": all(f.acx.passed for f in files),
@@ -49,6 +56,7 @@ def write_manifest(path: Path, *, fmt: str, mastering: MasteringConfig, meta: Bo
         "files": [{
             "file": f.path.name,
             "kind": f.kind,
+            "number": f.number,
             "book_chapters": list(f.book_chapters),
             "duration": round(f.duration, 3),
             "sha256": f.sha256,
@@ -62,4 +70,4 @@ def write_manifest(path: Path, *, fmt: str, mastering: MasteringConfig, meta: Bo
     return path
 
 
-__all__ = ["MANIFEST_NAME", "write_manifest"]
+__all__ = ["MANIFEST_NAME", "NUMBERING", "write_manifest"]

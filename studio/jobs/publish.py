@@ -60,12 +60,14 @@ from studio.jobs.export import (
     chapter_clips,
     clean_filename,
     default_chapters,
+    number_width,
     remove_stale_temps,
     require_complete,
     safe_filename,
 )
 from studio.jobs.manifest import MANIFEST_NAME, write_manifest
 from studio.jobs.staging import Staging
+from studio.project.numbering import chapter_number
 from studio.project.store import Project, SentenceRow
 
 log = logging.getLogger(__name__)
@@ -114,8 +116,11 @@ class PublishProgress:
 @dataclass(frozen=True)
 class PublishedFile:
     """One delivered file. ``kind``: "chapter", "credits", "sample" or "book";
-    ``chapters`` the book's chapter numbers it holds (1-based, as ``--chapters`` and
-    ``studio inspect`` count them; the file name's number counts the included ones)."""
+    ``book_chapters`` the book's chapter numbers it holds and ``number`` the file's own
+    number (its name's and track tag's): both the one chapter number the tree,
+    ``--chapters`` and ``studio inspect`` use (:mod:`studio.project.numbering`); the
+    opening credits are 0, the closing credits one past the book's last chapter, the
+    retail sample has none."""
 
     path: Path
     title: str
@@ -126,10 +131,20 @@ class PublishedFile:
     subtitles: tuple[Path, ...] = ()
     kind: str = "chapter"
     book_chapters: tuple[int, ...] = ()
+    number: int | None = None
 
     @property
     def duration(self) -> float:
         return self.levels.duration
+
+    @property
+    def holds(self) -> str:
+        """What the file holds, for a listing: "book chapter 4", "credits", "sample from book chapter 4"."""
+        if not self.book_chapters:
+            return "" if self.kind == "chapter" else self.kind
+        nums = ", ".join(str(n) for n in self.book_chapters)
+        what = "chapter" if len(self.book_chapters) == 1 else "chapters"
+        return f"{'sample from ' if self.kind == 'sample' else ''}book {what} {nums}"
 
 
 @dataclass(frozen=True)
@@ -161,11 +176,11 @@ class _Part:
     chapter: int
     title: str
     rows: list[SentenceRow]
-    number: int = 1
-    #: the producer's chapter name and file number (chapter control: numbered over the
-    #: included chapters); ``title`` stays the imported one, which spots a spoken heading
+    number: int = 1  # the part of its chapter (a long chapter is split into several)
+    #: the producer's chapter name and the file's number (the chapter's one number; None:
+    #: unnumbered); ``title`` stays the imported one, which spots a spoken heading
     name: str = ""
-    ordinal: int = 0
+    file_number: int | None = 0
     kind: str = "chapter"
     clips: list[list[Clip]] | None = None
 
@@ -175,7 +190,6 @@ def plan_parts(project: Project, chapters: Sequence[int], max_seconds: float) ->
     split only between paragraphs; also the warnings for each split chapter."""
     pauses = project.settings().pauses
     infos = project.chapters()
-    numbers = {c.index: c.number for c in infos}
     names = {c.index: c.name for c in infos}
     parts: list[_Part] = []
     warnings: list[str] = []
@@ -185,7 +199,7 @@ def plan_parts(project: Project, chapters: Sequence[int], max_seconds: float) ->
             warnings.append(f"chapter {idx + 1} '{infos[idx].title}' has nothing to say; no file written")
             continue
         title_rows = [r for r in rows if r.is_title]
-        current = _Part(idx, infos[idx].title, list(title_rows), 1, names[idx], numbers[idx])
+        current = _Part(idx, infos[idx].title, list(title_rows), 1, names[idx], chapter_number(idx))
         length = sum(r.duration or 0.0 for r in title_rows) + (pauses.title if title_rows else 0.0)
         paragraphs: dict[int, list[SentenceRow]] = {}
         for r in rows:
@@ -197,7 +211,7 @@ def plan_parts(project: Project, chapters: Sequence[int], max_seconds: float) ->
             size = sum(r.duration or 0.0 for r in spoken) + pauses.sentence * max(0, len(spoken) - 1)
             size += pauses.paragraph if spoken else 0.0
             if length + size > max_seconds and any(not r.is_title for r in current.rows):
-                current = _Part(idx, infos[idx].title, [], len(chapter_parts) + 1, names[idx], numbers[idx])
+                current = _Part(idx, infos[idx].title, [], len(chapter_parts) + 1, names[idx], chapter_number(idx))
                 chapter_parts.append(current)
                 length = 0.0
             current.rows.extend(para_rows)
@@ -341,18 +355,20 @@ def publish(
     for w in warnings:
         log.warning("%s", w)
     report = progress or (lambda p: None)
-    width = max(2, len(str(len(infos) + 1)))
+    last = chapter_number(len(infos) - 1)  # the book's chapter count: the highest number
+    width = number_width(last + 1)  # room for the closing credits' number
     with Staging(out_dir) as stage:  # first: a folder that cannot be written fails before any work
         if opts.credits:
-            _add_credits(project, opts, meta, parts, engine)
+            _add_credits(project, opts, meta, parts, engine, last)
         if whole_book:
             files = [_publish_book(project, stage, opts, meta, parts, report)]
         else:
             files = []
-            for n, part in enumerate(parts, 1):
-                report(PublishProgress(n - 1, len(parts), part.name))
-                track = Track(_part_title(parts, part), n, len(parts))
-                name = f"{safe_filename(track.title, part.ordinal, width)}{enc.suffix}"
+            total = max([last] + [p.file_number or 0 for p in parts])  # N, or N + 1 with closing credits
+            for n, part in enumerate(parts):
+                report(PublishProgress(n, len(parts), part.name))
+                track = Track(_part_title(parts, part), part.file_number or 0, total)
+                name = f"{safe_filename(track.title, part.file_number or 0, width)}{enc.suffix}"
                 files.append(_publish_part(project, stage, name, opts.fmt, opts, meta, part, track))
         if sample is not None:
             sample_fmt = "mp3" if enc.whole_book else opts.fmt  # stores take an MP3 sample
@@ -369,14 +385,14 @@ def publish(
 
 
 def _add_credits(project: Project, opts: PublishOptions, meta: BookMeta, parts: list[_Part],
-                 engine: Engine | None) -> None:
-    """Opening credits before the first part, closing credits after the last (file numbers
-    0 and one past the last chapter's)."""
+                 engine: Engine | None, last: int) -> None:
+    """Opening credits before the first part, closing credits after the last: numbered 0
+    and one past the book's last chapter (``last``), outside the chapters' own numbers,
+    so they sort first and last whichever chapters are exported."""
     text = credits_text(project, opts, meta)
     parts.insert(0, _Part(-1, "Opening credits", [], 1, "Opening credits", 0, "credits",
                           credits_clips(project, text.opening, engine)))
-    last = max((p.ordinal for p in parts), default=0) + 1
-    parts.append(_Part(-1, "Closing credits", [], 2, "Closing credits", last, "credits",
+    parts.append(_Part(-1, "Closing credits", [], 2, "Closing credits", last + 1, "credits",
                        credits_clips(project, text.closing, engine)))
 
 
@@ -401,7 +417,7 @@ def _sample_part(project: Project, opts: PublishOptions, wanted: list[int], warn
         warnings.append(f"the retail sample from chapter {chapter + 1} is {length:.0f} s long; stores want 1-5 "
                         "minutes (the chapter is shorter: pick another with --sample-chapter)")
     name = project.chapters()[chapter].name
-    return _Part(chapter, "", rows, 1, f"Retail sample ({name})", 0, "sample")
+    return _Part(chapter, "", rows, 1, f"Retail sample ({name})", None, "sample")
 
 
 def _part_title(parts: list[_Part], part: _Part) -> str:
@@ -411,7 +427,7 @@ def _part_title(parts: list[_Part], part: _Part) -> str:
 
 
 def _chapter_numbers(parts: Sequence[_Part]) -> tuple[int, ...]:
-    return tuple(dict.fromkeys(p.chapter + 1 for p in parts if p.kind != "credits"))
+    return tuple(dict.fromkeys(chapter_number(p.chapter) for p in parts if p.kind != "credits"))
 
 
 def _publish_part(project: Project, stage: Staging, name: str, fmt: str, opts: PublishOptions, meta: BookMeta,
@@ -430,7 +446,7 @@ def _publish_part(project: Project, stage: Staging, name: str, fmt: str, opts: P
     log.info("wrote %s (%.1f s, %s)", name, levels.duration, "pass" if acx.passed else "FAIL")
     mark = ChapterMark(track.title, 0.0, levels.duration)
     return PublishedFile(path, track.title, (mark,), levels, acx, sha256_file(path), subs, part.kind,
-                         _chapter_numbers([part]))
+                         _chapter_numbers([part]), part.file_number)
 
 
 def _publish_book(project: Project, stage: Staging, opts: PublishOptions, meta: BookMeta, parts: list[_Part],

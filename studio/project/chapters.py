@@ -55,12 +55,6 @@ class ProjectChapters:
         chapters = self.all()
         return [c.index for c in chapters if c.included] or [c.index for c in chapters]
 
-    def numbers(self) -> dict[int, int]:
-        """1-based file numbers: included chapters are counted in reading order, others after them."""
-        chapters = self.all()
-        order = [c.index for c in chapters if c.included] + [c.index for c in chapters if not c.included]
-        return {idx: n for n, idx in enumerate(order, 1)}
-
     def set_included(self, index: int, included: bool | None) -> None:
         """Include or exclude a chapter (None: back to the import's choice)."""
         self._update("included", None if included is None else int(included), index)

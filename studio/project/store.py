@@ -88,7 +88,8 @@ class SentenceRow:
 @dataclass(frozen=True)
 class ChapterInfo:
     """Per-chapter summary for listings and export decisions: the effective chapters
-    (``title`` as imported, ``name``/``included``/``number`` as the producer decided)."""
+    (``title`` as imported, ``name``/``included`` as the producer decided; the chapter's
+    number is :func:`studio.project.numbering.chapter_number` of ``index``)."""
 
     index: int
     title: str
@@ -99,7 +100,6 @@ class ChapterInfo:
     duration: float
     name: str = ""
     included: bool = True
-    number: int = 0  # 1-based file number, counted over the included chapters
     reason: str = ""  # why the import called it front matter, when it knows
 
     @property
@@ -364,9 +364,8 @@ class Project:
 
     def chapters(self) -> list[ChapterInfo]:
         """The one reading of the book's chapters (merges, splits, names, inclusion) with their counts."""
-        control, numbers = self.chapter_control.all(), self.chapter_control.numbers()
-        info = {c.index: [c.title, c.front_matter, 0, 0, 0, 0.0, c.name, c.included, numbers[c.index], c.reason]
-                for c in control}
+        info = {c.index: [c.title, c.front_matter, 0, 0, 0, 0.0, c.name, c.included, c.reason]
+                for c in self.chapter_control.all()}
         for r in self.sentences():
             entry = info[r.chapter]
             entry[2] += 1

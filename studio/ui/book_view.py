@@ -281,7 +281,7 @@ class BookPanel(QWidget):
             menu.addSeparator()
             if node.included:
                 self._add(menu, "Exclude from the book", lambda: self.chapterIncluded.emit(node.index, False),
-                          "Render Book and export leave it out; files are numbered over the included chapters")
+                          "Render Book and export leave it out; the other chapters keep their numbers")
             else:
                 self._add(menu, "Include in the book", lambda: self.chapterIncluded.emit(node.index, True))
             self._add(menu, "Rename chapter\u2026", lambda: self._ask_name(node))

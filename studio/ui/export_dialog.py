@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem, QPlainTextEdit, QProgressBar, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
+from studio.project.numbering import chapter_label
 from studio.qt.messages import ErrorInfo, ExportProgress, PackageChoices
 from studio.qt.snapshot import BookSnapshot, estimate
 from studio.ui.book_model import BookModel, fmt_duration
@@ -32,7 +33,7 @@ PUBLISH_ONLY = ("m4b", "flac", "opus")
 #: publish-ready unless the producer says otherwise: MP3 is what listeners and shops get, so it is
 #: mastered and checked by default; WAV is usually an intermediate for an editor, so it stays as rendered
 PUBLISH_DEFAULT = {"mp3": True, "wav": False}
-RESULT_COLUMNS = ("File", "Length", "RMS", "True peak", "Noise floor", "Loudness", "Check")
+RESULT_COLUMNS = ("File", "Length", "RMS", "True peak", "Noise floor", "Loudness", "Check", "Holds")
 
 
 class ExportDialog(QDialog):
@@ -96,7 +97,7 @@ class ExportDialog(QDialog):
         self.sample_chapter = QComboBox()
         self.sample_chapter.addItem("the first prose chapter", None)
         for c in snapshot.chapters:
-            self.sample_chapter.addItem(f"{c.index + 1}. {c.display_name}", c.index)
+            self.sample_chapter.addItem(chapter_label(c.index, c.display_name, status=False), c.index)
         self.sample.toggled.connect(self.sample_chapter.setEnabled)
         sample_row = QHBoxLayout()
         sample_row.addWidget(self.sample)
@@ -266,7 +267,7 @@ class ExportDialog(QDialog):
             verdict = ("pass" if f.acx.passed else "FAIL: " + "; ".join(f.acx.reasons))
             verdict = f"{'ACX' if result.acx_format else 'levels'} {verdict}"
             cells = (f.path.name, fmt_duration(lv.duration), f"{lv.rms_db:.1f} dB", f"{lv.true_peak_db:.1f} dBFS",
-                     f"{lv.noise_floor_db:.1f} dB", f"{lv.lufs:.1f} LUFS", verdict)
+                     f"{lv.noise_floor_db:.1f} dB", f"{lv.lufs:.1f} LUFS", verdict, f.holds)
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(f.acx.text())
