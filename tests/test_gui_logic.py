@@ -17,6 +17,7 @@ from studio.qt.jobqueue import JobQueue
 from studio.qt.messages import JobSpec, PreviewRequest
 from studio.qt.monitor import RenderStats
 from studio.qt.playback import PlayList, Player, Segment
+from studio.project.direction import Direction
 from studio.qt.preview import build_playlist
 from studio.qt.sinks import AudioUnavailable, NullSink, SoundDeviceSink, output_device_problem
 from studio.qt.snapshot import SentenceNode
@@ -174,6 +175,20 @@ def test_playlist_groups_unrendered_runs_by_paragraph_and_language() -> None:
     assert [p.voice_id for p in passages] == ["voice-en", "voice-en", "voice-fr"]
     assert playlist.segments[1].offsets == (0, 12)
     assert [s.pause_after for s in playlist.segments] == [0.1, 0.5, 0.1, 0.1, 0.0]
+
+
+def test_playlist_speaks_each_run_at_its_own_rate_with_the_producers_pauses() -> None:
+    """A preview sounds like the export: a directed rate is its own passage (spoken at that
+    rate), a pause after one sentence replaces the project's, a pause before is added."""
+    def node(i: int, rate: float | None = None, after: float | None = None, before: float | None = None) -> SentenceNode:
+        return SentenceNode(i, 0, 0, i, f"Sentence {i}.", "en", False, "pending", None, None, f"{i:064x}", None, 0,
+                            pause_after=after, direction=Direction(rate, before))
+
+    nodes = [node(1), node(2), node(3, rate=0.8), node(4, rate=0.8), node(5, after=1.5), node(6, before=0.4), node(7)]
+    playlist, passages = build_playlist(1, nodes, lambda lang: "voice", Pauses(0.1, 0.5, 1.0))
+    assert [s.sentence_ids for s in playlist.segments] == [(1, 2), (3, 4), (5,), (6, 7)]
+    assert [p.rate for p in passages] == [None, 0.8, None, None]
+    assert [s.pause_after for s in playlist.segments] == [0.1, 0.1, pytest.approx(1.9), 0.0]
 
 
 # ------------------------------------------------------------------ rates and bench

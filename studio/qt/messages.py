@@ -163,12 +163,15 @@ class EngineStatus:
 
 @dataclass(frozen=True)
 class PreviewPassage:
-    """Text the model worker must synthesize for a preview (not in the cache yet)."""
+    """Text the model worker must synthesize for a preview (not in the cache yet).
+    ``rate``: the sentences' own speaking rate (their direction, relative to the
+    project's speed; None: the project's), so the preview sounds as the render will."""
 
     index: int
     text: str
     language: str
     voice_id: str
+    rate: float | None = None
 
 
 @dataclass(frozen=True)

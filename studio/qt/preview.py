@@ -41,7 +41,11 @@ def build_playlist(
     label: str = "",
 ) -> tuple[PlayList, tuple[PreviewPassage, ...]]:
     """Rendered sentences play from the cache; consecutive unrendered ones of one
-    paragraph and language become one passage for the streaming synthesizer."""
+    paragraph, language and speaking rate become one passage for the streaming
+    synthesizer, spoken at their direction's rate. The pauses are export's: the
+    producer's own pause after a sentence replaces the project's, a pause before
+    one is added (a run of unrendered sentences is broken where either is set, so
+    the pause falls where it will in the file)."""
     segments: list[Segment] = []
     passages: list[PreviewPassage] = []
     run: list[SentenceNode] = []
@@ -50,9 +54,20 @@ def build_playlist(
         if i + 1 >= len(nodes):
             return 0.0
         nxt, cur = nodes[i + 1], nodes[i]
+        before = nxt.direction.pause_before or 0.0
+        if cur.paragraph is None:
+            return pauses.title + before
+        if cur.pause_after is not None:
+            return cur.pause_after + before
         if (nxt.chapter, nxt.paragraph) != (cur.chapter, cur.paragraph):
-            return pauses.title if cur.paragraph is None else pauses.paragraph
-        return pauses.sentence
+            return pauses.paragraph + before
+        return pauses.sentence + before
+
+    def joins(prev: SentenceNode, node: SentenceNode) -> bool:
+        """Whether ``node`` is spoken in one breath with ``prev`` (one passage)."""
+        return ((prev.chapter, prev.paragraph, prev.language, prev.direction.rate)
+                == (node.chapter, node.paragraph, node.language, node.direction.rate)
+                and prev.pause_after is None and not node.direction.pause_before)
 
     def close_run(last_index: int) -> None:
         if not run:
@@ -61,7 +76,8 @@ def build_playlist(
         for s in run:
             offsets.append(len(text))
             text += (s.spoken or s.text) + " "  # what the render will say
-        passage = PreviewPassage(len(passages), text.rstrip(), run[0].language, voice_for(run[0].language))
+        passage = PreviewPassage(len(passages), text.rstrip(), run[0].language, voice_for(run[0].language),
+                                 run[0].direction.rate)
         passages.append(passage)
         segments.append(Segment(tuple(s.id for s in run), passage=passage.index, offsets=tuple(offsets),
                                 pause_after=pause_after(last_index)))
@@ -72,7 +88,7 @@ def build_playlist(
             close_run(i - 1)
             segments.append(Segment((node.id,), cache_key=node.cache_key, pause_after=pause_after(i)))
             continue
-        if run and (run[-1].chapter, run[-1].paragraph, run[-1].language) != (node.chapter, node.paragraph, node.language):
+        if run and not joins(run[-1], node):
             close_run(i - 1)
         run.append(node)
     close_run(len(nodes) - 1)

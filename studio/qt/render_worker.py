@@ -31,6 +31,7 @@ from PySide6.QtCore import QThread, Signal
 from studio.engine.base import DelegatingEngine, Engine, PendingBuild, SynthesisSettings
 from studio.jobs.engines import EngineBuilder, EnginePlan, Isolation, build_engine, plan_for_project
 from studio.jobs.render import RenderProgress, SynthRequest, each_synthesizer, render_project
+from studio.project.direction import Direction
 from studio.project.queue_state import sentence_chapters
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project, SentenceRow
@@ -304,7 +305,8 @@ class RenderWorker(QThread):
 
                 settings = self._job_settings or self.project.settings()  # never swap engines mid-job
                 engine = self._engine(passage.voice_id, settings)
-                act.chunks = stream_passage(engine, passage.text, passage.language, settings.synthesis,
+                synthesis = Direction(rate=passage.rate).synthesis(settings.synthesis)  # the render's rate
+                act.chunks = stream_passage(engine, passage.text, passage.language, synthesis,
                                             lexicon=self.project.lexicon.effective())
             chunk = next(act.chunks, None)
         except Exception as exc:  # noqa: BLE001 - the player says why and skips the passage
