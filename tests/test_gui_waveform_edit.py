@@ -1,4 +1,4 @@
-"""The waveform as a place to work: zoom, ruler scrubbing, a selection played, the pause
+"""The waveform as a place to work: zoom, scrubbing (grains from under the mouse), a selection played, the pause
 after one sentence dragged or typed (stored, nothing re-rendered, export and estimates
 longer by exactly the added pause), and the keyboard habits.
 
@@ -10,15 +10,18 @@ from __future__ import annotations
 import wave
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from gui_support import write_manuscript
-from window_support import WAIT, open_and_wait, sentences, wait_jobs_done, window  # noqa: F401 - fixtures
+from window_support import WAIT, make_window, open_and_wait, sentences, wait_jobs_done, window  # noqa: F401 - fixtures
 
 from studio.jobs.export import export_chapter_files
 from studio.project.duration import chapter_estimates
 from studio.project.pauses import pauses_after
 from studio.project.store import Project
+from studio.qt.scrub import FADE_S, GRAIN_S
+from studio.qt.sinks import NullSink
 from studio.ui.main_window import MainWindow
 from gui_support import BOOK, exported_seconds  # noqa: F401 - shared with other tests
 
@@ -130,3 +133,75 @@ def test_keyboard_habits_move_through_the_sentences(qtbot, window: MainWindow, t
     qtbot.keyClick(view, Qt.Key.Key_Plus)
     qtbot.keyClick(view, Qt.Key.Key_End)
     assert view.focus == spans[-1] and view.offset_s + view.visible_s == pytest.approx(view.data.duration)
+
+
+class RecordingSink(NullSink):
+    """A device-less sink that keeps every block it played that was not silence."""
+
+    def __init__(self) -> None:
+        super().__init__(speed=8.0)
+        self.heard: list[np.ndarray] = []
+
+    def start(self, rate: int, pull) -> None:  # noqa: ANN001
+        def keep(frames: int) -> np.ndarray:
+            block = pull(frames)
+            if block.any():
+                self.heard.append(block.copy())
+            return block
+
+        super().start(rate, keep)
+
+    def played(self, probe: np.ndarray) -> bool:
+        """Whether these exact samples were played (in one piece)."""
+        heard = list(self.heard)
+        stream = np.concatenate(heard) if heard else np.zeros(0, np.float32)
+        starts = np.flatnonzero(stream[: max(0, stream.size - probe.size + 1)] == probe[0])
+        return any(np.array_equal(stream[i:i + probe.size], probe) for i in starts)
+
+
+def test_scrubbing_plays_grains_from_under_the_mouse_and_parks_the_playhead(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+    sinks: list[RecordingSink] = []
+    win = make_window(qtbot, tmp_path, sink_factory=lambda: sinks.append(RecordingSink()) or sinks[-1])
+    try:
+        open_and_wait(qtbot, win, write_manuscript(tmp_path / "books", BOOK))
+        session, view = win.session, win.wave
+        session.render_chapters([0])
+        wait_jobs_done(qtbot, win)
+        show_chapter(qtbot, win, 0)
+        span = max(view.data.spans[1:], key=lambda s: s.end - s.start)  # the longest body sentence
+        node = win.book.model.sentence(span.sentence_id)
+        with Project.open(session.snapshot.folder) as project:
+            entry = project.cache_entry(node.cache_key)
+            audio, rate = project.cache.load(entry), entry.sample_rate
+        positions: list[float] = []
+        heard: list = []
+        session.preview.positionChanged.connect(heard.append)
+        y = view.RULER // 2
+        xs = [int(round(view.x_of(span.start + f * (span.end - span.start)))) for f in (0.15, 0.35, 0.55, 0.75)]
+        qtbot.mousePress(view, Qt.MouseButton.LeftButton, pos=QPoint(xs[0] - 8, y))
+        for x in xs:  # drag the playhead through the sentence, a grain heard at each stop
+            qtbot.mouseMove(view, QPoint(x, y))
+            t = view.seconds_at(x)
+            positions.append(t)
+            assert view.cursor_s == pytest.approx(t)  # the playhead is under the mouse
+            at = int(round((t - span.start) * rate))
+            inner = int(FADE_S * rate)
+            probe = audio[at + inner:at + int(GRAIN_S * rate) - inner]  # the grain's unfaded samples
+            assert probe.any()
+            qtbot.waitUntil(lambda: bool(sinks) and sinks[0].played(probe), timeout=WAIT)
+        assert all(b - a > GRAIN_S for a, b in zip(positions, positions[1:]))  # each stop its own grain
+        assert not sinks[0].played(audio[int(FADE_S * rate):int(GRAIN_S * rate) - int(FADE_S * rate)])  # never the start
+        qtbot.mouseRelease(view, Qt.MouseButton.LeftButton, pos=QPoint(xs[-1], y))
+        assert view.cursor_s == pytest.approx(positions[-1]) and view.parked_s == pytest.approx(positions[-1])
+        assert {p.label for p in heard if p.state == "playing"} <= {"scrub"}
+        qtbot.waitUntil(lambda: session.preview.position().state == "idle", timeout=WAIT)  # release: quiet
+        assert view.cursor_s == pytest.approx(positions[-1])  # and the playhead stays where it was let go
+
+        # a click in the ruler still seeks: playback from the sentence under it
+        other = view.data.spans[-1]
+        x = int(round(view.x_of((other.start + other.end) / 2)))
+        qtbot.mouseClick(view, Qt.MouseButton.LeftButton, pos=QPoint(x, y))
+        qtbot.waitUntil(lambda: any(p.label != "scrub" and p.sentence_id == other.sentence_id for p in heard),
+                        timeout=WAIT)
+    finally:
+        win.close()

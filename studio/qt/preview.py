@@ -14,6 +14,7 @@ import itertools
 import logging
 from typing import Callable, Sequence
 
+import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from studio.audio.assemble import Pauses
@@ -21,6 +22,7 @@ from studio.project.store import Project
 from studio.qt.jobqueue import JobQueue
 from studio.qt.messages import PlaybackPosition, PreviewPassage, PreviewRequest
 from studio.qt.playback import PlayList, Player, Segment
+from studio.qt.scrub import SCRUB_LABEL, Grain, cut_grain, grain_key, parse_grain_key
 from studio.qt.sinks import AudioSink, SoundDeviceSink
 from studio.qt.snapshot import SentenceNode
 
@@ -109,6 +111,8 @@ class PreviewController(QObject):
         self._voice_for: Callable[[str], str] = lambda _lang: ""
         self._pauses = Pauses()
         self._ids = itertools.count(1)
+        #: the sentence scrub grains are being cut from: (cache key, audio, rate)
+        self._grain_source: tuple[str, np.ndarray, int] | None = None
         self.player = Player(self._load_cached, sink_factory, rate=DEFAULT_RATE, on_room=self._room)
         self._last = PlaybackPosition()
         self._timer = QTimer(self)
@@ -119,11 +123,13 @@ class PreviewController(QObject):
     def attach(self, project: Project, queue: JobQueue, voice_for: Callable[[str], str], pauses: Pauses) -> None:
         self.player.stop()
         self._project, self._queue = project, queue
+        self._grain_source = None
         self._voice_for, self._pauses = voice_for, pauses
 
     def detach(self) -> None:
         self.player.stop()
         self._project = self._queue = None
+        self._grain_source = None
 
     def set_voices(self, voice_for: Callable[[str], str], pauses: Pauses) -> None:
         self._voice_for, self._pauses = voice_for, pauses
@@ -168,6 +174,19 @@ class PreviewController(QObject):
         self._queue.set_preview(None)
         return rid
 
+    def play_grain(self, sentence_id: int, grain: Grain) -> int:
+        """Play one scrub grain of a rendered sentence (replacing whatever plays); returns the
+        request id (0: no output). Nothing is synthesized: a grain is cached audio only."""
+        if self._queue is None:
+            return 0
+        rid = next(self._ids)
+        playlist = PlayList(rid, (Segment((sentence_id,), cache_key=grain_key(grain)),), SCRUB_LABEL)
+        if not self.player.play(playlist):
+            self.problem.emit(self.player.problem or "No audio output.")
+            return 0
+        self._queue.set_preview(None)
+        return rid
+
     def toggle(self) -> None:
         if self.player.position().state in ("idle", "finished", "error"):
             return
@@ -191,6 +210,19 @@ class PreviewController(QObject):
             return None
         if key.startswith(TAKE_PREFIX):
             return project.takes.audio(int(key[len(TAKE_PREFIX):]))
+        grain = parse_grain_key(key)
+        if grain is None:
+            return self._load_entry(project, key)
+        source = self._grain_source  # grains come in runs from one sentence: load it once
+        if source is None or source[0] != grain.cache_key:
+            got = self._load_entry(project, grain.cache_key)
+            if got is None:
+                return None
+            source = self._grain_source = (grain.cache_key, got[0], got[1])
+        return cut_grain(source[1], source[2], grain.offset_s, grain.length_s), source[2]
+
+    @staticmethod
+    def _load_entry(project: Project, key: str):  # feeder thread
         entry = project.cache_entry(key)
         if entry is None:
             return None

@@ -3,7 +3,9 @@
 Why it only paints: the peaks arrive precomputed (:mod:`studio.qt.waveform`,
 off the GUI thread), so a paint is a few thousand lines whatever the length of
 the chapter. A click asks for playback from the sentence under the pointer to
-the end of its chapter; the cursor follows what the player reports.
+the end of its chapter; the cursor follows what the player reports. Scrubbing
+plays grains of the cached audio from the exact time under the mouse
+(:mod:`studio.qt.scrub`) through the same preview player.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QPaintEvent,
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from studio.qt.messages import PlaybackPosition
+from studio.qt.scrub import GRAIN_S, SCRUB_LABEL, Grain
 from studio.qt.session import ProjectSession
 from studio.qt.snapshot import ChapterNode, SentenceNode
 from studio.project.pauses import MAX_PAUSE_S
@@ -36,8 +39,11 @@ class WaveformView(QWidget):
 
     Mouse: the wheel zooms around the pointer (Shift+wheel scrolls); dragging in
     the wave selects a range (``rangePlayRequested`` plays it); a click plays from
-    the sentence under it; dragging in the ruler scrubs (the cursor follows, the
-    release plays from there); dragging the handle at the end of a pause makes
+    the sentence under it, and so does a click in the ruler; dragging in the ruler
+    (or dragging the playhead itself) scrubs: short grains of the audio from the
+    exact time under the mouse play as it moves (``scrubbed``, at most one grain
+    per :data:`~studio.qt.scrub.GRAIN_S`), and the playhead stays where the mouse
+    is let go (``scrubEnded``, ``parked_s``); dragging the handle at the end of a pause makes
     that pause longer or shorter (``pauseChanged``). Keys: +/- zoom, 0 fits,
     Home/End jump to the first/last sentence, J/L play from the previous/next
     sentence, K stops, Enter plays the selection (Space is the window's play/pause).
@@ -48,6 +54,8 @@ class WaveformView(QWidget):
     pauseChanged = Signal(int, float)  # sentence id, the pause after it (seconds)
     focusChanged = Signal(object)  # SentenceSpan | None: the sentence the pause editor works on
     stopRequested = Signal()
+    scrubbed = Signal(float)  # seconds: play a grain from there
+    scrubEnded = Signal(float)  # seconds: the playhead was let go there
 
     RULER = 18
     HANDLE_PX = 5
@@ -64,11 +72,17 @@ class WaveformView(QWidget):
         self.focus: SentenceSpan | None = None
         self._press: tuple[str, float, SentenceSpan | None] | None = None  # (mode, seconds, span)
         self._drag_gap: float | None = None
+        #: where a scrub left the playhead (shown while nothing plays)
+        self.parked_s: float | None = None
+        self._scrub_t: float | None = None  # the mouse's time while scrubbing (None: not scrubbing)
+        self._scrub_sent: float | None = None
+        self._grain_timer = QTimer(self, singleShot=True, interval=int(GRAIN_S * 1000), timeout=self._next_grain)
         self.setMinimumHeight(110)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setMouseTracking(True)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setToolTip("Click: play from that sentence \u00b7 drag: select a range (Enter plays it) \u00b7 "
+                        "drag in the ruler or drag the playhead: scrub \u00b7 "
                         "drag a pause's handle: change it \u00b7 wheel/+/-: zoom \u00b7 J/K/L, Home/End")
 
     # ------------------------------------------------------------ data
@@ -76,9 +90,9 @@ class WaveformView(QWidget):
     def set_data(self, data: WaveformData | None, message: str = "") -> None:
         same = data is not None and self.data is not None and data.label == self.data.label
         self.data = data
-        self.cursor_s = None
         if not same:  # another selection: fit it; the same one redrawn (a render, a pause) keeps the view
-            self.zoom, self.offset_s, self.selection = 1.0, 0.0, None
+            self.zoom, self.offset_s, self.selection, self.parked_s = 1.0, 0.0, None, None
+        self.cursor_s = self.parked_s
         if data is None or self.focus is None or data.span_of(self.focus.sentence_id) is None:
             self._set_focus(None)
         else:
@@ -89,6 +103,8 @@ class WaveformView(QWidget):
         self.update()
 
     def set_cursor(self, seconds: float | None) -> None:
+        """The playhead at ``seconds`` (None: nothing plays -- back where a scrub parked it)."""
+        seconds = self.parked_s if seconds is None else seconds
         if seconds != self.cursor_s:
             self.cursor_s = seconds
             self.update()
@@ -207,7 +223,8 @@ class WaveformView(QWidget):
         x, y = event.position().x(), event.position().y()
         t = self.seconds_at(x)
         handle = self.handle_at(x) if y > self.RULER else None
-        mode = "pause" if handle is not None else "scrub" if y <= self.RULER else "select"
+        on_head = self.cursor_s is not None and abs(self.x_of(self.cursor_s) - x) <= self.HANDLE_PX
+        mode = "pause" if handle is not None else "scrub" if y <= self.RULER or on_head else "select"
         self._press = (mode, t, handle)
         if mode == "pause":
             self._set_focus(handle)
@@ -227,6 +244,10 @@ class WaveformView(QWidget):
             self._drag_gap = round(min(MAX_PAUSE_S, max(0.0, t - span.end)), 2)
         elif mode == "scrub":
             self.set_cursor(t)
+            if self._scrub_t is not None or abs(self.x_of(t) - self.x_of(t0)) >= 3:  # a drag, not a click
+                self._scrub_t = t
+                if not self._grain_timer.isActive():
+                    self._next_grain()
         elif abs(self.x_of(t) - self.x_of(t0)) >= 3:
             self.selection = (min(t0, t), max(t0, t))
         self.update()
@@ -241,14 +262,30 @@ class WaveformView(QWidget):
             gap, self._drag_gap = self._drag_gap, None
             if gap is not None and abs(gap - span.gap) >= 0.01:
                 self.pauseChanged.emit(span.sentence_id, gap)
+        elif mode == "scrub" and self._scrub_t is not None:  # a scrub ends: the playhead stays there
+            self._grain_timer.stop()
+            self._scrub_t = self._scrub_sent = None
+            self.parked_s = t
+            self.set_cursor(t)
+            self.scrubEnded.emit(t)
         elif mode == "scrub" or abs(self.x_of(t) - self.x_of(t0)) < 3:
             hit = self.data.span_at(t)
             if mode == "select":
                 self.selection = None
+            self.parked_s = None  # a click seeks: the playback leads the playhead
             if hit is not None:
                 self._set_focus(hit)
                 self.seekRequested.emit(hit.sentence_id)
         self.update()
+
+    def _next_grain(self) -> None:
+        """A grain from where the mouse is now, unless it has not moved since the last one."""
+        t = self._scrub_t
+        if t is None or t == self._scrub_sent:
+            return
+        self._scrub_sent = t
+        self.scrubbed.emit(t)
+        self._grain_timer.start()  # the next one when this one has played
 
     def _set_focus(self, span: SentenceSpan | None) -> None:
         if span != self.focus:
@@ -343,6 +380,8 @@ class WaveformController(QObject):
         view.rangePlayRequested.connect(self.play_range)
         view.pauseChanged.connect(self.set_gap)
         view.stopRequested.connect(session.preview.stop)
+        view.scrubbed.connect(self.grain)
+        view.scrubEnded.connect(lambda _t: session.preview.stop())
 
     def show(self, node: object) -> None:
         self.node = node
@@ -371,7 +410,18 @@ class WaveformController(QObject):
         if data is not None and any(span.sentence_id in ids for span in data.spans):
             self._timer.start()  # a render or a new take changed what is drawn
 
+    def grain(self, seconds: float) -> None:
+        """Play the grain of audio at ``seconds`` (silence in a pause or an unrendered sentence)."""
+        data = self.view.data
+        span = data.span_at(seconds) if data is not None else None
+        node = self.book.model.sentence(span.sentence_id) if span is not None else None
+        if span is None or node is None or not node.cached or not node.cache_key or seconds >= span.end:
+            return
+        self.session.preview.play_grain(node.id, Grain(node.cache_key, seconds - span.start))
+
     def cursor(self, pos: PlaybackPosition) -> None:
+        if pos.label == SCRUB_LABEL:
+            return  # while scrubbing the mouse leads the playhead
         data, sid = self.view.data, pos.sentence_id
         span = data.span_of(sid) if data is not None and sid is not None and pos.state != "finished" else None
         if span is None:
