@@ -19,6 +19,7 @@ from studio.qt.monitor import RenderStats
 from studio.qt.playback import PlayList, Player, Segment
 from studio.project.direction import Direction
 from studio.qt.preview import build_playlist
+from studio.qt.scrub import FADE_S, GRAIN_S, Grain, cut_grain, grain_key, parse_grain_key
 from studio.qt.sinks import AudioUnavailable, NullSink, SoundDeviceSink, output_device_problem
 from studio.qt.snapshot import SentenceNode
 
@@ -189,6 +190,19 @@ def test_playlist_speaks_each_run_at_its_own_rate_with_the_producers_pauses() ->
     assert [s.sentence_ids for s in playlist.segments] == [(1, 2), (3, 4), (5,), (6, 7)]
     assert [p.rate for p in passages] == [None, 0.8, None, None]
     assert [s.pause_after for s in playlist.segments] == [0.1, 0.1, pytest.approx(1.9), 0.0]
+
+
+def test_a_scrub_grain_is_the_cached_audio_at_that_time_faded_at_its_ends() -> None:
+    rate = 22050
+    audio = np.linspace(-0.5, 0.5, rate, dtype=np.float32)  # one second
+    grain = Grain("ab" * 32, 1 / 3)
+    assert parse_grain_key(grain_key(grain)) == grain and parse_grain_key("ab" * 32) is None
+    out = cut_grain(audio, rate, grain.offset_s)
+    start, fade = round(rate / 3), int(FADE_S * rate)
+    assert out.size == round(GRAIN_S * rate)
+    assert np.array_equal(out[fade:-fade], audio[start + fade:start + out.size - fade])  # untouched between fades
+    assert abs(out[0]) < 1e-6 and abs(out[-1]) < abs(audio[start + out.size - 1]) * 0.01  # no click at the cuts
+    assert cut_grain(audio, rate, 0.99).size == rate - round(0.99 * rate)  # clipped at the end
 
 
 # ------------------------------------------------------------------ rates and bench
