@@ -222,7 +222,7 @@ class PreviewController(QObject):
         return cut_grain(source[1], source[2], grain.offset_s, grain.length_s), source[2]
 
     @staticmethod
-    def _load_entry(project: Project, key: str):  # feeder thread
+    def _load_entry(project: Project, key: str) -> tuple[np.ndarray, int] | None:  # feeder thread
         entry = project.cache_entry(key)
         if entry is None:
             return None
