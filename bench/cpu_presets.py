@@ -54,7 +54,7 @@ from studio.bench import quality as Q  # noqa: E402
 from studio.engine.base import SynthesisSettings  # noqa: E402
 from studio.engine.serving.streams import MultiStreamSynthesizer, physical_cores  # noqa: E402
 from studio.engine.onnx.int8 import Int8OnnxEngine  # noqa: E402
-from studio.engine.onnx.int8_build import build_fp32_layout_model  # noqa: E402
+from studio.engine.onnx.layout import build_fp32_layout_model  # noqa: E402
 from studio.engine.onnx.piper import OnnxPiperEngine  # noqa: E402
 
 BOOK_TEXT = """\

@@ -109,7 +109,7 @@ def test_the_render_plan_builds_single_thread_streams(tmp_path):
 
 
 def test_fp32_layout_4d_streams_match_reference(tmp_path):
-    from studio.engine.onnx.int8_build import build_fp32_layout_model
+    from studio.engine.onnx.layout import build_fp32_layout_model
 
     path = build_fp32_layout_model(MODEL, tmp_path)
     assert path != MODEL and path.parent == tmp_path / "cpu"

@@ -7,10 +7,12 @@ on disk; a half-written file taken for a whole one costs a broken render hours i
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import tempfile
 from pathlib import Path
+from typing import Iterator
 
 
 def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
@@ -35,3 +37,20 @@ def write_atomic(path: str | Path, data: bytes | str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+@contextlib.contextmanager
+def build_lock(path: Path) -> Iterator[None]:
+    """Serialise builders of the same key across processes (best effort; POSIX only)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)

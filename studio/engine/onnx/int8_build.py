@@ -1,4 +1,4 @@
-"""Build (or find in the cache) the INT8 model, and the FP32 4-D layout model.
+"""Build (or find in the cache) the INT8 model.
 
 Split out of :mod:`studio.engine.onnx.int8` so that the engine class stays a thin
 wrapper and the on-disk cache contract lives in one place: a model is keyed by the
@@ -23,7 +23,7 @@ from typing import Sequence
 
 from studio.core import paths
 from studio.core.errors import EngineError
-from studio.core.files import sha256_file, write_atomic
+from studio.core.files import build_lock, sha256_file, write_atomic
 from studio.engine.calibration import gather_calibration_sentences, spread_by_length
 from studio.engine.onnx.int8_calibration import _feeds, _IdsReader, sentences_to_ids
 from studio.engine.onnx.int8_recipe import DEFAULT_RECIPE, QuantPlan, QuantRecipe, plan_quantization
@@ -58,23 +58,6 @@ def cache_key(
     h.update(b"\0" + json.dumps([list(map(int, s)) for s in calibration_ids]).encode())
     h.update(b"\0ort=" + onnxruntime.__version__.encode())
     return h.hexdigest()
-
-
-@contextlib.contextmanager
-def _build_lock(path: Path):
-    """Serialise builders of the same key across processes (best effort; POSIX only)."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows
-        yield
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 # --------------------------------------------------------------------------- build
@@ -181,7 +164,7 @@ def build_int8(
                                              builtin_sentences, max_calibration_sentences)
     meta_path = out_path.with_suffix(".json")
 
-    with _build_lock(out_path.with_suffix(".lock")):
+    with build_lock(out_path.with_suffix(".lock")):
         if out_path.is_file() and meta_path.is_file():
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
             return Int8Build(
@@ -236,44 +219,6 @@ def build_int8(
             source.unlink(missing_ok=True)
         _LOGGER.info("built INT8 %s (%d convs, %.1f s)", out_path.name, n_q, seconds)
         return Int8Build(out_path, key, plan, len(ids), n_q, False, seconds, recipe, layout_convs)
-
-
-LAYOUT_VERSION = 2
-
-
-def build_fp32_layout_model(model_path: str | Path, cache_dir: str | Path | None = None) -> Path:
-    """The FP32 voice with its decoder on 4-D tensors (:func:`decoder_to_4d`), cached.
-
-    Same weights and math as the source (outputs agree to ~1e-6, durations identical),
-    ~7 % less CPU time on ORT's CPU provider. Returns ``model_path`` itself when the
-    graph does not have the expected decoder. Load it with the source's config
-    (``OnnxPiperEngine(path, config_path=<source>.json)``).
-    """
-    import onnx
-    import onnxruntime
-
-    model_path = Path(model_path)
-    if not model_path.is_file():
-        raise EngineError(f"{model_path}: voice model not found")
-    cache_dir = Path(cache_dir) if cache_dir is not None else paths.cache_dir()
-    key = hashlib.sha256(
-        f"{sha256_file(model_path)}\0decoder_4d={LAYOUT_VERSION}\0ort={onnxruntime.__version__}".encode()
-    ).hexdigest()
-    out = cache_dir / "cpu" / f"{model_path.stem}.fp32-4d-{key[:24]}.onnx"
-    with _build_lock(out.with_suffix(".lock")):
-        if out.is_file():
-            return out
-        model = onnx.load(str(model_path))
-        if decoder_to_4d(model) == 0:
-            return model_path
-        fd, tmp = tempfile.mkstemp(prefix=out.stem + ".", suffix=".tmp.onnx", dir=out.parent)
-        os.close(fd)
-        try:
-            onnx.save(model, tmp)
-            os.replace(tmp, out)
-        finally:
-            Path(tmp).unlink(missing_ok=True)
-    return out
 
 
 def build_int8_model(

@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
 
-from studio.core.files import write_atomic
+from studio.core.files import build_lock, write_atomic
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -243,11 +243,9 @@ def cached_split(model_path: Path, patch: Callable[[], object | None], cache_dir
     output (or None if onnx is missing); it is called only on a miss. None when the
     graph cannot be cut (remembered too, so the next start does not try again).
     """
-    from studio.engine.onnx.int8_build import _build_lock
-
     meta_path = _meta_path(model_path, cache_dir)
     folder, key = meta_path.parent, meta_path.stem.rpartition(".")[2]
-    with _build_lock(folder / f"{model_path.stem}.{key}.lock"):
+    with build_lock(folder / f"{model_path.stem}.{key}.lock"):
         if meta_path.is_file():
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
             if not meta.get("latent"):
