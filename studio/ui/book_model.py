@@ -375,7 +375,7 @@ class BookModel(QAbstractItemModel):
             words = ["split"] if node.was_split else []
             if para is not None and para.unvoiced:
                 words.append(f"no {node.language} voice")
-            said = node.direction.words()  # the producer's direction, and a pause set after it
+            said = node.direction.words(node.text)  # the producer's direction, and a pause set after it
             return words + ([said] if said else []) + (
                 [f"{node.pause_after:.2f} s after"] if node.pause_after is not None else []) + (
                 ["needs listening"] if node.id in self.to_review else [])

@@ -390,7 +390,10 @@ class MainWindow(QMainWindow):
 
     def open_direction(self, nodes: list) -> None:
         if nodes:
-            self.direction_dialog = DirectionDialog(nodes, self)
+            from studio.jobs.engines import effective_preset
+
+            settings = self.session.settings
+            self.direction_dialog = DirectionDialog(nodes, self, effective_preset(settings) if settings else "")
             self.direction_dialog.directed.connect(self.session.set_direction)
             self.direction_dialog.open()
 
