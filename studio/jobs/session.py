@@ -17,6 +17,7 @@ from studio.core.errors import ProjectError, StudioError
 from studio.core.files import sha256_file
 from studio.core.types import Book
 from studio.engine.base import SynthesisSettings
+from studio.project.imported_direction import import_epub_direction
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project
 
@@ -101,6 +102,7 @@ def open_for_manuscript(
             progress("Saving the project", 0, 1)  # the last moment to cancel: nothing is written yet
         project = Project.create(folder, book, settings, source_hash=digest)
         import_manuscript_lexicon(project, manuscript)
+        import_epub_direction(project, manuscript)
         return Opened(project, "created")
 
     project = Project.open(folder)
@@ -117,6 +119,7 @@ def open_for_manuscript(
         book = _import(manuscript, max_sentence_chars, progress)
         project.replace_book(book, source_hash=digest)
         import_manuscript_lexicon(project, manuscript)
+        import_epub_direction(project, manuscript)
         log.warning("%s changed since the project was made; re-imported it (unchanged sentences keep their audio)", manuscript.name)
         return Opened(project, "reimported")
     except BaseException:

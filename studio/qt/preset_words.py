@@ -79,3 +79,14 @@ def default_row_name(backend: str) -> tuple[str, str]:
     """The presets table's row for "no preset": what the project really renders with."""
     name = BACKEND_PRESETS.get(backend, DEFAULT_PRESET)
     return f"{plain_name(name)} \u2014 engine default", f"({name}, no preset)"
+
+
+def emphasis_note(preset: str) -> str:
+    """What the direction dialog says about stressed words under ``preset`` (the project's
+    effective one): heard, or rendered plainly and on which presets it is heard."""
+    from studio.engine.emphasis import HEARD_ON
+
+    if preset in HEARD_ON:
+        return "Checked words are said longer and louder."
+    return (f"Checked words are said longer and louder on {' and '.join(HEARD_ON)}; "
+            f"preset {preset or 'of this project'} renders them plainly.")

@@ -6,7 +6,7 @@ a chapter, to a sentence or a paragraph picked in the tree; the waveform's bar s
 the pause after the sentence in focus too. A rate renders the directed sentences
 again (their keys change, no other sentence's does); pauses render nothing. Stressed
 words are picked in a list of the sentences' words (checked: stressed), which says
-on which presets they are heard (:data:`studio.engine.emphasis.HEARD_ON`).
+on which presets they are heard (:func:`studio.qt.preset_words.emphasis_note`).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from PySide6.QtWidgets import (
     QListWidgetItem, QPushButton, QVBoxLayout, QWidget,
 )
 
-from studio.engine.emphasis import HEARD_ON
 from studio.project.direction import RATE_RANGE
 from studio.project.pauses import MAX_PAUSE_S
+from studio.qt.preset_words import emphasis_note
 from studio.qt.snapshot import SentenceNode
 
 #: the pause-after box shows this below zero: the project's sentence/paragraph pause
@@ -71,11 +71,7 @@ class DirectionDialog(QDialog):
         self.words.itemClicked.connect(self._toggle)
         self.clear_stress = QPushButton("Clear emphasis")
         self.clear_stress.clicked.connect(self._clear)
-        heard = preset in HEARD_ON
-        self.stress_note = QLabel(
-            "Checked words are said longer and louder." + ("" if heard else
-            f" Preset {preset or 'of this project'} renders them plainly: emphasis is heard on "
-            f"{' and '.join(HEARD_ON)}."))
+        self.stress_note = QLabel(emphasis_note(preset))
         self.stress_note.setWordWrap(True)
         self.render_now = QCheckBox("Render the directed sentences again now (if the rate or the emphasis changed)")
         self.render_now.setChecked(True)
