@@ -30,7 +30,7 @@ import numpy as np
 _LOGGER = logging.getLogger(__name__)
 
 #: how much longer an emphasized word's phonemes last
-STRETCH = 1.25
+STRETCH = 1.2
 #: how much louder its samples are (with :data:`RAMP_S` ramps in and out)
 GAIN_DB = 3.0
 RAMP_S = 0.02
