@@ -12,32 +12,20 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QDialogButtonBox, QMenu
+from PySide6.QtWidgets import QDialogButtonBox
 from gui_support import BOOK, write_manuscript
-from window_support import WAIT, open_and_wait, sentences, wait_jobs_done, window  # noqa: F401 - fixtures
+from window_support import WAIT, direction_dialog, open_and_wait, sentences, wait_jobs_done, window  # noqa: F401 - fixtures
 
 from studio.engine.emphasis import HEARD_ON
 from studio.jobs.engines import effective_preset
+from studio.project.direction import Direction
 from studio.project.emphasis import emphases
 from studio.project.store import Project
+from studio.qt.snapshot import SentenceNode
 from studio.ui.direction_dialog import DirectionDialog
 from studio.ui.main_window import MainWindow
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("private_dirs")]
-
-
-def _direction_dialog(window: MainWindow, sentence_id: int) -> DirectionDialog:
-    book, model = window.book, window.book.model
-    book.select_sentence(sentence_id)
-    rect = book.tree.visualRect(book.proxy.mapFromSource(model.sentence_index(sentence_id)))
-    book._menu(rect.center())
-    menu = QApplication.activePopupWidget()
-    assert isinstance(menu, QMenu)
-    next(a for a in menu.actions() if a.text() == "Direction\u2026").trigger()
-    menu.close()
-    dlg = window.direction_dialog
-    assert isinstance(dlg, DirectionDialog) and dlg.ids == [sentence_id]
-    return dlg
 
 
 def _click_ok(dlg: DirectionDialog) -> None:
@@ -45,9 +33,6 @@ def _click_ok(dlg: DirectionDialog) -> None:
 
 
 def test_the_dialog_says_when_the_preset_renders_stress_plainly(qtbot) -> None:  # noqa: ANN001
-    from studio.project.direction import Direction
-    from studio.qt.snapshot import SentenceNode
-
     node = SentenceNode(id=7, chapter=0, paragraph=0, index=0, text="Say it again.", language="en", was_split=False,
                         state="done", reason=None, cache_key=None, expected_key="k", duration=1.0, synth_count=1,
                         direction=Direction(emphasis=(1,)))
@@ -68,7 +53,7 @@ def test_stress_a_word_from_the_dialog_then_clear_it(qtbot, window: MainWindow, 
         before = {r.id: r for r in project.sentences()}
     target = next(s for s in sentences(window, 0) if s.text == "The sun was out.")
 
-    dlg = _direction_dialog(window, target.id)
+    dlg = direction_dialog(window, [target.id])
     words = [dlg.words.item(k).text() for k in range(dlg.words.count())]
     assert words == ["The", "sun", "was", "out."]
     assert all(dlg.words.item(k).checkState() == Qt.CheckState.Unchecked for k in range(4))
@@ -94,7 +79,7 @@ def test_stress_a_word_from_the_dialog_then_clear_it(qtbot, window: MainWindow, 
     assert all(after[i].synth_count == before[i].synth_count + (i == target.id) for i in after)
     assert after[target.id].duration > before[target.id].duration  # the stressed word is said longer
 
-    dlg = _direction_dialog(window, target.id)  # the dialog shows the stress; Clear emphasis removes it
+    dlg = direction_dialog(window, [target.id])  # the dialog shows the stress; Clear emphasis removes it
     assert dlg.words.item(1).checkState() == Qt.CheckState.Checked
     dlg.clear_stress.click()
     assert dlg.stressed() == {target.id: ()}

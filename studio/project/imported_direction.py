@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from studio.core.errors import StudioError
 from studio.project.direction import RATE_RANGE, directions, set_direction
 from studio.project.emphasis import set_emphasis
 from studio.project.pauses import MAX_PAUSE_S, pauses_after, set_pause_after
@@ -32,21 +30,6 @@ if TYPE_CHECKING:
     from studio.text.epub_speech import BlockSpeech
 
 log = logging.getLogger(__name__)
-
-
-def import_epub_direction(project: Project, manuscript: Path) -> int:
-    """Read an EPUB's CSS Speech direction and give it to the project's sentences; returns
-    how many sentences got some. Anything unreadable is logged, never a reason to refuse the book."""
-    if manuscript.suffix.lower() != ".epub":
-        return 0
-    from studio.text.epub_speech import read_epub_speech
-
-    try:
-        marks = read_epub_speech(manuscript)
-    except StudioError as err:
-        log.warning("%s: its CSS Speech direction could not be read (%s); continuing without it", manuscript.name, err)
-        return 0
-    return apply_speech(project, marks) if marks else 0
 
 
 def _paragraphs(project: Project) -> list[tuple[str, list[SentenceRow]]]:
