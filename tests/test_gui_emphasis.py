@@ -69,6 +69,8 @@ def test_stress_a_word_from_the_dialog_then_clear_it(qtbot, window: MainWindow, 
     qtbot.waitUntil(lambda: model.sentence(target.id).direction.emphasis == (1,), timeout=WAIT)
     flags = str(model.sentence_index(target.id).siblingAtColumn(3).data())
     assert "stress: sun" in flags
+    tip = str(model.sentence_index(target.id).data(Qt.ItemDataRole.ToolTipRole))
+    assert "The <b><u>sun</u></b> was out." in tip
     qtbot.waitUntil(lambda: model.sentence(target.id).synth_count == 2 and model.sentence(target.id).state == "done",
                     timeout=WAIT)
     wait_jobs_done(qtbot, window)

@@ -98,7 +98,8 @@ def follow_edit(conn: sqlite3.Connection, sentence_id: int, old: str, new: str) 
         return
     kept = spoken_indices(old, new, json.loads(row[0]))
     if kept:
-        conn.execute("UPDATE sentence_emphasis SET words = ? WHERE sentence_id = ?", (json.dumps(list(kept)), sentence_id))
+        conn.execute("UPDATE sentence_emphasis SET words = ? WHERE sentence_id = ?",
+                     (json.dumps(list(kept)), sentence_id))
     else:
         conn.execute("DELETE FROM sentence_emphasis WHERE sentence_id = ?", (sentence_id,))
 

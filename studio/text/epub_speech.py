@@ -212,8 +212,8 @@ class _SpeechWalker(Walker):
             for start, stop in self.stress.get(b, ()):
                 stressed.update(_word_range(raw, start, stop))
             factor = rate(self.rates[b]) if b in self.rates else None
-            mark = BlockSpeech(normalize_text(raw), None if factor in (None, 1.0) else factor,
-                               self.before.get(b), self.after.get(b), tuple(sorted(w for w in stressed if w < len(words))))
+            mark = BlockSpeech(normalize_text(raw), None if factor in (None, 1.0) else factor, self.before.get(b),
+                               self.after.get(b), tuple(sorted(w for w in stressed if w < len(words))))
             if mark.rate or mark.pause_before is not None or mark.pause_after is not None or mark.stressed:
                 out.append(mark)
         return out

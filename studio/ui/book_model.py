@@ -12,6 +12,8 @@ Index ids encode the node's position (chapter, paragraph, sentence), so
 
 from __future__ import annotations
 
+import html
+
 from dataclasses import replace
 from typing import Any
 
@@ -460,6 +462,10 @@ class BookModel(QAbstractItemModel):
         if isinstance(node, SentenceNode):
             if col == STATE and node.reason:
                 return f"{node.state}: {node.reason}"
+            if col == TEXT and node.direction.emphasis:  # the stressed words in bold, underlined
+                said = " ".join(f"<b><u>{html.escape(w)}</u></b>" if k in node.direction.emphasis else html.escape(w)
+                                for k, w in enumerate(node.text.split()))
+                return f"<p>{said}</p><p>Double-click (or F2) to edit; the stress stays on the same words.</p>"
             if col == TEXT:
                 return f"{node.text}\n\nDouble-click (or F2) to edit; only this sentence is rendered again."
             return f"sentence {node.id}, synthesized {node.synth_count} time(s)"
