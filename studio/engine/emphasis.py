@@ -9,7 +9,9 @@ numpy between the halves, so they can do what the model would do with longer
 durations for those phonemes: repeat the phoneme's latent frames (the prior is
 constant over a phoneme's frames, so this is exactly a longer duration) and draw
 fresh noise for the new frames. The decoder then says the word longer with its own
-voice; its samples are raised by :data:`GAIN_DB` with short ramps.
+voice; its samples are raised by :data:`GAIN_DB` with short ramps. The torch windowed
+engine (``bf16-cpu``) hands over the latent with its noise drawn, so there the frames
+are repeated noise and all (:func:`stretch_latent`).
 
 Which ids are a word: Piper separates espeak's words with the space phoneme, but
 espeak joins some ("was the" -> ``wʌzðə``). :func:`word_spans` takes the groups
@@ -34,9 +36,9 @@ STRETCH = 1.2
 #: how much louder its samples are (with :data:`RAMP_S` ramps in and out)
 GAIN_DB = 3.0
 RAMP_S = 0.02
-#: the presets whose engines realize emphasis (the ONNX engines cut at the latent, on the CPU);
-#: the others render an emphasized sentence plainly and say so
-HEARD_ON = ("fp32-cpu", "int8-cpu")
+#: the presets whose engines realize emphasis (the engines that decode the latent in windows, on
+#: the CPU); the others render an emphasized sentence plainly and say so
+HEARD_ON = ("fp32-cpu", "int8-cpu", "bf16-cpu")
 
 #: the noise stream of the frames emphasis adds (:mod:`studio.engine.noise` uses 0 and 1)
 EMPHASIS_NOISE = 2
@@ -143,6 +145,23 @@ def stretch_prior(mean: np.ndarray, std: np.ndarray, eps: np.ndarray, source: np
     if added.size:
         new_eps[:, added] = fresh_noise(eps.shape[0], int(added.size))
     return mean[:, origin], std[:, origin], new_eps
+
+
+def stretch_latent(z: np.ndarray, frames_per_id: np.ndarray, spans: Sequence[tuple[int, int]],
+                   hop: int) -> tuple[np.ndarray, np.ndarray, tuple[tuple[int, int], ...]]:
+    """For an engine that hands over the latent with its noise already drawn (the torch
+    windowed engine): the stressed phonemes' frames repeated, noise included. Returns the
+    latent ``[C, T']``, the new frames per id and the words' sample spans."""
+    source, per_id, words = stretch_plan(frames_per_id, spans)
+    return z[:, np.where(source < 0, -1 - source, source)], per_id, tuple((a * hop, b * hop) for a, b in words)
+
+
+def louder_window(audio: np.ndarray, start_sample: int, louder: Sequence[tuple[int, int]],
+                  sample_rate: int) -> np.ndarray:
+    """One decoded window's audio (it starts at ``start_sample`` of its sentence) with the
+    stressed words' spans raised."""
+    env = gain_envelope(start_sample, start_sample + len(audio), louder, sample_rate) if louder else None
+    return audio if env is None else apply_gain(audio, env)
 
 
 def gain_envelope(start: int, stop: int, spans: Sequence[tuple[int, int]], sample_rate: int,

@@ -261,9 +261,7 @@ class OnnxPiperEngine(Engine):
             raise EngineError(f"synthesis failed for {self.model_path.name}: {exc}") from exc
         hop = self.config.hop_length
         audio = audio.reshape(-1)[(window.start - window.lo) * hop : (window.stop - window.lo) * hop]
-        env = emphasis.gain_envelope(window.start * hop, window.start * hop + len(audio), latent.louder,
-                                     self.sample_rate) if latent.louder else None
-        return audio if env is None else emphasis.apply_gain(audio, env)
+        return emphasis.louder_window(audio, window.start * hop, latent.louder, self.sample_rate)
 
     # -------------------------------------------------------------- internals
 
