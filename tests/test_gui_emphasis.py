@@ -32,15 +32,25 @@ def _click_ok(dlg: DirectionDialog) -> None:
     dlg.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok).click()
 
 
-def test_the_dialog_says_when_the_preset_renders_stress_plainly(qtbot) -> None:  # noqa: ANN001
+def test_the_dialog_says_when_the_project_renders_stress_plainly(qtbot) -> None:  # noqa: ANN001
+    from studio.core.triton_target import TritonTarget
+    from studio.engine.voice.catalog import get_voice
+    from studio.jobs.session import new_project_settings
+    from studio.qt.preset_words import emphasis_note
+
+    settings = new_project_settings(get_voice(None))
+    assert emphasis_note(settings) == "Checked words are said longer and louder."  # fp32-cpu says them
+    note = emphasis_note(settings.with_changes(preset="fp32-torch"))
+    assert "with preset fp32-torch they are rendered plainly" in note and all(name in note for name in HEARD_ON)
+    triton = settings.with_changes(triton=TritonTarget(servers=("localhost:8001",)))
+    assert "with Triton servers they are rendered plainly" in emphasis_note(triton)
     node = SentenceNode(id=7, chapter=0, paragraph=0, index=0, text="Say it again.", language="en", was_split=False,
                         state="done", reason=None, cache_key=None, expected_key="k", duration=1.0, synth_count=1,
                         direction=Direction(emphasis=(1,)))
-    dlg = DirectionDialog([node], None, "fp32-torch")
+    dlg = DirectionDialog([node], None, note)
     qtbot.addWidget(dlg)
-    assert "preset fp32-torch renders them plainly" in dlg.stress_note.text()
-    assert all(name in dlg.stress_note.text() for name in HEARD_ON)
-    assert dlg.stressed() == {7: (1,)}
+    assert dlg.stress_note.text() == note
+    assert dlg.stressed() == {7: (1,)}  # the stored stress shows checked
 
 
 def test_stress_a_word_from_the_dialog_then_clear_it(qtbot, window: MainWindow, tmp_path: Path) -> None:  # noqa: ANN001
@@ -58,7 +68,7 @@ def test_stress_a_word_from_the_dialog_then_clear_it(qtbot, window: MainWindow, 
     assert words == ["The", "sun", "was", "out."]
     assert all(dlg.words.item(k).checkState() == Qt.CheckState.Unchecked for k in range(4))
     assert effective_preset(session.settings) in HEARD_ON  # the bundled voice's preset says it
-    assert "renders them plainly" not in dlg.stress_note.text()
+    assert "plainly" not in dlg.stress_note.text()
     sun = dlg.words.item(1)
     qtbot.mouseClick(dlg.words.viewport(), Qt.MouseButton.LeftButton, pos=dlg.words.visualItemRect(sun).center())
     assert sun.checkState() == Qt.CheckState.Checked  # a click on the word checks it

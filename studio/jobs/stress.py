@@ -33,9 +33,18 @@ def stressed_ids(engine: Engine, sentence_id: int, text: str, language: str, lex
         return ()
 
 
-def warn_unheard(settings: ProjectSettings, own: SynthesisSettings, sentences: int) -> None:
-    """Say in the log when the project's preset renders stressed sentences plainly."""
+def unheard(settings: ProjectSettings) -> str | None:
+    """What renders this project's stressed sentences plainly ("preset fp32-torch", "Triton
+    servers"), or None when its engine says the stress (:data:`~studio.engine.emphasis.HEARD_ON`)."""
+    if settings.triton is not None:
+        return "Triton servers"
     preset = effective_preset(settings)
-    if own.emphasis and preset not in HEARD_ON:
-        log.warning("preset %s does not realize emphasis (%s do): %d stressed sentence(s) render plainly",
-                    preset, ", ".join(HEARD_ON), sentences)
+    return None if preset in HEARD_ON else f"preset {preset}"
+
+
+def warn_unheard(settings: ProjectSettings, own: SynthesisSettings, sentences: int) -> None:
+    """Say in the log when the project's engine renders stressed sentences plainly."""
+    what = unheard(settings) if own.emphasis else None
+    if what is not None:
+        log.warning("emphasis is not realized with %s (it is on %s): %d stressed sentence(s) rendered plainly",
+                    what, ", ".join(HEARD_ON), sentences)

@@ -10,7 +10,12 @@ visible as the detail.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from studio.jobs.engines import BACKEND_PRESETS
+
+if TYPE_CHECKING:
+    from studio.project.settings import ProjectSettings
 
 PLAIN_NAMES: dict[str, str] = {
     "fp32-cpu": "Best quality",
@@ -81,12 +86,13 @@ def default_row_name(backend: str) -> tuple[str, str]:
     return f"{plain_name(name)} \u2014 engine default", f"({name}, no preset)"
 
 
-def emphasis_note(preset: str) -> str:
-    """What the direction dialog says about stressed words under ``preset`` (the project's
-    effective one): heard, or rendered plainly and on which presets it is heard."""
+def emphasis_note(settings: ProjectSettings | None) -> str:
+    """What the direction dialog says about stressed words in this project: heard, or
+    rendered plainly, by what, and on which presets they are heard."""
     from studio.engine.emphasis import HEARD_ON
+    from studio.jobs.stress import unheard
 
-    if preset in HEARD_ON:
+    what = unheard(settings) if settings is not None else None
+    if what is None:
         return "Checked words are said longer and louder."
-    return (f"Checked words are said longer and louder on {' and '.join(HEARD_ON)}; "
-            f"preset {preset or 'of this project'} renders them plainly.")
+    return f"Checked words are said longer and louder on {', '.join(HEARD_ON)}; with {what} they are rendered plainly."

@@ -6,7 +6,7 @@ a chapter, to a sentence or a paragraph picked in the tree; the waveform's bar s
 the pause after the sentence in focus too. A rate renders the directed sentences
 again (their keys change, no other sentence's does); pauses render nothing. Stressed
 words are picked in a list of the sentences' words (checked: stressed), which says
-on which presets they are heard (:func:`studio.qt.preset_words.emphasis_note`).
+whether the project's engine says them (``stress_note``: :func:`studio.qt.preset_words.emphasis_note`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
 
 from studio.project.direction import RATE_RANGE
 from studio.project.pauses import MAX_PAUSE_S
-from studio.qt.preset_words import emphasis_note
 from studio.qt.snapshot import SentenceNode
 
 #: the pause-after box shows this below zero: the project's sentence/paragraph pause
@@ -31,7 +30,7 @@ class DirectionDialog(QDialog):
     #: render now, stressed words (sentence id -> word indices; every id present, empty: none)
     directed = Signal(object, float, float, object, bool, object)
 
-    def __init__(self, nodes: list[SentenceNode], parent: QWidget | None = None, preset: str = "") -> None:
+    def __init__(self, nodes: list[SentenceNode], parent: QWidget | None = None, stress_note: str = "") -> None:
         super().__init__(parent)
         self.setWindowTitle("Direction")
         self.ids = [n.id for n in nodes]
@@ -71,7 +70,7 @@ class DirectionDialog(QDialog):
         self.words.itemClicked.connect(self._toggle)
         self.clear_stress = QPushButton("Clear emphasis")
         self.clear_stress.clicked.connect(self._clear)
-        self.stress_note = QLabel(emphasis_note(preset))
+        self.stress_note = QLabel(stress_note or "Checked words are said longer and louder.")
         self.stress_note.setWordWrap(True)
         self.render_now = QCheckBox("Render the directed sentences again now (if the rate or the emphasis changed)")
         self.render_now.setChecked(True)
