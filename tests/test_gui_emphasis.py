@@ -47,10 +47,17 @@ def test_the_dialog_says_when_the_project_renders_stress_plainly(qtbot) -> None:
     node = SentenceNode(id=7, chapter=0, paragraph=0, index=0, text="Say it again.", language="en", was_split=False,
                         state="done", reason=None, cache_key=None, expected_key="k", duration=1.0, synth_count=1,
                         direction=Direction(emphasis=(1,)))
-    dlg = DirectionDialog([node], None, note)
+    other = SentenceNode(id=8, chapter=0, paragraph=0, index=1, text="Then go.", language="en", was_split=False,
+                         state="done", reason=None, cache_key=None, expected_key="k2", duration=1.0, synth_count=1)
+    dlg = DirectionDialog([node, other], None, note)  # a paragraph's two sentences
     qtbot.addWidget(dlg)
     assert dlg.stress_note.text() == note
-    assert dlg.stressed() == {7: (1,)}  # the stored stress shows checked
+    assert [dlg.words.item(k).text() for k in range(dlg.words.count())] == ["Say", "it", "again.", "\u2016", "Then", "go."]
+    assert dlg.stressed() == {7: (1,), 8: ()}  # the stored stress shows checked
+    dlg.words.item(5).setCheckState(Qt.CheckState.Checked)
+    assert dlg.stressed() == {7: (1,), 8: (1,)}
+    dlg.clear_stress.click()
+    assert dlg.stressed() == {7: (), 8: ()}
 
 
 def test_stress_a_word_from_the_dialog_then_clear_it(qtbot, window: MainWindow, tmp_path: Path) -> None:  # noqa: ANN001

@@ -58,7 +58,11 @@ class DirectionDialog(QDialog):
         self.words.setResizeMode(QListView.ResizeMode.Adjust)
         self.words.setSpacing(2)
         self.words.setMinimumHeight(90)
-        for node in nodes:
+        for n, node in enumerate(nodes):
+            if n:  # where one sentence ends and the next begins
+                bar = QListWidgetItem("\u2016")
+                bar.setFlags(Qt.ItemFlag.NoItemFlags)
+                self.words.addItem(bar)
             for k, word in enumerate(node.text.split()):
                 item = QListWidgetItem(word)
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
@@ -96,7 +100,7 @@ class DirectionDialog(QDialog):
         out: dict[int, list[int]] = {i: [] for i in self.ids}
         for row in range(self.words.count()):
             item = self.words.item(row)
-            if item.checkState() == Qt.CheckState.Checked:
+            if item.data(Qt.ItemDataRole.UserRole) is not None and item.checkState() == Qt.CheckState.Checked:
                 sid, k = item.data(Qt.ItemDataRole.UserRole)
                 out[sid].append(k)
         return {i: tuple(w) for i, w in out.items()}
@@ -105,14 +109,15 @@ class DirectionDialog(QDialog):
         """A click anywhere on a word checks or unchecks it (not only on its small box, which
         toggles it itself: then the state already changed between press and click)."""
         pressed, self._pressed = self._pressed, None
-        if pressed is None or pressed[0] is not item or pressed[1] != item.checkState():
+        if item.data(Qt.ItemDataRole.UserRole) is None or pressed is None or pressed[0] is not item or pressed[1] != item.checkState():
             return
         checked = item.checkState() == Qt.CheckState.Checked
         item.setCheckState(Qt.CheckState.Unchecked if checked else Qt.CheckState.Checked)
 
     def _clear(self) -> None:
         for row in range(self.words.count()):
-            self.words.item(row).setCheckState(Qt.CheckState.Unchecked)
+            if self.words.item(row).data(Qt.ItemDataRole.UserRole) is not None:
+                self.words.item(row).setCheckState(Qt.CheckState.Unchecked)
 
     def _ok(self) -> None:
         after = None if self.after.value() < 0 else round(self.after.value(), 2)
