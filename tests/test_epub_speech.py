@@ -107,3 +107,11 @@ def test_an_epub_without_css_speech_gets_no_direction(tmp_path: Path) -> None:
         with opened.project as project:
             assert directions(project) == {} and pauses_after(project) == {}
             assert all(r.synthesis is None for r in project.sentences())
+
+
+def test_real_books_without_css_speech_give_none(shared_epubs: Path) -> None:
+    from studio.text.epub_speech import read_epub_speech
+
+    books = sorted(shared_epubs.glob("*.epub"))
+    assert books
+    assert all(read_epub_speech(book) == [] for book in books)  # their italics and classes are not direction
