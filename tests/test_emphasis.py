@@ -141,3 +141,15 @@ def test_the_torch_windowed_engine_stresses_the_word_too() -> None:
     (a0, b0), (a1, b1) = _span(ids0, spans[0]), _span(ids1, spans[0])
     assert (b1 - a1) > 1.1 * (b0 - a0) and 20 * np.log10(_rms(audio1[a1:b1]) / _rms(audio0[a0:b0])) > 2.0
     assert len(audio1) - len(audio0) == (b1 - a1) - (b0 - a0)
+
+
+def test_an_edit_keeps_the_stress_on_the_same_word(tmp_path: Path) -> None:
+    with Project.create(tmp_path / "p", _book(), new_project_settings(get_voice(None))) as project:
+        sid = next(r.id for r in project.sentences() if r.text == LINE)
+        set_emphasis(project, [sid], [2, 6])  # "said", "money."
+        project.edit_sentence(sid, "I never ever said she took my money.")
+        assert emphases(project) == {sid: (3, 7)}
+        project.edit_sentence(sid, "I never ever spoke.")  # the stressed words are gone: so is the stress
+        assert emphases(project) == {}
+        set_emphasis(project, [sid], [99])  # no such word: nothing stored
+        assert emphases(project) == {}

@@ -70,12 +70,12 @@ def _bare(word: str) -> str:
     return "".join(_WORD.findall(word.lower()))
 
 
-def spoken_indices(text: str, spoken: str, words: Sequence[int]) -> tuple[int, ...]:
+def spoken_indices(text: str, spoken: str, words: Sequence[int], *, rewritten: bool = True) -> tuple[int, ...]:
     """``words`` of ``text`` as indices of the words of ``spoken`` (its normalised form).
 
     The same word count: the same indices. Otherwise the words are aligned (ignoring
     case and punctuation); a word the normaliser rewrote ("1851") stresses all the words it
-    became ("eighteen fifty-one")."""
+    became ("eighteen fifty-one") unless ``rewritten`` is False (then only words found again count)."""
     shown, said = text.split(), spoken.split()
     if not words:
         return ()
@@ -85,18 +85,18 @@ def spoken_indices(text: str, spoken: str, words: Sequence[int]) -> tuple[int, .
     matcher = difflib.SequenceMatcher(a=[_bare(w) for w in shown], b=[_bare(w) for w in said], autojunk=False)
     for tag, a0, a1, b0, b1 in matcher.get_opcodes():
         for w in words:
-            if a0 <= w < a1 and tag != "delete":
+            if a0 <= w < a1 and (tag == "equal" or (rewritten and tag == "replace")):
                 out.update([b0 + (w - a0)] if tag == "equal" else range(b0, b1))
     return tuple(sorted(out))
 
 
 def follow_edit(conn: sqlite3.Connection, sentence_id: int, old: str, new: str) -> None:
     """Keep a sentence's stress on the same words when its text is edited (dropped where
-    the stressed word was removed), inside the edit's transaction."""
+    the stressed word was removed or rewritten), inside the edit's transaction."""
     row = conn.execute("SELECT words FROM sentence_emphasis WHERE sentence_id = ?", (sentence_id,)).fetchone()
     if row is None or old == new:
         return
-    kept = spoken_indices(old, new, json.loads(row[0]))
+    kept = spoken_indices(old, new, json.loads(row[0]), rewritten=False)
     if kept:
         conn.execute("UPDATE sentence_emphasis SET words = ? WHERE sentence_id = ?",
                      (json.dumps(list(kept)), sentence_id))
