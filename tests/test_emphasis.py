@@ -45,6 +45,11 @@ def test_word_spans_find_each_word_and_words_espeak_joins(onnx_engine) -> None:
     best, the = word_spans(to_ids, line, [3]), word_spans(to_ids, line, [2])
     assert [_phonemes(onnx_engine, ids[a:b]) for a, b in best] == ["bˈɛst"]
     assert [_phonemes(onnx_engine, ids[a:b]) for a, b in the] == ["wʌzðə"]
+    after_comma = word_spans(to_ids, line, [5, 6, 7])  # a clause ends at "times,": the words after keep their place
+    assert [_phonemes(onnx_engine, ids[a:b]) for a, b in after_comma] == ["tˈaɪmz,", "ɪt", "wʌzðə"]
+    again = "Well, well, well; who is there?"  # the same word three times: each by its place
+    ids = to_ids(again)
+    assert [_phonemes(onnx_engine, ids[a:b]) for a, b in word_spans(to_ids, again, [1, 3])] == ["wˈɛl,", "hˌuː"]
     assert word_spans(to_ids, line, [40]) == ()  # no such word: nothing stressed
 
 

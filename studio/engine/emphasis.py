@@ -14,12 +14,14 @@ engine (``bf16-cpu``) hands over the latent with its noise drawn, so there the f
 are repeated noise and all (:func:`stretch_latent`).
 
 Which ids are a word: Piper separates espeak's words with the space phoneme, but
-espeak joins some ("was the" -> ``wʌzðə``). :func:`word_spans` takes the groups
-between spaces directly when their count equals the sentence's word count; otherwise
-it phonemizes the sentence's prefixes (the words before the word, then with it) and
-takes the groups the word adds. A word espeak joined to its neighbour stresses the
-joined group (logged); a word it cannot place (the prefix's groups disagree with the
-sentence's) is left unstressed, with a warning -- the sentence still renders.
+espeak joins some ("was the" -> ``wʌzðə``) and splits others ("fifty-one"), so the
+groups between spaces need not count the words (and a join and a split can even
+out). :func:`word_spans` phonemizes the sentence's prefixes (the words before the
+word, then with it) and takes the groups the word adds. A word espeak joined to its
+neighbour stresses the joined group (logged); where the prefix is said differently
+from the sentence, the word said alone is looked for nearest its place, else its
+place by count is kept (logged); a word past the sentence's groups is left
+unstressed, with a warning -- the sentence still renders.
 """
 
 from __future__ import annotations
@@ -54,10 +56,13 @@ def space_id(to_ids: Callable[[str], list[int]]) -> int | None:
 
 
 def groups(ids: Sequence[int], space: int) -> list[tuple[int, int]]:
-    """The id spans between word separators (the first after the start symbol, the last before the end)."""
+    """The id spans between word separators (the first after the start symbol, the last before
+    the end), leaving out spans of nothing but the pad id (Piper's ``^ _ p1 _ p2 ... $``: a
+    clause that ends the text, "times, ", leaves one)."""
+    pad = ids[1] if len(ids) > 2 else None
     cuts = [i for i, x in enumerate(ids) if x == space]
     starts, stops = [1] + [c + 1 for c in cuts], cuts + [len(ids) - 1]
-    return [(a, b) for a, b in zip(starts, stops) if b > a]
+    return [(a, b) for a, b in zip(starts, stops) if any(x != pad for x in ids[a:b])]
 
 
 def word_spans(to_ids: Callable[[str], list[int]], text: str, words: Sequence[int]) -> tuple[tuple[int, int], ...]:
@@ -74,8 +79,6 @@ def word_spans(to_ids: Callable[[str], list[int]], text: str, words: Sequence[in
         return ()
     ids = to_ids(text)
     found = groups(ids, space)
-    if len(found) == len(tokens):
-        return tuple(found[w] for w in wanted)
     spans: list[tuple[int, int]] = []
     for w in wanted:
         before = len(_said(to_ids, " ".join(tokens[:w]), space)) if w else 0
