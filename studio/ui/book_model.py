@@ -12,8 +12,6 @@ Index ids encode the node's position (chapter, paragraph, sentence), so
 
 from __future__ import annotations
 
-import html
-
 from dataclasses import replace
 from typing import Any
 
@@ -22,6 +20,7 @@ from PySide6.QtGui import QBrush, QColor, QFont
 
 from studio.qt.messages import StateDelta
 from studio.qt.snapshot import BookSnapshot, ChapterNode, ParagraphNode, SentenceNode, estimate, paragraph_label, with_state
+from studio.ui.direction_dialog import stressed_html
 
 COLUMNS = ("Text", "Language", "State", "Flags", "Length")
 TEXT, LANG, STATE, FLAGS, LENGTH = range(5)
@@ -462,10 +461,8 @@ class BookModel(QAbstractItemModel):
         if isinstance(node, SentenceNode):
             if col == STATE and node.reason:
                 return f"{node.state}: {node.reason}"
-            if col == TEXT and node.direction.emphasis:  # the stressed words in bold, underlined
-                said = " ".join(f"<b><u>{html.escape(w)}</u></b>" if k in node.direction.emphasis else html.escape(w)
-                                for k, w in enumerate(node.text.split()))
-                return f"<p>{said}</p><p>Double-click (or F2) to edit; the stress stays on the same words.</p>"
+            if col == TEXT and node.direction.emphasis:
+                return f"<p>{stressed_html(node.text, node.direction.emphasis)}</p><p>Double-click (or F2) to edit.</p>"
             if col == TEXT:
                 return f"{node.text}\n\nDouble-click (or F2) to edit; only this sentence is rendered again."
             return f"sentence {node.id}, synthesized {node.synth_count} time(s)"

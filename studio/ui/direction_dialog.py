@@ -11,6 +11,8 @@ whether the project's engine says them (``stress_note``: :func:`studio.qt.preset
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QLabel, QListView, QListWidget,
@@ -23,6 +25,12 @@ from studio.qt.snapshot import SentenceNode
 
 #: the pause-after box shows this below zero: the project's sentence/paragraph pause
 PROJECT_PAUSE = "project's pause"
+
+
+def stressed_html(text: str, words: tuple[int, ...]) -> str:
+    """The sentence with its stressed words bold and underlined (the tree's tooltip)."""
+    return " ".join(f"<b><u>{html.escape(w)}</u></b>" if k in words else html.escape(w)
+                    for k, w in enumerate(text.split()))
 
 
 class DirectionDialog(QDialog):
