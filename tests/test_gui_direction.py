@@ -10,15 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QApplication, QDialogButtonBox, QMenu
+from PySide6.QtWidgets import QDialogButtonBox
 from gui_support import write_manuscript
 from gui_support import BOOK, exported_seconds
-from window_support import WAIT, open_and_wait, sentences, wait_jobs_done, window  # noqa: F401 - fixtures
+from window_support import WAIT, direction_dialog, open_and_wait, sentences, wait_jobs_done, window  # noqa: F401 - fixtures
 
 from studio.project.direction import directions
 from studio.project.store import Project
 from studio.qt.snapshot import estimate
-from studio.ui.direction_dialog import DirectionDialog
 from studio.ui.main_window import MainWindow
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("private_dirs")]
@@ -28,7 +27,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("private_dirs")]
 def test_direction_changes_only_the_touched_keys_and_the_export_follows(qtbot, window: MainWindow,  # noqa: ANN001
                                                                          tmp_path: Path) -> None:
     open_and_wait(qtbot, window, write_manuscript(tmp_path / "books", BOOK))
-    session, model, book = window.session, window.book.model, window.book
+    session, model = window.session, window.book.model
     session.render_chapters([0, 1])
     wait_jobs_done(qtbot, window)
     folder = session.snapshot.folder
@@ -38,18 +37,7 @@ def test_direction_changes_only_the_touched_keys_and_the_export_follows(qtbot, w
     body = [s for s in sentences(window, 0) if s.paragraph is not None]
     touched = body[1:3]
 
-    book.select_sentence(touched[0].id)  # the producer picks two sentences and asks for direction
-    book.tree.selectionModel().select(book.proxy.mapFromSource(model.sentence_index(touched[1].id)),
-                                      book.tree.selectionModel().SelectionFlag.Select
-                                      | book.tree.selectionModel().SelectionFlag.Rows)
-    rect = book.tree.visualRect(book.proxy.mapFromSource(model.sentence_index(touched[0].id)))
-    book._menu(rect.center())
-    menu = QApplication.activePopupWidget()
-    assert isinstance(menu, QMenu)
-    next(a for a in menu.actions() if a.text() == "Direction\u2026").trigger()
-    menu.close()
-    dlg = window.direction_dialog
-    assert isinstance(dlg, DirectionDialog) and dlg.ids == [s.id for s in touched]
+    dlg = direction_dialog(window, [s.id for s in touched])  # the producer picks two sentences
     dlg.rate.setValue(0.8)
     dlg.before.setValue(0.4)
     dlg.after.setValue(1.0)

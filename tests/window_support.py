@@ -76,3 +76,25 @@ def window(qtbot, tmp_path: Path):  # noqa: ANN001, ANN201
     win.engines = engines
     yield win
     win.close()
+
+
+def direction_dialog(win: MainWindow, ids: list[int]):  # -> DirectionDialog
+    """Select these sentences in the tree and choose Direction... from its menu, as a producer does."""
+    from PySide6.QtWidgets import QApplication, QMenu
+
+    from studio.ui.direction_dialog import DirectionDialog
+
+    book, model = win.book, win.book.model
+    book.select_sentence(ids[0])
+    flags = book.tree.selectionModel().SelectionFlag
+    for sid in ids[1:]:
+        book.tree.selectionModel().select(book.proxy.mapFromSource(model.sentence_index(sid)),
+                                          flags.Select | flags.Rows)
+    book._menu(book.tree.visualRect(book.proxy.mapFromSource(model.sentence_index(ids[0]))).center())
+    menu = QApplication.activePopupWidget()
+    assert isinstance(menu, QMenu)
+    next(a for a in menu.actions() if a.text() == "Direction\u2026").trigger()
+    menu.close()
+    dlg = win.direction_dialog
+    assert isinstance(dlg, DirectionDialog) and dlg.ids == list(ids)
+    return dlg

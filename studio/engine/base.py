@@ -70,10 +70,23 @@ class SynthesisSettings:
     #: first synthesis, another number for each new take. Not in the cache key: the
     #: cache file of a key holds whichever take was chosen.
     take: int = 0
+    #: words to stress, by index into the whitespace-split text the voice is given
+    #: (:mod:`studio.engine.emphasis`); in the cache key when any
+    emphasis: tuple[int, ...] = ()
+    #: the same words as phoneme-id spans ``(start, stop)`` of the sentence's ids: set by the
+    #: render loop per sentence (:func:`studio.engine.emphasis.word_spans`), read by the engines
+    #: that realize emphasis; derived from ``emphasis``, so not in the cache key
+    emphasis_ids: tuple[tuple[int, int], ...] = ()
+
+    def __post_init__(self) -> None:
+        # settings read back from JSON carry lists; the render loop keys dicts by settings
+        object.__setattr__(self, "emphasis", tuple(int(w) for w in self.emphasis))
+        object.__setattr__(self, "emphasis_ids", tuple((int(a), int(b)) for a, b in self.emphasis_ids))
 
     def cache_token(self) -> str:
         """Stable text that enters the audio cache key (the take does not: see ``take``)."""
-        return f"ns={self.noise_scale:g};ls={self.length_scale:g};nw={self.noise_w:g};sid={self.speaker_id}"
+        token = f"ns={self.noise_scale:g};ls={self.length_scale:g};nw={self.noise_w:g};sid={self.speaker_id}"
+        return token + (f";emph={','.join(map(str, self.emphasis))}" if self.emphasis else "")
 
 
 @dataclass(frozen=True)

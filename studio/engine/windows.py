@@ -70,12 +70,14 @@ class Latent:
 
     ``z``: ``[channels, frames]`` float32 (noise already drawn); ``samples_per_id``:
     audio samples per input id (None without an alignment output); ``windows``:
-    the plan its audio is decoded by.
+    the plan its audio is decoded by; ``louder``: sample spans its decoder raises.
     """
 
     z: np.ndarray
     samples_per_id: np.ndarray | None
     windows: list[Window]
+    #: sample spans to raise (emphasized words, :mod:`studio.engine.emphasis`); applied per window
+    louder: tuple[tuple[int, int], ...] = ()
 
     @property
     def frames(self) -> int:

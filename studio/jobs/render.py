@@ -38,6 +38,7 @@ import numpy as np
 from studio.core.errors import DiskFull, ProjectError, StudioError
 from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, SynthesisSettings, check_ids_length
+from studio.jobs.stress import stressed_ids, warn_unheard
 from studio.project.cache import file_fingerprint
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project, SentenceRow
@@ -118,8 +119,9 @@ def each_synthesizer(engine: Engine, settings: SynthesisSettings) -> BatchSynthe
     each item is tried alone, so one bad sentence never sinks its neighbours.
     """
 
-    def one_call(ids_list: list[list[int]], take: int = 0) -> list[np.ndarray | Exception]:
-        drawn = settings if take == settings.take else replace(settings, take=take)
+    def one_call(ids_list: list[list[int]], take: int = 0, stressed: tuple = ()) -> list[np.ndarray | Exception]:
+        same = (take, stressed) == (settings.take, ())
+        drawn = settings if same else replace(settings, take=take, emphasis_ids=stressed)
         results = list(engine.synthesize_each(ids_list, drawn))
         if len(results) != len(ids_list):
             raise ProjectError(f"engine returned {len(results)} results for {len(ids_list)} sentences")
@@ -150,6 +152,15 @@ def each_synthesizer(engine: Engine, settings: SynthesisSettings) -> BatchSynthe
                 continue
             ids_list.append(ids)
             where.append(i)
+        if settings.emphasis:  # the stressed words' ids differ per sentence: one call each
+            for i, ids in zip(where, ids_list):
+                r = requests[i]
+                try:
+                    out[i] = one_call([ids], take, stressed_ids(engine, r.sentence_id, r.text, r.language, r.lexicon,
+                                                                settings.emphasis))[0]
+                except Exception as exc:  # noqa: BLE001 - recorded as the sentence's failure
+                    out[i] = exc
+            return out  # type: ignore[return-value] - every slot is filled
         if ids_list:
             try:
                 results = one_call(ids_list, take)
@@ -427,6 +438,7 @@ class _Renderer:
             return
         project.mark_rendering(r.id for r in todo)
         own = todo[0].synthesis or self.settings.synthesis  # one batch, one voice, one set of settings
+        warn_unheard(self.settings, own, len(todo))
         synth = self.synths.get((voice_id, own))
         if synth is None:
             synth = self.synths[(voice_id, own)] = self.make_synthesizer(engine, own)

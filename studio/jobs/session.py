@@ -11,14 +11,17 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Callable, Literal, TypeVar
 
 from studio.core.errors import ProjectError, StudioError
 from studio.core.files import sha256_file
 from studio.core.types import Book
 from studio.engine.base import SynthesisSettings
+from studio.project.imported_direction import apply_speech
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from studio.text.importer import ImportProgress
@@ -101,6 +104,7 @@ def open_for_manuscript(
             progress("Saving the project", 0, 1)  # the last moment to cancel: nothing is written yet
         project = Project.create(folder, book, settings, source_hash=digest)
         import_manuscript_lexicon(project, manuscript)
+        import_manuscript_direction(project, manuscript)
         return Opened(project, "created")
 
     project = Project.open(folder)
@@ -117,6 +121,7 @@ def open_for_manuscript(
         book = _import(manuscript, max_sentence_chars, progress)
         project.replace_book(book, source_hash=digest)
         import_manuscript_lexicon(project, manuscript)
+        import_manuscript_direction(project, manuscript)
         log.warning("%s changed since the project was made; re-imported it (unchanged sentences keep their audio)", manuscript.name)
         return Opened(project, "reimported")
     except BaseException:
@@ -131,19 +136,36 @@ def import_manuscript_lexicon(project: Project, manuscript: Path) -> int:
     publisher's); a broken lexicon in the book is logged, never a reason to refuse
     the manuscript. Returns how many entries were added.
     """
-    if manuscript.suffix.lower() != ".epub":
-        return 0
     from studio.text.epub_lexicon import read_epub_lexicon
 
-    try:
-        lexicon = read_epub_lexicon(manuscript)
-    except StudioError as err:
-        log.warning("%s: its pronunciation lexicon could not be read (%s); continuing without it", manuscript.name, err)
+    lexicon = read_from_epub(manuscript, read_epub_lexicon, "its pronunciation lexicon")
+    if lexicon is None:
         return 0
     added = project.lexicon.add_missing(lexicon.entries, source="epub")
     if added:
         log.info("%s: %d pronunciation(s) from the book added to the project's lexicon", manuscript.name, added)
     return added
+
+
+def import_manuscript_direction(project: Project, manuscript: Path) -> int:
+    """An EPUB 3's CSS Speech direction (pauses, rates, stressed words) on the project's
+    sentences (studio.project.imported_direction); returns how many sentences got some."""
+    from studio.text.epub_speech import read_epub_speech
+
+    marks = read_from_epub(manuscript, read_epub_speech, "its CSS Speech direction")
+    return apply_speech(project, marks) if marks else 0
+
+
+def read_from_epub(manuscript: Path, read: Callable[[Path], T], what: str) -> T | None:
+    """What an EPUB says besides its text (``read`` it); None for another format, or when it
+    cannot be read (logged: never a reason to refuse the manuscript)."""
+    if manuscript.suffix.lower() != ".epub":
+        return None
+    try:
+        return read(manuscript)
+    except StudioError as err:
+        log.warning("%s: %s could not be read (%s); continuing without it", manuscript.name, what, err)
+        return None
 
 
 def _import(manuscript: Path, max_sentence_chars: int, progress: ImportProgress | None = None) -> Book:

@@ -1,5 +1,6 @@
-"""Direction for one sentence (or every sentence of a paragraph): a speaking rate and a
-pause before it, beside the pause after it (:mod:`studio.project.pauses`).
+"""Direction for one sentence (or every sentence of a paragraph): a speaking rate, a
+pause before it and emphasis on chosen words (:mod:`studio.project.emphasis`), beside
+the pause after it (:mod:`studio.project.pauses`).
 
 Why the rate enters the cache key and the pauses do not: the Piper voice takes one
 length scale per call, so a sentence read at 0.9x is other audio -- its key carries
@@ -7,6 +8,9 @@ its own synthesis settings (the project's with the length scale divided by the
 rate), and exactly the directed sentences render again; the others keep theirs.
 A pause is silence between clips: export, the estimates and the waveform lay it
 out, nothing renders again.
+
+Emphasis enters the key the same way (the stressed words are part of the sentence's
+synthesis settings).
 
 The rate is relative to the project's speed (1.0 = the project's), so a later
 change of the project's speed carries the directed sentences along.
@@ -19,6 +23,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from studio.core.errors import ProjectError
 from studio.engine.base import SynthesisSettings
+from studio.project.emphasis import emphases, spoken_indices, stressed_words
 from studio.project.pauses import MAX_PAUSE_S
 
 if TYPE_CHECKING:
@@ -31,24 +36,36 @@ RATE_RANGE = (0.7, 1.4)
 class Direction:
     rate: float | None = None  # relative to the project's speed
     pause_before: float | None = None
+    #: stressed words, by index into the sentence's text split at white space (studio.project.emphasis)
+    emphasis: tuple[int, ...] = ()
 
-    def synthesis(self, base: SynthesisSettings) -> SynthesisSettings:
-        """The settings this sentence is spoken with (the project's unless it has a rate)."""
-        if self.rate is None or self.rate == 1.0:
-            return base
-        return replace(base, length_scale=round(base.length_scale / self.rate, 4))
+    def synthesis(self, base: SynthesisSettings, text: str = "", spoken: str = "") -> SynthesisSettings:
+        """The settings this sentence is spoken with (the project's unless it has a rate or
+        emphasis); ``text`` and ``spoken`` carry the stressed words over to the spoken form."""
+        own = base
+        if self.rate is not None and self.rate != 1.0:
+            own = replace(own, length_scale=round(base.length_scale / self.rate, 4))
+        if self.emphasis:
+            own = replace(own, emphasis=spoken_indices(text, spoken or text, self.emphasis))
+        return own
 
-    def words(self) -> str:
-        """How the tree says it: "0.9x, 0.50 s before"."""
+    def words(self, text: str = "") -> str:
+        """How the tree says it: "0.9x, 0.50 s before, stress: said"."""
         parts = [f"{self.rate:g}x"] if self.rate not in (None, 1.0) else []
         parts += [f"{self.pause_before:.2f} s before"] if self.pause_before else []
+        if self.emphasis:
+            parts.append("stress: " + (", ".join(stressed_words(text, self.emphasis)) if text
+                                       else f"{len(self.emphasis)} word(s)"))
         return ", ".join(parts)
 
 
 def directions(project: Project) -> dict[int, Direction]:
-    """Every directed sentence (id -> its direction)."""
+    """Every directed sentence (id -> its direction): rate, pause before, emphasis."""
     rows = project._conn().execute("SELECT sentence_id, rate, pause_before FROM sentence_direction")
-    return {int(i): Direction(r, b) for i, r, b in rows if r is not None or b is not None}
+    out = {int(i): Direction(r, b) for i, r, b in rows if r is not None or b is not None}
+    for sid, words in emphases(project).items():
+        out[sid] = replace(out.get(sid, Direction()), emphasis=words)
+    return out
 
 
 _KEEP = object()

@@ -20,11 +20,12 @@ import sqlite3
 from typing import Callable
 
 from studio.core.errors import ProjectError
+from studio.project.emphasis import add_emphasis_table
 
 log = logging.getLogger(__name__)
 
 #: Version written by this code. Bump it and add a step to ``MIGRATIONS`` together.
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 STATES = ("pending", "rendering", "done", "failed")
 
@@ -293,6 +294,7 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     5: _v6_spoken_overrides,  # the producer's spoken-form overrides
     6: _v7_direction,  # a sentence's pause after, pause before and rate
     7: _v8_proof_results,  # proof-listening verdicts per sentence
+    8: add_emphasis_table,  # the stressed words of a sentence (studio.project.emphasis)
 }
 
 

@@ -31,6 +31,7 @@ from studio.project.cache import AudioCache, CacheEntry, VoiceIdentity, cache_ke
 from studio.project.chapters import ProjectChapters
 from studio.project.db import ProjectDb, sqlite_full
 from studio.project.direction import directions
+from studio.project.emphasis import follow_edit
 from studio.project.lexicon import ProjectLexicon
 from studio.project.spoken import ProjectSpoken, kept_overrides, restore_overrides, sentence_spoken
 from studio.project.schema import STATES, configure, ensure_schema
@@ -262,11 +263,13 @@ class Project:
         if not new:
             raise ProjectError("a sentence cannot be empty; edit it to some text")
         with self._write() as conn:
+            old = conn.execute("SELECT text FROM sentences WHERE id = ?", (sentence_id,)).fetchone()
             cur = conn.execute(
                 "UPDATE sentences SET text = ?, updated_at = datetime('now') WHERE id = ?", (new, sentence_id)
             )
             if cur.rowcount != 1:
                 raise ProjectError(f"there is no sentence with id {sentence_id}")
+            follow_edit(conn, sentence_id, old[0], new)  # stressed words stay on the same words
 
     @property
     def spoken(self) -> ProjectSpoken:
@@ -334,7 +337,7 @@ class Project:
             voice_id = self.voice_for(r[6], settings)
             used, said = lexicon.applicable(r[5], r[6]), speak(r[6])
             spoken = sentence_spoken(r[5], r[6], said, used, overrides.get(r[0]))
-            own = directed[r[0]].synthesis(settings.synthesis) if r[0] in directed else settings.synthesis
+            own = directed[r[0]].synthesis(settings.synthesis, r[5], spoken) if r[0] in directed else settings.synthesis
             key = cache_key(
                 text=spoken, language=said, voice=VoiceIdentity(voice_id, prints.get(voice_id, "")),
                 engine=settings.engine_token, settings_token=own.cache_token(),

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from studio.project.front_matter import set_read_front_matter
 from studio.project.direction import set_direction
+from studio.project.emphasis import set_emphasis
 from studio.project.pauses import set_pause_after
 from studio.project.store import Project
 from studio.qt.messages import FINISHED, ErrorInfo
@@ -59,15 +60,20 @@ class ChapterEdits:
         self._chapter_change(chapter, lambda p: set_pause_after(p, sentence_id, seconds), "change the pause")
 
     def set_direction(self: ProjectSession, ids: list[int], rate: float, pause_before: float,
-                      pause_after: float | None, render: bool = True) -> None:
-        """Direction for some sentences (studio.project.direction): only a changed rate changes
-        their keys; with ``render`` those are rendered again at once (urgent when few)."""
+                      pause_after: float | None, render: bool = True,
+                      emphasis: dict[int, tuple[int, ...]] | None = None) -> None:
+        """Direction for some sentences (studio.project.direction): only a changed rate or
+        changed stressed words (``emphasis``: id -> word indices; None keeps them) change their
+        keys; with ``render`` those are rendered again at once (urgent when few)."""
         project, snap = self._need(), self._snap()
         chapters = sorted({s.chapter for c in snap.chapters for s in c.sentences if s.id in set(ids)})
-        old = {s.id: s.direction.rate or 1.0 for c in snap.chapters for s in c.sentences if s.id in set(ids)}
+        old = {s.id: (s.direction.rate or 1.0, s.direction.emphasis)
+               for c in snap.chapters for s in c.sentences if s.id in set(ids)}
 
         def work() -> list[ChapterNode]:
             set_direction(project, ids, rate=rate, pause_before=pause_before)
+            if emphasis is not None:
+                set_emphasis(project, ids, emphasis)
             for sid in ids:
                 set_pause_after(project, sid, pause_after)
             return [build_chapter(project, snap, c) for c in chapters]
@@ -75,9 +81,10 @@ class ChapterEdits:
         def done(nodes: list[ChapterNode]) -> None:
             for node in nodes:
                 self._chapter_done(node)
-            rerender = [i for i in ids if old.get(i) != rate]
+            rerender = [i for i in ids if old.get(i, (1.0, ()))[0] != rate
+                        or (emphasis is not None and tuple(emphasis.get(i, ())) != old.get(i, (1.0, ()))[1])]
             if render and rerender:
-                self.render_sentences(rerender, label=f"Direction: {len(rerender)} sentence(s) at {rate:g}x")
+                self.render_sentences(rerender, label=f"Direction: {len(rerender)} sentence(s)")
 
         self.tasks.run(work, on_done=done, action="give the direction")
 

@@ -10,7 +10,12 @@ visible as the detail.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from studio.jobs.engines import BACKEND_PRESETS
+
+if TYPE_CHECKING:
+    from studio.project.settings import ProjectSettings
 
 PLAIN_NAMES: dict[str, str] = {
     "fp32-cpu": "Best quality",
@@ -79,3 +84,15 @@ def default_row_name(backend: str) -> tuple[str, str]:
     """The presets table's row for "no preset": what the project really renders with."""
     name = BACKEND_PRESETS.get(backend, DEFAULT_PRESET)
     return f"{plain_name(name)} \u2014 engine default", f"({name}, no preset)"
+
+
+def emphasis_note(settings: ProjectSettings | None) -> str:
+    """What the direction dialog says about stressed words in this project: heard, or
+    rendered plainly, by what, and on which presets they are heard."""
+    from studio.engine.emphasis import HEARD_ON
+    from studio.jobs.stress import unheard
+
+    what = unheard(settings) if settings is not None else None
+    if what is None:
+        return "Checked words are said longer and louder."
+    return f"Checked words are said longer and louder on {', '.join(HEARD_ON)}; with {what} they are rendered plainly."

@@ -76,7 +76,7 @@ class _Ctx:
     svgtext: bool
 
 
-class _Walker:
+class Walker:
     def __init__(self) -> None:
         self.blocks: list[Block] = []
         self.parts: list[str] = []
@@ -98,6 +98,13 @@ class _Walker:
         self.blocks.append(Block(text, ctx.level, tuple(self.pending_ids), ctx.types))
         self.pending_ids = []
 
+    def opened(self, el: etree._Element, is_block: bool) -> None:
+        """An element that is read starts (its text comes next): a hook for passes that need
+        to know where an element's text lies in the blocks (:mod:`studio.text.epub_speech`)."""
+
+    def closed(self, el: etree._Element, is_block: bool) -> None:
+        """An element that is read ends (a block's text already flushed, its tail not yet added)."""
+
     def run(self, root: etree._Element) -> list[Block]:
         stack: list[tuple[etree._Element, bool, bool]] = [(root, False, False)]
         while stack:
@@ -105,6 +112,7 @@ class _Walker:
             if closing:
                 if is_block:
                     self.flush()
+                self.closed(el, is_block)
                 self.ctx.pop()
                 self.add_text(el.tail)
                 continue
@@ -136,6 +144,7 @@ class _Walker:
                     parent.svgtext or tag == "text",
                 )
             )
+            self.opened(el, is_block)
             self.add_text(el.text)
             stack.append((el, True, is_block))
             for child in reversed(el):
@@ -167,7 +176,7 @@ def find_body(root: etree._Element) -> etree._Element:
 
 def extract_blocks(root: etree._Element) -> list[Block]:
     """All text blocks of a document's body, in reading order."""
-    return _Walker().run(find_body(root))
+    return Walker().run(find_body(root))
 
 
 def head_info(root: etree._Element) -> dict[str, str]:

@@ -20,6 +20,7 @@ from PySide6.QtGui import QBrush, QColor, QFont
 
 from studio.qt.messages import StateDelta
 from studio.qt.snapshot import BookSnapshot, ChapterNode, ParagraphNode, SentenceNode, estimate, paragraph_label, with_state
+from studio.ui.direction_dialog import stressed_html
 
 COLUMNS = ("Text", "Language", "State", "Flags", "Length")
 TEXT, LANG, STATE, FLAGS, LENGTH = range(5)
@@ -375,7 +376,7 @@ class BookModel(QAbstractItemModel):
             words = ["split"] if node.was_split else []
             if para is not None and para.unvoiced:
                 words.append(f"no {node.language} voice")
-            said = node.direction.words()  # the producer's direction, and a pause set after it
+            said = node.direction.words(node.text)  # the producer's direction, and a pause set after it
             return words + ([said] if said else []) + (
                 [f"{node.pause_after:.2f} s after"] if node.pause_after is not None else []) + (
                 ["needs listening"] if node.id in self.to_review else [])
@@ -460,6 +461,8 @@ class BookModel(QAbstractItemModel):
         if isinstance(node, SentenceNode):
             if col == STATE and node.reason:
                 return f"{node.state}: {node.reason}"
+            if col == TEXT and node.direction.emphasis:
+                return f"<p>{stressed_html(node.text, node.direction.emphasis)}</p><p>Double-click (or F2) to edit.</p>"
             if col == TEXT:
                 return f"{node.text}\n\nDouble-click (or F2) to edit; only this sentence is rendered again."
             return f"sentence {node.id}, synthesized {node.synth_count} time(s)"

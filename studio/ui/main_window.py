@@ -21,7 +21,7 @@ from studio.qt.facts import gather_facts_in_subprocess
 from studio.qt.measure import PresetMeasurer
 from studio.qt.messages import ErrorInfo, PackageChoices, PlaybackPosition
 from studio.qt.planning import BookPlan
-from studio.qt.preset_words import preset_label
+from studio.qt.preset_words import emphasis_note, preset_label
 from studio.qt.progress import book_progress
 from studio.qt.session import ProjectSession
 from studio.qt.voice_library import VoiceLibrary
@@ -390,7 +390,7 @@ class MainWindow(QMainWindow):
 
     def open_direction(self, nodes: list) -> None:
         if nodes:
-            self.direction_dialog = DirectionDialog(nodes, self)
+            self.direction_dialog = DirectionDialog(nodes, self, emphasis_note(self.session.settings))
             self.direction_dialog.directed.connect(self.session.set_direction)
             self.direction_dialog.open()
 

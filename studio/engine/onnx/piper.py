@@ -31,6 +31,7 @@ import numpy as np
 
 from studio.core.errors import EngineError, VoiceError
 from studio.core.lexicon import Lexicon
+from studio.engine import emphasis
 from studio.engine.base import Engine, PendingBuild, SynthesisSettings
 from studio.engine.noise import DURATION_NOISE, PRIOR_NOISE, sentence_seed, standard_normal
 from studio.engine.voice.phonemize import PiperFrontEnd
@@ -246,15 +247,31 @@ class OnnxPiperEngine(Engine):
         out = []
         for row, seq in enumerate(ids):
             frames = max(int(mask[row].sum()), 1)
-            samples = None
-            if durations is not None:
-                samples = np.rint(durations[row, : len(seq)]).astype(np.int64) * hop
-            # z_p = m_p + eps * exp(logs_p) * noise_scale, in the graph's order of operations
+            per_id = None if durations is None else np.rint(durations[row, : len(seq)]).astype(np.int64)
+            m, s = mean[row, :, :frames], std[row, :, :frames]
             eps = standard_normal(seeds[row], PRIOR_NOISE, mean.shape[1], frames)
-            z = mean[row, :, :frames] + (eps * std[row, :, :frames]) * scale
-            out.append(Latent(np.ascontiguousarray(z, dtype=np.float32), samples,
-                              plan_windows(frames, self.window_frames, OVERLAP_FRAMES)))
+            louder: tuple[tuple[int, int], ...] = ()
+            if settings.emphasis_ids:
+                m, s, eps, per_id, louder = self._emphasize(m, s, eps, per_id, settings, seeds[row])
+                frames = int(m.shape[1])
+            # z_p = m_p + eps * exp(logs_p) * noise_scale, in the graph's order of operations
+            z = m + (eps * s) * scale
+            out.append(Latent(np.ascontiguousarray(z, dtype=np.float32), None if per_id is None else per_id * hop,
+                              plan_windows(frames, self.window_frames, OVERLAP_FRAMES), louder))
         return out
+
+    def _emphasize(self, mean: np.ndarray, std: np.ndarray, eps: np.ndarray, per_id: np.ndarray | None,
+                   settings: SynthesisSettings, seed: int) -> tuple:
+        """The prior with the emphasized words' phonemes longer, and their sample spans
+        (:mod:`studio.engine.emphasis`); unchanged (logged) when the durations do not add up."""
+        if per_id is None or int(per_id.sum()) != mean.shape[1]:
+            _LOGGER.warning("%s: no per-phoneme durations; emphasis not realized", self.model_path.name)
+            return mean, std, eps, per_id, ()
+        source, per_id, words = emphasis.stretch_plan(per_id, settings.emphasis_ids)
+        mean, std, eps = emphasis.stretch_prior(
+            mean, std, eps, source, lambda c, n: standard_normal(seed, emphasis.EMPHASIS_NOISE, c, n))
+        hop = self.config.hop_length
+        return mean, std, eps, per_id, tuple((a * hop, b * hop) for a, b in words)
 
     def decode_window(self, latent: Latent, window: Window) -> np.ndarray:
         """The audio of one window of ``latent`` (its context frames decoded, then cut away)."""
@@ -268,7 +285,8 @@ class OnnxPiperEngine(Engine):
         except Exception as exc:
             raise EngineError(f"synthesis failed for {self.model_path.name}: {exc}") from exc
         hop = self.config.hop_length
-        return audio.reshape(-1)[(window.start - window.lo) * hop : (window.stop - window.lo) * hop]
+        audio = audio.reshape(-1)[(window.start - window.lo) * hop : (window.stop - window.lo) * hop]
+        return emphasis.louder_window(audio, window.start * hop, latent.louder, self.sample_rate)
 
     # -------------------------------------------------------------- internals
 
@@ -409,6 +427,9 @@ class OnnxPiperEngine(Engine):
                 (latent,) = self.encode_batch([seq], settings)
                 out.append((decode_all(self, latent, hop), latent.samples_per_id))
             return out
+        if settings.emphasis_ids:
+            _LOGGER.warning("%s decodes whole sentences: emphasis is not realized (it is on %s)",
+                            self.model_path.name, ", ".join(emphasis.HEARD_ON))
         result = self._call(session, batch=batch, settings=settings)
         audio = result[0].reshape(len(batch), -1)
         out: list[AlignedAudio] = []

@@ -38,6 +38,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from studio.core.errors import EngineError
+from studio.engine import emphasis
 from studio.engine.base import SynthesisSettings
 from studio.engine.torchvits.engine import TorchVitsEngine
 from studio.engine.windows import OVERLAP_FRAMES, WINDOW_FRAMES, Latent, Window, decode_all, plan_windows
@@ -195,9 +196,14 @@ class WindowedTorchEngine(TorchVitsEngine):
                 lat = encode_latents(model, x, torch.tensor([len(seq)]), settings.noise_scale,
                                      settings.length_scale, settings.noise_w)
             frames = int(lat.y_lengths[0])
-            samples = lat.durations[0, : len(seq)].round().to(torch.int64).numpy() * self.hop_length
+            per_id = lat.durations[0, : len(seq)].round().to(torch.int64).numpy()
             z = np.ascontiguousarray(lat.z_p[0, :, :frames].float().numpy())
-            out.append(Latent(z, samples, plan_windows(frames, self.window_frames, OVERLAP_FRAMES)))
+            louder: tuple[tuple[int, int], ...] = ()
+            if settings.emphasis_ids and int(per_id.sum()) == frames:  # stressed words (studio.engine.emphasis)
+                z, per_id, louder = emphasis.stretch_latent(z, per_id, settings.emphasis_ids, self.hop_length)
+                frames = int(z.shape[1])
+            out.append(Latent(np.ascontiguousarray(z), per_id * self.hop_length,
+                              plan_windows(frames, self.window_frames, OVERLAP_FRAMES), louder))
         return out
 
     def decode_window(self, latent: Latent, window: Window) -> np.ndarray:
@@ -218,7 +224,8 @@ class WindowedTorchEngine(TorchVitsEngine):
         with torch.inference_mode():
             audio = graph(torch.from_numpy(z), torch.from_numpy(mask))
         hop = self.hop_length
-        return audio.reshape(-1)[(window.start - lo) * hop: (window.stop - lo) * hop].float().numpy()
+        audio = audio.reshape(-1)[(window.start - lo) * hop: (window.stop - lo) * hop].float().numpy()
+        return emphasis.louder_window(audio, window.start * hop, latent.louder, self.sample_rate)
 
 
 __all__ = ["WindowedTorchEngine"]
