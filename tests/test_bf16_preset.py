@@ -113,23 +113,30 @@ def test_bf16_windows_spread_over_streams_and_equal_one_stream() -> None:
 
 
 @pytest.mark.slow
-def test_torch_windowed_decoding_equals_whole_decoding() -> None:
-    """The windowed torch engine (float32, so rounding cannot hide a cut) against one whole pass."""
-    pytest.importorskip("TTS", reason="the windowed engine runs coqui's Vits on torch (pip install 'studio[torch]')")
-    from studio.engine.torchvits.engine import TorchVitsEngine
-    from studio.engine.torchvits.windowed import WindowedTorchEngine
+def test_scripted_windows_equal_whole_decoding(tmp_path) -> None:
+    """The ONNX encoder + scripted torch decoder in float32 (so rounding cannot hide a cut),
+    128-frame windows, against the voice's whole graph in one pass."""
+    pytest.importorskip("TTS", reason="the scripted decoder is built from coqui's Vits (pip install 'studio[torch]')")
+    from studio.engine.onnx.piper import OnnxPiperEngine
+    from studio.engine.serving.split_engine import SplitEngine
+    from studio.engine.torchvits.script_decoder import ScriptWindowDecoder, script_path
 
     voice = get_voice(None)
-    windowed = WindowedTorchEngine(voice, threads=1, window_frames=128)
-    whole = TorchVitsEngine(voice, threads=1)
+    split = SplitEngine(OnnxPiperEngine(voice.model_path, voice.config_path, threads=1, window_frames=128,
+                                        encode_only=True),
+                        ScriptWindowDecoder(voice, "float32", threads=1, cache_dir=tmp_path), "split")
+    whole = OnnxPiperEngine(voice.model_path, voice.config_path, threads=1, window_frames=0)
+    assert split.pending_build() is not None  # nothing cached yet in this folder
     try:
-        ids = windowed.text_to_ids(SENTENCES[-1], "en")
-        (latent,) = windowed.encode_batch([ids], SILENT)
+        ids = split.text_to_ids(SENTENCES[-1], "en")
+        (latent,) = split.encode_batch([ids], SILENT)
         assert len(latent.windows) >= 4  # really decoded in pieces
-        (audio, samples), = windowed.synthesize_batch_with_alignments([ids], SILENT)
-        (ref,) = whole.synthesize_batch([ids], SILENT)
+        (audio, samples), = split.synthesize_batch_with_alignments([ids], SILENT)
+        (ref, ref_samples), = whole.synthesize_batch_with_alignments([ids], SILENT)
+        assert split.pending_build() is None and script_path(voice.model_path, "float32", tmp_path).is_file()
     finally:
-        windowed.close()
+        split.close()
         whole.close()
+    assert np.array_equal(samples, ref_samples)  # one encoder: the same durations
     assert audio.size == ref.size == int(samples.sum())
-    assert float(np.abs(audio - ref).max()) < 1e-4
+    assert float(np.abs(audio - ref).max()) < 1e-4  # torch's kernels against ORT's, same weights

@@ -24,6 +24,25 @@ def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
     return digest.hexdigest()
 
 
+#: digests already computed in this process: (path, size, mtime) -> sha256
+_DIGESTS: dict[tuple[str, int, int], str] = {}
+
+
+def sha256_file_cached(path: str | Path) -> str:
+    """:func:`sha256_file`, remembered per process while the file's size and time stay.
+
+    Why: cache keys of builds made from a voice (its 4-D layout, its scripted
+    decoder) hash the 60 MB voice, and every stream of a render asks for the key.
+    """
+    path = Path(path)
+    stat = path.stat()
+    ident = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    digest = _DIGESTS.get(ident)
+    if digest is None:
+        digest = _DIGESTS[ident] = sha256_file(path)
+    return digest
+
+
 def write_atomic(path: str | Path, data: bytes | str) -> None:
     """Write ``data`` to ``path`` through a temporary file beside it and a rename,
     so a reader (or a crash) never sees half a file. ``str`` is written as UTF-8."""

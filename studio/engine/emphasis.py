@@ -4,14 +4,12 @@ Why this way: a Piper (VITS) voice takes text and three scales, nothing that say
 "stress this word". What a listener hears as emphasis is mostly a word said longer
 and louder (with a rise in pitch the model gives us no handle on). The engines that
 cut the graph at the latent (:mod:`studio.engine.onnx.split`: ``fp32-cpu``,
-``int8-cpu``) hold the per-phoneme durations and the prior's mean and deviation in
+``int8-cpu``, and ``bf16-cpu``, whose first half is the same ONNX encoder) hold the per-phoneme durations and the prior's mean and deviation in
 numpy between the halves, so they can do what the model would do with longer
 durations for those phonemes: repeat the phoneme's latent frames (the prior is
 constant over a phoneme's frames, so this is exactly a longer duration) and draw
 fresh noise for the new frames. The decoder then says the word longer with its own
-voice; its samples are raised by :data:`GAIN_DB` with short ramps. The torch windowed
-engine (``bf16-cpu``) hands over the latent with its noise drawn, so there the frames
-are repeated noise and all (:func:`stretch_latent`).
+voice; its samples are raised by :data:`GAIN_DB` with short ramps.
 
 Which ids are a word: Piper separates espeak's words with the space phoneme, but
 espeak joins some ("was the" -> ``wʌzðə``) and splits others ("fifty-one"), so the
@@ -148,15 +146,6 @@ def stretch_prior(mean: np.ndarray, std: np.ndarray, eps: np.ndarray, source: np
     if added.size:
         new_eps[:, added] = fresh_noise(eps.shape[0], int(added.size))
     return mean[:, origin], std[:, origin], new_eps
-
-
-def stretch_latent(z: np.ndarray, frames_per_id: np.ndarray, spans: Sequence[tuple[int, int]],
-                   hop: int) -> tuple[np.ndarray, np.ndarray, tuple[tuple[int, int], ...]]:
-    """For an engine that hands over the latent with its noise already drawn (the torch
-    windowed engine): the stressed phonemes' frames repeated, noise included. Returns the
-    latent ``[C, T']``, the new frames per id and the words' sample spans."""
-    source, per_id, words = stretch_plan(frames_per_id, spans)
-    return z[:, np.where(source < 0, -1 - source, source)], per_id, tuple((a * hop, b * hop) for a, b in words)
 
 
 def louder_window(audio: np.ndarray, start_sample: int, louder: Sequence[tuple[int, int]],

@@ -1,7 +1,8 @@
 """Presets: named, honest combinations of engine, device and precision.
 
 A preset is data (:class:`Preset`); whether it can run *here* is checked for real
-(:func:`availability`: imports torch / tensorrt, asks ``torch.cuda.is_available()``)
+(:func:`availability`: imports torch / tensorrt, asks ``torch.cuda.is_available()``;
+``bf16-cpu`` finds its packages without importing them, see :func:`_bf16_installed`)
 and opening one (:func:`open_preset`) either returns an engine or raises
 :class:`~studio.core.errors.PresetUnavailable` with the reason a person can act on.
 
@@ -18,7 +19,7 @@ name               engine     device  precision     what it changes
 ``fp32-torch``     torch      cpu*    fp32          coqui Vits on PyTorch (``device="cuda"`` ok)
 ``dynamic-int8``   torch      cpu     dynamic-int8  quantize_dynamic on Linear/LSTM/GRU
 ``int8-cpu``       onnx       cpu     int8          ORT static INT8 (calibrated Conv layers)
-``bf16-cpu``       torch      cpu     bf16          flow + decoder in BF16 (CPUs with avx512_bf16/AMX)
+``bf16-cpu``       torch      cpu     bf16          ONNX encoder, flow + decoder in BF16 on torch (avx512_bf16/AMX)
 ``fp16-cuda``      torch      cuda    fp16          the torch model in half precision on CUDA
 ``tensorrt-int8``  tensorrt   cuda    int8          TensorRT INT8 + FP16 engine, calibrated
 =================  =========  ======  ============  =========================================
@@ -91,9 +92,9 @@ PRESETS: dict[str, Preset] = {
         ),
         Preset(
             "bf16-cpu", "torch", "cpu", "bf16",
-            "The torch model with its flow and decoder (~90 % of the work) in bfloat16 on "
-            "a CPU with BF16 instructions (avx512_bf16 or AMX), via oneDNN; text encoder and "
-            "durations stay float32, so sentence lengths equal FP32's.",
+            "The voice's FP32 ONNX text encoder and durations (as fp32-cpu: same sentence lengths, "
+            "same noise), then the flow and decoder (~85 % of the work) in bfloat16 on torch and "
+            "oneDNN, on a CPU with BF16 instructions (avx512_bf16 or AMX).",
         ),
         Preset(
             "fp16-cuda", "torch", "cuda", "fp16",
@@ -147,6 +148,25 @@ def _check_coqui() -> tuple[bool, str]:
     return True, "coqui-tts"
 
 
+def _bf16_installed(why_cpu: str) -> tuple[bool, str]:
+    """bf16-cpu's packages, found without importing them.
+
+    Why not imported here: a render checks its preset in the parent process before
+    the model process starts, and importing torch and coqui there cost ~3 CPU seconds
+    that the model process (which imports torch anyway, and coqui only to build its
+    decoder once) then could not use. A torch that is installed but broken, or
+    lacks oneDNN, is reported by the model process when it loads
+    (:class:`~studio.engine.torchvits.script_decoder.ScriptWindowDecoder`).
+    """
+    import importlib.metadata
+    import importlib.util
+
+    for module, extra in (("torch", "torch"), ("TTS", "coqui-tts")):
+        if importlib.util.find_spec(module) is None:
+            return False, f"{extra} is not installed (pip install 'studio[torch]')"
+    return True, f"torch {importlib.metadata.version('torch')} bfloat16 via oneDNN on a {why_cpu}"
+
+
 def _check_cuda(torch) -> tuple[bool, str]:
     if getattr(torch.version, "cuda", None) is None:
         return False, (
@@ -197,6 +217,7 @@ def availability(preset: str | Preset, device: str | None = None) -> tuple[bool,
         ok, why_cpu = bf16_support()
         if not ok:
             return False, why_cpu
+        return _bf16_installed(why_cpu)
     ok, why, torch = _check_torch()
     if not ok:
         return False, why
@@ -209,10 +230,6 @@ def availability(preset: str | Preset, device: str | None = None) -> tuple[bool,
         if not engines:
             return False, "this torch build has no quantized CPU kernels (torch.backends.quantized)"
         return True, f"{why} CPU, quantized engine {torch.backends.quantized.engine}"
-    if p.precision == "bf16":
-        if not torch.backends.mkldnn.is_available():
-            return False, f"this torch build ({torch.__version__}) has no oneDNN (mkldnn) CPU kernels"
-        return True, f"{why} bfloat16 via oneDNN on a {why_cpu}"
 
     if device.startswith("cuda"):
         ok, why_cuda = _check_cuda(torch)
@@ -284,9 +301,12 @@ def open_preset(preset_name: str | Preset, voice=None, *, device: str | None = N
 
             return DynamicQuantTorchEngine(voice, threads=threads, **kw)
         if preset.name == "bf16-cpu":
-            from studio.engine.torchvits.windowed import WindowedTorchEngine
+            from studio.engine.onnx.piper import OnnxPiperEngine
+            from studio.engine.serving.split_engine import SplitEngine
+            from studio.engine.torchvits.script_decoder import ScriptWindowDecoder
 
-            return WindowedTorchEngine(voice, device="cpu", dtype="bfloat16", threads=threads, **kw)
+            encoder = OnnxPiperEngine(voice.model_path, voice.config_path, threads=threads, encode_only=True)
+            return SplitEngine(encoder, ScriptWindowDecoder(voice, "bfloat16", threads=threads, **kw), "onnx+torch-bf16")
         if preset.name == "fp16-cuda":
             from studio.engine.torchvits.engine import TorchVitsEngine
 

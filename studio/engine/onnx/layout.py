@@ -17,7 +17,7 @@ import numpy as np
 
 from studio.core import paths
 from studio.core.errors import EngineError
-from studio.core.files import build_lock, sha256_file
+from studio.core.files import build_lock, sha256_file_cached
 
 _DECODER_OPS = frozenset({"Conv", "ConvTranspose", "LeakyRelu", "Add", "Sub", "Mul", "Div", "Tanh", "Relu"})
 
@@ -145,28 +145,20 @@ def decoder_to_4d(model, prefix: str = "/dec/") -> int:
 
 #: bumped when the rewrite changes, so cached builds are made again
 LAYOUT_VERSION = 2
-#: sha256 of voice files already hashed in this process: (path, size, mtime) -> digest
-_DIGESTS: dict[tuple[str, int, int], str] = {}
 
 
 def fp32_layout_path(model_path: str | Path, cache_dir: str | Path | None = None) -> Path:
     """Where :func:`build_fp32_layout_model` keeps the 4-D build of ``model_path``.
 
     Keyed by the source's content, the rewrite's version and the onnxruntime version
-    (the rewrite targets that runtime's kernels); the digest of a voice is remembered
-    per process, so the streams of one render hash the 60 MB file once.
+    (the rewrite targets that runtime's kernels).
     """
     import onnxruntime
 
     model_path = Path(model_path)
     if not model_path.is_file():
         raise EngineError(f"{model_path}: voice model not found")
-    stat = model_path.stat()
-    ident = (str(model_path.resolve()), stat.st_size, stat.st_mtime_ns)
-    digest = _DIGESTS.get(ident)
-    if digest is None:
-        digest = _DIGESTS[ident] = sha256_file(model_path)
-    key = hashlib.sha256(f"{digest}\0decoder_4d={LAYOUT_VERSION}\0ort={onnxruntime.__version__}".encode()).hexdigest()
+    key = hashlib.sha256(f"{sha256_file_cached(model_path)}\0decoder_4d={LAYOUT_VERSION}\0ort={onnxruntime.__version__}".encode()).hexdigest()
     folder = Path(cache_dir) if cache_dir is not None else paths.cache_dir()
     return folder / "cpu" / f"{model_path.stem}.fp32-4d-{key[:24]}.onnx"
 

@@ -66,6 +66,9 @@ class OnnxPiperEngine(Engine):
     of the voice whose decoder is rewritten onto 4-D tensors
     (:func:`~studio.engine.onnx.layout.build_fp32_layout_model`: same weights and
     math, ORT's blocked convolution kernels, ~11 % less CPU), made once and cached.
+    ``encode_only``: windowed, but only the first half gets a session (text to
+    latents, :meth:`encode_batch`): another runtime decodes the windows
+    (:class:`~studio.engine.serving.split_engine.SplitEngine`).
     """
 
     name = "onnx"
@@ -79,9 +82,11 @@ class OnnxPiperEngine(Engine):
         threads: int | None = None,
         window_frames: int | None = None,
         decoder_4d: bool = False,
+        encode_only: bool = False,
     ) -> None:
         self.model_path = Path(model_path)
         self.decoder_4d = decoder_4d
+        self.encode_only = encode_only
         self.config_path = Path(config_path) if config_path else Path(f"{self.model_path}.json")
         if device not in ("cpu", "cuda"):
             raise EngineError(f"unknown device {device!r} for the onnx engine (cpu or cuda)")
@@ -127,7 +132,8 @@ class OnnxPiperEngine(Engine):
         return "unmodified graph"
 
     def _shared_key(self) -> tuple:
-        return (str(self.model_path), self.threads, self.device, self.window_frames, str(self._cache_dir))
+        return (str(self.model_path), self.threads, self.device, self.window_frames, str(self._cache_dir),
+                self.encode_only)
 
     def pending_build(self) -> PendingBuild | None:
         """The graph cut, the first time this model decodes in windows (cached on disk after)."""
@@ -237,7 +243,7 @@ class OnnxPiperEngine(Engine):
         """Text ids -> one :class:`~studio.engine.windows.Latent` per item (windowed engines only)."""
         self.load()
         session = self._session
-        if session is None or self._decoder is None:
+        if session is None or not self._cut[0]:
             raise EngineError("this engine decodes whole sentences (window_frames=0)")
         seeds = [sentence_seed(seq, settings) for seq in ids]
         mean, std, mask, *rest = self._call(session, batch=ids, settings=settings, seeds=seeds)
@@ -277,7 +283,7 @@ class OnnxPiperEngine(Engine):
         """The audio of one window of ``latent`` (its context frames decoded, then cut away)."""
         decoder = self._decoder
         if decoder is None:
-            raise EngineError("engine is closed")
+            raise EngineError("this engine only encodes latents" if self.encode_only else "engine is closed")
         z = latent.z[None, :, window.lo : window.hi]
         name_z, name_mask = self._cut
         try:
@@ -332,7 +338,8 @@ class OnnxPiperEngine(Engine):
             self._has_alignment = split.durations is not None
             from studio.engine.onnx.split import ENCODER_PRE_OPTIMIZED
 
-            decoder = self._new_session(onnxruntime, str(split.decoder), options, providers)
+            decoder = None if self.encode_only else self._new_session(onnxruntime, str(split.decoder), options,
+                                                                      providers)
             # the encoder sees whole sentences of any length: an arena would keep the largest
             # one's buffers for good, and the encoder is a small part of the time
             options.enable_cpu_mem_arena = False
@@ -418,7 +425,7 @@ class OnnxPiperEngine(Engine):
         if session is None:  # closed concurrently
             raise EngineError("engine is closed")
         hop = self.config.hop_length
-        if self._decoder is not None:
+        if self._cut[0]:
             # one sentence at a time: a padded batch would size the encoder's buffers (and so
             # ORT's arena, which never shrinks) by batch x longest sentence; the windows
             # already bound the decoder's, and on a CPU batching is slower anyway

@@ -1,0 +1,97 @@
+"""One voice run in two halves by two runtimes: text to latent by one, latent to audio by another.
+
+Why: the ``bf16-cpu`` preset wants the flow and the decoder in bfloat16, which ONNX
+Runtime's CPU provider cannot run, while the text encoder and the duration
+predictor are best left to the FP32 ONNX graph every CPU preset uses: durations then
+equal ``fp32-cpu``'s exactly, the noise is drawn per sentence the same way (same
+seeds: a ``bf16-cpu`` render differs from an ``fp32-cpu`` one only by the decoder's
+precision), and the process never loads coqui's model nor runs torch's slower
+text encoder. The halves meet at the latent (:mod:`studio.engine.windows`), so this
+wrapper joins any engine that encodes latents to any object that decodes windows;
+it imports neither backend (the preset factory hands both in).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, Sequence
+
+import numpy as np
+
+from studio.engine.base import DelegatingEngine, Engine, PendingBuild, SynthesisSettings
+from studio.engine.windows import Latent, Window, decode_all
+
+
+class WindowDecoder(Protocol):
+    """The second half: latent windows to audio (see :mod:`studio.engine.torchvits.script_decoder`)."""
+
+    def load(self) -> None: ...
+
+    def decode_window(self, latent: Latent, window: Window) -> np.ndarray: ...
+
+    def pending_build(self) -> PendingBuild | None: ...
+
+    def describe(self) -> str: ...
+
+    def close(self) -> None: ...
+
+
+class SplitEngine(DelegatingEngine):
+    """``encoder``'s front end and latents, ``decoder``'s audio; owns and closes both.
+
+    Implements :class:`~studio.engine.windows.WindowedDecoder`, so the render path's
+    streams spread its windows over the cores like any windowed engine's.
+    """
+
+    def __init__(self, encoder: Engine, decoder: WindowDecoder, name: str) -> None:
+        super().__init__(encoder)
+        self.decoder = decoder
+        self.name = name
+
+    @property
+    def window_frames(self) -> int:
+        return int(getattr(self.inner, "window_frames", 0))
+
+    @property
+    def config(self):  # -> studio.engine.voice.config.VoiceConfig
+        """The voice's config (the streams read its hop length)."""
+        return self.inner.config
+
+    def load(self) -> None:
+        self.inner.load()
+        self.decoder.load()
+
+    def pending_build(self) -> PendingBuild | None:
+        return self.inner.pending_build() or self.decoder.pending_build()
+
+    def describe(self) -> str:
+        return f"{self.inner.describe()}; then {self.decoder.describe()}"
+
+    def encode_batch(self, ids: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[Latent]:
+        return self.inner.encode_batch(ids, settings)
+
+    def decode_window(self, latent: Latent, window: Window) -> np.ndarray:
+        return self.decoder.decode_window(latent, window)
+
+    def synthesize_batch(self, ids: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[np.ndarray]:
+        return [audio for audio, _ in self.synthesize_batch_with_alignments(ids, settings)]
+
+    def synthesize_batch_with_alignments(
+        self, ids: Sequence[Sequence[int]], settings: SynthesisSettings
+    ) -> list[tuple[np.ndarray, np.ndarray | None]]:
+        """``(audio, samples per id)`` per item, each sentence's windows decoded on this thread."""
+        self.load()
+        out: list[tuple[np.ndarray, np.ndarray | None]] = []
+        for seq in ids:
+            if len(seq) == 0:
+                out.append((np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.int64)))
+                continue
+            (latent,) = self.encode_batch([seq], settings)
+            out.append((decode_all(self, latent, self.config.hop_length), latent.samples_per_id))
+        return out
+
+    def close(self) -> None:
+        self.decoder.close()
+        self.inner.close()
+
+
+__all__ = ["SplitEngine", "WindowDecoder"]
