@@ -22,7 +22,7 @@ ORT 1.32; quality at noise 0 against FP32 with ``studio.bench.quality``; see
   matters is ~0.01, one 8-bit step (~0.015). Per-channel smoothing of that stage's
   stream (SmoothQuant, :mod:`~studio.engine.onnx.smooth`, alpha 0.5 / 1.0) and other
   calibrations (percentile 99.5-99.99, MinMax, entropy, extra pause-rich sentences)
-  moved the whole stage's corr by at most +0.01 (0.93 -> 0.94); docs/speed-notes.md
+  moved the whole stage's corr by at most +0.015 (0.932 -> 0.946); docs/speed-notes.md
   has the figures. ``ConvTranspose`` is not fused into an integer kernel by ORT's CPU
   provider, so quantizing the upsamplers only adds error.
 * With stage 2 in FP32 it dominates the INT8 graph (~38 %); running the decoder on
