@@ -185,3 +185,46 @@ def test_calibration_sentences_sources(tmp_path):
     extra = got[len(BUILTIN_CALIBRATION_SENTENCES):]
     assert len(extra) == 12
     assert min(map(len, extra)) == min(map(len, book)) and max(map(len, extra)) == max(map(len, book))
+
+
+def test_single_convs_and_the_key_of_older_recipes():
+    model = onnx.load(str(MODEL))
+    one = QuantRecipe(extra_convs=("/dec/resblocks.8/convs.1/",))
+    chosen = plan_quantization(model, one).nodes_to_quantize
+    assert len(chosen) == len(plan_quantization(model, DEFAULT_RECIPE).nodes_to_quantize) + 1
+    assert "/dec/resblocks.8/convs.1/Conv" in chosen and "/dec/resblocks.8/convs.0/Conv" not in chosen
+    # options added later enter the key only when used: existing builds stay valid
+    assert "extra_convs" not in DEFAULT_RECIPE.token() and "smooth_alpha" not in DEFAULT_RECIPE.token()
+    assert one.token() != DEFAULT_RECIPE.token()
+    assert one.calibration_token() == DEFAULT_RECIPE.calibration_token()
+    assert QuantRecipe(smooth_alpha=0.5).calibration_token() != DEFAULT_RECIPE.calibration_token()
+
+
+def test_smoothing_the_last_stage_keeps_the_math():
+    import onnxruntime as ort
+
+    from studio.engine.onnx.smooth import activation_peaks, smooth_last_stage
+
+    fp32 = OnnxPiperEngine(MODEL, CONFIG, threads=1)
+    feeds = []
+    for text in SENTENCES[:2]:
+        ids = fp32.text_to_ids(text, "en")
+        feeds.append({
+            "input": np.array([ids], dtype=np.int64),
+            "input_lengths": np.array([len(ids)], dtype=np.int64),
+            "scales": np.array([0.0, 1.0, 0.0], dtype=np.float32),
+        })
+    model = onnx.load(str(MODEL))
+    peaks = activation_peaks(model, feeds)
+    assert peaks is not None and peaks.shape == (32,) and peaks.min() > 0
+    scales = smooth_last_stage(model, peaks, alpha=1.0)
+    assert scales is not None and scales.max() / scales.min() > 3  # the channels really differ
+    ref = ort.InferenceSession(str(MODEL), providers=["CPUExecutionProvider"])
+    new = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    for feed in feeds:
+        a, b = ref.run(None, feed)[0], new.run(None, feed)[0]
+        assert a.shape == b.shape
+        assert float(np.abs(a - b).max()) < 1e-4
+    # the smoothed stream's channels now have similar peaks
+    after = activation_peaks(model, feeds)
+    assert after.max() / after.min() < peaks.max() / peaks.min()

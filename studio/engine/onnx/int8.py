@@ -15,8 +15,15 @@ ORT 1.32; quality at noise 0 against FP32 with ``studio.bench.quality``; see
   percentile calibration at 99.95 (99.999 let outliers widen the ranges: pause floor
   -76 dBFS / corr 0.985; 99.9-99.95: -83 dBFS / 0.993; 99.0 clips: 0.955).
 * Not safe: the resblocks of the last decoder stage (log-mel corr 0.91-0.95, pause
-  floor -59..-65 dBFS, even one resblock of three) and ``conv_post`` (it writes the
-  waveform). ``ConvTranspose`` is not fused into an integer kernel by ORT's CPU
+  floor -59..-65 dBFS, even one resblock of three; any one of its six convolutions
+  alone 0.95-0.988 against the 0.99 bound) and ``conv_post`` (it writes the
+  waveform). ORT's integer convolution (``QLinearConv``) requantizes its output to
+  u8 before the residual add: there the outputs span about +-2 while the detail that
+  matters is ~0.01, one 8-bit step (~0.015). Per-channel smoothing of that stage's
+  stream (SmoothQuant, :mod:`~studio.engine.onnx.smooth`, alpha 0.5 / 1.0) and other
+  calibrations (percentile 99.5-99.99, MinMax, entropy, extra pause-rich sentences)
+  moved the whole stage's corr by at most +0.015 (0.932 -> 0.946); docs/speed-notes.md
+  has the figures. ``ConvTranspose`` is not fused into an integer kernel by ORT's CPU
   provider, so quantizing the upsamplers only adds error.
 * With stage 2 in FP32 it dominates the INT8 graph (~38 %); running the decoder on
   4-D tensors (:func:`decoder_to_4d`) lets ORT use its blocked NCHWc FP32 kernels
@@ -155,7 +162,8 @@ class Int8OnnxEngine(OnnxPiperEngine):
             f"{self.source_model_path.name} -> {build.path.name} ({origin}); "
             f"{build.quantized_conv_nodes} Conv nodes run INT8 (per-channel s8 weights, "
             f"u8 activations, {self.recipe.calibrate_method} calibration on "
-            f"{build.calibration_sentences} sentences)"
+            f"{build.calibration_sentences} sentences; ONNX Runtime fuses them into its integer "
+            "QLinearConv kernel)"
         )
         layout = (
             f"\nlayout: decoder on 4-D tensors ({build.decoder_4d_convs} convs as 2-D, "
@@ -163,4 +171,10 @@ class Int8OnnxEngine(OnnxPiperEngine):
             if build.decoder_4d_convs
             else "\nlayout: decoder left 1-D"
         )
-        return head + "\n" + build.plan.describe() + layout
+        smoothed = (
+            f"\nlast stage's stream smoothed per channel before calibration (SmoothQuant, alpha "
+            f"{self.recipe.smooth_alpha}; same FP32 math)"
+            if self.recipe.smooth_alpha is not None
+            else ""
+        )
+        return head + "\n" + build.plan.describe() + layout + smoothed

@@ -28,6 +28,7 @@ from studio.engine.calibration import gather_calibration_sentences, spread_by_le
 from studio.engine.onnx.int8_calibration import _feeds, _IdsReader, sentences_to_ids
 from studio.engine.onnx.int8_recipe import DEFAULT_RECIPE, QuantPlan, QuantRecipe, plan_quantization
 from studio.engine.onnx.layout import decoder_to_4d
+from studio.engine.onnx.smooth import activation_peaks, smooth_last_stage
 
 # logged under the public module's name, as before the split, so logging settings that
 # name ``studio.engine.onnx.int8`` keep applying to builds
@@ -194,6 +195,10 @@ def build_int8(
         tmp = Path(tmp_name)
         source = tmp.with_name(tmp.name.replace(".tmp.onnx", ".src.tmp.onnx"))
         try:
+            if recipe.smooth_alpha is not None:
+                peaks = activation_peaks(model, samples[:16])
+                if peaks is not None:
+                    smooth_last_stage(model, peaks, recipe.smooth_alpha)
             layout_convs = decoder_to_4d(model) if recipe.decoder_4d else 0
             onnx.save(model, str(source))
             del model
