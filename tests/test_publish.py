@@ -148,7 +148,7 @@ def test_flac_and_opus_carry_vorbis_comments_and_cover(project: Project, cover: 
         stream = ffprobe_json(f.path, "-show_streams")["streams"][0]
         assert (int(stream["sample_rate"]), stream["channels"], audio.info.channels) == (rate, 1, 1)
         assert (audio["title"], audio["album"], audio["artist"], audio["tracknumber"]) == (
-            ["Evening"], ["Test Book"], ["Ann Author"], ["1"])
+            ["Evening"], ["Test Book"], ["Ann Author"], ["2"])  # the book's chapter 2, as the tree numbers it
         pictures = audio.pictures if fmt == "flac" else audio["metadata_block_picture"]
         assert len(pictures) == 1
         assert not list(f.path.parent.glob("*.srt"))
