@@ -29,7 +29,8 @@ from studio.core.errors import DiskFull, ProjectError
 from studio.core.types import Book, Chapter
 from studio.engine.voice.catalog import get_voice
 from studio.jobs.export import export_chapter_files
-from studio.jobs.render import prepare_voices, render_project
+from studio.jobs.render import render_project
+from studio.jobs.render_prep import prepare_voices
 from studio.jobs.session import new_project_settings
 from studio.project import Project
 from cli_support import db_rows, done_snapshot, write_manuscript

@@ -84,8 +84,8 @@ def test_a_stressed_word_is_heard_and_only_its_sentence_renders_again(tmp_path: 
         target = next(r for r in before.values() if r.text == LINE)
         plain = project.cache.load(project.cache_entry(target.cache_key))
 
-        set_emphasis(project, [target.id], [2])  # "said"
-        assert emphases(project) == {target.id: (2,)} and directions(project)[target.id].emphasis == (2,)
+        set_emphasis(project.db, [target.id], [2])  # "said"
+        assert emphases(project.db) == {target.id: (2,)} and directions(project.db)[target.id].emphasis == (2,)
         after = {r.id: r for r in project.sentences()}
         assert {i for i in after if after[i].expected_key != before[i].expected_key} == {target.id}
         counting = CountingEngine(engine)
@@ -112,8 +112,8 @@ def test_a_stressed_word_is_heard_and_only_its_sentence_renders_again(tmp_path: 
         assert np.abs(audio1[:lead] - audio0[:lead]).max() < 0.05
         assert len(stressed) - len(plain) == (b1 - a1) - (b0 - a0)  # only the word got longer
 
-        set_emphasis(project, [target.id], [])  # cleared: the plain audio is found again, nothing renders
-        assert emphases(project) == {}
+        set_emphasis(project.db, [target.id], [])  # cleared: the plain audio is found again, nothing renders
+        assert emphases(project.db) == {}
         counting = CountingEngine(engine)
         render_project(project, counting)
         assert counting.calls == []
@@ -147,10 +147,10 @@ def test_the_bf16_preset_stresses_the_word_too() -> None:
 def test_an_edit_keeps_the_stress_on_the_same_word(tmp_path: Path) -> None:
     with Project.create(tmp_path / "p", _book(), new_project_settings(get_voice(None))) as project:
         sid = next(r.id for r in project.sentences() if r.text == LINE)
-        set_emphasis(project, [sid], [2, 6])  # "said", "money."
+        set_emphasis(project.db, [sid], [2, 6])  # "said", "money."
         project.edit_sentence(sid, "I never ever said she took my money.")
-        assert emphases(project) == {sid: (3, 7)}
+        assert emphases(project.db) == {sid: (3, 7)}
         project.edit_sentence(sid, "I never ever spoke.")  # the stressed words are gone: so is the stress
-        assert emphases(project) == {}
-        set_emphasis(project, [sid], [99])  # no such word: nothing stored
-        assert emphases(project) == {}
+        assert emphases(project.db) == {}
+        set_emphasis(project.db, [sid], [99])  # no such word: nothing stored
+        assert emphases(project.db) == {}

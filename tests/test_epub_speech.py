@@ -77,7 +77,7 @@ def test_an_epub_with_css_speech_imports_its_direction(tmp_path: Path) -> None:
     opened = open_for_manuscript(epub, tmp_path / "speech.studio", new_project_settings(get_voice(None)))
     with opened.project as project:
         rows = {r.text: r for r in project.sentences()}
-        directed, after = directions(project), pauses_after(project)
+        directed, after = directions(project.db), pauses_after(project.db)
         slow = [rows["The night was long."].id, rows["Nobody slept at all."].id]
         assert all(directed[i].rate == 0.85 for i in slow)
         said = rows["I never said she stole my money."].id
@@ -105,7 +105,7 @@ def test_an_epub_without_css_speech_gets_no_direction(tmp_path: Path) -> None:
         epub = _book(tmp_path / f"{name}.epub", body, css)
         opened = open_for_manuscript(epub, tmp_path / f"{name}.studio", new_project_settings(get_voice(None)))
         with opened.project as project:
-            assert directions(project) == {} and pauses_after(project) == {}
+            assert directions(project.db) == {} and pauses_after(project.db) == {}
             assert all(r.synthesis is None for r in project.sentences())
 
 

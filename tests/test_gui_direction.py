@@ -47,7 +47,7 @@ def test_direction_changes_only_the_touched_keys_and_the_export_follows(qtbot, w
     qtbot.waitUntil(lambda: model.sentence(touched[0].id).direction.rate == 0.8, timeout=WAIT)
     with Project.open(folder) as project:
         after = {r.id: r for r in project.sentences()}
-        assert set(directions(project)) == {s.id for s in touched}
+        assert set(directions(project.db)) == {s.id for s in touched}
     changed = {i for i in before if before[i].expected_key != after[i].expected_key}
     assert changed == {s.id for s in touched}  # exactly the directed sentences
     assert all(after[i].state == "pending" for i in changed) and all(

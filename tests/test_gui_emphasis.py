@@ -92,7 +92,7 @@ def test_stress_a_word_from_the_dialog_then_clear_it(qtbot, window: MainWindow, 
                     timeout=WAIT)
     wait_jobs_done(qtbot, window)
     with Project.open(folder) as project:
-        assert emphases(project) == {target.id: (1,)}
+        assert emphases(project.db) == {target.id: (1,)}
         after = {r.id: r for r in project.sentences()}
     assert {i for i in before if before[i].expected_key != after[i].expected_key} == {target.id}
     assert all(after[i].synth_count == before[i].synth_count + (i == target.id) for i in after)
@@ -108,7 +108,7 @@ def test_stress_a_word_from_the_dialog_then_clear_it(qtbot, window: MainWindow, 
     wait_jobs_done(qtbot, window)
     assert "stress" not in str(model.sentence_index(target.id).siblingAtColumn(3).data())
     with Project.open(folder) as project:
-        assert emphases(project) == {}
+        assert emphases(project.db) == {}
         last = {r.id: r for r in project.sentences()}
     assert last[target.id].expected_key == before[target.id].expected_key  # the plain audio again
     assert last[target.id].synth_count == 2 and last[target.id].state == "done"  # from the cache

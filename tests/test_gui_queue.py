@@ -109,7 +109,7 @@ def test_a_paused_queue_comes_back_after_quitting_and_discard_empties_it(qtbot, 
     win.quit_guard.later_btn.click()  # Finish later
     qtbot.waitUntil(lambda: not win.isVisible(), timeout=WAIT)
     with Project.open(folder) as project:
-        stored = load_queue(project)
+        stored = load_queue(project.db)
     assert stored.paused and [j["label"] for j in stored.jobs] == labels
 
     again = make_window(qtbot, tmp_path)
@@ -125,7 +125,7 @@ def test_a_paused_queue_comes_back_after_quitting_and_discard_empties_it(qtbot, 
     again.quit_guard.discard_btn.click()
     qtbot.waitUntil(lambda: not again.isVisible(), timeout=WAIT)
     with Project.open(folder) as project:
-        assert load_queue(project).jobs == ()
+        assert load_queue(project.db).jobs == ()
 
 
 def test_an_empty_queue_quits_without_a_question(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
@@ -147,7 +147,7 @@ def test_a_close_by_the_program_keeps_the_queue_without_asking(qtbot, tmp_path: 
     win.close()
     assert not win.isVisible() and win.quit_guard.box is None
     with Project.open(folder) as project:
-        assert [tuple(j["chapters"]) for j in load_queue(project).jobs] == [(1,)]
+        assert [tuple(j["chapters"]) for j in load_queue(project.db).jobs] == [(1,)]
 
 
 def test_book_progress_shows_rendered_remaining_and_time_left_per_chapter_and_in_total(

@@ -281,13 +281,13 @@ def test_waveform_of_a_chapter_matches_the_export_and_a_click_plays_to_the_chapt
     # laid out exactly as export assembles it (the view stops at the last word, the file adds the closing pause)
     assert data.duration + pauses.paragraph + pauses.chapter_end == pytest.approx(exported, abs=0.02)
 
-    computed = session.peaks.computed
+    computed = session.waveforms.peaks.computed
     book.tree.setCurrentIndex(book.proxy.mapFromSource(book.model.index(1, 0)))  # not rendered: drawn flat
     qtbot.waitUntil(lambda: view.data is not None and view.data.label == "Two", timeout=WAIT)
     assert not any(s.rendered for s in view.data.spans) and max(view.data.maxs) == 0.0
     book.tree.setCurrentIndex(book.proxy.mapFromSource(book.model.index(0, 0)))
     qtbot.waitUntil(lambda: view.data is not None and view.data.label == "One", timeout=WAIT)
-    assert session.peaks.computed == computed + 1  # the first chapter's peaks came from the cache
+    assert session.waveforms.peaks.computed == computed + 1  # the first chapter's peaks came from the cache
 
     target = data.spans[3]
     heard: list = []
@@ -457,11 +457,11 @@ def test_search_in_a_big_book_is_answered_off_the_gui_thread_from_one_index(
     rows = visible_rows(window)
     assert rows[0].startswith("141. Chapter 141") and any(r.startswith("The white whale surfaced") for r in rows)
     assert len(rows) <= 4  # the chapter, the paragraph, the sentence (and nothing else)
-    assert session.indexes_built == 1  # eight keystrokes, one index
+    assert session.finder.indexes_built == 1  # eight keystrokes, one index
     stalls = [ms for t, ms in session.stall.stalls if t > started]
     assert max(stalls, default=0) < 1000, stalls  # the window never froze on the search
     qtbot.keyClicks(book.search, "ale")
     qtbot.waitUntil(lambda: book.proxy.matches.needle == "white whale", timeout=WAIT)
-    assert session.indexes_built == 1
+    assert session.finder.indexes_built == 1
     book.search.clear()
     assert book.proxy.matches is None and len(visible_rows(window)) > 141

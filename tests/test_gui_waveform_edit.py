@@ -92,7 +92,7 @@ def test_zoom_ruler_selection_and_a_dragged_pause_that_export_follows(qtbot, win
     assert window.wave_panel.pause.value() == pytest.approx(new)  # the typed value follows the handle
 
     with Project.open(folder) as project:
-        assert pauses_after(project) == {target.sentence_id: pytest.approx(new)}
+        assert pauses_after(project.db) == {target.sentence_id: pytest.approx(new)}
         rows = {r.id: r for r in project.sentences([0])}
         assert chapter_estimates(project)[0] == pytest.approx(before_tree + new - old, abs=1e-6)
     assert all(rows[s.id].state == "done" and rows[s.id].synth_count == 1 for s in one)  # nothing re-rendered
@@ -106,7 +106,7 @@ def test_zoom_ruler_selection_and_a_dragged_pause_that_export_follows(qtbot, win
     window.wave_panel.reset.click()  # and back to the project's pause
     qtbot.waitUntil(lambda: view.data.span_of(target.sentence_id).gap == pytest.approx(old), timeout=WAIT)
     with Project.open(folder) as project:
-        assert pauses_after(project) == {}
+        assert pauses_after(project.db) == {}
 
 
 def test_keyboard_habits_move_through_the_sentences(qtbot, window: MainWindow, tmp_path: Path) -> None:  # noqa: ANN001

@@ -65,7 +65,7 @@ def planted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
 
 def by_text(project: Project) -> dict[str, object]:
     rows = project.sentences()
-    current = results(project, rows)
+    current = results(project.db, rows)
     return {r.text: current[r.id] for r in rows}
 
 
@@ -92,7 +92,7 @@ def test_planted_errors_are_flagged_with_their_reason_and_a_clean_name_passes(pl
 def test_mark_fine_survives_reopening_and_a_new_take_is_checked_again(planted: Project, checker, tmp_path) -> None:
     proof_project(planted, checker, retry=0, chapters={max(r.chapter for r in planted.sentences())})
     changed = next(r for r in planted.sentences() if r.text == CHANGED[0])
-    mark_fine(planted, changed.id)
+    mark_fine(planted.db, changed.id)
     folder = planted.folder
     planted.close()
     with Project.open(folder) as again:
@@ -192,7 +192,7 @@ def test_export_refuses_unresolved_flags_and_writes_the_proof_summary(planted: P
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--require-proof" in err[0] and "4 to review" in err[0]
     for sid in flagged:  # the producer listened to each and vouches for it
-        mark_fine(planted, sid)
+        mark_fine(planted.db, sid)
     planted.close()
     export = ["export", folder, "-o", str(tmp_path / "out"), "--format", "wav", "--require-proof", "--acx"]
     assert main(export) in (0, 3)  # 3: a WAV is not what ACX takes; the proof section is printed either way

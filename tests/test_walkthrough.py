@@ -123,7 +123,7 @@ def test_walkthrough_import_exclude_render_edit_takes_export(qtbot, tmp_path: Pa
                         timeout=WAIT)
 
         done: list[ExportProgress] = []
-        session.export(tmp_path / "out", "wav", [one, two, four], on_progress=lambda _p: None, on_done=done.append)
+        session.exports.export(tmp_path / "out", "wav", [one, two, four], on_progress=lambda _p: None, on_done=done.append)
         qtbot.waitUntil(lambda: bool(done), timeout=WAIT)
         names = sorted(p.name for p in (tmp_path / "out").iterdir())
         numbered = {n: f"{chapter_number(i):03d} - Chapter {n}.wav" for n, i in ((1, one), (2, two), (4, four))}
@@ -207,7 +207,7 @@ def test_walkthrough_queue_edit_take_quit_paused_reopen_and_drag_a_pause(qtbot, 
         assert dragged and dragged[0] == pytest.approx(span.gap + 0.8, abs=0.05)
         qtbot.waitUntil(lambda: view.data.span_of(span.sentence_id).gap == pytest.approx(dragged[0]), timeout=WAIT)
         with Project.open(folder) as project:
-            assert pauses_after(project) == {span.sentence_id: pytest.approx(dragged[0])}
+            assert pauses_after(project.db) == {span.sentence_id: pytest.approx(dragged[0])}
             after = export_chapter_files(project, tmp_path / "after", "wav", [0])[0].duration
         assert after - before == pytest.approx(dragged[0] - span.gap, abs=1e-3)
     finally:

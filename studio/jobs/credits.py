@@ -97,7 +97,7 @@ def credits_clips(project: Project, text: str, engine: Engine | None) -> list[li
     if not paras:
         raise ProjectError("the credits are empty; write their text or export with --no-credits")
     flat = [s for para in paras for s in para]
-    keys = iter(zip(flat, text_keys(project, flat, book_language(project))))
+    keys = iter(zip(flat, text_keys(project, flat, book_language(project.db))))
     keyed = [[(s, *next(keys)[1]) for s in para] for para in paras]
     missing = {key: (s, used, said) for para in keyed for s, key, used, said in para if _load(project, key) is None}
     if missing:
@@ -114,7 +114,7 @@ def credits_clips(project: Project, text: str, engine: Engine | None) -> list[li
             for (key, (s, _u, _l)), audio in zip(items, results):
                 if isinstance(audio, BaseException):
                     raise ProjectError(f"the credits sentence '{s}' could not be spoken: {audio}")
-                record_entry(project, project.cache.store(key, audio, eng.sample_rate))
+                record_entry(project.db, project.cache.store(key, audio, eng.sample_rate))
             log.info("spoke %d credits sentence(s) with the project's voice", len(items))
         finally:
             if owned:

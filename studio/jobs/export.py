@@ -284,8 +284,8 @@ def chapter_clips(
     followed by the title pause.
     """
 
-    own = pauses_after(project, (r.id for r in rows))  # pauses the producer set after single sentences
-    before = {i: d.pause_before for i, d in directions(project).items() if d.pause_before}
+    own = pauses_after(project.db, (r.id for r in rows))  # pauses the producer set after single sentences
+    before = {i: d.pause_before for i, d in directions(project.db).items() if d.pause_before}
 
     def load(row: SentenceRow) -> Clip:
         entry = project.cache_entry(row.cache_key) if row.cache_key else None

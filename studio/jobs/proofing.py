@@ -100,7 +100,7 @@ def _new_takes(project: Project, checker: Checker, ids: list[int], verdicts: dic
             verdicts[row.id] = new
             continue
         chosen = project.takes.choose(row.id, take)  # back to the old take; the new one stays listed
-        save_result(project, row.id, chosen.key, chosen.checksum, old)
+        save_result(project.db, row.id, chosen.key, chosen.checksum, old)
         log.info("sentence %d: the new take is no better; the previous one stays chosen", row.id)
     return improved
 
@@ -108,7 +108,7 @@ def _new_takes(project: Project, checker: Checker, ids: list[int], verdicts: dic
 def flagged_rows(project: Project, chapters: set[int] | None = None) -> list[tuple[Any, ProofRecord]]:
     """``(sentence row, verdict)`` of every sentence that needs listening, worst first."""
     rows = project.sentences(chapters)
-    current = results(project, rows)
+    current = results(project.db, rows)
     out = [(r, current[r.id]) for r in rows if current[r.id].needs_listening]
     out.sort(key=lambda pair: (-pair[1].severity, pair[1].score, pair[0].order))
     return out

@@ -27,7 +27,7 @@ from studio.project.emphasis import emphases, spoken_indices, stressed_words
 from studio.project.pauses import MAX_PAUSE_S
 
 if TYPE_CHECKING:
-    from studio.project.store import Project
+    from studio.project.db import ProjectDb
 
 #: relative rates a producer may give one sentence
 RATE_RANGE = (0.7, 1.4)
@@ -59,11 +59,11 @@ class Direction:
         return ", ".join(parts)
 
 
-def directions(project: Project) -> dict[int, Direction]:
+def directions(db: ProjectDb) -> dict[int, Direction]:
     """Every directed sentence (id -> its direction): rate, pause before, emphasis."""
-    rows = project._conn().execute("SELECT sentence_id, rate, pause_before FROM sentence_direction")
+    rows = db.read().execute("SELECT sentence_id, rate, pause_before FROM sentence_direction")
     out = {int(i): Direction(r, b) for i, r, b in rows if r is not None or b is not None}
-    for sid, words in emphases(project).items():
+    for sid, words in emphases(db).items():
         out[sid] = replace(out.get(sid, Direction()), emphasis=words)
     return out
 
@@ -71,7 +71,7 @@ def directions(project: Project) -> dict[int, Direction]:
 _KEEP = object()
 
 
-def set_direction(project: Project, sentence_ids: Iterable[int], *, rate: object = _KEEP,
+def set_direction(db: ProjectDb, sentence_ids: Iterable[int], *, rate: object = _KEEP,
                   pause_before: object = _KEEP) -> int:
     """Give these sentences a rate and/or a pause before (None clears it); returns how many."""
     ids = sorted(set(sentence_ids))
@@ -79,7 +79,7 @@ def set_direction(project: Project, sentence_ids: Iterable[int], *, rate: object
         raise ProjectError(f"a sentence's rate must be {RATE_RANGE[0]:g}x-{RATE_RANGE[1]:g}x, got {rate}")
     if pause_before is not _KEEP and pause_before is not None and not 0.0 <= float(pause_before) <= MAX_PAUSE_S:  # type: ignore[arg-type]
         raise ProjectError(f"a pause must be between 0 and {MAX_PAUSE_S:g} seconds, got {pause_before}")
-    with project._write() as conn:
+    with db.write() as conn:
         for sid in ids:
             if conn.execute("SELECT 1 FROM sentences WHERE id = ?", (sid,)).fetchone() is None:
                 raise ProjectError(f"there is no sentence with id {sid}")

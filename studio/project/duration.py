@@ -214,6 +214,6 @@ def chapter_estimates(project: Project) -> list[float]:
     by_chapter: dict[int, list[SentenceRow]] = {}
     for r in rows:
         by_chapter.setdefault(r.chapter, []).append(r)
-    after, before = pauses_after(project), {i: d.pause_before or 0.0 for i, d in directions(project).items()}
+    after, before = pauses_after(project.db), {i: d.pause_before or 0.0 for i, d in directions(project.db).items()}
     return [chapter_seconds(by_chapter.get(i, []), heading_paragraph(c), timing, after, before)
             for i, c in enumerate(project.book().chapters)]

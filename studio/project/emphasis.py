@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from studio.core.errors import ProjectError
 
 if TYPE_CHECKING:
-    from studio.project.store import Project
+    from studio.project.db import ProjectDb
 
 #: schema step: the emphasized words of a sentence (JSON list of word indices); none in older projects
 EMPHASIS_SCHEMA = """
@@ -37,17 +37,17 @@ def add_emphasis_table(conn: sqlite3.Connection) -> None:
     conn.execute(EMPHASIS_SCHEMA)
 
 
-def emphases(project: Project) -> dict[int, tuple[int, ...]]:
+def emphases(db: ProjectDb) -> dict[int, tuple[int, ...]]:
     """Every sentence with emphasis (id -> its word indices, ascending)."""
-    rows = project._conn().execute("SELECT sentence_id, words FROM sentence_emphasis")
+    rows = db.read().execute("SELECT sentence_id, words FROM sentence_emphasis")
     return {int(i): tuple(json.loads(w)) for i, w in rows}
 
 
-def set_emphasis(project: Project, sentence_ids: Iterable[int], words: Sequence[int] | dict[int, Sequence[int]]) -> int:
+def set_emphasis(db: ProjectDb, sentence_ids: Iterable[int], words: Sequence[int] | dict[int, Sequence[int]]) -> int:
     """Stress ``words`` (word indices; empty clears) in each sentence, or per sentence when a
     mapping id -> indices is given; returns how many sentences were set."""
     ids = sorted(set(sentence_ids))
-    with project._write() as conn:
+    with db.write() as conn:
         for sid in ids:
             row = conn.execute("SELECT text FROM sentences WHERE id = ?", (sid,)).fetchone()
             if row is None:

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from studio.project.db import ProjectDb
-    from studio.project.store import Project
 
 FrontKind = Literal["contents", "copyright", "title", "readable"]
 READ_FRONT_KEY = "read_front_matter"
@@ -58,8 +57,8 @@ def read_front_matter(db: ProjectDb) -> bool:
         return False
 
 
-def set_read_front_matter(project: Project, on: bool) -> None:
-    with project._write() as conn:
+def set_read_front_matter(db: ProjectDb, on: bool) -> None:
+    with db.write() as conn:
         conn.execute(
             "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             (READ_FRONT_KEY, json.dumps(bool(on))),

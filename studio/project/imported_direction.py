@@ -47,7 +47,7 @@ def _paragraphs(project: Project) -> list[tuple[str, list[SentenceRow]]]:
 def apply_speech(project: Project, marks: Sequence[BlockSpeech]) -> int:
     """Put ``marks`` on the matching paragraphs' sentences (see the module notes)."""
     paragraphs = _paragraphs(project)
-    taken = set(directions(project)) | set(pauses_after(project))
+    taken = set(directions(project.db)) | set(pauses_after(project.db))
     rates: dict[float, list[int]] = defaultdict(list)
     before: dict[float, list[int]] = defaultdict(list)
     after: dict[int, float] = {}
@@ -71,13 +71,13 @@ def apply_speech(project: Project, marks: Sequence[BlockSpeech]) -> int:
             after[rows[-1].id] = min(mark.pause_after, MAX_PAUSE_S)
         stressed.update(_stressed(paragraphs[found][1], mark.stressed, taken))
     for value, ids in rates.items():
-        set_direction(project, ids, rate=value)
+        set_direction(project.db, ids, rate=value)
     for value, ids in before.items():
-        set_direction(project, ids, pause_before=value)
+        set_direction(project.db, ids, pause_before=value)
     for sid, value in after.items():
-        set_pause_after(project, sid, value)
+        set_pause_after(project.db, sid, value)
     if stressed:
-        set_emphasis(project, stressed, stressed)
+        set_emphasis(project.db, stressed, stressed)
     touched = {i for ids in rates.values() for i in ids} | {i for ids in before.values() for i in ids}
     touched |= set(after) | set(stressed)
     log.info("CSS Speech: direction on %d sentence(s)%s", len(touched),

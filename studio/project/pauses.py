@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING, Iterable
 from studio.core.errors import ProjectError
 
 if TYPE_CHECKING:
-    from studio.project.store import Project
+    from studio.project.db import ProjectDb
 
 #: the longest pause a producer can set after one sentence (seconds)
 MAX_PAUSE_S = 30.0
 
-def pauses_after(project: Project, sentence_ids: Iterable[int] | None = None) -> dict[int, float]:
+def pauses_after(db: ProjectDb, sentence_ids: Iterable[int] | None = None) -> dict[int, float]:
     """Sentence id -> the pause after it, for the sentences that have one (all, or these)."""
-    conn = project._conn()
+    conn = db.read()
     if sentence_ids is None:
         return {int(i): float(s) for i, s in conn.execute("SELECT sentence_id, after_s FROM sentence_pauses")}
     ids = sorted(set(sentence_ids))
@@ -39,11 +39,11 @@ def pauses_after(project: Project, sentence_ids: Iterable[int] | None = None) ->
     return out
 
 
-def set_pause_after(project: Project, sentence_id: int, seconds: float | None) -> None:
+def set_pause_after(db: ProjectDb, sentence_id: int, seconds: float | None) -> None:
     """Set the pause after a sentence (None: back to the project's pause)."""
     if seconds is not None and not 0.0 <= float(seconds) <= MAX_PAUSE_S:
         raise ProjectError(f"a pause must be between 0 and {MAX_PAUSE_S:g} seconds, got {seconds:g}")
-    with project._write() as conn:
+    with db.write() as conn:
         if conn.execute("SELECT 1 FROM sentences WHERE id = ?", (sentence_id,)).fetchone() is None:
             raise ProjectError(f"there is no sentence with id {sentence_id}")
         if seconds is None:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Iterable
 from studio.core.errors import ProjectError
 
 if TYPE_CHECKING:
+    from studio.project.db import ProjectDb
     from studio.project.store import Project, SentenceRow
 
 PASSED, FLAGGED, NOT_CHECKED, NO_AUDIO, UNCHECKED = "passed", "flagged", "not checked", "no audio", "unchecked"
@@ -66,10 +67,10 @@ class ProofRecord:
         return [f.reason for f in self.flags]
 
 
-def save_result(project: Project, sentence_id: int, cache_key: str, checksum: str, record: ProofRecord) -> None:
+def save_result(db: ProjectDb, sentence_id: int, cache_key: str, checksum: str, record: ProofRecord) -> None:
     """Store (replace) a sentence's verdict for the audio ``cache_key``/``checksum``."""
     flags = json.dumps([f.to_dict() for f in record.flags], ensure_ascii=False)
-    with project._write() as conn:
+    with db.write() as conn:
         conn.execute(
             "INSERT INTO proof_results (sentence_id, cache_key, checksum, status, severity, score, heard, flags,"
             " note, model, fine, checked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, datetime('now'))"
@@ -87,9 +88,9 @@ def _record(row: tuple) -> ProofRecord:
                        note=row[7], model=row[8], fine=bool(row[9]), cache_key=row[0], checksum=row[1])
 
 
-def results(project: Project, rows: Iterable[SentenceRow]) -> dict[int, ProofRecord]:
+def results(db: ProjectDb, rows: Iterable[SentenceRow]) -> dict[int, ProofRecord]:
     """Each sentence's *current* verdict: one for the audio it has now, else ``unchecked`` or ``no audio``."""
-    stored = {r[0]: r[1:] for r in project._conn().execute(
+    stored = {r[0]: r[1:] for r in db.read().execute(
         "SELECT sentence_id, cache_key, checksum, status, severity, score, heard, flags, note, model, fine"
         " FROM proof_results")}
     out: dict[int, ProofRecord] = {}
@@ -105,9 +106,9 @@ def results(project: Project, rows: Iterable[SentenceRow]) -> dict[int, ProofRec
     return out
 
 
-def mark_fine(project: Project, sentence_id: int, fine: bool = True) -> None:
+def mark_fine(db: ProjectDb, sentence_id: int, fine: bool = True) -> None:
     """The producer listened and vouches for the sentence's current audio (or takes that back)."""
-    with project._write() as conn:
+    with db.write() as conn:
         cur = conn.execute("UPDATE proof_results SET fine = ? WHERE sentence_id = ?", (int(fine), sentence_id))
         if cur.rowcount != 1:
             raise ProjectError(f"sentence {sentence_id} has not been proof-listened yet")
@@ -162,7 +163,7 @@ def summarize(records: Iterable[ProofRecord]) -> ProofSummary:
 def chapter_summaries(project: Project, chapters: Iterable[int] | None = None) -> dict[int, ProofSummary]:
     """Per chapter (0-based index): its proof summary."""
     rows = project.sentences(chapters)
-    recs = results(project, rows)
+    recs = results(project.db, rows)
     by: dict[int, list[ProofRecord]] = {}
     for row in rows:
         if row.skipped:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 if TYPE_CHECKING:
-    from studio.project.store import Project
+    from studio.project.db import ProjectDb
 
 log = logging.getLogger(__name__)
 
@@ -39,9 +39,9 @@ class StoredQueue:
     paused: bool = False
 
 
-def load_queue(project: Project) -> StoredQueue:
+def load_queue(db: ProjectDb) -> StoredQueue:
     """The stored queue; an empty one when none was stored or the value is unreadable (logged)."""
-    row = project._conn().execute("SELECT value FROM settings WHERE key = ?", (QUEUE_KEY,)).fetchone()
+    row = db.read().execute("SELECT value FROM settings WHERE key = ?", (QUEUE_KEY,)).fetchone()
     if row is None:
         return StoredQueue()
     try:
@@ -53,17 +53,17 @@ def load_queue(project: Project) -> StoredQueue:
         return StoredQueue()
 
 
-def save_queue(project: Project, jobs: Sequence[Mapping[str, Any]], paused: bool) -> None:
+def save_queue(db: ProjectDb, jobs: Sequence[Mapping[str, Any]], paused: bool) -> None:
     """Replace the stored queue (one small write)."""
     value = json.dumps({"jobs": [dict(j) for j in jobs], "paused": bool(paused)})
-    with project._write() as conn:
+    with db.write() as conn:
         conn.execute(
             "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             (QUEUE_KEY, value),
         )
 
 
-def sentence_chapters(project: Project, sentence_ids: Iterable[int]) -> list[int]:
+def sentence_chapters(db: ProjectDb, sentence_ids: Iterable[int]) -> list[int]:
     """The chapters (0-based) holding these sentences, from the rows alone.
 
     Why not ``project.sentences()``: that computes every sentence's cache key, and
@@ -73,6 +73,6 @@ def sentence_chapters(project: Project, sentence_ids: Iterable[int]) -> list[int
     if not ids:
         return []
     marks = ", ".join("?" * len(ids))
-    rows = project._conn().execute(
+    rows = db.read().execute(
         f"SELECT DISTINCT c.idx FROM sentences s JOIN chapters c ON c.id = s.chapter_id WHERE s.id IN ({marks})", ids)
     return sorted(r[0] for r in rows)

@@ -16,12 +16,13 @@ from studio.project.cache import CacheEntry, VoiceIdentity, cache_key, upsert_en
 from studio.project.unvoiced import speaker
 
 if TYPE_CHECKING:
+    from studio.project.db import ProjectDb
     from studio.project.store import Project
 
 
-def book_language(project: Project) -> str:
+def book_language(db: ProjectDb) -> str:
     """The book's main language (without building the whole book)."""
-    return str(project._conn().execute("SELECT language FROM book WHERE id = 1").fetchone()[0])
+    return str(db.read().execute("SELECT language FROM book WHERE id = 1").fetchone()[0])
 
 
 def text_keys(project: Project, texts: list[str], language: str) -> list[tuple[str, Lexicon, str]]:
@@ -30,7 +31,7 @@ def text_keys(project: Project, texts: list[str], language: str) -> list[tuple[s
     settings = project.settings()
     voice = VoiceIdentity(settings.voice_id, project.voice_fingerprints().get(settings.voice_id, ""))
     lexicon = project.lexicon.effective()
-    said = speaker(settings, book_language(project))(language)
+    said = speaker(settings, book_language(project.db))(language)
     out = []
     for text in texts:
         used = lexicon.applicable(text, language)
@@ -40,9 +41,9 @@ def text_keys(project: Project, texts: list[str], language: str) -> list[tuple[s
     return out
 
 
-def record_entry(project: Project, entry: CacheEntry) -> None:
+def record_entry(db: ProjectDb, entry: CacheEntry) -> None:
     """Record audio written to the cache for an extra (verified on every read, like a sentence's)."""
-    with project._write() as conn:
+    with db.write() as conn:
         upsert_entry(conn, entry)
 
 

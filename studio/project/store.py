@@ -320,7 +320,7 @@ class Project:
         lexicon = self.lexicon.effective()
         overrides = self.spoken.overrides()
         speak = speaker(settings, self._conn().execute("SELECT language FROM book WHERE id = 1").fetchone()[0])
-        directed = directions(self)
+        directed = directions(self.db)
         sql = (
             "SELECT s.id, c.idx, p.idx, s.idx, s.ord, s.text, COALESCE(p.language_override, s.language),"
             " s.was_split, s.trailing, s.state, s.reason, s.cache_key, s.duration, s.checksum, s.synth_count"

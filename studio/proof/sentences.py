@@ -38,7 +38,7 @@ class ProofProgress:
 def to_check(project: Project, rows: Iterable[SentenceRow], *, again: bool = False) -> list[SentenceRow]:
     """The rows whose current audio has no verdict yet (all rendered rows when ``again``)."""
     rows = list(rows)
-    current = results(project, rows)
+    current = results(project.db, rows)
     return [r for r in rows if r.state == "done" and r.cache_key and (again or current[r.id].status == UNCHECKED)]
 
 
@@ -75,14 +75,14 @@ def check_rows(project: Project, checker: Checker, rows: list[SentenceRow], *,
             if record is not None:
                 out[row.id] = record
                 if entry is not None:
-                    save_result(project, row.id, entry.key, row.checksum or entry.checksum, record)
+                    save_result(project.db, row.id, entry.key, row.checksum or entry.checksum, record)
                 continue
             items.append(ProofItem(np.asarray(audio, np.float32), entry.sample_rate, row.text, row.language,
                                    row.lexicon))
             heard_rows.append((row, row.checksum or entry.checksum))
             seconds += entry.duration
         for (row, checksum), record in zip(heard_rows, checker.check(items)):
-            save_result(project, row.id, row.cache_key or "", checksum, record)
+            save_result(project.db, row.id, row.cache_key or "", checksum, record)
             out[row.id] = record
             flagged += record.needs_listening
         _emit(progress, ProofProgress(len(out), len(rows), flagged, seconds))

@@ -57,7 +57,7 @@ class ChapterEdits:
         if chapter is None:
             self.error.emit(ErrorInfo(f"there is no sentence {sentence_id}", "Could not change the pause"))
             return
-        self._chapter_change(chapter, lambda p: set_pause_after(p, sentence_id, seconds), "change the pause")
+        self._chapter_change(chapter, lambda p: set_pause_after(p.db, sentence_id, seconds), "change the pause")
 
     def set_direction(self: ProjectSession, ids: list[int], rate: float, pause_before: float,
                       pause_after: float | None, render: bool = True,
@@ -71,11 +71,11 @@ class ChapterEdits:
                for c in snap.chapters for s in c.sentences if s.id in set(ids)}
 
         def work() -> list[ChapterNode]:
-            set_direction(project, ids, rate=rate, pause_before=pause_before)
+            set_direction(project.db, ids, rate=rate, pause_before=pause_before)
             if emphasis is not None:
-                set_emphasis(project, ids, emphasis)
+                set_emphasis(project.db, ids, emphasis)
             for sid in ids:
-                set_pause_after(project, sid, pause_after)
+                set_pause_after(project.db, sid, pause_after)
             return [build_chapter(project, snap, c) for c in chapters]
 
         def done(nodes: list[ChapterNode]) -> None:
@@ -94,7 +94,7 @@ class ChapterEdits:
         project, minutes = self._need(), self.long_chapter_minutes
 
         def work() -> BookSnapshot:
-            set_read_front_matter(project, on)
+            set_read_front_matter(project.db, on)
             return build_snapshot(project, long_chapter_minutes=minutes)
 
         self.tasks.run(work, on_done=self._set_snapshot, action="change which front matter is read")

@@ -162,7 +162,7 @@ class ProofController(QObject):
     def mark_fine(self, sentence_id: int) -> None:
         project = self.session.project
         if project is not None:
-            self.tasks.run(lambda: (mark_fine(project, sentence_id), proof_view(project))[1], on_done=self._show,
+            self.tasks.run(lambda: (mark_fine(project.db, sentence_id), proof_view(project))[1], on_done=self._show,
                            action="mark the sentence as fine")
 
     def _show(self, view: ProofView) -> None:

@@ -85,7 +85,7 @@ class QueueKeeper:
         if state == self._saved:
             return
         specs, paused = state
-        save_queue(self.project, [spec_to_json(s) for s in specs], paused)
+        save_queue(self.project.db, [spec_to_json(s) for s in specs], paused)
         self._saved = state
         self.writes += 1
 

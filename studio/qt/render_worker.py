@@ -192,7 +192,7 @@ class RenderWorker(QThread):
             self._remember(list(spec.chapters))
             return None, list(spec.chapters)
         wanted = set(spec.sentence_ids)
-        chapters = sentence_chapters(self.project, wanted)  # never the whole book's keys for a few sentences
+        chapters = sentence_chapters(self.project.db, wanted)  # never the whole book's keys for a few sentences
         rows = [r for r in self._remember(chapters) if r.id in wanted]
         ids = {r.id for r in rows}
         if spec.kind == "regenerate":

@@ -31,15 +31,16 @@ from studio.project.queue_state import StoredQueue, load_queue
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project
 from studio.qt.chapter_edits import ChapterEdits
+from studio.qt.exporting import BookExports
 from studio.qt.facts import read_bench
 from studio.qt.jobqueue import JobQueue
-from studio.qt.messages import ErrorInfo, ExportProgress, JobSpec, PackageChoices, StateDelta
+from studio.qt.messages import ErrorInfo, JobSpec, StateDelta
 from studio.qt.queue_keeper import QueueKeeper, restore_queue
 from studio.qt.monitor import MonitorThread, RenderStats, StallMeter
 from studio.qt.planning import BookPlan, book_chapters, is_small_selection, plan_book
 from studio.qt.preview import PreviewController, SinkFactory
 from studio.qt.render_worker import RenderWorker
-from studio.qt.search import SearchIndex, SearchResult
+from studio.qt.lookups import BookSearch, WaveformLoader
 from studio.qt.sinks import SoundDeviceSink
 from studio.qt.snapshot import (
     BookSnapshot,
@@ -50,14 +51,13 @@ from studio.qt.snapshot import (
     build_snapshot,
     with_long_chapters,
 )
-from studio.qt.takes import TakeList, take_list
+from studio.qt.takes import TakeCommands
 from studio.qt.tasks import OnError, TaskRunner
-from studio.qt.waveform import PeakCache, WaveformData
 
 log = logging.getLogger(__name__)
 
 
-class ProjectSession(QObject, ChapterEdits):
+class ProjectSession(QObject, ChapterEdits, TakeCommands):
     opened = Signal(object)  # BookSnapshot
     closed = Signal()
     snapshotChanged = Signal(object)  # BookSnapshot
@@ -82,15 +82,10 @@ class ProjectSession(QObject, ChapterEdits):
         self.isolation = isolation
         self.long_chapter_minutes = long_chapter_minutes
         self.tasks = TaskRunner(self, threads=1, on_error=self.error.emit)
-        self.export_tasks = TaskRunner(self, threads=1, on_error=self.error.emit)
-        self.wave_tasks = TaskRunner(self, threads=1, on_error=self.error.emit)  # never behind an edit
-        self.peaks = PeakCache()
-        self.search_tasks = TaskRunner(self, threads=1, on_error=self.error.emit)
-        self._index: tuple[int, SearchIndex] | None = None  # (text version, index)
-        self._text_version = 0
-        self._search_wanted = 0
-        self.indexes_built = 0
-        self._wave_wanted = 0
+        self.exports = BookExports(self, lambda: (self._need(), self._snap()), self.error.emit)
+        self.waveforms = WaveformLoader(self, self.waveformReady.emit, lambda: self.project, self.error.emit)
+        self.finder = BookSearch(self, self.searchReady.emit, self.error.emit)
+        self._text_version = 0  # bumped by every change of the book's text: the search index follows it
         self.stats = RenderStats()
         self.stall = StallMeter(self)
         self.stall.start()
@@ -132,7 +127,7 @@ class ProjectSession(QObject, ChapterEdits):
             project, action = opened.project, opened.action
             try:
                 return (project, action, build_snapshot(project, long_chapter_minutes=minutes), project.settings(),
-                        load_queue(project))
+                        load_queue(project.db))
             except BaseException:
                 project.close()
                 raise
@@ -211,9 +206,9 @@ class ProjectSession(QObject, ChapterEdits):
             self._retired(entry)
         self.monitor.wait(3000)
         self.tasks.wait()
-        self.search_tasks.wait()
-        self.export_tasks.wait()
-        self.wave_tasks.wait()
+        self.finder.wait()
+        self.exports.wait()
+        self.waveforms.wait()
 
     # ------------------------------------------------------------ reading
 
@@ -380,121 +375,21 @@ class ProjectSession(QObject, ChapterEdits):
 
     def search(self, needle: str) -> None:
         """Find ``needle`` in the book off the GUI thread (index built once per text version)."""
-        snap, version = self._snap(), self._text_version
-        self._search_wanted += 1
-        rid = self._search_wanted
-
-        def work() -> SearchResult:
-            if self._index is None or self._index[0] != version:
-                self._index = (version, SearchIndex(snap))
-                self.indexes_built += 1
-            return self._index[1].find(needle)
-
-        def done(result: SearchResult) -> None:
-            if rid == self._search_wanted:
-                self.searchReady.emit(result)
-
-        self.search_tasks.run(work, on_done=done, action="search the book")
+        self.finder.find(self._snap(), self._text_version, needle)
 
     # ------------------------------------------------------------ waveform
 
     def request_waveform(self, nodes: Sequence[SentenceNode], label: str = "") -> int:
         """Peaks of these sentences from the cache, off the GUI thread; the newest request wins."""
-        project, settings = self._need(), self.settings
-        pauses = settings.pauses if settings is not None else Pauses()
-        self._wave_wanted += 1
-        rid, nodes = self._wave_wanted, tuple(nodes)
+        project, snap, settings = self._need(), self._snap(), self.settings
+        titles = {n.chapter: snap.chapters[n.chapter].title for n in nodes}
+        return self.waveforms.request(project, nodes, settings.pauses if settings is not None else Pauses(), label,
+                                      titles, snap.timing)
 
-        def done(data: WaveformData) -> None:
-            if rid == self._wave_wanted and self.project is project:
-                self.waveformReady.emit(data)
-
-        titles = {n.chapter: self._snap().chapters[n.chapter].title for n in nodes}
-        timing = self._snap().timing
-        self.wave_tasks.run(lambda: self.peaks.get(project, nodes, pauses, label, titles, timing), on_done=done,
-                            action="draw the waveform")
-        return rid
-
-    # ------------------------------------------------------------ takes
-
-    def load_takes(self, sentence_id: int) -> None:
-        """Read a sentence's takes in the background; they arrive as ``takesChanged``."""
-        project = self._need()
-        self.tasks.run(lambda: take_list(project, sentence_id), on_done=self._takes_read, action="read the takes")
-
-    def choose_take(self, sentence_id: int, take_id: int) -> None:
-        """Use a take from now on (export and playback read it); the choice is stored in the project."""
-        project, snap = self._need(), self._snap()
-        chapter = next((s.chapter for c in snap.chapters for s in c.sentences if s.id == sentence_id), 0)
-
-        def work() -> tuple[ChapterNode, TakeList]:
-            project.takes.choose(sentence_id, take_id)
-            return build_chapter(project, snap, chapter), take_list(project, sentence_id)
-
-        def done(value: tuple[ChapterNode, TakeList]) -> None:
-            self._chapter_done(value[0])
-            self._takes_read(value[1])
-            self.message.emit(f"Take {take_id} is used from now on")
-
-        self.tasks.run(work, on_done=done, action="choose the take")
-
-    def play_takes(self, sentence_id: int, take_ids: Sequence[int]) -> int:
-        label = " then ".join(f"take {t}" for t in take_ids)
-        return self.preview.play_takes([(t, sentence_id) for t in take_ids], label)
-
-    def _takes_read(self, takes: TakeList) -> None:
-        if self.project is not None and takes.folder == str(self.project.folder):
-            self.takesChanged.emit(takes)
-
-    # ------------------------------------------------------------ preview and export
+    # ------------------------------------------------------------ preview
 
     def play(self, nodes: Sequence[SentenceNode], label: str = "") -> int:
         return self.preview.play(nodes, label)
-
-    def export(self, out_dir: str | Path, fmt: str, chapters: Sequence[int], *, on_progress=None,
-               on_done=None, on_error=None, bitrate: str = "128k") -> None:
-        """Write chapter files in the background, one chapter at a time (progress per chapter)."""
-        from studio.jobs.export import export_chapter_files
-
-        project, snap = self._need(), self._snap()
-        wanted = sorted(set(chapters))
-
-        def work(report) -> ExportProgress:
-            files: list[str] = []
-            seconds = 0.0
-            report(ExportProgress(0, len(wanted), snap.chapters[wanted[0]].title if wanted else ""))
-            for n, idx in enumerate(wanted, 1):
-                for f in export_chapter_files(project, out_dir, fmt, [idx], bitrate=bitrate):
-                    files.append(str(f.path))
-                    seconds += f.duration
-                nxt = snap.chapters[wanted[n]].title if n < len(wanted) else ""
-                report(ExportProgress(n, len(wanted), nxt, tuple(files), seconds))
-            return ExportProgress(len(wanted), len(wanted), "", tuple(files), seconds)
-
-        self.export_tasks.run(work, on_progress=on_progress, on_done=on_done, on_error=on_error,
-                              action="export the chapters")
-
-    def publish(self, out_dir: str | Path, fmt: str, chapters: Sequence[int], *,
-                choices: PackageChoices = PackageChoices(), on_progress=None, on_done=None,
-                on_error=None) -> None:  # noqa: ANN001
-        """Publish-ready files (mastered, tagged, checked, with credits and sample as
-        ``choices`` say; see :mod:`studio.jobs.publish`) in the background; progress per
-        chapter, ``on_done`` gets the frozen PublishResult."""
-        from studio.jobs.publish import PublishOptions, publish
-
-        project = self._need()
-        c = choices
-        options = PublishOptions(
-            fmt=fmt, chapters=sorted(set(chapters)), cover=Path(c.cover) if c.cover else None,
-            cover_fit=c.cover_fit or None, credits=c.credits, opening=c.opening.strip() or None,
-            closing=c.closing.strip() or None, sample=c.sample, sample_chapter=c.sample_chapter)
-
-        def work(report=lambda _p: None):  # noqa: ANN001, ANN202 - called without it when nobody listens
-            return publish(project, out_dir, options,
-                           progress=lambda p: report(ExportProgress(p.done, p.total, p.current)))
-
-        self.export_tasks.run(work, on_progress=on_progress, on_done=on_done, on_error=on_error,
-                              action="publish the book")
 
     # ------------------------------------------------------------ helpers
 

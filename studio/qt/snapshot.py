@@ -180,7 +180,7 @@ def build_snapshot(
     for r in rows:
         by_chapter.setdefault(r.chapter, []).append(r)
     controls = project.chapter_control.all()
-    after, directed = pauses_after(project), directions(project)
+    after, directed = pauses_after(project.db), directions(project.db)
     chapters = tuple(
         _chapter(ci, chapter, report.chapters[ci], by_chapter.get(ci, []), controls[ci], timing, after, directed)
         for ci, chapter in enumerate(book.chapters)
@@ -208,7 +208,7 @@ def build_chapter(project: Project, snapshot: BookSnapshot, chapter_idx: int) ->
     rows = project.sentences([chapter_idx])
     control = project.chapter_control.all()[chapter_idx]
     timing = snapshot.timing or timing_of(project, rows)
-    after, directed = pauses_after(project, (r.id for r in rows)), directions(project)
+    after, directed = pauses_after(project.db, (r.id for r in rows)), directions(project.db)
     node = _chapter(chapter_idx, book.chapters[chapter_idx], report.chapters[chapter_idx], rows, control, timing, after,
                     directed)
     return replace(node, too_long=node.estimated_s > snapshot.long_chapter_minutes * 60.0)

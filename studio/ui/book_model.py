@@ -21,6 +21,7 @@ from PySide6.QtGui import QBrush, QColor, QFont
 from studio.qt.messages import StateDelta
 from studio.qt.snapshot import BookSnapshot, ChapterNode, ParagraphNode, SentenceNode, estimate, paragraph_label, with_state
 from studio.ui.direction_dialog import stressed_html
+from studio.ui.row_words import flag_words, fmt_duration
 
 COLUMNS = ("Text", "Language", "State", "Flags", "Length")
 TEXT, LANG, STATE, FLAGS, LENGTH = range(5)
@@ -44,15 +45,6 @@ def _key(c: int, p: int = -1, s: int = -1) -> int:
 def _unkey(key: int) -> tuple[int, int, int]:
     mask = (1 << _BITS) - 1
     return (key >> (2 * _BITS)) - 1, ((key >> _BITS) & mask) - 1, (key & mask) - 1
-
-
-def fmt_duration(seconds: float | None) -> str:
-    if seconds is None:
-        return ""
-    total = int(round(seconds))
-    h, rest = divmod(total, 3600)
-    m, s = divmod(rest, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
 class BookModel(QAbstractItemModel):
@@ -364,35 +356,14 @@ class BookModel(QAbstractItemModel):
 
     # ------------------------------------------------------------ presentation
 
+    def flag_words(self, node: ChapterNode | ParagraphNode | SentenceNode) -> list[str]:
+        return flag_words(node, self._para_of(node) if isinstance(node, SentenceNode) else None, self.to_review)
+
     def set_proof(self, to_review: frozenset[int], lines: dict[int, str]) -> None:
         """Proof-listening's verdicts (the Proof dock's view): shown in the Flags and State columns."""
         self.layoutAboutToBeChanged.emit()
         self.to_review, self.proof_lines = to_review, lines
         self.layoutChanged.emit()
-
-    def flag_words(self, node: ChapterNode | ParagraphNode | SentenceNode) -> list[str]:
-        if isinstance(node, SentenceNode):
-            para = self._para_of(node)
-            words = ["split"] if node.was_split else []
-            if para is not None and para.unvoiced:
-                words.append(f"no {node.language} voice")
-            said = node.direction.words(node.text)  # the producer's direction, and a pause set after it
-            return words + ([said] if said else []) + (
-                [f"{node.pause_after:.2f} s after"] if node.pause_after is not None else []) + (
-                ["needs listening"] if node.id in self.to_review else [])
-        if isinstance(node, ParagraphNode):
-            words = [f"no {node.effective_language} voice"] if node.unvoiced else []
-            if node.has_split:
-                words.append("split sentence")
-            return words
-        words = [f"long (~{node.estimated_s / 60:.0f} min)"] if node.too_long else []
-        split = sum(1 for s in node.sentences if s.was_split)
-        unvoiced = sum(1 for p in node.paragraphs if p.unvoiced)
-        if split:
-            words.append(f"{split} split")
-        if unvoiced:
-            words.append(f"{unvoiced} without voice")
-        return words
 
     def _para_of(self, node: SentenceNode) -> ParagraphNode | None:
         where = self._where.get(node.id)

@@ -25,7 +25,8 @@ from PySide6.QtWidgets import (
 from studio.project.numbering import chapter_label
 from studio.qt.messages import ErrorInfo, ExportProgress, PackageChoices
 from studio.qt.snapshot import BookSnapshot, estimate
-from studio.ui.book_model import BookModel, fmt_duration
+from studio.ui.book_model import BookModel
+from studio.ui.row_words import fmt_duration
 
 
 #: formats that only exist as publish-ready output (mastered and checked)

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.qt.snapshot import ChapterNode, ParagraphNode, SentenceNode
-from studio.ui.book_model import fmt_duration
+from studio.ui.row_words import fmt_duration
 from studio.ui.common import LANGUAGE_NAMES, language_label
 from studio.ui.spoken_view import SpokenPanel
 

@@ -450,12 +450,12 @@ class MainWindow(QMainWindow):
 
         def run(folder: str, fmt: str, chapters: list[int]) -> None:
             remember(folder, fmt)
-            s.export(folder, fmt, chapters, on_progress=dlg.on_progress, on_done=dlg.on_done, on_error=failed)
+            s.exports.export(folder, fmt, chapters, on_progress=dlg.on_progress, on_done=dlg.on_done, on_error=failed)
 
         def run_publish(folder: str, fmt: str, chapters: list[int], choices: PackageChoices) -> None:
             remember(folder, fmt)
-            s.publish(folder, fmt, chapters, choices=choices, on_progress=dlg.on_progress,
-                      on_done=dlg.on_published, on_error=failed)
+            s.exports.publish(folder, fmt, chapters, choices=choices, on_progress=dlg.on_progress,
+                              on_done=dlg.on_published, on_error=failed)
 
         dlg.exportRequested.connect(run)
         dlg.publishRequested.connect(run_publish)

@@ -20,7 +20,7 @@ from studio.qt.session import ProjectSession
 from studio.qt.snapshot import ChapterNode, SentenceNode
 from studio.project.pauses import MAX_PAUSE_S
 from studio.qt.waveform import SentenceSpan, WaveformData
-from studio.ui.book_model import fmt_duration
+from studio.ui.row_words import fmt_duration
 from studio.ui.book_view import BookPanel
 
 _WAVE = QColor("#1565c0")
