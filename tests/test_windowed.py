@@ -20,7 +20,7 @@ from studio.engine.windows import Window, plan_windows
 pytestmark = pytest.mark.timeout(600)
 
 SILENT = SynthesisSettings(noise_scale=0.0, length_scale=1.0, noise_w=0.0)
-#: one book-length sentence: ~17 s of speech, five windows of the default size
+#: one book-length sentence: ~20 s of speech, three windows of the default size
 LONG = (
     "It was the best of times, it was the worst of times, it was the age of wisdom, it was the age "
     "of foolishness, it was the epoch of belief, it was the epoch of incredulity, it was the season "
@@ -62,7 +62,7 @@ def test_windowed_equals_whole_decoding(engines):
     assert windowed.window_frames > 0 and whole.window_frames == 0
     ids = [windowed.text_to_ids(LONG, "en"), windowed.text_to_ids(SHORT, "en")]
     (latent,) = windowed.encode_batch(ids[:1], SILENT)
-    assert len(latent.windows) >= 4  # really decoded in pieces
+    assert len(latent.windows) >= 3  # really decoded in pieces
     want = whole.synthesize_batch_with_alignments(ids, SILENT)
     for engine in (windowed, small):
         got = engine.synthesize_batch_with_alignments(ids, SILENT)
@@ -87,7 +87,7 @@ def test_one_long_sentence_spreads_over_both_streams():
         (ref,) = whole.synthesize_batch([ids], SILENT)
         rate = synth.sample_rate
     whole.close()
-    assert len(result.windows) >= 4 and set(result.windows) == {0, 1}
+    assert len(result.windows) >= 3 and set(result.windows) == {0, 1}
     assert len(result.audio) == len(ref)
     assert log_mel_correlation(ref, result.audio, rate) >= 0.999
 

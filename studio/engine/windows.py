@@ -6,7 +6,7 @@ Decoding the latent in windows of :data:`WINDOW_FRAMES` frames, each widened by
 :data:`OVERLAP_FRAMES` frames of context on both sides that are decoded and then
 cut away, gives the same samples as one pass (measured on the bundled voice over six paragraphs of book
 prose: max difference 0 with 48 frames of context, 2.8e-7 with 32, 3.3e-4 with 24,
-2.2e-2 with 16; so 32, which decodes 448 instead of 480 frames per full window), and:
+2.2e-2 with 16; so 32, which decodes 832 instead of 864 frames per full window), and:
 
 * memory is bounded by the window, not by the longest sentence of the book;
 * the windows of one long sentence can be decoded on different streams, so a
@@ -26,8 +26,10 @@ import numpy as np
 
 from studio.engine.base import SynthesisSettings
 
-#: latent frames per window (x256 samples: ~4.5 s of audio at 22.05 kHz)
-WINDOW_FRAMES = 384
+#: latent frames per window (x256 samples: ~8.9 s of audio at 22.05 kHz). 768 rather than
+#: 384: a whole `fp32-cpu` render of 1,543 words of prose took 0.95x the time and 0.94x the
+#: CPU (3 pairs, quiet machine) for a peak of 739 MiB instead of 479 (the piper CLI's: 558)
+WINDOW_FRAMES = 768
 #: context frames decoded on each side of a window and cut away (flow + decoder reach)
 OVERLAP_FRAMES = 32
 
