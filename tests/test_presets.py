@@ -129,6 +129,8 @@ def test_reason_when_torch_missing(monkeypatch):
         return real_import(name, *a, **k)
 
     monkeypatch.setattr(presets, "_import", no_torch)
+    real_installed = presets._installed
+    monkeypatch.setattr(presets, "_installed", lambda name: name != "torch" and real_installed(name))  # bf16-cpu looks, not imports
     for name in ("fp32-torch", "dynamic-int8", "bf16-cpu", "fp16-cuda", "tensorrt-int8"):
         ok, reason = availability(name)
         assert not ok and reason.startswith("torch is not installed")

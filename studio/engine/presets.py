@@ -148,6 +148,13 @@ def _check_coqui() -> tuple[bool, str]:
     return True, "coqui-tts"
 
 
+def _installed(module: str) -> bool:
+    """Whether ``module`` can be imported, without importing it."""
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
 def _bf16_installed(why_cpu: str) -> tuple[bool, str]:
     """bf16-cpu's packages, found without importing them.
 
@@ -159,10 +166,9 @@ def _bf16_installed(why_cpu: str) -> tuple[bool, str]:
     (:class:`~studio.engine.torchvits.script_decoder.ScriptWindowDecoder`).
     """
     import importlib.metadata
-    import importlib.util
 
     for module, extra in (("torch", "torch"), ("TTS", "coqui-tts")):
-        if importlib.util.find_spec(module) is None:
+        if not _installed(module):
             return False, f"{extra} is not installed (pip install 'studio[torch]')"
     return True, f"torch {importlib.metadata.version('torch')} bfloat16 via oneDNN on a {why_cpu}"
 
