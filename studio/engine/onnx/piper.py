@@ -127,6 +127,8 @@ class OnnxPiperEngine(Engine):
         )
 
     def _describe_layout(self) -> str:
+        if self.encode_only:
+            return "text encoder and durations only"
         if self._layout_source is not None and self._layout_source != self.model_path:
             return "the voice's weights and math, decoder on 4-D tensors (ORT's blocked kernels)"
         return "unmodified graph"
@@ -157,6 +159,8 @@ class OnnxPiperEngine(Engine):
         return PendingBuild("the voice model cut for long sentences", "a few seconds")
 
     def _describe_windows(self) -> str:
+        if self.encode_only:
+            return f", latents handed over in windows of {self.window_frames} frames (+{OVERLAP_FRAMES} context)"
         if not self.window_frames:
             return ", whole sentences"
         return f", flow + decoder in windows of {self.window_frames} latent frames (+{OVERLAP_FRAMES} context)"

@@ -34,7 +34,8 @@ ONNX_MALLOC_MMAP_THRESHOLD = 1024 * 1024
 ONNX_MALLOC_ARENA_MAX = 2
 
 
-#: The windowed torch engine on CPU (``bf16-cpu``): its activations are bounded by the
+#: The BF16 windowed decoder on CPU (``bf16-cpu``; measured with its first, all-torch engine,
+#: kept for its ONNX-encoder + scripted-decoder successor): its activations are bounded by the
 #: window and repeat a few dozen sizes (spans rounded to 32 frames), so the heap reuses
 #: them; what hurts is mapping them afresh and recompiling kernels. 383 words of prose,
 #: in-process, CPU seconds (user + system), loaded 2-core machine: glibc default +
