@@ -59,6 +59,21 @@ def write_atomic(path: str | Path, data: bytes | str) -> None:
 
 
 @contextlib.contextmanager
+def atomic_file(path: Path, suffix: str = ".tmp") -> Iterator[Path]:
+    """A temporary path beside ``path`` for a library that saves to a path (``onnx.save``,
+    ``torch.jit.save``); renamed onto ``path`` when the block ends, removed if it raises,
+    so a killed build never leaves half a model under the cache's name."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.stem + ".", suffix=suffix, dir=path.parent)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
 def build_lock(path: Path) -> Iterator[None]:
     """Serialise builders of the same key across processes (best effort; POSIX only)."""
     try:

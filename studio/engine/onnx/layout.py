@@ -9,15 +9,13 @@ nothing about quantization.
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from studio.core import paths
 from studio.core.errors import EngineError
-from studio.core.files import build_lock, sha256_file_cached
+from studio.core.files import atomic_file, build_lock, sha256_file_cached
 
 _DECODER_OPS = frozenset({"Conv", "ConvTranspose", "LeakyRelu", "Add", "Sub", "Mul", "Div", "Tanh", "Relu"})
 
@@ -181,11 +179,6 @@ def build_fp32_layout_model(model_path: str | Path, cache_dir: str | Path | None
         model = onnx.load(str(model_path))
         if decoder_to_4d(model) == 0:
             return model_path
-        fd, tmp = tempfile.mkstemp(prefix=out.stem + ".", suffix=".tmp.onnx", dir=out.parent)
-        os.close(fd)
-        try:
-            onnx.save(model, tmp)
-            os.replace(tmp, out)
-        finally:
-            Path(tmp).unlink(missing_ok=True)
+        with atomic_file(out, ".tmp.onnx") as tmp:
+            onnx.save(model, str(tmp))
     return out

@@ -30,8 +30,6 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import logging
-import os
-import tempfile
 import threading
 import warnings
 from pathlib import Path
@@ -41,7 +39,7 @@ import numpy as np
 
 from studio.core import paths
 from studio.core.errors import EngineError
-from studio.core.files import build_lock, sha256_file_cached
+from studio.core.files import atomic_file, build_lock, sha256_file_cached
 from studio.engine import emphasis
 from studio.engine.base import PendingBuild
 from studio.engine.voice.config import VoiceConfig
@@ -107,13 +105,10 @@ def build_script(voice: Any, dtype: str, cache_dir: str | Path | None = None) ->
             warnings.simplefilter("ignore")  # the tracer's notes on coqui's shape asserts
             traced = torch.jit.trace(flow_decoder_2d(model), example, check_trace=False)
             frozen = torch.jit.freeze(traced.eval())
-        fd, tmp = tempfile.mkstemp(prefix=out.stem + ".", suffix=".tmp.pt", dir=out.parent)
-        os.close(fd)
         try:
-            torch.jit.save(frozen, tmp)
-            os.replace(tmp, out)
+            with atomic_file(out, ".tmp.pt") as tmp:
+                torch.jit.save(frozen, str(tmp))
         finally:
-            Path(tmp).unlink(missing_ok=True)
             source.close()
         _LOGGER.info("built %s", out.name)
     return out
