@@ -70,12 +70,13 @@ def _isolated(args, progress):
 
     from studio.jobs.engines import BACKEND_PRESETS, engine_spec, plan_engine
     from studio.jobs.isolation.engine import IsolatedEngine
+    from studio.jobs.isolation.memory import NO_BOUNDS
 
     backend = "torch" if args.engine == "auto" else args.engine
     plan = plan_engine(BACKEND_PRESETS[backend], device=args.device, streams=1, threads=args.threads)
     spec = engine_spec(plan)
     if args.no_tuning:
-        spec = replace(spec, malloc_mmap_threshold=None, onednn_cache_capacity=None)
+        spec = replace(spec, heap=NO_BOUNDS)
     engine = IsolatedEngine(spec, recycle_after=None)
 
     def measure():

@@ -26,10 +26,14 @@ import numpy as np
 
 from studio.engine.base import SynthesisSettings
 
-#: latent frames per window (x256 samples: ~8.9 s of audio at 22.05 kHz). 768 rather than
-#: 384: a whole `fp32-cpu` render of 1,543 words of prose took 0.95x the time and 0.94x the
-#: CPU (3 pairs, quiet machine) for a peak of 739 MiB instead of 479 (the piper CLI's: 558)
-WINDOW_FRAMES = 768
+#: latent frames per window (x256 samples: ~5.9 s of audio at 22.05 kHz). 768 rather than
+#: 384 took 0.95x the time and 0.94x the CPU of a whole `fp32-cpu` render of 1,543 words of
+#: prose (3 pairs, quiet machine), most of it page faults on ONNX Runtime's scratch buffers
+#: (mapped afresh per window); once the model process kept those in its heap
+#: (:mod:`studio.jobs.isolation.memory`) 512 frames rendered as fast as 768 (0.99x wall
+#: `fp32-cpu`, 0.97x `int8-cpu`, 3 pairs each) and peaked at 701 MiB instead of 815-827
+#: (the piper CLI's: 556; the budget is 1.5x that)
+WINDOW_FRAMES = 512
 #: context frames decoded on each side of a window and cut away (flow + decoder reach)
 OVERLAP_FRAMES = 32
 

@@ -196,14 +196,13 @@ def engine_spec(plan: EnginePlan) -> EngineSpec:
     the ones measured for the preset's kind of engine; a torch stack is not probed
     in the parent for one-time builds (it has none, and probing would import torch).
     """
-    from studio.jobs.isolation.memory import malloc_bounds_for
+    from studio.jobs.isolation.memory import heap_bounds_for
 
     preset = get_preset(plan.preset)
-    threshold, arenas, kernels = malloc_bounds_for(preset.engine, preset.device, preset.precision)
     isolation = plan.isolation or Isolation()
     return EngineSpec(plan=plan.in_process(), builder=build_engine, label=plan.preset,
                       probe_builds=preset.engine != "torch", cuda_alloc_conf=isolation.cuda_alloc_conf,
-                      malloc_mmap_threshold=threshold, malloc_arena_max=arenas, onednn_cache_capacity=kernels)
+                      heap=heap_bounds_for(preset.engine, preset.device, preset.precision))
 
 
 def _triton_engine(plan: EnginePlan) -> Engine:

@@ -17,7 +17,7 @@ What it found: with glibc's default malloc settings the torch engine's RSS grows
 ~36 MB per passage without a plateau (+114 % in 60 passages) -- not tensors kept
 alive (the engine holds none) but heap fragmentation from variable-sized activation
 buffers under glibc's dynamic mmap threshold, plus oneDNN's per-shape primitive
-cache filling up. :func:`studio.jobs.isolation.memory.tame_process_memory` (applied here by
+cache filling up. :meth:`studio.jobs.isolation.memory.HeapBounds.apply` (applied here by
 default, ``tune=False`` / ``--no-tuning`` to see the growth) and every
 :class:`~studio.jobs.isolation.IsolatedEngine` child bound both.
 
@@ -330,7 +330,7 @@ def soak(
 ) -> SoakResult:
     """Open the bundled voice on ``backend`` in this process and soak it.
 
-    ``tune`` applies :func:`studio.jobs.isolation.memory.tame_process_memory` first (what a
+    ``tune`` applies :meth:`studio.jobs.isolation.memory.HeapBounds.apply` first (what a
     model process gets from :class:`~studio.jobs.isolation.IsolatedEngine`); it only
     fully works in a process that has not run torch yet -- see
     :func:`soak_in_fresh_process`.
@@ -339,15 +339,13 @@ def soak(
     if tune:
         from studio.engine.presets import get_preset
         from studio.jobs.engines import BACKEND_PRESETS
-        from studio.jobs.isolation.memory import malloc_bounds_for, tame_process_memory
+        from studio.jobs.isolation.memory import heap_bounds_for
 
         # auto tries torch first
         preset = get_preset(BACKEND_PRESETS["onnx" if backend == "onnx" else "torch"])
-        threshold, arenas, kernels = malloc_bounds_for(preset.engine, preset.device, preset.precision)
-        applied = tame_process_memory(threshold, kernels, malloc_arena_max=arenas)
-        notes.append(f"allocator bounds applied (glibc mmap threshold {threshold // 1024} KiB, "
-                     f"{arenas or 'default'} arenas, oneDNN cache {kernels})"
-                     if applied else "allocator bounds requested (glibc not found)")
+        bounds = heap_bounds_for(preset.engine, preset.device, preset.precision)
+        notes.append(f"allocator bounds applied ({bounds.describe()})" if bounds.apply()
+                     else "allocator bounds requested (glibc not found)")
     else:
         notes.append("library-default allocators (no bounds)")
     engine, opened = open_engine(backend, device=device, threads=threads)

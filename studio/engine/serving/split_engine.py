@@ -13,6 +13,8 @@ it imports neither backend (the preset factory hands both in).
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import Future
 from typing import Protocol, Sequence
 
 import numpy as np
@@ -46,6 +48,8 @@ class SplitEngine(DelegatingEngine):
         super().__init__(encoder)
         self.decoder = decoder
         self.name = name
+        self._decoder_loaded: Future[None] | None = None
+        self._lock = threading.Lock()
 
     @property
     def window_frames(self) -> int:
@@ -57,8 +61,28 @@ class SplitEngine(DelegatingEngine):
         return self.inner.config
 
     def load(self) -> None:
+        """Load the encoder on this thread and the decoder on one of its own, at the same time.
+
+        Why: the decoder's runtime can be slow to start (torch: ~2 s of one core to import),
+        and loaded in turn it kept the other core idle at every render's start. Meanwhile the
+        encoder loads and the first sentences get their ids and latents; the first window
+        waits for the decoder (:meth:`decode_window`), and a decoder that fails to load
+        says so there, on every window.
+        """
+        with self._lock:
+            if self._decoder_loaded is None:
+                self._decoder_loaded = Future()
+                threading.Thread(target=self._load_decoder, args=(self._decoder_loaded,),
+                                 name="studio-decoder-load", daemon=True).start()
         self.inner.load()
-        self.decoder.load()
+
+    def _load_decoder(self, done: Future[None]) -> None:
+        try:
+            self.decoder.load()
+        except BaseException as exc:  # handed to every window that waits for it
+            done.set_exception(exc)
+        else:
+            done.set_result(None)
 
     def pending_build(self) -> PendingBuild | None:
         return self.inner.pending_build() or self.decoder.pending_build()
@@ -70,6 +94,9 @@ class SplitEngine(DelegatingEngine):
         return self.inner.encode_batch(ids, settings)
 
     def decode_window(self, latent: Latent, window: Window) -> np.ndarray:
+        self.load()
+        assert self._decoder_loaded is not None
+        self._decoder_loaded.result()
         return self.decoder.decode_window(latent, window)
 
     def synthesize_batch(self, ids: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[np.ndarray]:
@@ -90,6 +117,11 @@ class SplitEngine(DelegatingEngine):
         return out
 
     def close(self) -> None:
+        """Close both halves, once the decoder has finished loading (a load cannot be stopped halfway)."""
+        with self._lock:
+            loading, self._decoder_loaded = self._decoder_loaded, None
+        if loading is not None:
+            loading.exception()  # wait; its error, if any, was the windows' to report
         self.decoder.close()
         self.inner.close()
 

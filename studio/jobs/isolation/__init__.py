@@ -43,9 +43,9 @@ Design
   CUDA caching allocator); ``PYTORCH_CUDA_ALLOC_CONF`` (default
   ``expandable_segments:True``) is set in the child's environment before torch is
   imported, and so are two CPU-side bounds measured with ``bench/soak.py``: a fixed
-  glibc mmap threshold and a smaller oneDNN primitive cache (:func:`~.memory.memory_env`;
+  glibc mmap threshold and a smaller oneDNN primitive cache (:class:`~.memory.HeapBounds`;
   without them the torch engine's RSS grew by ~36 MB per 5-sentence passage, +114 %
-  in 60 passages). In-process engines get the same with :func:`~.memory.tame_process_memory`.
+  in 60 passages). In-process engines get the same with :meth:`~.memory.HeapBounds.apply`.
 * **Live memory.** Every answer carries the child's RSS and, on CUDA, allocated /
   peak / reserved VRAM, kept as a frozen :class:`~.reports.ChildMemory` in
   :attr:`~.engine.IsolatedEngine.memory` for a GUI to show.

@@ -10,11 +10,11 @@ interpreter imports it only there; this package knows no plan and no backend.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from studio.engine.base import Engine
-from studio.jobs.isolation.memory import DEFAULT_MALLOC_MMAP_THRESHOLD, DEFAULT_ONEDNN_CACHE_CAPACITY, memory_env
+from studio.jobs.isolation.memory import HeapBounds
 
 DEFAULT_RECYCLE_AFTER = 1000
 DEFAULT_CUDA_ALLOC_CONF = "expandable_segments:True"
@@ -33,9 +33,9 @@ class EngineSpec:
     stack in the parent to ask about one-time builds (False where constructing it
     would import heavy libraries into the app for nothing, as with torch).
     ``cuda_alloc_conf`` becomes ``PYTORCH_CUDA_ALLOC_CONF`` in the child (``None``:
-    inherit the parent's); ``malloc_mmap_threshold`` and ``onednn_cache_capacity``
-    bound heap growth (see :func:`~studio.jobs.isolation.memory.memory_env`; ``None``:
-    library default); ``env`` adds further variables (and wins over the others).
+    inherit the parent's); ``heap`` bounds heap growth and page faults (see
+    :class:`~studio.jobs.isolation.memory.HeapBounds`); ``env`` adds further variables
+    (and wins over the others).
     """
 
     plan: Any
@@ -43,14 +43,12 @@ class EngineSpec:
     label: str = "engine"
     probe_builds: bool = True
     cuda_alloc_conf: str | None = DEFAULT_CUDA_ALLOC_CONF
-    malloc_mmap_threshold: int | None = DEFAULT_MALLOC_MMAP_THRESHOLD
-    onednn_cache_capacity: int | None = DEFAULT_ONEDNN_CACHE_CAPACITY
-    malloc_arena_max: int | None = None
+    heap: HeapBounds = field(default_factory=HeapBounds)
     env: tuple[tuple[str, str], ...] = ()
 
     def child_env(self) -> dict[str, str]:
         """Variables set in the child before anything heavy is imported."""
-        env = memory_env(self.malloc_mmap_threshold, self.onednn_cache_capacity, self.malloc_arena_max)
+        env = self.heap.env()
         if self.cuda_alloc_conf is not None:
             env["PYTORCH_CUDA_ALLOC_CONF"] = self.cuda_alloc_conf
         env.update({str(k): str(v) for k, v in self.env})
