@@ -94,9 +94,9 @@ class SplitEngine(DelegatingEngine):
         return self.inner.encode_batch(ids, settings)
 
     def decode_window(self, latent: Latent, window: Window) -> np.ndarray:
-        self.load()
-        assert self._decoder_loaded is not None
-        self._decoder_loaded.result()
+        loading = self._decoder_loaded  # set by load(); None once closed (the decoder says so)
+        if loading is not None:
+            loading.result()
         return self.decoder.decode_window(latent, window)
 
     def synthesize_batch(self, ids: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[np.ndarray]:

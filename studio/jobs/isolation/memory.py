@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 #: glibc: allocations from 128 KiB up are served by ``mmap`` and unmapped on free.
 #: glibc's default *dynamic* threshold rises (up to 32 MiB) after the first large
@@ -42,8 +42,7 @@ ONNX_MALLOC_ARENA_MAX = 2
 #: threshold 0.9 s, 0.26 million faults, wall 17.2-18.0 s against 18.8-18.9 s, peak RSS
 #: 760-770 MiB against 722-727 MiB. 64 and 128 MiB trim thresholds saved no more and
 #: peaked higher (815-903 MiB).
-SERVING_MALLOC_MMAP_THRESHOLD = 32 * 1024 * 1024
-SERVING_MALLOC_TRIM_THRESHOLD = 32 * 1024 * 1024
+SERVING_MALLOC_THRESHOLD = 32 * 1024 * 1024
 
 
 #: The BF16 windowed decoder on CPU (``bf16-cpu``; measured with its first, all-torch engine,
@@ -120,13 +119,15 @@ class HeapBounds:
 
 
 NO_BOUNDS = HeapBounds(None, None, None, None)
+#: the presets that decode in windows (ONNX Runtime's, and the BF16 engine's): few buffer
+#: sizes, repeated, kept in the heap below and above (mmap and trim thresholds) in two arenas
+SERVING_BOUNDS = HeapBounds(SERVING_MALLOC_THRESHOLD, SERVING_MALLOC_THRESHOLD, ONNX_MALLOC_ARENA_MAX)
 
 
 def heap_bounds_for(engine: str, device: str, precision: str) -> HeapBounds:
     """The bounds measured for a preset's kind of engine (its ``engine``, ``device`` and ``precision``)."""
     if engine == "onnx":
-        return HeapBounds(SERVING_MALLOC_MMAP_THRESHOLD, SERVING_MALLOC_TRIM_THRESHOLD, ONNX_MALLOC_ARENA_MAX)
+        return SERVING_BOUNDS
     if engine == "torch" and device == "cpu" and precision == "bf16":
-        return HeapBounds(SERVING_MALLOC_MMAP_THRESHOLD, SERVING_MALLOC_TRIM_THRESHOLD, ONNX_MALLOC_ARENA_MAX,
-                          WINDOWED_TORCH_ONEDNN_CACHE_CAPACITY)
+        return replace(SERVING_BOUNDS, onednn_cache=WINDOWED_TORCH_ONEDNN_CACHE_CAPACITY)
     return HeapBounds()
