@@ -170,7 +170,8 @@ class Int8OnnxEngine(OnnxPiperEngine):
             "ORT's blocked NCHWc FP32 kernels; same math)"
             if build.decoder_4d_convs
             else "\nlayout: decoder left 1-D"
-        )
+        ) + ("; its layouts (blocked FP32, channels-last INT8) kept across the residual adds (built for this CPU)"
+             if self._decoder_layouts_kept else "")
         smoothed = (
             f"\nlast stage's stream smoothed per channel before calibration (SmoothQuant, alpha "
             f"{self.recipe.smooth_alpha}; same FP32 math)"

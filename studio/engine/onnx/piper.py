@@ -110,6 +110,8 @@ class OnnxPiperEngine(Engine):
         self.front_end = PiperFrontEnd(self.config)
         self._session = None
         self._has_alignment = False
+        #: the decoder runs the build with its layouts kept across residual adds (set by load())
+        self._decoder_layouts_kept = False
         self._load_lock = threading.Lock()
         self.providers: list[str] = []
 
@@ -129,9 +131,11 @@ class OnnxPiperEngine(Engine):
     def _describe_layout(self) -> str:
         if self.encode_only:
             return "text encoder and durations only"
+        kept = (", its layouts kept across the residual adds (built for this CPU)"
+                if self._decoder_layouts_kept else "")
         if self._layout_source is not None and self._layout_source != self.model_path:
-            return "the voice's weights and math, decoder on 4-D tensors (ORT's blocked kernels)"
-        return "unmodified graph"
+            return f"the voice's weights and math, decoder on 4-D tensors (ORT's blocked kernels{kept})"
+        return f"unmodified graph{kept}"
 
     def _shared_key(self) -> tuple:
         return (str(self.model_path), self.threads, self.device, self.window_frames, str(self._cache_dir),
@@ -191,6 +195,7 @@ class OnnxPiperEngine(Engine):
                 self._shared = (key, loaded)
                 self._session, self._decoder, self._cut = loaded.session, loaded.decoder, loaded.cut
                 self._noise = loaded.noise
+                self._decoder_layouts_kept = loaded.decoder_layouts_kept
                 self._has_alignment, self.window_frames = loaded.has_alignment, loaded.window_frames
                 self.providers = list(loaded.providers)
 
@@ -311,11 +316,16 @@ class OnnxPiperEngine(Engine):
         if not self.model_path.is_file():
             raise VoiceError(f"{self.model_path}: voice model not found")
 
-        options = onnxruntime.SessionOptions()
-        options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
-        options.inter_op_num_threads = 1
-        if self.threads is not None:
-            options.intra_op_num_threads = self.threads
+        def session_options(*, arena: bool = True, pre_optimized: bool = False):
+            options = onnxruntime.SessionOptions()
+            options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
+            options.inter_op_num_threads = 1
+            if self.threads is not None:
+                options.intra_op_num_threads = self.threads
+            options.enable_cpu_mem_arena = arena
+            if pre_optimized:
+                options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
+            return options
 
         providers: list = ["CPUExecutionProvider"]
         if self.device == "cuda":
@@ -336,20 +346,26 @@ class OnnxPiperEngine(Engine):
             model = self._patched_model()
             whole = model.SerializeToString() if model is not None else str(self.model_path)
             del model
-            session = self._new_session(onnxruntime, whole, options, providers)
-            decoder, cut, noise = None, ("", ""), None
+            session = self._new_session(onnxruntime, whole, session_options(), providers)
+            decoder, kept, cut, noise = None, False, ("", ""), None
         else:
             self._has_alignment = split.durations is not None
             from studio.engine.onnx.split import ENCODER_PRE_OPTIMIZED
 
-            decoder = None if self.encode_only else self._new_session(onnxruntime, str(split.decoder), options,
-                                                                      providers)
             # the encoder sees whole sentences of any length: an arena would keep the largest
             # one's buffers for good, and the encoder is a small part of the time
-            options.enable_cpu_mem_arena = False
-            if ENCODER_PRE_OPTIMIZED:
-                options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
-            session = self._new_session(onnxruntime, str(split.encoder), options, providers)
+            session = self._new_session(onnxruntime, str(split.encoder),
+                                        session_options(arena=False, pre_optimized=ENCODER_PRE_OPTIMIZED), providers)
+            decoder, kept = None, False
+            if not self.encode_only:
+                path = split.decoder
+                if self.device == "cpu":  # layouts kept across the residual adds, built once per machine
+                    from studio.engine.onnx.residual_layouts import kept_layouts_decoder
+
+                    mean = next(o for o in session.get_outputs() if o.name == split.noise.mean)
+                    path = kept_layouts_decoder(split.decoder, mean.shape[1], self._cache_dir) or path
+                    kept = path != split.decoder
+                decoder = self._new_session(onnxruntime, str(path), session_options(pre_optimized=kept), providers)
             cut, noise = (split.latent, split.mask), split.noise
         providers = list(session.get_providers())
         _LOGGER.info(
@@ -357,7 +373,8 @@ class OnnxPiperEngine(Engine):
             self.model_path.name, providers, self.threads or "default", self._has_alignment,
             self.window_frames or "whole",
         )
-        return LoadedModel(session, decoder, cut, self._has_alignment, self.window_frames, providers, noise)
+        return LoadedModel(session, decoder, cut, self._has_alignment, self.window_frames, providers, noise,
+                           decoder_layouts_kept=kept)
 
     def _new_session(self, onnxruntime, model, options, providers):  # -> onnxruntime.InferenceSession
         try:

@@ -28,6 +28,8 @@ class LoadedModel:
     providers: list[str]
     #: where the first half takes and returns the sampling noise (split.PriorNoise; None: whole graph)
     noise: Any = None
+    #: the decoder session runs :mod:`studio.engine.onnx.residual_layouts`' build
+    decoder_layouts_kept: bool = False
     users: int = 0
 
 
