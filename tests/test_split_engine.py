@@ -1,4 +1,5 @@
-"""SplitEngine loads its two halves at the same time: the encoder serves while the decoder starts.
+"""SplitEngine loads its two halves at the same time: the encoder serves (and the streams
+encode ahead) while the decoder starts.
 
 The encoder is the bundled voice's real ONNX encoder; the decoder is a small one made
 here that decodes silence, so that its start can be held and failed at will (torch's
@@ -8,6 +9,7 @@ real start-up is ~2 s and cannot be held).
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -15,6 +17,7 @@ import pytest
 from studio.engine.base import EngineError, PendingBuild, SynthesisSettings
 from studio.engine.onnx.piper import OnnxPiperEngine
 from studio.engine.serving.split_engine import SplitEngine
+from studio.engine.serving.streams import MultiStreamSynthesizer
 from studio.engine.voice.catalog import get_voice
 from studio.engine.windows import Latent, Window
 
@@ -99,3 +102,49 @@ def test_a_decoder_that_fails_to_start_fails_every_window_and_still_closes() -> 
     finally:
         engine.close()
     assert decoder.closed
+
+
+class CountingEncoder(OnnxPiperEngine):
+    """The real encoder, counting the sentences it has encoded (across streams)."""
+
+    lock = threading.Lock()
+    encoded = 0
+
+    def encode_batch(self, ids, settings):
+        latents = super().encode_batch(ids, settings)
+        with CountingEncoder.lock:
+            CountingEncoder.encoded += len(ids)
+        return latents
+
+
+def test_the_streams_encode_ahead_while_the_decoder_is_still_starting() -> None:
+    voice = get_voice(None)
+    decoders: list[HeldDecoder] = []
+
+    def split() -> SplitEngine:
+        encoder = CountingEncoder(voice.model_path, voice.config_path, threads=1, window_frames=128, encode_only=True)
+        decoders.append(HeldDecoder(encoder.config.hop_length))
+        return SplitEngine(encoder, decoders[-1], "split")
+
+    texts = ["The lamps were lit along the quay.", "Nobody answered the bell.", "The tide came in at dusk.",
+             "She folded the map twice.", "A gull cried over the harbour wall."]
+    CountingEncoder.encoded = 0
+    synth = MultiStreamSynthesizer(split, streams=2)
+    try:
+        ids = [synth.text_to_ids(t, "en") for t in texts]
+        got: list[list[np.ndarray]] = []
+        run = threading.Thread(target=lambda: got.append(synth.synthesize_all(ids, SILENT)))
+        run.start()
+        deadline = time.monotonic() + 30
+        while CountingEncoder.encoded < len(texts) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        # every sentence was encoded while both decoders were still held
+        assert CountingEncoder.encoded == len(texts) and not any(d.loaded for d in decoders)
+        for d in decoders:
+            d.release.set()
+        run.join(30)
+        assert len(got) == 1 and [a.size > 0 for a in got[0]] == [True] * len(texts)
+    finally:
+        for d in decoders:
+            d.release.set()
+        synth.close()

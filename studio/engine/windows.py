@@ -105,6 +105,11 @@ class WindowedDecoder(Protocol):
         """The audio of ``window`` (``(stop - start) * hop`` samples, float32, unclipped)."""
         ...
 
+    def decoding_ready(self) -> bool:
+        """False while the second half is still loading (a window would wait for it):
+        the streams then encode the sentences ahead instead of waiting with them."""
+        ...
+
 
 def windowed(engine: object) -> bool:
     """True when ``engine`` decodes in windows (the streams then spread windows, not sentences)."""

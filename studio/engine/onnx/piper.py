@@ -288,6 +288,10 @@ class OnnxPiperEngine(Engine):
         hop = self.config.hop_length
         return mean, std, eps, per_id, tuple((a * hop, b * hop) for a, b in words)
 
+    def decoding_ready(self) -> bool:
+        """Always: both halves load together in :meth:`load`."""
+        return True
+
     def decode_window(self, latent: Latent, window: Window) -> np.ndarray:
         """The audio of one window of ``latent`` (its context frames decoded, then cut away)."""
         decoder = self._decoder

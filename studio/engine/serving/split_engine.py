@@ -93,6 +93,11 @@ class SplitEngine(DelegatingEngine):
     def encode_batch(self, ids: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[Latent]:
         return self.inner.encode_batch(ids, settings)
 
+    def decoding_ready(self) -> bool:
+        """False while the decoder is loading (the streams encode ahead meanwhile)."""
+        loading = self._decoder_loaded
+        return loading is None or loading.done()
+
     def decode_window(self, latent: Latent, window: Window) -> np.ndarray:
         loading = self._decoder_loaded  # set by load(); None once closed (the decoder says so)
         if loading is not None:

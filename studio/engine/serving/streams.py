@@ -181,7 +181,7 @@ class MultiStreamSynthesizer:
             def work(stream: int, engine: Engine) -> None:
                 try:
                     while not stop.is_set():
-                        job = jobs.take()
+                        job = jobs.take(encode_first=not engine.decoding_ready())
                         if job is None:
                             break
                         _window_job(engine, jobs, job, items, settings, stream, hop, done)

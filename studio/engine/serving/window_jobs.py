@@ -10,7 +10,10 @@ window of any encoded sentence, so one long sentence spreads over all streams.
 Order: decode jobs before encode jobs, oldest sentence first. So sentences finish
 in about the order they were started (the first audio of a long paragraph is out
 after its first windows), and at most about one latent per stream waits in memory.
-Encode jobs go longest first, as the whole-sentence queue does.
+Encode jobs go longest first, as the whole-sentence queue does. The one exception:
+a stream whose decoder is still loading (``bf16-cpu`` imports torch for ~2 s at the
+start) takes encode jobs first, so its core encodes the call's sentences ahead
+instead of waiting on the first window.
 """
 
 from __future__ import annotations
@@ -55,11 +58,18 @@ class WindowJobs:
         self._encoding = 0
         self._stopped = False
 
-    def take(self) -> Job | None:
+    def take(self, encode_first: bool = False) -> Job | None:
         """The next job, waiting while another stream's encode may still bring windows;
-        None when there is nothing left (or :meth:`stop` was called)."""
+        None when there is nothing left (or :meth:`stop` was called).
+
+        ``encode_first``: the caller's decoder is still loading, so an encode job (if
+        any is left) before the windows, which would only wait.
+        """
         with self._cond:
             while not self._stopped:
+                if encode_first and self._encode:
+                    self._encoding += 1
+                    return Job(self._encode.popleft())
                 if self._decode:
                     return self._decode.popleft()
                 if self._encode:
