@@ -27,7 +27,7 @@ This module takes the graph as ORT optimizes it for this CPU (saved with
 The plain tensors nobody reads any more are dropped. Measured on the bundled voice
 (2-core Zen 4, one thread, 576-frame window, 5 alternating pairs): the FP32 4-D
 decoder 1.07x faster (blocked pass); the INT8 decoder 1.06x with the blocked pass
-alone, 1.12x with both; outputs agree to ~5e-8.
+alone, 1.12-1.14x with both; outputs agree to ~5e-8.
 
 The result holds ORT's blocked weights, so it is valid only for the runtime version
 and CPU kind it was made on: it is keyed by both and built once per machine. Each
@@ -318,7 +318,7 @@ def kept_layouts_decoder(decoder: Path, channels: int | str | None,
     that leaves it open cannot be checked, and is decoded plain). None when neither
     pass finds anything to keep on this runtime and CPU, when both change the output
     beyond :data:`TOLERANCE`, or when the build fails; the answer is remembered on
-    disk, so each machine tries once.
+    disk, so each machine tries once (a failure to write, such as a full disk, is not).
     """
     out = kept_layouts_path(Path(decoder), cache_dir)
     refused = out.with_suffix(".none")
@@ -330,12 +330,18 @@ def kept_layouts_decoder(decoder: Path, channels: int | str | None,
         try:
             why = (_build(Path(decoder), channels, out) if isinstance(channels, int)
                    else f"the latent's channel count is not fixed ({channels!r})")
-        except Exception as exc:  # onnx / onnxruntime raise their own types
+        except OSError as exc:  # a full disk, say: try again at the next load
+            _LOGGER.warning("%s: decoding with ONNX Runtime's own layouts this time: %s", Path(decoder).name, exc)
+            return None
+        except Exception as exc:  # onnx / onnxruntime raise their own types; the same graph would fail again
             why = f"build failed ({type(exc).__name__}: {exc})"
         if why is None:
             return out
         _LOGGER.warning("%s: decoding with ONNX Runtime's own layouts: %s", Path(decoder).name, why)
-        write_atomic(refused, why)
+        try:
+            write_atomic(refused, why)
+        except OSError:  # not remembered: the next load asks again
+            pass
         return None
 
 
