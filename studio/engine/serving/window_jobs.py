@@ -67,10 +67,7 @@ class WindowJobs:
         """
         with self._cond:
             while not self._stopped:
-                if encode_first and self._encode:
-                    self._encoding += 1
-                    return Job(self._encode.popleft())
-                if self._decode:
+                if self._decode and not (encode_first and self._encode):
                     return self._decode.popleft()
                 if self._encode:
                     self._encoding += 1
