@@ -47,7 +47,7 @@ from pathlib import Path
 import numpy as np
 
 from studio.core import paths
-from studio.core.files import build_lock, sha256_file_cached, write_atomic
+from studio.core.files import build_lock, write_atomic
 from studio.engine.cpu_features import notable_flags
 
 _LOGGER = logging.getLogger(__name__)
@@ -299,12 +299,18 @@ def _sort(graph) -> None:
 
 
 def kept_layouts_path(decoder: Path, cache_dir: str | Path | None = None) -> Path:
-    """Where the build of ``decoder`` for this runtime and CPU kind is kept."""
+    """Where the build of ``decoder`` for this runtime and CPU kind is kept.
+
+    The decoder is identified by its path, size and modification time, as the cut
+    that wrote it is (:mod:`~studio.engine.onnx.split`: written atomically, never in
+    place), not by hashing its 10-35 MB at every model process's start.
+    """
     import onnxruntime
 
+    stat = decoder.stat()
     key = hashlib.sha256(
-        f"{sha256_file_cached(decoder)}\0layouts={LAYOUTS_VERSION}\0ort={onnxruntime.__version__}"
-        f"\0cpu={','.join(notable_flags())}".encode()
+        f"{decoder.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}\0layouts={LAYOUTS_VERSION}"
+        f"\0ort={onnxruntime.__version__}\0cpu={','.join(notable_flags())}".encode()
     ).hexdigest()[:24]
     folder = Path(cache_dir) if cache_dir is not None else paths.cache_dir()
     return folder / "cpu" / f"{decoder.stem}.layouts-{key}.onnx"
