@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from studio.engine.base import SynthesisSettings  # noqa: E402
 from studio.engine.serving.batched import BatchedEngine  # noqa: E402
 from studio.engine.presets import open_preset
-from studio.jobs.engines import BACKEND_PRESETS  # noqa: E402
+from studio.stack.build import BACKEND_PRESETS  # noqa: E402
 from studio.engine.voice.catalog import get_voice  # noqa: E402
 
 SENTENCES = [

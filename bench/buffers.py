@@ -39,7 +39,7 @@ from studio.engine.base import SynthesisSettings  # noqa: E402
 from studio.engine.serving.batched import BatchedEngine  # noqa: E402
 from studio.engine.serving.buffers import BufferPool  # noqa: E402
 from studio.engine.presets import open_preset
-from studio.jobs.engines import BACKEND_PRESETS  # noqa: E402
+from studio.stack.build import BACKEND_PRESETS  # noqa: E402
 from studio.engine.serving.streaming import stream_passage  # noqa: E402
 from studio.engine.voice.catalog import get_voice  # noqa: E402
 

@@ -27,7 +27,7 @@ are paired: the median over rounds of the ratio measured within one round.
 
 Quality (deterministic, all noise scales 0) is measured against FP32 1x2: log-mel
 correlation (min over sentences), pause noise floor (worst pause; FP32 ~ -96 dBFS),
-duration difference, and word error rate by pocketsphinx (studio.bench.asr).
+duration difference, and word error rate by pocketsphinx (studio.measure.asr).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from studio.bench import quality as Q  # noqa: E402
+from studio.measure import quality as Q  # noqa: E402
 from studio.engine.base import SynthesisSettings  # noqa: E402
 from studio.engine.serving.streams import MultiStreamSynthesizer, physical_cores  # noqa: E402
 from studio.engine.onnx.int8 import Int8OnnxEngine  # noqa: E402
@@ -223,7 +223,7 @@ def quality_rows(fp32, int8, sentences, with_wer: bool) -> dict[str, dict]:
     }
     if with_wer:
         try:
-            from studio.bench.asr import transcribe, word_error_rate
+            from studio.measure.asr import transcribe, word_error_rate
         except ImportError as exc:
             print(f"(WER skipped: {exc})")
         else:

@@ -44,12 +44,12 @@ def main() -> int:
 
     from studio.engine.presets import open_preset
     from studio.engine.voice.catalog import get_voice
-    from studio.jobs.export import export_chapter_files
-    from studio.jobs.render import render_project
-    from studio.jobs.session import open_project
+    from studio.delivery.export import export_chapter_files
+    from studio.rendering.render import render_project
+    from studio.project.opening import open_project
     from studio.project.bookdb import heading_paragraph
     from studio.project.duration import Timing, calibrated, chapter_seconds, voice_rate
-    from studio.text.spoken import spoken_chars
+    from studio.text.spoken_length import spoken_chars
 
     folder = args.keep or Path(tempfile.mkdtemp(prefix="duration-bench-"))
     engine = open_preset("fp32-cpu", get_voice(None))

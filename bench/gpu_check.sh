@@ -10,7 +10,7 @@
 #   options: --prepared DIR (default .gpu)  --out DIR  --require-tensorrt
 #
 # Steps: unpack the prepared wheels this Python lacks into a temporary folder; run
-# `python3 -m studio.bench.gpu.check` (JSON rows written one by one to
+# `python3 -m studio.measure.gpu.check` (JSON rows written one by one to
 # $OUT/gpu_check.jsonl as they finish); print one summary table. Exit status 0 only
 # when every check passed: a skipped, failed or timed-out check, or a check killed
 # at the time limit, exits 1; a missing prepared folder or wheel failure exits 2.
@@ -51,7 +51,7 @@ else
         SITE="$(mktemp -d)"
         trap 'rm -rf "$SITE"' EXIT
         echo "== wheels -> $SITE"
-        "$PY" -m studio.bench.gpu.wheels install --wheels "$PREPARED/wheels" --target "$SITE" \
+        "$PY" -m studio.measure.gpu.wheels install --wheels "$PREPARED/wheels" --target "$SITE" \
             --report "$OUT/wheels-installed.json" || { echo "gpu_check.sh: unpacking the wheels failed" >&2; exit 2; }
         export PYTHONPATH="$PWD:$SITE${PYTHONPATH#$PWD}"
     else
@@ -59,7 +59,7 @@ else
     fi
 fi
 echo "== check (at most $LIMIT s)"
-timeout -k 5 "$LIMIT" "$PY" -m studio.bench.gpu.check --prepared "$PREPARED" --out "$OUT" $DRY \
+timeout -k 5 "$LIMIT" "$PY" -m studio.measure.gpu.check --prepared "$PREPARED" --out "$OUT" $DRY \
     --budget-s "$BUDGET" 2>&1 | tee "$OUT/check.log"
 RC=${PIPESTATUS[0]}
 if [ "$RC" = 124 ] || [ "$RC" = 137 ]; then
@@ -67,7 +67,7 @@ if [ "$RC" = 124 ] || [ "$RC" = 137 ]; then
 fi
 echo
 echo "== summary ($(( $(date +%s) - T0 )) s)"
-"$PY" -m studio.bench.gpu.rows "$OUT" $REQUIRE
+"$PY" -m studio.measure.gpu.rows "$OUT" $REQUIRE
 SUMMARY_RC=$?
 if [ "$RC" != 0 ] || [ "$SUMMARY_RC" != 0 ]; then
     exit 1

@@ -13,4 +13,4 @@ cd "$(dirname "$0")/.."
 PY="${PYTHON:-.venv/bin/python}"
 [ -x "$PY" ] || PY=python3
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
-exec "$PY" -m studio.bench.gpu.prepare "$@"
+exec "$PY" -m studio.measure.gpu.prepare "$@"

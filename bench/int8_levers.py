@@ -13,7 +13,7 @@ differ only in the nodes they pick share one calibration, so such a variant buil
   ``bench/cpu_presets.py``'s story, noise 0, against the FP32 voice: log-mel correlation
   (min and mean over sentences), worst pause noise floor, identical durations; PASS when
   inside the INT8 bounds (corr >= 0.99, floor <= -60 dBFS, durations identical).
-* ``time`` / ``windows``: long prose (``studio.bench.whole.long_prose``, >= 250 words,
+* ``time`` / ``windows``: long prose (``studio.measure.whole.long_prose``, >= 250 words,
   split into sentences as the app splits them), one thread, one sentence at a time through
   the windowed engine, CPU seconds (``time.process_time``) of each variant in turn, three
   rounds after a warm-up round; medians, min-max, and the per-round ratio to the first
@@ -35,8 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np  # noqa: E402
 
 from cpu_presets import BOOK_TEXT  # noqa: E402
-from studio.bench import quality as Q  # noqa: E402
-from studio.bench.whole import long_prose  # noqa: E402
+from studio.measure import quality as Q  # noqa: E402
+from studio.measure.whole import long_prose  # noqa: E402
 from studio.engine.base import SynthesisSettings  # noqa: E402
 from studio.engine.onnx.int8 import Int8OnnxEngine  # noqa: E402
 from studio.engine.onnx.int8_recipe import QuantRecipe  # noqa: E402

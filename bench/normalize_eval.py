@@ -36,7 +36,7 @@ from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from studio.bench.normalize_score import DATA, LANGUAGES, load_items, score  # noqa: E402
+from studio.measure.normalize_score import DATA, LANGUAGES, load_items, score  # noqa: E402
 
 Say = Callable[[str, str], str]
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)?")
@@ -150,7 +150,7 @@ def main() -> None:
         ms_plain = ms_per_sentence(say, plain) if plain else float("nan")
         print(f"  {name:12s} {ms:8.3f} ms  {ms_plain:8.4f} ms   start-up {startup_seconds(code):.3f} s")
     if args.wrong:
-        from studio.bench.normalize_score import wrong
+        from studio.measure.normalize_score import wrong
 
         for item, said in wrong(items + heldout, studio):
             print(f"  [{item.language}/{item.category}] {item.text!r} -> {said!r}")

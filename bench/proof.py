@@ -112,7 +112,7 @@ def synthesize(items: list[dict], out: Path) -> None:
     from studio.engine.base import SynthesisSettings
     from studio.engine.presets import open_preset
     from studio.engine.voice.catalog import get_voice
-    from studio.jobs.render import SynthRequest, each_synthesizer
+    from studio.rendering.render import SynthRequest, each_synthesizer
 
     engine = open_preset("fp32-cpu", get_voice(None))
     engine.load()

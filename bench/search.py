@@ -6,7 +6,7 @@ the GUI thread. This builds a real project of about 200k words of real prose (th
 shared EPUB fixtures' English chapters, repeated under new chapter titles until
 the book is that long), then times, through the code the window uses:
 
-* the index build (:class:`studio.qt.search.SearchIndex`, once per text version),
+* the index build (:class:`studio.desktop.search.SearchIndex`, once per text version),
 * each keystroke's search in the index (the search task's work, off the GUI thread),
 * the GUI thread's share: the book panel applying the answer
   (:meth:`studio.ui.book_view.BookPanel.apply_search`: the tree's filter, the
@@ -75,9 +75,9 @@ def main() -> int:
 
     from PySide6.QtWidgets import QApplication
 
-    from studio.jobs.session import open_project
-    from studio.qt.search import SearchIndex
-    from studio.qt.snapshot import build_snapshot
+    from studio.project.opening import open_project
+    from studio.desktop.search import SearchIndex
+    from studio.desktop.snapshot import build_snapshot
     from studio.ui.book_view import BookPanel
 
     app = QApplication.instance() or QApplication([])

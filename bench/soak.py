@@ -6,7 +6,7 @@
     python bench/soak.py --isolated         # soak the model process of an IsolatedEngine
 
 Exits 1 when memory grows by 5 % or more after the warm-up; the logic lives in
-studio.jobs.soak (the tests run the same function).
+studio.measure.soak (the tests run the same function).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from studio.jobs.soak import SoakSample, make_passages, run_soak, soak  # noqa: E402
+from studio.measure.soak import SoakSample, make_passages, run_soak, soak  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,9 +68,9 @@ def main(argv: list[str] | None = None) -> int:
 def _isolated(args, progress):
     from dataclasses import replace
 
-    from studio.jobs.engines import BACKEND_PRESETS, engine_spec, plan_engine
-    from studio.jobs.isolation.engine import IsolatedEngine
-    from studio.jobs.isolation.memory import NO_BOUNDS
+    from studio.stack.build import BACKEND_PRESETS, engine_spec, plan_engine
+    from studio.stack.isolation.engine import IsolatedEngine
+    from studio.stack.isolation.memory import NO_BOUNDS
 
     backend = "torch" if args.engine == "auto" else args.engine
     plan = plan_engine(BACKEND_PRESETS[backend], device=args.device, streams=1, threads=args.threads)

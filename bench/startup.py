@@ -28,7 +28,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from studio.bench.whole import OtherLoad, is_shared, piper_command, run_process  # noqa: E402
+from studio.measure.whole import OtherLoad, is_shared, piper_command, run_process  # noqa: E402
 
 SENTENCE = "The rain had stopped by the time the last train pulled into the station."
 #: seconds, whole process, quiet machine

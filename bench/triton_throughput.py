@@ -114,7 +114,7 @@ def main() -> int:
     args = p.parse_args()
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
     from studio.engine.serving.streams import physical_cores
-    from studio.jobs.engines import build_engine, plan_engine
+    from studio.stack.build import build_engine, plan_engine
 
     voice = get_voice(None)
     local = build_engine(plan_engine("fp32-cpu", voice))
@@ -128,7 +128,7 @@ def main() -> int:
         if args.servers:
             url, model = args.servers.split(",")[0], args.model or ""
         else:
-            from studio.jobs.triton import LocalServer, export_voice, free_port
+            from studio.stack.triton_repository import LocalServer, export_voice, free_port
 
             tmp = Path(tempfile.mkdtemp(prefix="triton-bench-"))
             model = export_voice(voice, "fp32-cpu", tmp / "repo").folder.name

@@ -113,7 +113,12 @@ extras="gui"
 [ "$dev" = 1 ] && triton=1
 [ "$dev" = 1 ] && extras="$extras,test"
 [ "$triton" = 1 ] && extras="$extras,triton"
-say "studio: installing (editable) with extras [$extras]"
+# the distribution was called "studio" before it took a name of its own on the package index
+if "${pip[@]}" show studio >/dev/null 2>&1; then
+  say "studio: removing the old distribution name 'studio' (now audiobook-studio)"
+  "${pip[@]}" uninstall -y studio
+fi
+say "studio: installing audiobook-studio (editable) with extras [$extras]"
 "${pip[@]}" install "${pins[@]}" -e "$here[$extras]"
 
 # 4b. The CPU Triton server's own environment (see installer/triton-env.sh). A failure

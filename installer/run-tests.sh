@@ -14,6 +14,6 @@ if [ $# -gt 0 ] || ! command -v xvfb-run >/dev/null; then
 fi
 # the whole suite: everything headless, then the producer's walkthrough in a real X
 # server (Xvfb, Qt's xcb platform), as a producer's window would run
-"$py/bin/python" -m pytest -q --ignore=tests/test_walkthrough.py
+"$py/bin/python" -m pytest -q --ignore=tests/desktop/test_walkthrough.py
 STUDIO_EXPECT_QT_PLATFORM=xcb QT_QPA_PLATFORM=xcb \
-  exec xvfb-run -a -s "-screen 0 1600x1000x24" "$py/bin/python" -m pytest -q tests/test_walkthrough.py
+  exec xvfb-run -a -s "-screen 0 1600x1000x24" "$py/bin/python" -m pytest -q tests/desktop/test_walkthrough.py

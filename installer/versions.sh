@@ -28,7 +28,7 @@ if [ "$mode" = oldest ]; then
 fi
 STUDIO_VENV="$venv" STUDIO_UNLOCKED=1 bash "$here/installer/run-tests.sh" "$@"
 # local version labels (+cpu, +cu130) left out: the CPU and the CUDA builds of torch both match
-"$venv/bin/python" -m pip list --format=freeze 2>/dev/null | grep -iv '^studio==' | sed -E 's/\+[A-Za-z0-9.]+$//' \
+"$venv/bin/python" -m pip list --format=freeze 2>/dev/null | grep -iv '^audiobook-studio==' | sed -E 's/\+[A-Za-z0-9.]+$//' \
   >"$venv/versions.txt"
 if [ "$mode" = newest ] && [ $# -eq 0 ]; then
   {

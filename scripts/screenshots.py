@@ -70,13 +70,13 @@ def open_book(args: argparse.Namespace, tmp: Path, settle_s: float = 0.6, *, iso
     """The window (model in this process unless ``isolation``, a silent player) with
     ``args.manuscript`` opened: ``(app, session, window, grab)``, ``grab(widget, name)``
     saving into ``args.out``."""
-    import studio.qt  # noqa: F401 - binding guard first
+    import studio.desktop  # noqa: F401 - binding guard first
 
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from studio.qt.session import ProjectSession
-    from studio.qt.sinks import NullSink
+    from studio.desktop.session import ProjectSession
+    from studio.desktop.sinks import NullSink
     from studio.ui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(["studio"])
@@ -104,7 +104,7 @@ def open_book(args: argparse.Namespace, tmp: Path, settle_s: float = 0.6, *, iso
 
 
 def shoot(args: argparse.Namespace, tmp: Path) -> int:
-    from studio.jobs.engines import Isolation
+    from studio.stack.build import Isolation
 
     app, session, win, grab = open_book(args, tmp, 0.3, isolation=None if args.in_process else Isolation(),
                                         sink_speed=None)

@@ -1,7 +1,8 @@
 """Audiobook studio: manuscript in, spoken chapters out, on the producer's own machine.
 
-Layers import only downwards: ``core``/``text``/``engine``/``audio``/``project`` ->
-``jobs`` -> ``qt`` -> ``ui``. Nothing below the UI imports PySide6.
+Layers import only downwards: ``core`` -> ``text`` -> ``engine``/``audio`` -> ``project``
+-> ``proof`` -> ``stack`` -> ``rendering`` -> ``delivery`` -> ``measure`` -> ``cli`` ->
+``desktop`` -> ``ui`` (pyproject.toml's import contracts). Nothing below the UI imports PySide6.
 """
 
 __version__ = "0.1.0"

@@ -1,7 +1,7 @@
 """``studio bench`` and the preset options of ``studio render``.
 
 The render parser takes :func:`add_preset_arguments` from here. Imports stay light here; the
-measuring code (:mod:`studio.bench.runner`) is imported when the command runs.
+measuring code (:mod:`studio.measure.runner`) is imported when the command runs.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from studio.bench.runner import BenchConfig, run_bench
+    from studio.measure.runner import BenchConfig, run_bench
 
     names = [n.strip() for n in (args.presets or "").split(",") if n.strip()] or None
     if names:
@@ -107,7 +107,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _print_summary(result: dict, out_dir: Path) -> None:
-    from studio.bench.report import load_note
+    from studio.measure.report import load_note
 
     out = sys.stdout
     out.write(f"measured {result.get('measured_at', '?')} on {result['machine_description']}\n")
@@ -116,7 +116,7 @@ def _print_summary(result: dict, out_dir: Path) -> None:
         out.write(note.replace("**", "") + "\n")
     whole = result.get("whole_process")
     if whole:
-        from studio.bench.whole import markdown_table
+        from studio.measure.whole import markdown_table
 
         out.write(f"whole processes on {whole['text']['source']}:\n")
         out.write("\n".join(line.replace("**", "") for line in markdown_table(whole)) + "\n\nsteady state:\n")

@@ -65,7 +65,7 @@ class ProgressLine:
         self.last_time = 0.0
         self.open_line = False
 
-    def __call__(self, p) -> None:  # p: studio.jobs.render.RenderProgress
+    def __call__(self, p) -> None:  # p: studio.rendering.render.RenderProgress
         pct = int(100 * p.fraction)
         bar = "#" * (pct // 5) + "." * (20 - pct // 5)
         eta = f"eta {format_duration(p.eta)}" if p.eta is not None else "eta --:--"

@@ -1,7 +1,7 @@
 """``studio export``: publish-ready files from a rendered project.
 
 Plugged into :mod:`studio.cli` through ``COMMAND_MODULES``. Imports stay light
-here; the work is :func:`studio.jobs.publish.publish`. Nothing is synthesized:
+here; the work is :func:`studio.delivery.publish.publish`. Nothing is synthesized:
 the files are made from the project's verified audio cache, and a chapter that
 is not completely rendered is refused with the reason (render it first).
 """
@@ -71,9 +71,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _cmd_export(args: argparse.Namespace) -> int:
     from studio.audio.mastering import MasteringConfig
     from studio.cli.common import format_duration, parse_chapters
-    from studio.jobs.export import default_chapters
-    from studio.jobs.proof_export import add_to_manifest, proof_report, report_text, require_proof
-    from studio.jobs.publish import PublishOptions, publish
+    from studio.delivery.export import default_chapters
+    from studio.delivery.proof_state import add_to_manifest, proof_report, report_text, require_proof
+    from studio.delivery.publish import PublishOptions, publish
     from studio.project import Project
 
     if not Project.is_project(args.project):
@@ -139,7 +139,7 @@ def _unescape(text: str | None) -> str | None:
     return None if text is None else text.replace("\\n", "\n")
 
 
-def _progress(p) -> None:  # p: studio.jobs.publish.PublishProgress
+def _progress(p) -> None:  # p: studio.delivery.publish.PublishProgress
     if p.current:
         sys.stderr.write(f"studio: mastering {p.done + 1}/{p.total}: {p.current}\n")
         sys.stderr.flush()

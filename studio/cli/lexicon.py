@@ -160,7 +160,7 @@ def _cmd_add(args: argparse.Namespace) -> int:
 
 def _check_ipa(target: _Target, entry) -> None:  # entry: LexiconEntry
     """Refuse IPA the voice cannot say (its symbols would be dropped silently)."""
-    from studio.jobs.lexicon import unknown_ipa
+    from studio.rendering.lexicon_checks import unknown_ipa
 
     voice_id, unknown = unknown_ipa(target.project, entry)
     if unknown:
@@ -196,11 +196,11 @@ def _cmd_import(args: argparse.Namespace) -> int:
     if not args.file.is_file():
         raise StudioError(f"{args.file}: no such file")
     if args.file.suffix.lower() == ".epub":
-        from studio.text.epub_lexicon import read_epub_lexicon
+        from studio.text.formats.epub_lexicon import read_epub_lexicon
 
         entries, skipped = list(read_epub_lexicon(args.file).entries), {}
     else:
-        from studio.text.pls import read_pls_file
+        from studio.text.formats.pls import read_pls_file
 
         result = read_pls_file(args.file)
         entries, skipped = result.entries, dict(result.skipped)
@@ -214,7 +214,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from studio.text.pls import write_pls_file
+    from studio.text.formats.pls import write_pls_file
 
     with _Target(args) as target:
         lexicon = target.lexicon()

@@ -61,11 +61,11 @@ def _cmd_proof(args: argparse.Namespace) -> int:
         raise StudioError("give a project folder, or --audio FILE --text FILE")
     if not 0 <= args.retry <= 2:
         raise StudioError(f"--retry {args.retry}: use 0, 1 or 2")
-    from studio.jobs.session import open_project
+    from studio.project.opening import open_project
 
     project = open_project(args.project).project
     try:
-        from studio.jobs.export import default_chapters
+        from studio.delivery.export import default_chapters
 
         chapters = set(parse_chapters(args.chapters, len(project.chapters())) if args.chapters
                        else default_chapters(project))
@@ -87,13 +87,13 @@ def proof_after_render(args: argparse.Namespace, project: Any, chapters: list[in
 def run_proof(project: Any, checker: Any, chapters: set[int] | None, args: argparse.Namespace, *,
               again: bool = False, engine: Any = None, engine_for: Any = None, batch_size: int = 1) -> Any:
     """Proof the chapters with a progress line; retries build the project's engine when none is given."""
-    from studio.jobs.proofing import proof_project
+    from studio.rendering.proofing import proof_project
 
     bar = ProgressLine(sys.stderr, label="listening")
     owned = None
     try:
         if engine is None and args.retry > 0:
-            from studio.jobs.engines import build_engine, plan_for_project, voice_engines
+            from studio.stack.build import build_engine, plan_for_project, voice_engines
 
             plan = plan_for_project(project.settings(), isolation=None)
             owned, engine_for, batch_size = build_engine(plan), voice_engines(plan), plan.batch_size
@@ -108,7 +108,7 @@ def run_proof(project: Any, checker: Any, chapters: set[int] | None, args: argpa
 
 
 def _as_render_progress(p: Any) -> Any:
-    from studio.jobs.render import RenderProgress
+    from studio.rendering.render import RenderProgress
 
     return RenderProgress(done=p.done, total=p.total, failed=0, audio_seconds=p.audio_seconds, elapsed=0.0,
                           rtf=0.0, eta=None, current=f"proof-listening: {p.flagged} to review")
@@ -116,7 +116,7 @@ def _as_render_progress(p: Any) -> Any:
 
 def report_project(project: Any, run: Any, chapters: set[int] | None, *, as_json: bool) -> int:
     """Print each chapter's summary and the flagged sentences; the exit status."""
-    from studio.jobs.proofing import flagged_rows
+    from studio.rendering.proofing import flagged_rows
 
     flagged = flagged_rows(project, chapters)
     names = {c.index: c.name for c in project.chapters()}

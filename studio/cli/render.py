@@ -69,9 +69,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_cmd_render)
 
 
-def isolation_from_args(args: argparse.Namespace):  # -> studio.jobs.engines.Isolation | None
+def isolation_from_args(args: argparse.Namespace):  # -> studio.stack.build.Isolation | None
     """The model-process options of ``studio render`` (None: ``--in-process``)."""
-    from studio.jobs.engines import Isolation
+    from studio.stack.build import Isolation
 
     if args.recycle_after < 0:
         raise StudioError(f"--recycle-after {args.recycle_after} must be 0 (never) or more")
@@ -85,20 +85,20 @@ def isolation_from_args(args: argparse.Namespace):  # -> studio.jobs.engines.Iso
     return Isolation(recycle_after=args.recycle_after, cuda_alloc_conf=conf)
 
 
-def render_plan(args: argparse.Namespace, settings):  # -> studio.jobs.engines.EnginePlan
+def render_plan(args: argparse.Namespace, settings):  # -> studio.stack.build.EnginePlan
     """The engine plan of ``studio render``: the project's preset with the user's
     ``--streams`` and model-process options (the desktop app plans the same way)."""
-    from studio.jobs.engines import plan_for_project
+    from studio.stack.build import plan_for_project
 
     return plan_for_project(settings, streams=args.streams, isolation=isolation_from_args(args))
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
-    from studio.jobs.export import default_chapters, export_chapter_files, incomplete_chapters
-    from studio.jobs.engines import build_engine, voice_engines
-    from studio.jobs.preset_choice import check_choice, choose_preset
-    from studio.jobs.render import render_project
-    from studio.jobs.session import apply_choices
+    from studio.delivery.export import default_chapters, export_chapter_files, incomplete_chapters
+    from studio.stack.build import build_engine, voice_engines
+    from studio.stack.preset_choice import check_choice, choose_preset
+    from studio.rendering.render import render_project
+    from studio.project.opening import apply_choices
 
     started = time.monotonic()
     if args.sample_rate is not None and not 8000 <= args.sample_rate <= 192000:
@@ -189,7 +189,7 @@ def _report_incomplete(broken, titles: dict[int, str], *, exported: int, out: Te
     """Failed sentences with their reasons, the chapters left out, and what to do.
 
     ``broken``: chapter index -> its sentences that are not done
-    (:func:`studio.jobs.export.incomplete_chapters`).
+    (:func:`studio.delivery.export.incomplete_chapters`).
     """
     rows = [r for idx in sorted(broken) for r in broken[idx]]
     failed = [r for r in rows if r.state == "failed"]
@@ -209,7 +209,7 @@ def _report_incomplete(broken, titles: dict[int, str], *, exported: int, out: Te
     out.write(f"studio: {RETRY_MESSAGE}\n")
 
 
-def _early_start(args: argparse.Namespace):  # -> studio.jobs.engines.EarlyStart | None
+def _early_start(args: argparse.Namespace):  # -> studio.stack.build.EarlyStart | None
     """Start the model while a *new* project is created from a manuscript.
 
     Only for a manuscript whose project does not exist yet: then the plan is known
@@ -218,8 +218,8 @@ def _early_start(args: argparse.Namespace):  # -> studio.jobs.engines.EarlyStart
     rendered already, and then nothing should load at all.
     """
     from studio.engine.voice.catalog import get_voice
-    from studio.jobs.engines import BACKEND_PRESETS, EarlyStart, plan_engine
-    from studio.jobs.session import default_project_dir
+    from studio.stack.build import BACKEND_PRESETS, EarlyStart, plan_engine
+    from studio.project.opening import default_project_dir
 
     src: Path = args.input
     if args.triton or not src.is_file() or (args.project or default_project_dir(src, args.output)).exists():
@@ -234,7 +234,7 @@ def _early_start(args: argparse.Namespace):  # -> studio.jobs.engines.EarlyStart
 
 def _open_project(args: argparse.Namespace):  # -> studio.project.Project
     """The project for ``args.input``: a project folder, or a manuscript's (new or resumed)."""
-    from studio.jobs.session import default_project_dir, open_project
+    from studio.project.opening import default_project_dir, open_project
 
     folder = None if args.input.is_dir() else args.project or default_project_dir(args.input, args.output)
     opened = open_project(args.input, folder=folder, voice_id=args.voice, backend=args.engine or "onnx",

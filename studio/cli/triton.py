@@ -97,7 +97,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _cmd_export(args: argparse.Namespace) -> int:
     from studio.engine.voice.catalog import get_voice
-    from studio.jobs.triton import export_voice
+    from studio.stack.triton_repository import export_voice
 
     model = export_voice(get_voice(args.voice), args.preset, args.output, bench_file=args.bench, name=args.name)
     print(model.config_file)
@@ -108,7 +108,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from studio.jobs.triton import LocalServer, serve_forever
+    from studio.stack.triton_repository import LocalServer, serve_forever
 
     if not any(args.repo.glob("*/config.pbtxt")):
         raise StudioError(f"{args.repo}: no model repository (write one with `studio triton export`)")

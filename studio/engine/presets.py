@@ -134,7 +134,7 @@ def _check_torch() -> tuple[bool, str, Any]:
     try:
         torch = _import("torch")
     except ImportError as exc:
-        return False, f"torch is not installed (pip install 'studio[torch]'): {exc}", None
+        return False, f"torch is not installed (pip install 'audiobook-studio[torch]'): {exc}", None
     return True, f"torch {torch.__version__}", torch
 
 
@@ -142,7 +142,7 @@ def _check_coqui() -> tuple[bool, str]:
     try:
         _import("TTS.tts.models.vits")
     except ImportError as exc:
-        return False, f"coqui-tts is not installed (pip install 'studio[torch]'): {exc}"
+        return False, f"coqui-tts is not installed (pip install 'audiobook-studio[torch]'): {exc}"
     except Exception as exc:  # a broken install raises all sorts of things
         return False, f"coqui-tts cannot be imported: {type(exc).__name__}: {exc}"
     return True, "coqui-tts"
@@ -169,7 +169,7 @@ def _bf16_installed(why_cpu: str) -> tuple[bool, str]:
 
     for module, extra in (("torch", "torch"), ("TTS", "coqui-tts")):
         if not _installed(module):
-            return False, f"{extra} is not installed (pip install 'studio[torch]')"
+            return False, f"{extra} is not installed (pip install 'audiobook-studio[torch]')"
     return True, f"torch {importlib.metadata.version('torch')} bfloat16 via oneDNN on a {why_cpu}"
 
 
@@ -267,7 +267,7 @@ def open_preset(preset_name: str | Preset, voice=None, *, device: str | None = N
                 threads: int | None = None, **kw) -> Engine:
     """One backend engine for ``voice`` (VoiceInfo, voice id, or None = bundled) under a preset.
 
-    The leaf of :func:`studio.jobs.engines.build_engine`, which adds streams,
+    The leaf of :func:`studio.stack.build.build_engine`, which adds streams,
     batching and the model process around it; call that one to render. Raises
     PresetUnavailable (with the reason) when the preset cannot run here.
     ``device`` overrides the preset's device where it allows (``fp32-torch``);

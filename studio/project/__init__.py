@@ -4,7 +4,8 @@ audio cache of every rendered sentence, so renders resume and re-renders reuse.
 
 from studio.project.cache import CACHE_FORMAT_VERSION, AudioCache, CacheEntry, VoiceIdentity, cache_key
 from studio.project.settings import ProjectSettings
-from studio.project.store import ChapterInfo, Project, SentenceRow
+from studio.project.store import Project
+from studio.project.records import ChapterInfo, SentenceRow
 
 __all__ = [
     "CACHE_FORMAT_VERSION",

@@ -5,7 +5,7 @@ banner and the Render Book question used a flat 155 words per minute, which ran
 20-28 % high for the bundled voice and left out the pauses export inserts. Here a
 sentence that is rendered counts at its real length, one that is not is predicted
 from its spoken characters (numbers spelled out,
-:mod:`studio.text.spoken`) with a rate measured on the voice (and, once the
+:mod:`studio.text.spoken_length`) with a rate measured on the voice (and, once the
 project has rendered some sentences, calibrated from them), and the pauses are
 laid out exactly as :func:`studio.audio.assemble.iter_chapter` lays them out, with
 the title split the way export splits it (:func:`title_and_body`).
@@ -26,8 +26,9 @@ from studio.core.types import Book
 from studio.project.bookdb import heading_paragraph, normalize_space
 from studio.project.direction import directions
 from studio.project.pauses import pauses_after
-from studio.project.store import Project, SentenceRow
-from studio.text.spoken import spoken_chars
+from studio.project.store import Project
+from studio.project.records import SentenceRow
+from studio.text.spoken_length import spoken_chars
 
 log = logging.getLogger(__name__)
 

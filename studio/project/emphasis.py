@@ -23,20 +23,6 @@ from studio.core.errors import ProjectError
 if TYPE_CHECKING:
     from studio.project.db import ProjectDb
 
-#: schema step: the emphasized words of a sentence (JSON list of word indices); none in older projects
-EMPHASIS_SCHEMA = """
-CREATE TABLE IF NOT EXISTS sentence_emphasis (
-    sentence_id  INTEGER PRIMARY KEY REFERENCES sentences(id) ON DELETE CASCADE,
-    words        TEXT NOT NULL
-);
-"""
-
-
-def add_emphasis_table(conn: sqlite3.Connection) -> None:
-    """The schema step (additive: a new table, whatever the other steps did)."""
-    conn.execute(EMPHASIS_SCHEMA)
-
-
 def emphases(db: ProjectDb) -> dict[int, tuple[int, ...]]:
     """Every sentence with emphasis (id -> its word indices, ascending)."""
     rows = db.read().execute("SELECT sentence_id, words FROM sentence_emphasis")

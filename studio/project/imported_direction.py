@@ -1,4 +1,4 @@
-"""The direction an EPUB 3 gives in CSS Speech (:mod:`studio.text.epub_speech`), put on
+"""The direction an EPUB 3 gives in CSS Speech (:mod:`studio.text.formats.epub_speech`), put on
 the project's sentences at import.
 
 Why matched by paragraph text, in reading order: the speech pass and the importer
@@ -26,8 +26,9 @@ from studio.project.emphasis import set_emphasis
 from studio.project.pauses import MAX_PAUSE_S, pauses_after, set_pause_after
 
 if TYPE_CHECKING:
-    from studio.project.store import Project, SentenceRow
-    from studio.text.epub_speech import BlockSpeech
+    from studio.project.store import Project
+    from studio.project.records import SentenceRow
+    from studio.text.formats.epub_speech import BlockSpeech
 
 log = logging.getLogger(__name__)
 

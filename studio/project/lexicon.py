@@ -23,7 +23,7 @@ from studio.core.errors import ProjectError
 from studio.core.language import language_family
 from studio.core.lexicon import Lexicon, LexiconEntry, normalize_grapheme
 from studio.project.db import ProjectDb
-from studio.text.pls import LexiconFormatError, read_pls_file, write_pls_file
+from studio.text.formats.pls import LexiconFormatError, read_pls_file, write_pls_file
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,8 @@ from studio.core.errors import ProjectError
 
 if TYPE_CHECKING:
     from studio.project.db import ProjectDb
-    from studio.project.store import Project, SentenceRow
+    from studio.project.store import Project
+    from studio.project.records import SentenceRow
 
 PASSED, FLAGGED, NOT_CHECKED, NO_AUDIO, UNCHECKED = "passed", "flagged", "not checked", "no audio", "unchecked"
 

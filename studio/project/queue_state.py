@@ -12,7 +12,7 @@ fits, needs no migration step, and an older studio simply ignores the key
 (:class:`~studio.project.settings.ProjectSettings` reads only the keys it knows).
 
 The jobs are plain mappings here: what a job *is* belongs to the layer that runs
-it (``studio.qt``); this module stores and returns them untouched, so new job
+it (``studio.desktop``); this module stores and returns them untouched, so new job
 kinds need nothing from it.
 """
 

@@ -20,7 +20,6 @@ import sqlite3
 from typing import Callable
 
 from studio.core.errors import ProjectError
-from studio.project.emphasis import add_emphasis_table
 
 log = logging.getLogger(__name__)
 
@@ -283,6 +282,20 @@ def _v8_proof_results(conn: sqlite3.Connection) -> None:
     _apply_script(conn, _SCHEMA_V8_PROOFS)
 
 
+#: schema step: the emphasized words of a sentence (JSON list of word indices); none in older projects
+EMPHASIS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sentence_emphasis (
+    sentence_id  INTEGER PRIMARY KEY REFERENCES sentences(id) ON DELETE CASCADE,
+    words        TEXT NOT NULL
+);
+"""
+
+
+def add_emphasis_table(conn: sqlite3.Connection) -> None:
+    """The schema step (additive: a new table, whatever the other steps did)."""
+    conn.execute(EMPHASIS_SCHEMA)
+
+
 #: ``MIGRATIONS[v]`` upgrades a database at version ``v`` to ``v + 1`` (inside one
 #: transaction). Version 0 is a brand-new, empty file.
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
@@ -294,7 +307,7 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     5: _v6_spoken_overrides,  # the producer's spoken-form overrides
     6: _v7_direction,  # a sentence's pause after, pause before and rate
     7: _v8_proof_results,  # proof-listening verdicts per sentence
-    8: add_emphasis_table,  # the stressed words of a sentence (studio.project.emphasis)
+    8: add_emphasis_table,  # the stressed words of a sentence (read by studio.project.emphasis)
 }
 
 

@@ -17,15 +17,12 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
-from dataclasses import dataclass
 from pathlib import Path
 from typing import ContextManager, Iterable
 
 from studio.core.errors import DiskFull, ProjectError, is_disk_full
 from studio.core.language import language_family
-from studio.core.lexicon import Lexicon
 from studio.core.types import Book
-from studio.engine.base import SynthesisSettings
 from studio.project import bookdb, restructure
 from studio.project.cache import AudioCache, CacheEntry, VoiceIdentity, cache_key, upsert_entry
 from studio.project.chapters import ProjectChapters
@@ -34,78 +31,13 @@ from studio.project.direction import directions
 from studio.project.emphasis import follow_edit
 from studio.project.lexicon import ProjectLexicon
 from studio.project.spoken import ProjectSpoken, kept_overrides, restore_overrides, sentence_spoken
+from studio.project.records import ChapterInfo, SentenceRow
 from studio.project.schema import STATES, configure, ensure_schema
 from studio.project.settings import ProjectSettings, write_settings
 from studio.project.takes import ProjectTakes, record_take
-from studio.project.unvoiced import SKIPPED, speaker
+from studio.project.unvoiced import speaker
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class SentenceRow:
-    """One spoken unit as the project tracks it.
-
-    ``chapter``/``paragraph``/``index`` are 0-based positions (``paragraph`` None:
-    the chapter title). ``language`` is effective (override applied). ``state`` is
-    effective too: a ``done`` row whose audio was made for other inputs (edited
-    text, new language, other voice or settings, a changed lexicon entry it
-    contains) reads ``pending``. ``lexicon`` holds the pronunciation entries that
-    occur in the sentence: what the render hands the front end, and what its key
-    carries. ``said`` is the language the front end is given (the project's policy
-    for unvoiced languages, :mod:`studio.project.unvoiced`; ``skip/...``: left silent).
-    """
-
-    id: int
-    chapter: int
-    paragraph: int | None
-    index: int
-    order: int
-    text: str
-    language: str
-    was_split: bool
-    trailing: str
-    state: str
-    reason: str | None
-    cache_key: str | None
-    expected_key: str
-    duration: float | None
-    checksum: str | None
-    synth_count: int
-    lexicon: Lexicon = Lexicon()
-    said: str = ""
-    spoken: str = ""  # what the voice is given (studio.project.spoken); "" when not computed
-    synthesis: SynthesisSettings | None = None  # its own (a rate directed, studio.project.direction), else None
-
-    @property
-    def skipped(self) -> bool:
-        return self.said.startswith(SKIPPED)
-
-    @property
-    def is_title(self) -> bool:
-        return self.paragraph is None
-
-
-@dataclass(frozen=True)
-class ChapterInfo:
-    """Per-chapter summary for listings and export decisions: the effective chapters
-    (``title`` as imported, ``name``/``included`` as the producer decided; the chapter's
-    number is :func:`studio.project.numbering.chapter_number` of ``index``)."""
-
-    index: int
-    title: str
-    front_matter: bool
-    sentences: int
-    done: int
-    failed: int
-    duration: float
-    name: str = ""
-    included: bool = True
-    reason: str = ""  # why the import called it front matter, when it knows
-
-    @property
-    def complete(self) -> bool:
-        return self.done == self.sentences
 
 
 class Project:

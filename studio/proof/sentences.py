@@ -16,7 +16,8 @@ import numpy as np
 
 from studio.core.language import language_family
 from studio.project.proofs import NO_AUDIO, NOT_CHECKED, UNCHECKED, ProofRecord, results, save_result
-from studio.project.store import Project, SentenceRow
+from studio.project.store import Project
+from studio.project.records import SentenceRow
 from studio.proof.check import Checker, ProofItem
 
 log = logging.getLogger(__name__)

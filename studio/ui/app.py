@@ -40,14 +40,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run(path: Path | None = None, *, in_process: bool = False) -> int:
-    import studio.qt  # noqa: F401 - applies the binding guard before Qt is used
+    import studio.desktop  # noqa: F401 - applies the binding guard before Qt is used
 
     from PySide6.QtCore import QCoreApplication, QSettings
     from PySide6.QtWidgets import QApplication
 
-    from studio.qt.logsetup import install_excepthook, setup_file_logging
-    from studio.jobs.engines import Isolation
-    from studio.qt.session import ProjectSession
+    from studio.desktop.logsetup import install_excepthook, setup_file_logging
+    from studio.stack.build import Isolation
+    from studio.desktop.session import ProjectSession
     from studio.ui.main_window import MainWindow
 
     QCoreApplication.setOrganizationName(ORG_NAME)

@@ -14,8 +14,8 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel
 
-from studio.qt.search import RowKey, SearchResult
-from studio.qt.snapshot import ChapterNode, ParagraphNode, SentenceNode
+from studio.desktop.search import RowKey, SearchResult
+from studio.desktop.snapshot import ChapterNode, ParagraphNode, SentenceNode
 from studio.ui.book_model import StateRole
 
 

@@ -1,7 +1,7 @@
 """The book as a Qt item model: chapters > paragraphs > sentences, with states and flags.
 
 Why over a frozen snapshot plus an overlay: the structure comes from a
-:class:`~studio.qt.snapshot.BookSnapshot` built off the GUI thread; render states
+:class:`~studio.desktop.snapshot.BookSnapshot` built off the GUI thread; render states
 change sentence by sentence and arrive as small deltas, which only touch an
 overlay (``sentence id -> state``) and repaint the rows concerned. The model
 never touches the database.
@@ -18,8 +18,8 @@ from typing import Any
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 
-from studio.qt.messages import StateDelta
-from studio.qt.snapshot import BookSnapshot, ChapterNode, ParagraphNode, SentenceNode, estimate, paragraph_label, with_state
+from studio.desktop.messages import StateDelta
+from studio.desktop.snapshot import BookSnapshot, ChapterNode, ParagraphNode, SentenceNode, estimate, paragraph_label, with_state
 from studio.ui.direction_dialog import stressed_html
 from studio.ui.row_words import flag_words, fmt_duration
 
@@ -211,7 +211,7 @@ class BookModel(QAbstractItemModel):
         return self.snapshot.chapters[c].paragraphs[p].sentences[s]
 
     def row_key(self, row: int, parent: QModelIndex | QPersistentModelIndex) -> tuple:
-        """The search key (:data:`studio.qt.search.RowKey`) of a row, from its position only."""
+        """The search key (:data:`studio.desktop.search.RowKey`) of a row, from its position only."""
         if not parent.isValid():
             return ("c", row)
         c, p, _s = _unkey(parent.internalId())

@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
 )
 
 from studio.project.numbering import chapters_label
-from studio.qt.search import SearchResult
-from studio.qt.snapshot import ChapterNode, ParagraphNode, SentenceNode
+from studio.desktop.search import SearchResult
+from studio.desktop.snapshot import ChapterNode, ParagraphNode, SentenceNode
 from studio.ui.book_filter import BookFilter
 from studio.ui.book_model import ANY_LANGUAGE, COLUMNS, FILTERS, BookModel
 from studio.ui.common import LANGUAGE_NAMES, language_label

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from studio.qt.planning import BookPlan
+from studio.desktop.planning import BookPlan
 from studio.ui.common import fmt_eta
 
 #: chapters named in the question at most (the rest are counted)

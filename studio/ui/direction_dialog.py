@@ -6,7 +6,7 @@ a chapter, to a sentence or a paragraph picked in the tree; the waveform's bar s
 the pause after the sentence in focus too. A rate renders the directed sentences
 again (their keys change, no other sentence's does); pauses render nothing. Stressed
 words are picked in a list of the sentences' words (checked: stressed), which says
-whether the project's engine says them (``stress_note``: :func:`studio.qt.preset_words.emphasis_note`).
+whether the project's engine says them (``stress_note``: :func:`studio.desktop.preset_words.emphasis_note`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from studio.project.direction import RATE_RANGE
 from studio.project.pauses import MAX_PAUSE_S
-from studio.qt.snapshot import SentenceNode
+from studio.desktop.snapshot import SentenceNode
 
 #: the pause-after box shows this below zero: the project's sentence/paragraph pause
 PROJECT_PAUSE = "project's pause"

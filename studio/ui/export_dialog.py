@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
 )
 
 from studio.project.numbering import chapter_label
-from studio.qt.messages import ErrorInfo, ExportProgress, PackageChoices
-from studio.qt.snapshot import BookSnapshot, estimate
+from studio.desktop.messages import ErrorInfo, ExportProgress, PackageChoices
+from studio.desktop.snapshot import BookSnapshot, estimate
 from studio.ui.book_model import BookModel
 from studio.ui.row_words import fmt_duration
 
@@ -138,7 +138,7 @@ class ExportDialog(QDialog):
         self.results.horizontalHeader().setStretchLastSection(True)
         self.results.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.results.setVisible(False)
-        self.result_published = None  # studio.jobs.publish.PublishResult, when one came back
+        self.result_published = None  # studio.delivery.publish.PublishResult, when one came back
         self.export_btn = QPushButton("Export")
         self.export_btn.setDefault(True)
         self.export_btn.clicked.connect(self._export)
@@ -258,7 +258,7 @@ class ExportDialog(QDialog):
         self.open_btn.setVisible(True)
         self.export_btn.setEnabled(True)
 
-    def on_published(self, result) -> None:  # noqa: ANN001 - studio.jobs.publish.PublishResult
+    def on_published(self, result) -> None:  # noqa: ANN001 - studio.delivery.publish.PublishResult
         """Show every file's measurements and ACX verdict (failed rules in full, and as tooltip)."""
         self.result_published = result
         self.results.setRowCount(0)

@@ -19,10 +19,10 @@ from pathlib import Path
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QFileDialog, QProgressDialog, QWidget
 
-from studio.jobs.session import default_project_dir
-from studio.qt.importing import ImportStep, ImportWatch
-from studio.qt.messages import ErrorInfo
-from studio.qt.session import ProjectSession
+from studio.project.opening import default_project_dir
+from studio.desktop.importing import ImportStep, ImportWatch
+from studio.desktop.messages import ErrorInfo
+from studio.desktop.session import ProjectSession
 from studio.text.importer import SUPPORTED_SUFFIXES
 
 MANUSCRIPT_FILTER = "Manuscripts (" + " ".join(f"*{s}" for s in SUPPORTED_SUFFIXES) + ")"

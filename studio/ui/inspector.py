@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (
     QComboBox, QFormLayout, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget,
 )
 
-from studio.qt.snapshot import ChapterNode, ParagraphNode, SentenceNode
+from studio.desktop.snapshot import ChapterNode, ParagraphNode, SentenceNode
 from studio.ui.row_words import fmt_duration
 from studio.ui.common import LANGUAGE_NAMES, language_label
 from studio.ui.spoken_view import SpokenPanel

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.lexicon import LexiconEntry
-from studio.jobs.lexicon import unknown_ipa
+from studio.rendering.lexicon_checks import unknown_ipa
 from studio.project.store import Project
 from studio.text.lexicon_report import LexiconReport, WordUse, report_for_sentences
 

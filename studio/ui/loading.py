@@ -5,7 +5,7 @@ but the first use of an optimised preset on a machine builds it once (INT8
 calibration, a TensorRT engine: a minute or more on a slow CPU) and a status-bar
 line is easy to miss. The engine says *before* loading whether it will build
 (:meth:`~studio.engine.base.Engine.pending_build`, reported by the model worker as
-an :class:`~studio.qt.messages.EngineStatus` with ``build`` set), so the dialog
+an :class:`~studio.desktop.messages.EngineStatus` with ``build`` set), so the dialog
 appears when the build starts and only then -- never for an ordinary load. It never
 blocks the window (the work runs in the model worker) and closes by itself when the
 voice is ready or has failed.
@@ -16,7 +16,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QProgressDialog, QWidget
 
-from studio.qt.messages import EngineStatus
+from studio.desktop.messages import EngineStatus
 
 NOTE = ("This happens once on this computer: the result is kept on disk, so later starts are quick. "
         "The window stays usable meanwhile.")

@@ -1,7 +1,7 @@
 """The log pane: every log record of the session, errors highlighted.
 
 Why in the window: an error that only reaches a file is an error the user never
-sees. Records arrive from any thread through :class:`~studio.qt.logsetup.QtLogHandler`.
+sees. Records arrive from any thread through :class:`~studio.desktop.logsetup.QtLogHandler`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import logging
 
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
-from studio.qt.logsetup import QtLogHandler
+from studio.desktop.logsetup import QtLogHandler
 
 MAX_LINES = 3000
 

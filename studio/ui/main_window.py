@@ -1,7 +1,7 @@
 """The main window: book tree in the middle, details, queue, readouts and log in docks.
 
 Why the window holds no logic of its own: it wires widgets to a
-:class:`~studio.qt.session.ProjectSession` (requests out, frozen values in),
+:class:`~studio.desktop.session.ProjectSession` (requests out, frozen values in),
 persists its layout and recent projects in QSettings, and shows every error in
 the window (status bar, log pane, a non-blocking message box) as well as the log
 file. Nothing here blocks the GUI thread.
@@ -17,16 +17,16 @@ from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QStackedWidget, QWidget
 
-from studio.qt.facts import gather_facts_in_subprocess
-from studio.qt.measure import PresetMeasurer
-from studio.qt.messages import ErrorInfo, PackageChoices, PlaybackPosition
-from studio.qt.planning import BookPlan
-from studio.qt.preset_words import emphasis_note, preset_label
-from studio.qt.progress import book_progress
-from studio.qt.session import ProjectSession
-from studio.qt.voice_library import VoiceLibrary
-from studio.qt.sinks import output_device_problem
-from studio.qt.snapshot import BookSnapshot, ChapterNode, ParagraphNode, SentenceNode
+from studio.desktop.facts import gather_facts_in_subprocess
+from studio.desktop.measure import PresetMeasurer
+from studio.desktop.messages import ErrorInfo, PackageChoices, PlaybackPosition
+from studio.desktop.planning import BookPlan
+from studio.desktop.preset_words import emphasis_note, preset_label
+from studio.desktop.progress import book_progress
+from studio.desktop.session import ProjectSession
+from studio.desktop.voice_library import VoiceLibrary
+from studio.desktop.sinks import output_device_problem
+from studio.desktop.snapshot import BookSnapshot, ChapterNode, ParagraphNode, SentenceNode
 from studio.ui.book_view import BookPanel
 from studio.ui.common import show_message_box
 from studio.ui.confirm import book_render_box
@@ -412,8 +412,8 @@ class MainWindow(QMainWindow):
 
     def _test_triton(self, dlg: VoicesDialog, fields: dict) -> None:
         """The Servers tab's connection test, in the background (servers may take seconds)."""
-        from studio.jobs.engines import effective_preset
-        from studio.jobs.triton import connection_test, make_target
+        from studio.stack.build import effective_preset
+        from studio.stack.triton_repository import connection_test, make_target
 
         settings = self.session.settings
         if settings is None:

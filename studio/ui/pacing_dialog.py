@@ -20,7 +20,7 @@ from studio.audio.assemble import Pauses
 from studio.core.speed import SPEED_RANGE, length_scale_of, speed_of
 from studio.project.duration import Timing
 from studio.project.settings import ProjectSettings
-from studio.qt.snapshot import BookSnapshot, estimate
+from studio.desktop.snapshot import BookSnapshot, estimate
 from studio.ui.row_words import fmt_duration
 
 #: pause fields shown, in order: (Pauses field, label)

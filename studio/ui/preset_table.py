@@ -4,9 +4,9 @@ for this computer, what was measured here, and "Measure on this machine".
 Why plain words first: a producer picks "Fast on CPU", not ``int8-cpu``; the
 technical name stays as the detail, and so does the raw reason a preset cannot run
 (tooltip and details), while the plain reason is always visible in its row. The
-recommendation comes from :func:`studio.jobs.preset_advice.recommend`, the reasons
-from :func:`studio.qt.preset_words.plain_reason`, the figures from the benchmark
-file (:mod:`studio.qt.facts`); this widget only shows them.
+recommendation comes from :func:`studio.stack.preset_advice.recommend`, the reasons
+from :func:`studio.desktop.preset_words.plain_reason`, the figures from the benchmark
+file (:mod:`studio.desktop.facts`); this widget only shows them.
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.jobs.preset_advice import PresetFacts, Recommendation, recommend
+from studio.stack.preset_advice import PresetFacts, Recommendation, recommend
 from studio.project.settings import ProjectSettings
-from studio.qt.facts import BenchFigures, MachineFacts, PresetInfo
-from studio.qt.measure import ABOUT, MeasureProgress, MeasureResult, PresetMeasurer
-from studio.qt.messages import ErrorInfo
-from studio.qt.preset_words import default_row_name, plain_name, plain_reason
+from studio.desktop.facts import BenchFigures, MachineFacts, PresetInfo
+from studio.desktop.measure import ABOUT, MeasureProgress, MeasureResult, PresetMeasurer
+from studio.desktop.messages import ErrorInfo
+from studio.desktop.preset_words import default_row_name, plain_name, plain_reason
 
 COLUMNS = ("Preset", "Technical name", "Runs here", "Speed (measured)", "Quality (measured)")
 RECOMMENDED = "\u2605 recommended"

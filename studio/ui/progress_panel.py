@@ -3,7 +3,7 @@ chapter and for the book, with the rendering time left.
 
 Why a plain table refreshed on a short timer: render deltas arrive several times a
 second; the figures come from the tree's cached counts
-(:func:`studio.qt.progress.book_progress`), and redrawing at most twice a second
+(:func:`studio.desktop.progress.book_progress`), and redrawing at most twice a second
 keeps a 9,000-sentence book's tree responsive while the numbers stay current.
 """
 
@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QHeaderView, QLabel, QProgressBar, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
-from studio.qt.progress import BookProgress, ChapterProgress
+from studio.desktop.progress import BookProgress, ChapterProgress
 from studio.ui.common import fmt_eta
 
 COLUMNS = ("Chapter", "Rendered", "Remaining", "Proofed", "Time left")

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.qt.proof import ProofController, ProofEntry, ProofView
+from studio.desktop.proof import ProofController, ProofEntry, ProofView
 
 COLUMNS = ("Chapter", "Sentence", "Why", "Score")
 SEVERITY = {3: "\u25cf\u25cf\u25cf", 2: "\u25cf\u25cf", 1: "\u25cf"}

@@ -1,6 +1,6 @@
 """The render queue: jobs with progress and ETA, pause/resume, cancel, reorder.
 
-Why a table model fed by :class:`~studio.qt.messages.QueueSnapshot`: the queue
+Why a table model fed by :class:`~studio.desktop.messages.QueueSnapshot`: the queue
 lives with the worker; the panel only ever shows the latest frozen snapshot and
 sends requests (pause, cancel, move) back through the session.
 """
@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QStyledItemDelegate, QStyleOptionProgressBar, QStyleOptionViewItem, QTableView, QVBoxLayout, QWidget,
 )
 
-from studio.qt.messages import JobState, QueueSnapshot
+from studio.desktop.messages import JobState, QueueSnapshot
 from studio.ui.common import fmt_eta
 
 HEADERS = ("Job", "Status", "Progress", "ETA")

@@ -2,7 +2,7 @@
 
 Why a question and not a silent quit: a producer who queued chapters and paused
 the queue expects them back; one who queued by mistake expects them gone. The
-queue is stored in the project either way (:mod:`studio.qt.queue_keeper`), so
+queue is stored in the project either way (:mod:`studio.desktop.queue_keeper`), so
 "Finish later" only has to leave it there, and "Discard" empties it.
 
 Why a window-modal box opened with ``open()`` (not ``exec()``): the close is
@@ -18,8 +18,8 @@ from typing import Literal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QMainWindow, QMessageBox, QPushButton
 
-from studio.qt.messages import QueueSnapshot
-from studio.qt.session import ProjectSession
+from studio.desktop.messages import QueueSnapshot
+from studio.desktop.session import ProjectSession
 
 Answer = Literal["later", "discard"]
 

@@ -2,7 +2,7 @@
 
 Why QPainter and not QtCharts: QtCharts is not part of PySide6-Essentials, and a
 two-line sparkline over the last minutes needs fifty lines of painting, not a
-module. The panel only displays :class:`~studio.qt.messages.Readout` values.
+module. The panel only displays :class:`~studio.desktop.messages.Readout` values.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from studio.qt.messages import Readout
+from studio.desktop.messages import Readout
 from studio.ui.common import fmt_bytes
 
 SPEED_COLOR = QColor("#1565c0")

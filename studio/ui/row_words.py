@@ -1,7 +1,7 @@
 """What the book tree says about a row beyond its text: its flags, and lengths as h:mm:ss.
 
 Why apart from :class:`~studio.ui.book_model.BookModel`: these are plain functions
-of the frozen nodes (:mod:`studio.qt.snapshot`), not of the model's indexes or its
+of the frozen nodes (:mod:`studio.desktop.snapshot`), not of the model's indexes or its
 overlay; the tree's Flags column, its tooltips and the "Flagged" filter
 (:mod:`studio.ui.book_filter`) all say the same words, and the inspector, the
 waveform, the pacing and export dialogs write lengths the way the tree does.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from studio.qt.snapshot import ChapterNode, ParagraphNode, SentenceNode
+from studio.desktop.snapshot import ChapterNode, ParagraphNode, SentenceNode
 
 
 def fmt_duration(seconds: float | None) -> str:

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.qt.preset_words import plain_name
-from studio.qt.takes import TakeList
+from studio.desktop.preset_words import plain_name
+from studio.desktop.takes import TakeList
 from studio.ui.common import fmt_bytes
 
 COLUMNS = ("Used", "Take", "Made", "Preset", "Voice", "Length")

@@ -13,8 +13,8 @@ from PySide6.QtWidgets import (
     QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
-from studio.qt.messages import ErrorInfo
-from studio.qt.voice_library import DownloadProgress, Library, LibraryVoice, VoiceLibrary
+from studio.desktop.messages import ErrorInfo
+from studio.desktop.voice_library import DownloadProgress, Library, LibraryVoice, VoiceLibrary
 
 COLUMNS = ("Voice", "Language", "Quality", "Size", "Status")
 

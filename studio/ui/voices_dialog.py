@@ -18,11 +18,11 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.errors import StudioError
-from studio.jobs.triton import make_target
+from studio.stack.triton_repository import make_target
 from studio.project.settings import ProjectSettings
-from studio.qt.facts import MachineFacts, VoiceChoice
-from studio.qt.measure import PresetMeasurer
-from studio.qt.voice_library import VoiceLibrary
+from studio.desktop.facts import MachineFacts, VoiceChoice
+from studio.desktop.measure import PresetMeasurer
+from studio.desktop.voice_library import VoiceLibrary
 from studio.ui.common import SAMPLE_TEXT, language_label
 from studio.ui.preset_table import PresetTable
 from studio.ui.triton_panel import TritonPanel

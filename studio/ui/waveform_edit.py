@@ -3,7 +3,7 @@ focus, typed (the same value dragging its handle in the waveform sets).
 
 Why a bar beside the drawing: dragging is quick but rough; a producer who wants
 "1.20 s after this line" types it. Both end in
-:meth:`~studio.qt.session.ProjectSession.set_pause_after`, which re-renders nothing.
+:meth:`~studio.desktop.session.ProjectSession.set_pause_after`, which re-renders nothing.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from studio.project.pauses import MAX_PAUSE_S
-from studio.qt.session import ProjectSession
-from studio.qt.waveform import SentenceSpan
+from studio.desktop.session import ProjectSession
+from studio.desktop.waveform import SentenceSpan
 from studio.ui.waveform_view import WaveformController, WaveformView
 
 

@@ -1,11 +1,11 @@
 """The waveform of the selection: peaks, sentence boundaries, a play cursor, click to play.
 
-Why it only paints: the peaks arrive precomputed (:mod:`studio.qt.waveform`,
+Why it only paints: the peaks arrive precomputed (:mod:`studio.desktop.waveform`,
 off the GUI thread), so a paint is a few thousand lines whatever the length of
 the chapter. A click asks for playback from the sentence under the pointer to
 the end of its chapter; the cursor follows what the player reports. Scrubbing
 plays grains of the cached audio from the exact time under the mouse
-(:mod:`studio.qt.scrub`) through the same preview player.
+(:mod:`studio.desktop.scrub`) through the same preview player.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from PySide6.QtCore import QObject, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QWheelEvent
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from studio.qt.messages import PlaybackPosition
-from studio.qt.scrub import GRAIN_S, SCRUB_LABEL, Grain
-from studio.qt.session import ProjectSession
-from studio.qt.snapshot import ChapterNode, SentenceNode
+from studio.desktop.messages import PlaybackPosition
+from studio.desktop.scrub import GRAIN_S, SCRUB_LABEL, Grain
+from studio.desktop.session import ProjectSession
+from studio.desktop.snapshot import ChapterNode, SentenceNode
 from studio.project.pauses import MAX_PAUSE_S
-from studio.qt.waveform import SentenceSpan, WaveformData
+from studio.desktop.waveform import SentenceSpan, WaveformData
 from studio.ui.row_words import fmt_duration
 from studio.ui.book_view import BookPanel
 
@@ -42,7 +42,7 @@ class WaveformView(QWidget):
     the sentence under it, and so does a click in the ruler; dragging in the ruler
     (or dragging the playhead itself) scrubs: short grains of the audio from the
     exact time under the mouse play as it moves (``scrubbed``, at most one grain
-    per :data:`~studio.qt.scrub.GRAIN_S`), and the playhead stays where the mouse
+    per :data:`~studio.desktop.scrub.GRAIN_S`), and the playhead stays where the mouse
     is let go (``scrubEnded``, ``parked_s``); dragging the handle at the end of a pause makes
     that pause longer or shorter (``pauseChanged``). Keys: +/- zoom, 0 fits,
     Home/End jump to the first/last sentence, J/L play from the previous/next

@@ -10,7 +10,7 @@ from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtWidgets import QMenu, QStyle, QToolBar
 
-from studio.qt.logsetup import log_file_path
+from studio.desktop.logsetup import log_file_path
 from studio.ui.lexicon_panel import open_lexicon_dialog
 from studio.ui.pacing_dialog import open_pacing_dialog
 

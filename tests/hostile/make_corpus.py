@@ -4,7 +4,7 @@ Why generated: a zip bomb, a 10 MB line or a document nested 10,000 levels deep 
 few lines of code but megabytes of repository; and the XML-external-entity files
 must point at an absolute path (a "secret" written next to them), which only exists
 at test time. ``python tests/hostile/make_corpus.py OUT`` writes the generated ones
-into ``OUT`` to look at by hand; ``tests/test_hostile_inputs.py`` imports
+into ``OUT`` to look at by hand; ``tests/text/test_hostile_inputs.py`` imports
 :func:`generate` and :data:`CASES`.
 
 Every case says what a correct importer does with it (:class:`Expect`): refuse it with

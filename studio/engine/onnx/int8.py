@@ -1,7 +1,7 @@
 """INT8 Piper voices for the CPU: static quantization only where it does not hurt.
 
 What was measured on the bundled voice (en_US-joe-medium, 2-core AMD EPYC VM,
-ORT 1.32; quality at noise 0 against FP32 with ``studio.bench.quality``; see
+ORT 1.32; quality at noise 0 against FP32 with ``studio.measure.quality``; see
 ``bench/cpu_presets.py``), and why the default recipe looks the way it does:
 
 * FP32 time per part: decoder stage 2 (full rate) 28 %, stage 1 20 %, flow 16 %,

@@ -14,7 +14,7 @@ running items one at a time, where the output length is exact by construction.
 
 Why two sessions on the CPU: the graph is cut at the latent
 (:mod:`studio.engine.onnx.split`) and the flow + decoder half runs over windows of
-the latent (:mod:`studio.engine.windows`): same samples, memory bounded by the
+the latent (:mod:`studio.engine.decode_windows`): same samples, memory bounded by the
 window instead of the longest sentence, and the streams can share one long
 sentence. ``window_frames=0`` (and CUDA, where one big pass is what the GPU wants)
 runs the graph whole.
@@ -36,7 +36,7 @@ from studio.engine.base import Engine, PendingBuild, SynthesisSettings
 from studio.engine.noise import DURATION_NOISE, PRIOR_NOISE, sentence_seed, standard_normal
 from studio.engine.voice.phonemize import PiperFrontEnd
 from studio.engine.voice.config import VoiceConfig
-from studio.engine.windows import OVERLAP_FRAMES, WINDOW_FRAMES, Latent, Window, decode_all, plan_windows
+from studio.engine.decode_windows import OVERLAP_FRAMES, WINDOW_FRAMES, Latent, Window, decode_all, plan_windows
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -61,7 +61,7 @@ class OnnxPiperEngine(Engine):
     :meth:`load`, or :func:`cuda_available` before). ``threads`` sets the
     intra-op thread count (None = onnxruntime's default, all cores); the render
     pool uses it to split cores between parallel engines. ``window_frames``: decode
-    the latent in windows of this many frames (None: :data:`~studio.engine.windows.WINDOW_FRAMES`
+    the latent in windows of this many frames (None: :data:`~studio.engine.decode_windows.WINDOW_FRAMES`
     on CPU, whole sentences on CUDA; 0: whole sentences). ``decoder_4d``: run a build
     of the voice whose decoder is rewritten onto 4-D tensors
     (:func:`~studio.engine.onnx.layout.build_fp32_layout_model`: same weights and
@@ -249,7 +249,7 @@ class OnnxPiperEngine(Engine):
     # ------------------------------------------------------- windowed decoding
 
     def encode_batch(self, ids: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[Latent]:
-        """Text ids -> one :class:`~studio.engine.windows.Latent` per item (windowed engines only)."""
+        """Text ids -> one :class:`~studio.engine.decode_windows.Latent` per item (windowed engines only)."""
         self.load()
         session = self._session
         if session is None or not self._cut[0]:

@@ -5,7 +5,7 @@ of its large activations (the last decoder stage holds 32 channels per output
 sample). Run whole, one long sentence is one indivisible job whose memory grows
 with its length. Cut at the latent ``z_p`` (after the noise is drawn, before the
 flow) the second half only looks a few dozen frames left and right, so it can be
-run over fixed windows of the latent (:mod:`studio.engine.windows`): memory is
+run over fixed windows of the latent (:mod:`studio.engine.decode_windows`): memory is
 bounded by the window, the first audio of a paragraph comes after one window, and
 the windows of one sentence can go to different streams.
 

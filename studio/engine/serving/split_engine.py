@@ -6,7 +6,7 @@ predictor are best left to the FP32 ONNX graph every CPU preset uses: durations 
 equal ``fp32-cpu``'s exactly, the noise is drawn per sentence the same way (same
 seeds: a ``bf16-cpu`` render differs from an ``fp32-cpu`` one only by the decoder's
 precision), and the process never loads coqui's model nor runs torch's slower
-text encoder. The halves meet at the latent (:mod:`studio.engine.windows`), so this
+text encoder. The halves meet at the latent (:mod:`studio.engine.decode_windows`), so this
 wrapper joins any engine that encodes latents to any object that decodes windows;
 it imports neither backend (the preset factory hands both in).
 """
@@ -20,7 +20,7 @@ from typing import Protocol, Sequence
 import numpy as np
 
 from studio.engine.base import DelegatingEngine, Engine, PendingBuild, SynthesisSettings
-from studio.engine.windows import Latent, Window, decode_all
+from studio.engine.decode_windows import Latent, Window, decode_all
 
 
 class WindowDecoder(Protocol):
@@ -40,7 +40,7 @@ class WindowDecoder(Protocol):
 class SplitEngine(DelegatingEngine):
     """``encoder``'s front end and latents, ``decoder``'s audio; owns and closes both.
 
-    Implements :class:`~studio.engine.windows.WindowedDecoder`, so the render path's
+    Implements :class:`~studio.engine.decode_windows.WindowedDecoder`, so the render path's
     streams spread its windows over the cores like any windowed engine's.
     """
 

@@ -11,7 +11,7 @@ Python threads are enough: ONNX Runtime releases the GIL while it runs.
 Longest-first: the slowest sentence starts first, so the last core to finish is not
 left running a long sentence alone at the end.
 
-With engines that decode in windows (:mod:`studio.engine.windows`, the ONNX CPU
+With engines that decode in windows (:mod:`studio.engine.decode_windows`, the ONNX CPU
 engines) the unit of work is a window, not a sentence
 (:mod:`studio.engine.serving.window_jobs`): one long sentence spreads over all
 streams, and the last sentence of a batch no longer leaves a core idle.
@@ -35,7 +35,7 @@ from studio.core.errors import EngineError
 from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, PendingBuild, SynthesisSettings
 from studio.engine.serving.window_jobs import Job, WindowJobs
-from studio.engine.windows import finish, windowed
+from studio.engine.decode_windows import finish, windowed
 
 
 def physical_cores() -> int:
@@ -70,7 +70,7 @@ class MultiStreamSynthesizer:
     """``streams`` engines, each built by ``engine_factory()``, one worker thread each.
 
     ``engine_factory`` must return a *new*, single-threaded engine (the render path's
-    comes from :func:`studio.jobs.engines.build_engine`, the one factory; this module
+    comes from :func:`studio.stack.build.build_engine`, the one factory; this module
     knows no backend); every stream owns its engine. ``streams`` defaults to the number of physical cores.
 
     Use :meth:`synthesize` (a generator of ``(index, audio)``), or

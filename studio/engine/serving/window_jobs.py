@@ -3,7 +3,7 @@
 Why a second kind of queue: with whole sentences as the unit of work, the last long
 sentence of a batch runs on one core while the other waits, and a paragraph-long
 sentence is never faster than one core. With windowed engines
-(:mod:`studio.engine.windows`) a sentence is two kinds of job: *encode* (text ->
+(:mod:`studio.engine.decode_windows`) a sentence is two kinds of job: *encode* (text ->
 latent, one job) and *decode* (one job per window). Any stream can decode any
 window of any encoded sentence, so one long sentence spreads over all streams.
 
@@ -25,7 +25,7 @@ from typing import Sequence
 
 import numpy as np
 
-from studio.engine.windows import Latent
+from studio.engine.decode_windows import Latent
 
 
 @dataclass

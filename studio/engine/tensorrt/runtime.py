@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import torch
 
 #: how to get the supported TensorRT (10.x); 11.x removed implicit INT8 and FP16 flags
-INSTALL_HINT = "pip install --extra-index-url https://pypi.nvidia.com 'studio[tensorrt]' for TensorRT 10.x"
+INSTALL_HINT = "pip install --extra-index-url https://pypi.nvidia.com 'audiobook-studio[tensorrt]' for TensorRT 10.x"
 
 
 def tensorrt_version() -> str | None:

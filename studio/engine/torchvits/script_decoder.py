@@ -43,7 +43,7 @@ from studio.core.files import atomic_file, build_lock, sha256_file_cached
 from studio.engine import emphasis
 from studio.engine.base import PendingBuild
 from studio.engine.voice.config import VoiceConfig
-from studio.engine.windows import Latent, Window
+from studio.engine.decode_windows import Latent, Window
 
 _LOGGER = logging.getLogger(__name__)
 

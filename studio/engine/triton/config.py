@@ -176,7 +176,7 @@ def parse_config(text: str):  # -> tritonclient.grpc.model_config_pb2.ModelConfi
         from tritonclient.grpc import model_config_pb2
     except ImportError as exc:
         raise EngineError("validating a Triton config needs tritonclient[grpc] "
-                          f"(pip install 'studio[triton]'): {exc}") from exc
+                          f"(pip install 'audiobook-studio[triton]'): {exc}") from exc
     message = model_config_pb2.ModelConfig()
     try:
         text_format.Parse(text, message)

@@ -39,7 +39,7 @@ from studio.text.structure import (
     is_front_matter_title,
     title_from_types,
 )
-from studio.text.xhtml import attr, extract_blocks, head_info, localname, semantic_types
+from studio.text.formats.xhtml import attr, extract_blocks, head_info, localname, semantic_types
 
 log = logging.getLogger(__name__)
 

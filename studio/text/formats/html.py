@@ -18,7 +18,7 @@ from studio.text.decode import decode_markup, read_file
 from studio.text.raw import RawBook, Reader
 from studio.text.safety import ParserLimit, check_parser_limits, html_parser, parser_limit_reason
 from studio.text.structure import build_chapters
-from studio.text.xhtml import extract_blocks, head_info
+from studio.text.formats.xhtml import extract_blocks, head_info
 
 _CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?([A-Za-z0-9_.:-]{1,40})""", re.IGNORECASE)
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]{0,200}\?>")

@@ -3,7 +3,7 @@
 Why pdfminer.six: it is MIT-licensed, pure Python (no native parser to trust with
 hostile files), and gives what reading a book back needs - every line with its
 position, every character with its size, the reading order of text boxes, and the
-document outline. The geometry rules live in :mod:`studio.text.pdf_layout`; this
+document outline. The geometry rules live in :mod:`studio.text.formats.pdf_layout`; this
 module talks to the library: pages to lines, footnote markers out, outline to
 chapters. A PDF without a text layer (a scan) is refused with a one-line reason:
 there is nothing to read until someone runs OCR on it.
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from studio.core.errors import ManuscriptError
-from studio.text.pdf_layout import Line, PageLines, TextBlock, build_blocks, strip_running_lines
+from studio.text.formats.pdf_layout import Line, PageLines, TextBlock, build_blocks, strip_running_lines
 from studio.text.raw import Block, RawBook, RawChapter, Reader
 from studio.text.structure import FRONT_MATTER_TITLE, build_chapters, clean_title, is_front_matter_title
 

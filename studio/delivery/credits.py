@@ -1,0 +1,193 @@
+"""Opening and closing credits, the synthetic-narration disclosure, and the retail sample.
+
+Why here: stores (ACX, Findaway, Apple) ask for a complete package -- opening
+credits (title, author, narrator), closing credits ("The end", copyright,
+production), a 1-5 minute retail sample -- and require that synthetic narration
+be said plainly. The credits are spoken with the project's own voice through the
+render path's one synthesizer (:func:`studio.rendering.render.each_synthesizer`, the
+engine from :func:`studio.stack.build.build_engine`) and kept in the project's
+audio cache (:mod:`studio.project.credit_keys`), so a second export speaks
+nothing again; the sample is cut from audio that is already rendered.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Sequence
+
+from studio.audio.assemble import Clip
+from studio.core.errors import ProjectError, StudioError
+from studio.engine.base import Engine
+from studio.delivery.export import spoken_heading
+from studio.project.credit_keys import book_language, record_entry, text_keys
+from studio.project.store import Project
+from studio.project.records import SentenceRow
+from studio.text.segment import normalize_text, split_paragraphs, split_sentences
+
+log = logging.getLogger(__name__)
+
+#: The retail sample's length limits and default, in seconds (stores: 1-5 minutes).
+SAMPLE_MIN_S, SAMPLE_MAX_S, SAMPLE_DEFAULT_S = 60.0, 300.0, 180.0
+
+
+def voice_name(project: Project) -> str:
+    """The project voice's name as a listener would say it: "Joe" for the catalog's
+    "Joe (en_US, medium)" (the rest is for choosing a voice, and a voice reading
+    "en underscore US" aloud in the credits helps nobody); its id when not installed here."""
+    from studio.engine.voice.catalog import get_voice
+
+    voice_id = project.settings().voice_id
+    try:
+        name = get_voice(voice_id).name or voice_id
+    except StudioError:
+        name = voice_id
+    return name.split(" (", 1)[0].strip() or name
+
+
+def default_narrator(project: Project) -> str:
+    """``Synthetic voice (<voice name>)``: what the narrator tag says unless the producer says otherwise."""
+    return f"Synthetic voice ({voice_name(project)})"
+
+
+def disclosure(project: Project) -> str:
+    """The one sentence, in tags, manifest and closing credits, that says the narration is synthetic."""
+    return (f"This audiobook is narrated by a synthetic, computer-generated voice ({voice_name(project)}), "
+            "not by a human narrator.")
+
+
+@dataclass(frozen=True)
+class Credits:
+    """The credits' wording; one paragraph per line, each spoken with a paragraph pause."""
+
+    opening: str
+    closing: str
+
+
+def default_credits(project: Project, *, narrator: str, year: str, author: str, title: str) -> Credits:
+    """The wording stores ask for (ACX's opening/closing credit guidelines), from the book's metadata."""
+    meta = project.book().metadata
+    subtitle = meta.get("subtitle", "")
+    holder = meta.get("rights") or author or meta.get("publisher", "")
+    spoken_narrator = f"a synthetic voice, {voice_name(project)}" if narrator == default_narrator(project) else narrator
+    by = f", written by {author}" if author else ""
+    opening = [f"{title}." + (f" {subtitle}." if subtitle else ""), f"Written by {author}." if author else "",
+               f"Narrated by {spoken_narrator}."]
+    closing = ["The end.", f"You have been listening to {title}{by}, narrated by {spoken_narrator}.",
+               f"Copyright {year} by {holder}." if holder else "",
+               f"Production copyright {year}.", disclosure(project)]
+    return Credits("\n".join(p for p in opening if p), "\n".join(p for p in closing if p))
+
+
+def credits_paragraphs(text: str) -> list[list[str]]:
+    """The credits' text as paragraphs of sentences (a line or a blank line ends a paragraph)."""
+    paras = [p for line in text.splitlines() for p in split_paragraphs(line)]
+    return [s for s in ([x.text for x in split_sentences(normalize_text(p)) if x.text.strip()] for p in paras) if s]
+
+
+def credits_clips(project: Project, text: str, engine: Engine | None) -> list[list[Clip]]:
+    """The credits' audio, paragraph by paragraph, spoken with the project's voice.
+
+    Sentences already in the cache are read (verified); the rest go through the
+    render path's synthesizer with ``engine`` (None: the project's engine is built
+    and loaded here, once, only when something is missing).
+    """
+    from studio.rendering.render import SynthRequest, each_synthesizer
+
+    paras = credits_paragraphs(text)
+    if not paras:
+        raise ProjectError("the credits are empty; write their text or export with --no-credits")
+    flat = [s for para in paras for s in para]
+    keys = iter(zip(flat, text_keys(project, flat, book_language(project.db))))
+    keyed = [[(s, *next(keys)[1]) for s in para] for para in paras]
+    missing = {key: (s, used, said) for para in keyed for s, key, used, said in para if _load(project, key) is None}
+    if missing:
+        owned = engine is None
+        try:
+            eng = engine or _project_engine(project)
+        except StudioError as err:
+            raise StudioError(f"the credits cannot be spoken: {err} (leave them out with --no-credits)") from err
+        try:
+            eng.load()
+            synth = each_synthesizer(eng, project.settings().synthesis)
+            items = list(missing.items())
+            results = synth([SynthRequest(0, s, said, used) for _key, (s, used, said) in items])
+            for (key, (s, _u, _l)), audio in zip(items, results):
+                if isinstance(audio, BaseException):
+                    raise ProjectError(f"the credits sentence '{s}' could not be spoken: {audio}")
+                record_entry(project.db, project.cache.store(key, audio, eng.sample_rate))
+            log.info("spoke %d credits sentence(s) with the project's voice", len(items))
+        finally:
+            if owned:
+                eng.close()
+    out: list[list[Clip]] = []
+    for para in keyed:
+        clips = []
+        for s, key, _used, _said in para:
+            found = _load(project, key)
+            if found is None:
+                raise ProjectError("the credits' audio in the cache is missing or corrupt; export again to speak it")
+            clips.append(Clip(found[0], found[1], s))
+        out.append(clips)
+    return out
+
+
+def _load(project: Project, key: str):  # -> tuple[np.ndarray, int] | None
+    entry = project.cache_entry(key)
+    if entry is None:
+        return None
+    audio = project.cache.load(entry)
+    return None if audio is None else (audio, entry.sample_rate)
+
+
+def _project_engine(project: Project) -> Engine:
+    from studio.stack.build import build_engine, plan_for_project
+
+    return build_engine(plan_for_project(project.settings()))
+
+
+def first_prose_chapter(project: Project, chapters: Sequence[int]) -> int:
+    """The default sample chapter: the first exported chapter that is not front matter and says something."""
+    infos = project.chapters()
+    for idx in chapters:
+        if not infos[idx].front_matter and any(not r.is_title for r in project.sentences([idx])):
+            return idx
+    if not chapters:
+        raise ProjectError("there is no chapter to take a retail sample from")
+    return chapters[0]
+
+
+def sample_rows(project: Project, chapter: int, seconds: float) -> tuple[list[SentenceRow], float]:
+    """Whole paragraphs from the start of ``chapter``'s prose (its title and a heading
+    paragraph left out) up to ``seconds`` of speech, never over :data:`SAMPLE_MAX_S`;
+    returns the rows and their spoken length (pauses included)."""
+    if not SAMPLE_MIN_S <= seconds <= SAMPLE_MAX_S:
+        raise StudioError(f"a retail sample is 1 to 5 minutes long, not {seconds:g} s")
+    infos = project.chapters()
+    if not 0 <= chapter < len(infos):
+        raise ProjectError(f"chapter {chapter + 1} does not exist (the book has {len(infos)})")
+    rows = project.sentences([chapter])
+    heading = spoken_heading(rows, infos[chapter].title)
+    pauses = project.settings().pauses
+    paragraphs: dict[int, list[SentenceRow]] = {}
+    for r in rows:
+        if r.paragraph is not None and not (heading and r.paragraph == 0):
+            paragraphs.setdefault(int(r.paragraph), []).append(r)
+    chosen: list[SentenceRow] = []
+    length = 0.0
+    for para in paragraphs.values():
+        spoken = [r for r in para if (r.duration or 0) > 0]
+        size = sum(r.duration or 0.0 for r in spoken) + pauses.sentence * max(0, len(spoken) - 1) + pauses.paragraph
+        if chosen and length + size > min(SAMPLE_MAX_S, seconds + 60.0):
+            break
+        chosen += para
+        length += size
+        if length >= seconds:
+            break
+    if not chosen:
+        raise ProjectError(f"chapter {chapter + 1} has no prose for a retail sample")
+    return chosen, length
+
+
+__all__ = ["Credits", "SAMPLE_DEFAULT_S", "SAMPLE_MAX_S", "SAMPLE_MIN_S", "credits_clips", "credits_paragraphs",
+           "default_credits", "default_narrator", "disclosure", "first_prose_chapter", "sample_rows", "voice_name"]

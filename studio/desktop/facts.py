@@ -1,0 +1,245 @@
+"""What this machine offers: voices, presets (and why one is unavailable), benchmark figures.
+
+Why gathered in the background: checking a preset's availability imports torch and
+asks the CUDA driver (seconds), listing voices scans folders, and the benchmark
+file is on disk; none of that may run on the GUI thread. The result is one frozen
+:class:`MachineFacts` the voices/presets dialog just displays.
+
+Benchmark file (written by ``studio bench`` and by the app's "Measure on this machine",
+:mod:`studio.desktop.measure`; read-only here). Looked up in order:
+
+1. ``<project folder>/bench.json`` (figures measured for this project's voice),
+2. ``$STUDIO_CACHE_DIR/bench.json``, else ``$XDG_CACHE_HOME/studio/bench.json``
+   (default ``~/.cache/studio/bench.json``): the machine-wide run.
+
+Accepted shapes -- the reader is deliberately lenient, a malformed file only hides
+the figures (the reason is shown), it never breaks the dialog::
+
+    {"machine": "...", "measured_at": "...",
+     "presets": {"fp32-cpu": {"x_real_time": 9.8, "rtf": 0.102, "mel_correlation": 1.0,
+                              "noise_floor_dbfs": -96.0, "device": "cpu"}, ...}}
+    {"presets": [{"preset": "fp32-cpu", "x_real_time": 9.8, ...}, ...]}   # or "results": [...]
+
+Per preset: speed from ``x_real_time`` / ``xrt`` / ``speed`` (or ``1/rtf``), RTF from
+``rtf`` / ``real_time_factor`` (or ``1/speed``), quality from ``mel_correlation`` /
+``log_mel_correlation`` / ``logmel_corr`` (``bench/cpu_presets.py``'s name) / ``mel_corr`` /
+``correlation`` / ``quality``, noise floor from
+``noise_floor_dbfs``; an ``error`` entry is shown as the reason the preset did not run.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from studio.core.paths import cache_dir
+
+log = logging.getLogger(__name__)
+
+BENCH_NAME = "bench.json"
+
+
+@dataclass(frozen=True)
+class BenchFigures:
+    preset: str
+    x_real_time: float | None = None
+    rtf: float | None = None
+    quality: float | None = None
+    noise_floor_dbfs: float | None = None
+    device: str = ""
+    error: str = ""
+
+    def summary(self) -> str:
+        if self.error:
+            return f"benchmark failed: {self.error}"
+        parts = []
+        if self.x_real_time:
+            parts.append(f"{self.x_real_time:.1f}x real time")
+        if self.rtf:
+            parts.append(f"RTF {self.rtf:.3f}")
+        if self.quality is not None:
+            parts.append(f"mel corr. {self.quality:.3f}")
+        if self.noise_floor_dbfs is not None:
+            parts.append(f"noise floor {self.noise_floor_dbfs:.0f} dBFS")
+        return ", ".join(parts) or "no figures"
+
+
+@dataclass(frozen=True)
+class PresetInfo:
+    name: str
+    engine: str
+    device: str
+    precision: str
+    summary: str
+    available: bool
+    reason: str
+    bench: BenchFigures | None = None
+
+    @property
+    def backend(self) -> str:
+        """The project setting's backend for this preset (``onnx`` or ``torch``)."""
+        return "onnx" if self.engine == "onnx" else "torch"
+
+
+@dataclass(frozen=True)
+class VoiceChoice:
+    id: str
+    name: str
+    language: str
+    family: str
+    backend: str
+    sample_rate: int
+    source: str
+
+
+@dataclass(frozen=True)
+class MachineFacts:
+    voices: tuple[VoiceChoice, ...]
+    presets: tuple[PresetInfo, ...]
+    bench_path: str = ""
+    bench_note: str = ""
+    default_preset: str = ""
+
+
+def bench_paths(project_folder: str | Path | None) -> list[Path]:
+    """Where a benchmark file is looked for, first match wins (see the module doc)."""
+    paths = []
+    if project_folder:
+        paths.append(Path(project_folder) / BENCH_NAME)
+    paths.append(cache_dir() / BENCH_NAME)
+    return paths
+
+
+def _num(entry: Mapping[str, Any], *keys: str) -> float | None:
+    for key in keys:
+        value = entry.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+    return None
+
+
+def _figures(name: str, entry: Mapping[str, Any]) -> BenchFigures:
+    speed = _num(entry, "x_real_time", "xrt", "speed", "x_realtime")
+    rtf = _num(entry, "rtf", "real_time_factor")
+    if speed is None and rtf:
+        speed = 1.0 / rtf
+    if rtf is None and speed:
+        rtf = 1.0 / speed
+    return BenchFigures(
+        preset=name, x_real_time=speed, rtf=rtf,
+        quality=_num(entry, "mel_correlation", "log_mel_correlation", "logmel_corr", "mel_corr", "correlation", "quality"),
+        noise_floor_dbfs=_num(entry, "noise_floor_dbfs", "noise_floor_db"),
+        device=str(entry.get("device") or entry.get("gpu") or ""),
+        error=str(entry.get("error") or ""),
+    )
+
+
+def parse_bench(data: Any) -> dict[str, BenchFigures]:
+    """Preset name -> figures from any accepted shape (ValueError if none is recognised)."""
+    entries: Iterable[tuple[str, Any]]
+    body = data.get("presets", data.get("results")) if isinstance(data, dict) else data
+    if isinstance(body, dict):
+        entries = body.items()
+    elif isinstance(body, list):
+        entries = [(str(e.get("preset") or e.get("name") or ""), e) for e in body if isinstance(e, dict)]
+    else:
+        raise ValueError("no 'presets' or 'results' in the benchmark file")
+    out = {name: _figures(name, e) for name, e in entries if name and isinstance(e, dict)}
+    if not out:
+        raise ValueError("the benchmark file lists no presets")
+    return out
+
+
+def read_bench(project_folder: str | Path | None) -> tuple[dict[str, BenchFigures], str, str]:
+    """``(figures, path used, note)``; the note says why there are no figures."""
+    for path in bench_paths(project_folder):
+        if not path.is_file():
+            continue
+        try:
+            return parse_bench(json.loads(path.read_text(encoding="utf-8"))), str(path), ""
+        except (OSError, UnicodeDecodeError, ValueError, AttributeError) as exc:
+            log.warning("cannot read benchmark %s: %s", path, exc)
+            return {}, str(path), f"{path} is unreadable ({exc})"
+    return {}, "", "no benchmark yet: run `studio bench` to measure the presets on this machine"
+
+
+def list_voice_choices() -> tuple[VoiceChoice, ...]:
+    from studio.engine.voice.catalog import list_voices
+    from studio.text.inspect import language_prefix
+
+    return tuple(
+        VoiceChoice(v.id, v.name, v.language, language_prefix(v.language), v.backend, v.sample_rate, v.source)
+        for v in list_voices()
+    )
+
+
+def list_presets(bench: Mapping[str, BenchFigures]) -> tuple[tuple[PresetInfo, ...], str]:
+    """Every preset with its availability here and its benchmark figures."""
+    from studio.engine import presets as presets_mod
+
+    out = []
+    for name, p in presets_mod.PRESETS.items():
+        try:
+            ok, reason = presets_mod.availability(name)
+        except Exception as exc:  # noqa: BLE001 - a broken optional install must not hide the list
+            ok, reason = False, f"{type(exc).__name__}: {exc}"
+        out.append(PresetInfo(name, p.engine, p.device, p.precision, p.summary, ok, reason, bench.get(name)))
+    return tuple(out), presets_mod.DEFAULT_PRESET
+
+
+def gather_facts(project_folder: str | Path | None) -> MachineFacts:
+    """Voices, presets and benchmark figures (slow: run in the background)."""
+    bench, path, note = read_bench(project_folder)
+    presets, default = list_presets(bench)
+    return MachineFacts(list_voice_choices(), presets, path, note, default)
+
+
+# ------------------------------------------------------------------ in a child process
+
+
+def facts_from_dict(data: Mapping[str, Any]) -> MachineFacts:
+    """Rebuild :class:`MachineFacts` from its JSON form (see :func:`gather_facts_in_subprocess`)."""
+    presets = tuple(
+        PresetInfo(**{**p, "bench": BenchFigures(**p["bench"]) if p.get("bench") else None}) for p in data["presets"]
+    )
+    return MachineFacts(
+        voices=tuple(VoiceChoice(**v) for v in data["voices"]), presets=presets,
+        bench_path=data.get("bench_path", ""), bench_note=data.get("bench_note", ""),
+        default_preset=data.get("default_preset", ""),
+    )
+
+
+def gather_facts_in_subprocess(project_folder: str | Path | None, timeout: float = 300.0) -> MachineFacts:
+    """:func:`gather_facts` in a child Python process.
+
+    Why: checking preset availability imports torch and coqui-tts; an import of
+    that size holds the interpreter lock for seconds at a time, and in a thread of
+    the GUI process that freezes the window. A child process pays the same time
+    without touching the GUI's interpreter.
+    """
+    import subprocess
+    import sys
+
+    from studio.core.errors import StudioError
+
+    cmd = [sys.executable, "-m", "studio.desktop.facts", str(project_folder or "")]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired as exc:
+        raise StudioError(f"checking voices and presets took longer than {timeout:.0f} s") from exc
+    if proc.returncode != 0:
+        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        raise StudioError(f"checking voices and presets failed: {tail}")
+    return facts_from_dict(json.loads(proc.stdout.strip().splitlines()[-1]))
+
+
+if __name__ == "__main__":  # the child of gather_facts_in_subprocess
+    import dataclasses
+    import sys as _sys
+
+    logging.basicConfig(level=logging.WARNING, stream=_sys.stderr)
+    _facts = gather_facts(_sys.argv[1] if len(_sys.argv) > 1 and _sys.argv[1] else None)
+    _sys.stdout.write(json.dumps(dataclasses.asdict(_facts)) + "\n")  # the answer, read by the parent

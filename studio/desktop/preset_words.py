@@ -1,0 +1,98 @@
+"""Presets in plain words, for people who produce audiobooks rather than benchmark engines.
+
+Why a table here and not in the engine: the engine names presets by what they
+are (precision, runtime, device) and says why one cannot run in the words of the
+library that refused (``torch.cuda.is_available() is False``); a producer chooses
+by what they get (quality, speed, which hardware) and needs to know what is
+missing in words they can act on. The technical name and the raw reason stay
+visible as the detail.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from studio.stack.build import BACKEND_PRESETS
+
+if TYPE_CHECKING:
+    from studio.project.settings import ProjectSettings
+
+PLAIN_NAMES: dict[str, str] = {
+    "fp32-cpu": "Best quality",
+    "fp32-torch": "Best quality, on PyTorch",
+    "dynamic-int8": "PyTorch with 8-bit layers",
+    "int8-cpu": "Fast on CPU",
+    "bf16-cpu": "Fast, near-lossless",
+    "fp16-cuda": "Fast on NVIDIA GPU",
+    "tensorrt-int8": "Fastest on NVIDIA GPU (TensorRT)",
+}
+
+#: the preset a project without one uses
+DEFAULT_PRESET = "fp32-cpu"
+
+#: (words in the raw reason, lower case; the sentence) -- first match wins, so the
+#: specific ones come before the general ones they contain
+PLAIN_REASONS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("tensorrt is not installed",), "TensorRT is not installed."),
+    (("tensorrt cannot be imported",), "TensorRT is installed but cannot start (a library it needs is missing)."),
+    (("has no cuda support",), "This PyTorch was built without NVIDIA GPU support."),
+    (("no cuda device",), "No NVIDIA GPU was found on this computer."),
+    (("torch is not installed",), "PyTorch is not installed."),
+    (("coqui-tts is not installed",), "The PyTorch voice engine (coqui-tts) is not installed."),
+    (("coqui-tts cannot be imported",), "The PyTorch voice engine (coqui-tts) is installed but cannot start."),
+    (("no quantized cpu kernels",), "This PyTorch has no 8-bit CPU support."),
+    (("int8 quantization is unavailable",), "This ONNX Runtime cannot build 8-bit models."),
+    (("onnxruntime is not installed",), "ONNX Runtime is not installed."),
+    (("no bf16 instructions",), "This computer's processor cannot do the fast 16-bit maths it needs "
+                                "(it needs a recent AMD or Intel server CPU)."),
+    (("runs on cuda only",), "It needs an NVIDIA GPU."),
+    (("runs on cpu only",), "It runs on the CPU only."),
+)
+UNKNOWN_REASON = "It cannot run on this computer (the details say why)."
+
+
+def plain_name(preset: str) -> str:
+    """``"Fast on CPU"`` for ``int8-cpu``; an unknown name is shown as it is."""
+    name = preset or DEFAULT_PRESET
+    return PLAIN_NAMES.get(name, name)
+
+
+def plain_reason(raw: str) -> str:
+    """Why a preset cannot run here, as a sentence a producer can act on (the raw reason is the detail)."""
+    text = raw.lower()
+    for needles, sentence in PLAIN_REASONS:
+        if any(n in text for n in needles):
+            return sentence
+    return UNKNOWN_REASON
+
+
+def preset_label(preset: str, voice_id: str = "", backend: str = "") -> str:
+    """The status bar's words: plain name, technical name as detail, and the voice.
+
+    A project without a preset renders with its backend's default, which *is* a
+    preset (:func:`studio.stack.build.effective_preset`); the words name it and
+    say it is the engine default, as the Voices & Presets dialog's row does
+    (:func:`default_row_name`), so the two never disagree.
+    """
+    name = preset or BACKEND_PRESETS.get(backend, DEFAULT_PRESET)
+    voice = f"  \u00b7  Voice: {voice_id}" if voice_id else ""
+    default = "" if preset else ", engine default"
+    return f"Preset: {plain_name(name)} ({name}{default}){voice}"
+
+
+def default_row_name(backend: str) -> tuple[str, str]:
+    """The presets table's row for "no preset": what the project really renders with."""
+    name = BACKEND_PRESETS.get(backend, DEFAULT_PRESET)
+    return f"{plain_name(name)} \u2014 engine default", f"({name}, no preset)"
+
+
+def emphasis_note(settings: ProjectSettings | None) -> str:
+    """What the direction dialog says about stressed words in this project: heard, or
+    rendered plainly, by what, and on which presets they are heard."""
+    from studio.engine.emphasis import HEARD_ON
+    from studio.rendering.stressed_words import unheard
+
+    what = unheard(settings) if settings is not None else None
+    if what is None:
+        return "Checked words are said longer and louder."
+    return f"Checked words are said longer and louder on {', '.join(HEARD_ON)}; with {what} they are rendered plainly."

@@ -1,0 +1,171 @@
+"""Proof-listening in the desktop app: a background listener below rendering, and its findings as values.
+
+Why its own task thread and a stop between batches: listening takes about a
+third of a core per second of speech on a small CPU, and must never delay a
+render or the window. The listener starts after every finished render job,
+checks only sentences whose current audio has no verdict, and steps aside the
+moment a render runs (``should_stop`` between batches of 48 sentences); the next
+finished job picks up where it stopped. The recogniser is loaded once, on first
+use, on the same thread.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from PySide6.QtCore import QCoreApplication, QObject, Signal
+
+from studio.project.proofs import ProofFlag, chapter_summaries, mark_fine
+from studio.project.store import Project
+from studio.desktop.tasks import TaskRunner
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ProofEntry:
+    """One flagged sentence as the dock lists it."""
+
+    sentence_id: int
+    chapter: int
+    index: int
+    text: str
+    heard: str
+    severity: int
+    score: float
+    flags: tuple[ProofFlag, ...]
+
+    @property
+    def reason(self) -> str:
+        return "; ".join(f.reason for f in self.flags)
+
+    @property
+    def word(self) -> str:
+        """The expected word a pronunciation entry would be for: the longest one the recogniser
+        did not hear (names and rare words are long; "the" and "his" are heard)."""
+        for f in self.flags:
+            missed = [w for w in f.expected.split() if w not in set(f.heard.split())]
+            if missed:
+                return max(missed, key=len)
+        return ""
+
+
+@dataclass(frozen=True)
+class ProofView:
+    """The book's proof state: flagged sentences worst first, and each chapter's summary line."""
+
+    folder: str
+    entries: tuple[ProofEntry, ...]
+    chapters: tuple[tuple[int, str], ...]  # (chapter index, "97.8 % passed, 4 to review")
+    listening: bool = False
+
+
+def proof_view(project: Project) -> ProofView:
+    """Read the verdicts (off the GUI thread)."""
+    from studio.rendering.proofing import flagged_rows
+
+    entries = tuple(ProofEntry(row.id, row.chapter, row.index, row.text, rec.heard, rec.severity, rec.score, rec.flags)
+                    for row, rec in flagged_rows(project))
+    lines = tuple((idx, s.line()) for idx, s in chapter_summaries(project).items())
+    return ProofView(str(project.folder), entries, lines)
+
+
+class ProofController(QObject):
+    """Runs proof-listening for a :class:`~studio.desktop.session.ProjectSession`'s project."""
+
+    viewChanged = Signal(object)  # ProofView
+    progress = Signal(object)  # studio.proof.sentences.ProofProgress
+    failed = Signal(str)
+
+    def __init__(self, session: Any, parent: QObject | None = None, *,
+                 open_checker: Callable[[], Any] | None = None, synchronous: bool = False) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.tasks = TaskRunner(self, threads=1, synchronous=synchronous,
+                                on_error=lambda e: self.failed.emit(e.message))
+        self._open_checker = open_checker
+        self._checker: Any = None
+        self._running = False
+        self._again = False
+        self._stop = False
+        self.auto = True  # listen after every finished render job (the dock's check box)
+        session.opened.connect(lambda _snap: self.refresh())
+        session.jobFinished.connect(lambda _job: self.listen() if self.auto else None)
+        session.closed.connect(self._closed)
+        app = QCoreApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self.shutdown)
+
+    def _should_stop(self) -> bool:
+        """Between batches: the project closed, the app quits, or a render runs (rendering comes first)."""
+        return self._stop or bool(self.session.stats.rendering)
+
+    def _closed(self) -> None:
+        self._stop = True
+        self.viewChanged.emit(ProofView("", (), ()))
+
+    def shutdown(self) -> None:
+        """Stop listening at the next batch and wait for it (the app is quitting)."""
+        self._stop = True
+        self.tasks.wait()
+
+    def checker(self) -> Any:
+        if self._checker is None:
+            if self._open_checker is not None:
+                self._checker = self._open_checker()
+            else:
+                from studio.proof.check import Checker
+
+                self._checker = Checker.open()
+        return self._checker
+
+    def refresh(self) -> None:
+        project = self.session.project
+        if project is not None:
+            self.tasks.run(lambda: proof_view(project), on_done=self._show, action="read the proof results")
+
+    def listen(self) -> None:
+        """Listen to every rendered sentence without a verdict (in the background, below rendering)."""
+        project = self.session.project
+        if project is None:
+            return
+        if self._running:
+            self._again = True
+            return
+        self._running = True
+        self._stop = False
+
+        def work(report: Callable[[Any], None]) -> ProofView:
+            from studio.proof.sentences import check_rows, to_check
+
+            rows = to_check(project, project.sentences())
+            if rows:
+                check_rows(project, self.checker(), rows, progress=report, should_stop=self._should_stop)
+            return proof_view(project)
+
+        self.tasks.run(work, on_done=self._listened, on_progress=self.progress.emit, on_error=self._failed,
+                       action="proof-listen")
+
+    def _failed(self, error: Any) -> None:  # ErrorInfo: a missing speech model, a damaged project
+        self._running = self._again = False
+        self.failed.emit(error.message)
+
+    def _listened(self, view: ProofView) -> None:
+        self._running = False
+        self._show(view)
+        if self._again:
+            self._again = False
+            self.listen()
+
+    def mark_fine(self, sentence_id: int) -> None:
+        project = self.session.project
+        if project is not None:
+            self.tasks.run(lambda: (mark_fine(project.db, sentence_id), proof_view(project))[1], on_done=self._show,
+                           action="mark the sentence as fine")
+
+    def _show(self, view: ProofView) -> None:
+        project = self.session.project
+        if project is not None and view.folder == str(project.folder):
+            self.viewChanged.emit(view)

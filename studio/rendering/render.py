@@ -1,0 +1,424 @@
+"""Headless rendering: pending sentences -> audio cache, committed one by one.
+
+Used by the command line today and by the GUI's worker thread later, so it takes
+plain callables for progress and cancellation and never prints.
+
+Why commit per sentence: a book renders for hours, and an interrupted render
+(crash, kill, Ctrl-C, closed lid) must lose at most the sentence in flight. Each
+sentence's audio reaches disk atomically before its row says ``done``; a sentence
+whose synthesis raises is marked ``failed`` with the reason and the job goes on.
+
+Synthesis goes through one :data:`BatchSynthesizer` (a list of requests in, one
+audio array or exception per request out), :func:`each_synthesizer`: it hands the
+engine ``batch_size`` sentences at a time (the engine plan's, see
+:mod:`studio.stack.build`) yet fails only the sentence at fault. The desktop
+worker wraps the same synthesizer (``make_synthesizer``) to watch it, never to
+replace it.
+
+Failures and what they cost: a sentence the engine cannot speak (an error, a
+sentence over :data:`~studio.engine.base.MAX_IDS_PER_SENTENCE`, or -- with the model
+in a child process, :mod:`studio.stack.isolation` -- a model crash that repeats on
+the retry) is marked ``failed`` with the reason and the job goes on; the next render
+retries every failed sentence. A full disk is different: nothing is wrong with the
+sentence, so the job stops (:class:`~studio.core.errors.DiskFull`), the sentences in
+flight go back to ``pending`` and everything finished stays.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+import numpy as np
+
+from studio.core.errors import DiskFull, ProjectError, StudioError
+from studio.core.lexicon import Lexicon
+from studio.engine.base import Engine, SynthesisSettings, check_ids_length
+from studio.rendering.prep import clean_stale_temp_files, prepare_voices, render_lock, verify_present
+from studio.rendering.stressed_words import stressed_ids, warn_unheard
+from studio.project.settings import ProjectSettings
+from studio.project.store import Project
+from studio.project.records import SentenceRow
+from studio.text.segment import is_speakable
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RenderProgress:
+    """A snapshot of a render, handed to the progress callback after every step.
+
+    ``done``/``total`` count sentences of the selected chapters (titles included;
+    ``done`` includes those finished by earlier runs). ``failed`` counts failures in
+    this run. ``audio_seconds`` is audio synthesized in this run, ``rtf`` its
+    real-time factor (wall seconds since the start, model loading included, per
+    audio second; < 1 is faster than real time) and ``eta`` the estimated seconds
+    left (None until there is a measurement). ``synthesized``/``reused`` split this
+    run's work into sentences spoken and sentences found in the cache;
+    ``synth_seconds`` is the time spent inside synthesis alone.
+    """
+
+    done: int
+    total: int
+    failed: int
+    audio_seconds: float
+    elapsed: float
+    rtf: float
+    eta: float | None
+    synthesized: int = 0
+    reused: int = 0
+    stopped: bool = False
+    current: str = ""
+    synth_seconds: float = 0.0
+
+    @property
+    def fraction(self) -> float:
+        return (self.done + self.failed) / self.total if self.total else 1.0
+
+    @property
+    def x_real_time(self) -> float:
+        """How many times faster than real time (``1 / rtf``); 0 when unknown."""
+        return 1.0 / self.rtf if self.rtf > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class SynthRequest:
+    """One sentence to speak: what the synthesizer seam receives.
+
+    ``lexicon`` holds the pronunciation entries that occur in this sentence (the
+    same ones its cache key carries); the engine's front end applies them.
+    """
+
+    sentence_id: int
+    text: str
+    language: str
+    lexicon: Lexicon = Lexicon()
+    #: the noise draw (:attr:`~studio.engine.base.SynthesisSettings.take`): 0, or a new take's
+    take: int = 0
+
+
+#: Requests in, one result per request out: float32 audio, or the exception that
+#: sentence raised (so one bad sentence never sinks its neighbours).
+BatchSynthesizer = Callable[[Sequence[SynthRequest]], "list[np.ndarray | Exception]"]
+SynthesizerFactory = Callable[[Engine, SynthesisSettings], BatchSynthesizer]
+#: voice id -> engine for that voice (constructed; render_project loads it)
+EngineFactory = Callable[[str], Engine]
+
+
+def each_synthesizer(engine: Engine, settings: SynthesisSettings) -> BatchSynthesizer:
+    """Whole batches through the model, yet one result per sentence.
+
+    Ids are made per request, so a front-end error or an over-long sentence fails
+    just that request. The rest go to the engine in one
+    :meth:`~studio.engine.base.Engine.synthesize_each` call (in a model process, a
+    batch that kills it twice is retried item by item, so only the poisonous sentence
+    gets :class:`~studio.stack.isolation.reports.InferenceCrashed`); if that call raises,
+    each item is tried alone, so one bad sentence never sinks its neighbours.
+    """
+
+    def one_call(ids_list: list[list[int]], take: int = 0, stressed: tuple = ()) -> list[np.ndarray | Exception]:
+        same = (take, stressed) == (settings.take, ())
+        drawn = settings if same else replace(settings, take=take, emphasis_ids=stressed)
+        results = list(engine.synthesize_each(ids_list, drawn))
+        if len(results) != len(ids_list):
+            raise ProjectError(f"engine returned {len(results)} results for {len(ids_list)} sentences")
+        return results
+
+    def run(requests: Sequence[SynthRequest]) -> list[np.ndarray | Exception]:
+        """One engine call per noise draw: new takes are rare and go apart."""
+        out: list[np.ndarray | Exception | None] = [None] * len(requests)
+        for take in sorted({req.take for req in requests}):
+            where = [i for i, req in enumerate(requests) if req.take == take]
+            for i, result in zip(where, draw([requests[i] for i in where], take)):
+                out[i] = result
+        return out  # type: ignore[return-value] - every slot is filled
+
+    def draw(requests: Sequence[SynthRequest], take: int) -> list[np.ndarray | Exception]:
+        out: list[np.ndarray | Exception | None] = [None] * len(requests)
+        ids_list: list[list[int]] = []
+        where: list[int] = []
+        for i, req in enumerate(requests):
+            try:
+                # no entries -> the plain call, so engines and wrappers see exactly
+                # what they saw before lexicons existed
+                ids = (engine.text_to_ids(req.text, req.language, req.lexicon) if req.lexicon
+                       else engine.text_to_ids(req.text, req.language))
+                check_ids_length(ids)
+            except Exception as exc:  # noqa: BLE001 - recorded as the sentence's failure
+                out[i] = exc
+                continue
+            ids_list.append(ids)
+            where.append(i)
+        if settings.emphasis:  # the stressed words' ids differ per sentence: one call each
+            for i, ids in zip(where, ids_list):
+                r = requests[i]
+                try:
+                    out[i] = one_call([ids], take, stressed_ids(engine, r.sentence_id, r.text, r.language, r.lexicon,
+                                                                settings.emphasis))[0]
+                except Exception as exc:  # noqa: BLE001 - recorded as the sentence's failure
+                    out[i] = exc
+            return out  # type: ignore[return-value] - every slot is filled
+        if ids_list:
+            try:
+                results = one_call(ids_list, take)
+            except Exception as exc:  # noqa: BLE001 - retried one by one below
+                if len(ids_list) == 1:
+                    results = [exc]
+                else:
+                    log.warning("batch of %d failed (%s); trying its sentences one by one", len(ids_list), _describe(exc))
+                    results = []
+                    for ids in ids_list:
+                        try:
+                            results.extend(one_call([ids], take))
+                        except Exception as single:  # noqa: BLE001
+                            results.append(single)
+            for i, result in zip(where, results):
+                out[i] = result
+        return out  # type: ignore[return-value] - every slot is filled
+
+    return run
+
+
+def _check_audio(audio: Any) -> np.ndarray:
+    arr = np.asarray(audio, dtype=np.float32).reshape(-1)
+    if arr.size == 0:
+        raise ValueError("the engine returned no audio")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("the engine returned NaN/inf samples")
+    return arr
+
+
+def _describe(exc: BaseException) -> str:
+    msg = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {msg[0]}" if msg else type(exc).__name__
+
+
+def render_project(
+    project: Project,
+    engine: Engine,
+    *,
+    chapters: set[int] | None = None,
+    progress: Callable[[RenderProgress], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    engine_for: EngineFactory | None = None,
+    make_synthesizer: SynthesizerFactory | None = None,
+    batch_size: int = 1,
+    voice_lookup: Callable[[str], Any] | None = None,
+    sentence_ids: Iterable[int] | None = None,
+) -> RenderProgress:
+    """Render every pending sentence of ``chapters`` (0-based; None = all) into the cache.
+
+    ``sentence_ids`` narrows the job to those sentences (a selection, one edited
+    sentence); progress ``total`` then counts only them.
+
+    ``engine`` speaks the project's default voice; sentences mapped to another voice
+    get ``engine_for(voice_id)`` (those engines are closed at the end) or fail when
+    no factory is given. Sentences whose audio is already cached are marked done
+    without synthesis. ``make_synthesizer`` None is :func:`each_synthesizer`. Returns the final progress
+    (``stopped`` if ``should_stop`` ended it early). A failed sentence is recorded and
+    the job goes on; :class:`~studio.core.errors.DiskFull` and KeyboardInterrupt stop
+    it (sentences in flight go back to ``pending``); everything finished is kept.
+    """
+    with render_lock(project):
+        clean_stale_temp_files(project)
+        if project.reset_interrupted():
+            log.info("resuming an interrupted render")
+        settings = project.settings()
+        wanted = None if sentence_ids is None else set(sentence_ids)
+
+        def select() -> list[SentenceRow]:
+            rows = project.sentences(chapters)
+            return rows if wanted is None else [r for r in rows if r.id in wanted]
+
+        rows = select()
+        needed = {project.voice_for(r.language, settings) for r in rows} | {settings.voice_id}
+        prepare_voices(project, needed, voice_lookup)
+        rows = select()  # keys now carry the current fingerprints
+        if verify_present(project, rows):
+            rows = select()
+        return _Renderer(project, engine, settings, engine_for, make_synthesizer or each_synthesizer, progress).run(
+            rows, should_stop, max(1, batch_size)
+        )
+
+
+class _Renderer:
+    """The loop of :func:`render_project` with its counters (kept out of the signature)."""
+
+    def __init__(
+        self,
+        project: Project,
+        engine: Engine,
+        settings: ProjectSettings,
+        engine_for: EngineFactory | None,
+        make_synthesizer: SynthesizerFactory,
+        progress: Callable[[RenderProgress], None] | None,
+    ) -> None:
+        self.project = project
+        self.settings = settings
+        self.engine_for = engine_for
+        self.make_synthesizer = make_synthesizer
+        self.progress_cb = progress
+        self.engines: dict[str, Engine] = {settings.voice_id: engine}
+        self.owned: list[Engine] = []
+        self.loaded: set[str] = set()
+        self.synths: dict[tuple[str, SynthesisSettings], BatchSynthesizer] = {}
+        self.done = self.total = self.failed = self.synthesized = self.reused = 0
+        self.audio_seconds = 0.0
+        self.synth_chars = 0
+        self.synth_time = 0.0
+        self.remaining_chars = 0
+        self.t0 = time.monotonic()
+
+    def run(self, rows: list[SentenceRow], should_stop: Callable[[], bool] | None, batch_size: int) -> RenderProgress:
+        pending = [r for r in rows if r.state != "done"]
+        self.total = len(rows)
+        self.done = self.total - len(pending)
+        self.remaining_chars = sum(len(r.text) for r in pending)
+        stopped = False
+        self._emit("")
+        try:
+            for batch in self._batches(pending, batch_size):
+                if should_stop is not None and should_stop():
+                    stopped = True
+                    break
+                self._render_batch(batch)
+        except BaseException as exc:
+            self._release_in_flight("stopped: disk full" if isinstance(exc, DiskFull) else "interrupted")
+            raise
+        finally:
+            for eng in self.owned:
+                try:
+                    eng.close()
+                except Exception:  # noqa: BLE001 - closing must not mask the result
+                    log.exception("closing engine failed")
+        return self._emit("", stopped=stopped)
+
+    def _release_in_flight(self, reason: str) -> None:
+        """The job is stopping on an error: sentences marked ``rendering`` go back to
+        ``pending`` now (best effort -- on a full disk this write may fail too, and the
+        next render resets them anyway)."""
+        try:
+            n = self.project.reset_interrupted(reason)
+        except (StudioError, OSError) as err:
+            log.debug("could not reset sentences in flight (%s); the next render will", err)
+            return
+        if n:
+            log.info("%d sentence(s) in flight back to pending (%s)", n, reason)
+
+    def _batches(self, pending: list[SentenceRow], size: int) -> Iterator[list[SentenceRow]]:
+        """Consecutive runs of the same voice and settings (a directed rate is its own call: the
+        voice takes one length scale per call), at most ``size`` long, in reading order."""
+        batch: list[SentenceRow] = []
+        voice = None
+        for row in pending:
+            v = (self.project.voice_for(row.language, self.settings), row.synthesis)
+            if batch and (v != voice or len(batch) >= size):
+                yield batch
+                batch = []
+            batch.append(row)
+            voice = v
+        if batch:
+            yield batch
+
+    def _engine(self, voice_id: str) -> Engine | None:
+        """The loaded engine for a voice (loading lazily: a fully cached render loads nothing)."""
+        if voice_id not in self.engines:
+            if self.engine_for is None:
+                return None
+            eng = self.engine_for(voice_id)
+            self.owned.append(eng)
+            self.engines[voice_id] = eng
+        eng = self.engines[voice_id]
+        if voice_id not in self.loaded:
+            eng.load()
+            self.loaded.add(voice_id)
+        return eng
+
+    def _render_batch(self, batch: list[SentenceRow]) -> None:
+        project = self.project
+        todo: list[SentenceRow] = []
+        for row in batch:
+            entry = project.cache_entry(row.expected_key)
+            if entry is not None and project.cache.looks_present(entry):
+                project.mark_done(row.id, entry, synthesized=False)
+                self._count_done(row, reused=True)
+            elif row.skipped or not is_speakable(row.text):  # nothing to say, or left silent by the policy
+                rate = self._rate(row)
+                entry = project.cache.store(row.expected_key, np.zeros(0, np.float32), rate)
+                project.mark_done(row.id, entry, synthesized=False)
+                self._count_done(row, reused=True)
+            else:
+                todo.append(row)
+        if not todo:
+            self._emit(batch[-1].text)
+            return
+        voice_id = project.voice_for(todo[0].language, self.settings)
+        engine = self._engine(voice_id)
+        if engine is None:
+            for row in todo:
+                self._fail(row, f"no engine available for voice {voice_id}")
+            self._emit(todo[-1].text)
+            return
+        project.mark_rendering(r.id for r in todo)
+        own = todo[0].synthesis or self.settings.synthesis  # one batch, one voice, one set of settings
+        warn_unheard(self.settings, own, len(todo))
+        synth = self.synths.get((voice_id, own))
+        if synth is None:
+            synth = self.synths[(voice_id, own)] = self.make_synthesizer(engine, own)
+        started = time.monotonic()
+        requests = [SynthRequest(r.id, r.spoken or r.text, r.said or r.language, r.lexicon,
+                                 project.takes.next_take(r.expected_key)) for r in todo]
+        results = synth(requests)
+        self.synth_time += time.monotonic() - started
+        if len(results) != len(todo):
+            raise ProjectError(f"synthesizer returned {len(results)} results for {len(todo)} sentences")
+        for row, request, result in zip(todo, requests, results):
+            try:
+                if isinstance(result, BaseException):
+                    raise result
+                audio = _check_audio(result)
+            except Exception as exc:  # noqa: BLE001 - a failed sentence must not stop the job
+                self._fail(row, _describe(exc))
+                continue
+            entry = project.cache.store(row.expected_key, audio, engine.sample_rate)
+            project.mark_done(row.id, entry, synthesized=True, seed=request.take)
+            log.debug("synthesized sentence %d key %s (%.2f s)", row.id, row.expected_key, entry.duration)
+            self.synthesized += 1
+            self.audio_seconds += entry.duration
+            self.synth_chars += len(row.text)
+            self._count_done(row, reused=False)
+        self._emit(todo[-1].text)
+
+    def _rate(self, row: SentenceRow) -> int:
+        engine = self.engines.get(self.project.voice_for(row.language, self.settings))
+        return engine.sample_rate if engine is not None else 22050
+
+    def _count_done(self, row: SentenceRow, *, reused: bool) -> None:
+        self.done += 1
+        self.reused += int(reused)
+        self.remaining_chars -= len(row.text)
+
+    def _fail(self, row: SentenceRow, reason: str) -> None:
+        log.warning("sentence %d failed: %s", row.id, reason)
+        self.project.mark_failed(row.id, reason)
+        self.failed += 1
+        self.remaining_chars -= len(row.text)
+
+    def _emit(self, current: str, *, stopped: bool = False) -> RenderProgress:
+        elapsed = time.monotonic() - self.t0
+        eta = None
+        if self.synth_chars:
+            eta = max(0.0, self.remaining_chars) * self.synth_time / self.synth_chars
+        elif self.remaining_chars <= 0:
+            eta = 0.0
+        snap = RenderProgress(
+            done=self.done, total=self.total, failed=self.failed, audio_seconds=self.audio_seconds,
+            elapsed=elapsed, rtf=(elapsed / self.audio_seconds) if self.audio_seconds else 0.0, eta=eta,
+            synthesized=self.synthesized, reused=self.reused, stopped=stopped, current=current,
+            synth_seconds=self.synth_time,
+        )
+        if self.progress_cb is not None:
+            self.progress_cb(snap)
+        return snap

@@ -1,0 +1,95 @@
+"""Which preset a project renders with: the user's choice applied to its settings.
+
+How a preset is then run (streams, batches, the model process) is
+:mod:`studio.stack.build`'s business.
+
+Presets and the project (what enters the audio cache key):
+
+* ``--preset NAME`` is stored in the project settings (``preset``, with ``backend``
+  = the preset's engine family, ``onnx`` or ``torch``); both enter every cache key
+  (:attr:`~studio.project.settings.ProjectSettings.engine_token`), so sentences
+  rendered under another preset are other cache entries and switching back reuses
+  them.
+* A project without a preset (made before presets, by the GUI, or with ``--engine``
+  alone) renders as its backend's FP32 preset (``onnx`` -> ``fp32-cpu``, ``torch``
+  -> ``fp32-torch``): the same model and settings, so its keys are left as they are
+  and nothing renders again. Once such a project has no audio yet, it adopts that
+  preset by name.
+* Asking for the preset a project already renders with changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from studio.core.errors import PresetUnavailable, StudioError
+from studio.engine.presets import Preset, availability, get_preset
+from studio.stack.build import effective_preset
+from studio.project.settings import ProjectSettings
+from studio.project.store import Project
+
+log = logging.getLogger(__name__)
+
+
+def backend_for(preset: str | Preset) -> str:
+    """The project-settings backend of a preset: ``onnx`` or ``torch`` (TensorRT builds on torch)."""
+    return "onnx" if get_preset(preset).engine == "onnx" else "torch"
+
+
+def require_available(name: str) -> Preset:
+    """The preset, or PresetUnavailable with one line saying why it cannot run here."""
+    preset = get_preset(name)  # unknown name: PresetUnavailable listing the choices
+    ok, reason = availability(preset)
+    if not ok:
+        raise PresetUnavailable(f"preset {preset.name} is unavailable: {reason}")
+    return preset
+
+
+def check_choice(preset: str | None, engine: str | None, streams: int | None = None, *, remote: bool = False) -> None:
+    """Validate ``--preset`` / ``--engine`` / ``--streams`` before a project is touched
+    (``remote``: the preset runs on Triton servers, so this machine need not run it)."""
+    if streams is not None and streams < 1:
+        raise StudioError(f"--streams {streams} must be 1 or more")
+    if not preset:
+        return
+    p = get_preset(preset) if remote else require_available(preset)
+    if engine and engine != backend_for(p):
+        raise StudioError(
+            f"--engine {engine} does not fit preset {p.name} (it runs on {p.engine}); leave out --engine"
+        )
+
+
+def choose_preset(
+    project: Project, settings: ProjectSettings, preset: str | None = None, engine: str | None = None
+) -> ProjectSettings:
+    # A project rendering on Triton servers (settings.triton) runs its preset there:
+    # this machine need not be able to run it.
+    """Apply ``--preset`` / ``--engine`` to the project's settings (see the module doc).
+
+    Call after :func:`~studio.project.opening.apply_choices` (which applies ``--engine``
+    and ``--voice``). Raises PresetUnavailable when the resulting preset cannot run
+    here (e.g. a project rendered on a GPU machine, opened on a laptop).
+    """
+    changes: dict[str, str] = {}
+    if preset:
+        p = get_preset(preset)
+        if effective_preset(settings) != p.name:
+            changes = {"preset": p.name, "backend": backend_for(p)}
+    elif engine and settings.preset and backend_for(settings.preset) != engine:
+        changes = {"preset": ""}  # --engine alone: that backend's default preset
+    wanted = settings.with_changes(**changes) if changes else settings
+    if not wanted.preset and not _has_audio(project):
+        wanted = wanted.with_changes(preset=effective_preset(wanted))  # nothing cached yet: name the preset
+    if wanted != settings:
+        settings = wanted
+        project.update_settings(settings)
+        log.info("project preset: %s", settings.preset or f"{settings.backend} default")
+    if settings.triton is None:
+        require_available(effective_preset(settings))
+    return settings
+
+
+def _has_audio(project: Project) -> bool:
+    if any(r.cache_key for r in project.sentences()):
+        return True
+    return any(True for _ in project.cache.root.glob("*/*.wav"))

@@ -1,0 +1,123 @@
+"""Pronunciations an EPUB 3 carries: its PLS lexicons and the SSML in its content.
+
+Why a separate pass over the archive instead of a hook in the EPUB reader: the
+reader's job is the text, and it keeps every character of it (SSML elements and
+attributes are inline markup, so ``<span ssml:ph="nɔrθ">N.</span>`` still reads
+"N." in the manuscript). What the publisher said about *how* to speak it becomes
+project lexicon entries instead, read here with the same zip-bomb and XXE guards.
+
+Sources, in this order (the first entry for a word wins, the author's own PLS
+before inline markup):
+
+* every manifest item of media type ``application/pls+xml`` (EPUB 3 declares its
+  lexicons in the package);
+* SSML in spine documents: ``ssml:ph`` attributes (EPUB 3's SSML attributes, with
+  ``ssml:alphabet`` inherited from ancestors), ``<phoneme ph=...>`` and
+  ``<sub alias=...>`` elements. The element's text is the grapheme.
+
+SSML marks one occurrence, a lexicon entry applies to all of them, so inline
+markup becomes *case-exact* entries ("Mobile" the city, not "mobile"), and markup
+on text with no letter or digit is skipped: a ditto mark ``"`` spoken as
+"Democratic" in one table cell must not turn every quotation mark of the book into
+that word. The same text marked up twice with different pronunciations keeps the
+first; skipped and conflicting markup is counted in the log.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from pathlib import Path
+
+from lxml import etree
+
+from studio.core.language import language_family
+from studio.core.lexicon import Lexicon, LexiconEntry, normalize_grapheme
+from studio.text.formats.epub import _find_opf, _manifest, _spine  # the reader's own package parsing
+from studio.text.formats.pls import PLS_MEDIA_TYPE, read_pls
+from studio.text.safety import SafeZip, parse_markup, parse_xml
+from studio.text.formats.xhtml import localname
+
+log = logging.getLogger(__name__)
+
+SSML_NS = "http://www.w3.org/2001/10/synthesis"
+_XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+
+
+def _ssml_attr(el: etree._Element, name: str) -> str | None:
+    """An SSML attribute (``ssml:name`` as XML namespace, or literally from the HTML parser)."""
+    value = el.get(f"{{{SSML_NS}}}{name}")
+    return value if value is not None else el.get(f"ssml:{name}")
+
+
+def read_epub_lexicon(path: str | Path, *, max_bytes: int = 64 << 20) -> Lexicon:
+    """Every pronunciation the EPUB at ``path`` declares, as one lexicon."""
+    path = Path(path)
+    found: list[LexiconEntry] = []
+    with SafeZip(path, max_member=max_bytes, max_total=4 * max_bytes, kind="EPUB") as z:
+        opf_path = _find_opf(z, path)
+        opf = parse_xml(z.read(opf_path), path, f"the package file {opf_path!r}")
+        book_lang = next((el.text or "" for el in opf.iter() if localname(el) == "language"), "")
+        manifest = _manifest(opf, opf_path.rpartition("/")[0])
+        for item in manifest.values():
+            if item.media_type == PLS_MEDIA_TYPE and z.has(item.href):
+                result = read_pls(z.read(item.href), f"{path.name}:{item.href}")
+                found.extend(result.entries)
+                log.info("%s: %d entries from the lexicon %s", path.name, len(result.entries), item.href)
+        ssml: list[LexiconEntry] = []
+        for doc, _linear in _spine(opf, manifest):
+            if z.has(doc):
+                root = parse_markup(z.read(doc))
+                if root is not None:
+                    ssml.extend(ssml_entries(root, book_lang))
+        log.info("%s: %d SSML pronunciation(s) in the content", path.name, len(ssml))
+        found.extend(ssml)
+    return _first_wins(found)
+
+
+def ssml_entries(root: etree._Element, default_lang: str = "") -> list[LexiconEntry]:
+    """Lexicon entries from SSML markup in one (X)HTML document, in document order."""
+    out: list[LexiconEntry] = []
+    # (element, inherited alphabet, inherited language); iterative: deep nesting is hostile input
+    stack: list[tuple[etree._Element, str, str]] = [(root, "", default_lang)]
+    while stack:
+        el, alphabet, lang = stack.pop()
+        if not isinstance(el.tag, str):
+            continue
+        alphabet = _ssml_attr(el, "alphabet") or alphabet
+        lang = el.get(_XML_LANG) or el.get("lang") or lang
+        grapheme = normalize_grapheme("".join(el.itertext()))
+        name = localname(el)
+        entry: LexiconEntry | None = None
+        ph = _ssml_attr(el, "ph")
+        if ph is None and name == "phoneme":
+            ph = el.get("ph")
+            alphabet = el.get("alphabet") or alphabet
+        if ph is not None and grapheme and ph.strip():
+            if alphabet.lower() in ("", "ipa", "x-ipa"):
+                entry = LexiconEntry(grapheme, "phoneme", ph, True, language_family(lang) or None)
+            else:
+                log.info("skipping SSML pronunciation of %r in alphabet %r (only IPA)", grapheme, alphabet)
+        elif name == "sub" and el.get("alias") and grapheme:
+            entry = LexiconEntry(grapheme, "alias", el.get("alias", ""), True, language_family(lang) or None)
+        if entry is not None and not any(c.isalnum() for c in entry.grapheme):
+            log.info("skipping SSML on %r: no word in it, its meaning depends on where it stands", entry.grapheme)
+        elif entry is not None:
+            out.append(entry)
+        for child in reversed(el):
+            stack.append((child, alphabet, lang))
+    return out
+
+
+def _first_wins(entries: list[LexiconEntry]) -> Lexicon:
+    kept: dict[tuple[str, str, bool], LexiconEntry] = {}
+    conflicts: Counter[str] = Counter()
+    for entry in entries:
+        have = kept.get(entry.key)
+        if have is None:
+            kept[entry.key] = entry
+        elif (have.kind, have.value) != (entry.kind, entry.value):
+            conflicts[entry.grapheme] += 1
+    if conflicts:
+        log.info("kept the first of several pronunciations for %d word(s): %s", len(conflicts), sorted(conflicts)[:10])
+    return Lexicon.of(kept.values())

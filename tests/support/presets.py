@@ -1,0 +1,39 @@
+"""Shared by the tests: moved out of test_preset_choice_gui.py so no test module imports another."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+import pytest
+from PySide6.QtCore import Qt
+from studio.engine.presets import PRESETS, available_presets
+from studio.engine.voice.catalog import get_voice
+from studio.stack.preset_advice import PresetFacts, recommend
+from studio.project.opening import new_project_settings
+from studio.desktop.facts import MachineFacts, PresetInfo, list_voice_choices, read_bench
+from studio.desktop.measure import MeasureProgress, PresetMeasurer
+from studio.desktop.preset_words import PLAIN_NAMES, UNKNOWN_REASON, plain_name, plain_reason
+
+
+SETTINGS = new_project_settings(get_voice(None))
+
+
+def machine(runs: dict[str, str], bench: dict[str, object] | None = None, path: str = "") -> MachineFacts:
+    presets = tuple(PresetInfo(p.name, p.engine, p.device, p.precision, p.summary, p.name in runs,
+                               runs.get(p.name) or UNAVAILABLE.get(p.name, "not available"),
+                               (bench or {}).get(p.name)) for p in PRESETS.values())
+    return MachineFacts(list_voice_choices(), presets, path, "" if path else "no benchmark yet")
+
+
+CPU_ONLY = {"fp32-cpu": "ONNX Runtime on CPU", "int8-cpu": "ONNX Runtime INT8 on CPU", "fp32-torch": "torch on CPU",
+            "dynamic-int8": "torch CPU"}
+
+
+#: raw reasons in the words :func:`studio.engine.presets.availability` uses
+NO_GPU = "no CUDA device: torch.cuda.is_available() is False"
+
+
+NO_TRT = "TensorRT is not installed (pip install tensorrt)"
+
+
+UNAVAILABLE = {"fp16-cuda": NO_GPU, "tensorrt-int8": NO_TRT}
