@@ -4,23 +4,48 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import Any, Callable, Protocol
 
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtCore import Qt, QUrl
-from PySide6.QtWidgets import QMenu, QStyle, QToolBar
+from PySide6.QtWidgets import QDockWidget, QMenu, QMenuBar, QStatusBar, QStyle, QToolBar
 
 from studio.desktop.logsetup import log_file_path
 from studio.ui.lexicon_panel import open_lexicon_dialog
 from studio.ui.pacing_dialog import open_pacing_dialog
 
-if TYPE_CHECKING:
-    from studio.ui.main_window import MainWindow
+from studio.desktop.session import ProjectSession
+
+
+class ActionHost(Protocol):
+    """What the actions call on the main window (:class:`~studio.ui.main_window.MainWindow`,
+    which builds them): typed by what is used, so the window's module is not imported back."""
+
+    session: ProjectSession
+    docks: dict[str, QDockWidget]
+    queue: Any  # QueuePanel: its pause button
+    quit_guard: Any  # QuitGuard: quit()
+
+    def style(self) -> QStyle: ...
+    def addToolBar(self, bar: QToolBar) -> None: ...
+    def menuBar(self) -> QMenuBar: ...
+    def statusBar(self) -> QStatusBar: ...
+    def recent_projects(self) -> list[str]: ...
+    def open_path(self, path: str | Path) -> None: ...
+    def ask_import(self) -> None: ...
+    def ask_new_project(self) -> None: ...
+    def ask_open_project(self) -> None: ...
+    def open_export(self) -> None: ...
+    def open_voices(self) -> None: ...
+    def confirm_render_book(self) -> None: ...
+    def render_current_chapter(self) -> None: ...
+    def render_selection(self) -> None: ...
+    def toggle_playback(self) -> None: ...
 
 
 @dataclass
 class WindowActions:
-    window: "MainWindow"
+    window: ActionHost
     recent_menu: QMenu
     project_actions: list[QAction] = field(default_factory=list)
     named: dict[str, QAction] = field(default_factory=dict)
@@ -37,7 +62,7 @@ class WindowActions:
             self.recent_menu.addAction("(none yet)").setEnabled(False)
 
 
-def build_actions(w: "MainWindow") -> WindowActions:
+def build_actions(w: ActionHost) -> WindowActions:
     style = w.style()
     s = w.session
     bar = QToolBar("Main")

@@ -81,3 +81,49 @@ def test_no_test_module_imports_another() -> None:
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
                 [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
             assert not any(n.split(".")[0].startswith("test_") for n in names), (path.name, names)
+
+
+def _imports(path: Path, module: str, modules: dict[str, Path]) -> set[str]:
+    """The project's modules that ``module`` imports, type-checking imports included."""
+    import ast
+
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            targets = [base] + [f"{base}.{a.name}" for a in node.names]
+        else:
+            continue
+        for t in targets:
+            while t and t not in modules:
+                t = t.rpartition(".")[0]
+            if t and t != module and not module.startswith(t + ".") and modules[t].name != "__init__.py":
+                found.add(t)
+    return found
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    """An import circle is a class split by size rather than by concept; none is allowed,
+    type-checking imports included (the layer contracts only see between packages)."""
+    modules = {}
+    for path in (REPO / "studio").rglob("*.py"):
+        name = ".".join(path.relative_to(REPO).with_suffix("").parts)
+        modules[name.removesuffix(".__init__")] = path
+    edges = {m: _imports(p, m, modules) for m, p in modules.items()}
+
+    def reach(start: str) -> set[str]:
+        todo, seen = list(edges[start]), set()
+        while todo:
+            m = todo.pop()
+            if m not in seen:
+                seen.add(m)
+                todo.extend(edges[m])
+        return seen
+
+    assert sorted(m for m in edges if m in reach(m)) == []
