@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from studio.engine.base import SynthesisSettings  # noqa: E402
 from studio.engine.serving.batched import BatchedEngine  # noqa: E402
 from studio.engine.presets import open_preset
-from studio.stack.build import BACKEND_PRESETS  # noqa: E402
+from studio.engine.presets import preset_for_backend  # noqa: E402
 from studio.engine.voice.catalog import get_voice  # noqa: E402
 
 SENTENCES = [
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
 
-    engine = open_preset(BACKEND_PRESETS[args.backend], get_voice(None), device=args.device, threads=args.threads)
+    engine = open_preset(preset_for_backend(args.backend), get_voice(None), device=args.device, threads=args.threads)
     engine.load()
     settings: SynthesisSettings = getattr(engine, "default_settings", SynthesisSettings())
     ids = [engine.text_to_ids(s, "en") for s in SENTENCES]

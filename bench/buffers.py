@@ -39,7 +39,7 @@ from studio.engine.base import SynthesisSettings  # noqa: E402
 from studio.engine.serving.batched import BatchedEngine  # noqa: E402
 from studio.engine.serving.buffers import BufferPool  # noqa: E402
 from studio.engine.presets import open_preset
-from studio.stack.build import BACKEND_PRESETS  # noqa: E402
+from studio.engine.presets import preset_for_backend  # noqa: E402
 from studio.engine.serving.streaming import stream_passage  # noqa: E402
 from studio.engine.voice.catalog import get_voice  # noqa: E402
 
@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
 
-    engine = open_preset(BACKEND_PRESETS[args.backend], get_voice(None), device=args.device)
+    engine = open_preset(preset_for_backend(args.backend), get_voice(None), device=args.device)
     engine.load()
     # noise-free: the same passage gives the same audio length every time, so the
     # warm-up really meets every buffer size (with noise, durations jitter and a

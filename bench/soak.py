@@ -68,12 +68,13 @@ def main(argv: list[str] | None = None) -> int:
 def _isolated(args, progress):
     from dataclasses import replace
 
-    from studio.stack.build import BACKEND_PRESETS, engine_spec, plan_engine
+    from studio.engine.presets import preset_for_backend
+    from studio.stack.build import engine_spec, plan_engine
     from studio.stack.isolation.engine import IsolatedEngine
     from studio.stack.isolation.memory import NO_BOUNDS
 
     backend = "torch" if args.engine == "auto" else args.engine
-    plan = plan_engine(BACKEND_PRESETS[backend], device=args.device, streams=1, threads=args.threads)
+    plan = plan_engine(preset_for_backend(backend), device=args.device, streams=1, threads=args.threads)
     spec = engine_spec(plan)
     if args.no_tuning:
         spec = replace(spec, heap=NO_BOUNDS)

@@ -218,7 +218,8 @@ def _early_start(args: argparse.Namespace):  # -> studio.stack.build.EarlyStart 
     rendered already, and then nothing should load at all.
     """
     from studio.engine.voice.catalog import get_voice
-    from studio.stack.build import BACKEND_PRESETS, EarlyStart, plan_engine
+    from studio.engine.presets import preset_for_backend
+    from studio.stack.build import EarlyStart, plan_engine
     from studio.project.opening import default_project_dir
 
     src: Path = args.input
@@ -228,7 +229,7 @@ def _early_start(args: argparse.Namespace):  # -> studio.stack.build.EarlyStart 
         voice = get_voice(args.voice)
     except StudioError:
         return None  # _open_project reports it
-    preset = args.preset or BACKEND_PRESETS.get(args.engine or "onnx")
+    preset = args.preset or preset_for_backend(args.engine).name
     return EarlyStart(plan_engine(preset, voice, streams=args.streams, isolation=isolation_from_args(args)))
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from studio.stack.build import BACKEND_PRESETS
+from studio.engine.presets import DEFAULT_PRESET, preset_for_backend
 
 if TYPE_CHECKING:
     from studio.project.settings import ProjectSettings
@@ -26,9 +26,6 @@ PLAIN_NAMES: dict[str, str] = {
     "fp16-cuda": "Fast on NVIDIA GPU",
     "tensorrt-int8": "Fastest on NVIDIA GPU (TensorRT)",
 }
-
-#: the preset a project without one uses
-DEFAULT_PRESET = "fp32-cpu"
 
 #: (words in the raw reason, lower case; the sentence) -- first match wins, so the
 #: specific ones come before the general ones they contain
@@ -74,7 +71,7 @@ def preset_label(preset: str, voice_id: str = "", backend: str = "") -> str:
     say it is the engine default, as the Voices & Presets dialog's row does
     (:func:`default_row_name`), so the two never disagree.
     """
-    name = preset or BACKEND_PRESETS.get(backend, DEFAULT_PRESET)
+    name = preset or preset_for_backend(backend).name
     voice = f"  \u00b7  Voice: {voice_id}" if voice_id else ""
     default = "" if preset else ", engine default"
     return f"Preset: {plain_name(name)} ({name}{default}){voice}"
@@ -82,7 +79,7 @@ def preset_label(preset: str, voice_id: str = "", backend: str = "") -> str:
 
 def default_row_name(backend: str) -> tuple[str, str]:
     """The presets table's row for "no preset": what the project really renders with."""
-    name = BACKEND_PRESETS.get(backend, DEFAULT_PRESET)
+    name = preset_for_backend(backend).name
     return f"{plain_name(name)} \u2014 engine default", f"({name}, no preset)"
 
 

@@ -46,13 +46,21 @@ Precision = Literal["fp32", "fp16", "bf16", "int8", "dynamic-int8"]
 
 @dataclass(frozen=True)
 class Preset:
-    """One preset. ``device`` is the default device (``fp32-torch`` also takes ``cuda``)."""
+    """One preset and how it runs. ``device`` is the default device (``fp32-torch`` also
+    takes ``cuda``). ``cpu_streams``: rendered by one single-thread stream per physical core,
+    decoding in windows (so its process keeps the windows' few buffer sizes in the heap)."""
 
     name: str
     engine: EngineKind
     device: Device
     precision: Precision
     summary: str
+    cpu_streams: bool = False
+
+    @property
+    def backend(self) -> str:
+        """The project settings' backend: ``onnx`` or ``torch`` (TensorRT builds on torch)."""
+        return "onnx" if self.engine == "onnx" else "torch"
 
     def __post_init__(self) -> None:
         if self.engine not in ("onnx", "torch", "tensorrt"):
@@ -73,6 +81,7 @@ PRESETS: dict[str, Preset] = {
             "The voice's own ONNX weights on ONNX Runtime, CPU, float32. The reference: "
             "same math; only the decoder's tensors are laid out for ORT's faster kernels "
             "(output within 1e-5 of the untouched graph).",
+            cpu_streams=True,
         ),
         Preset(
             "fp32-torch", "torch", "cpu", "fp32",
@@ -89,12 +98,14 @@ PRESETS: dict[str, Preset] = {
             "int8-cpu", "onnx", "cpu", "int8",
             "ONNX Runtime static INT8: calibrated on real sentences, only the Conv layers "
             "where INT8 does not hurt (flow, early decoder stages); durations stay FP32.",
+            cpu_streams=True,
         ),
         Preset(
             "bf16-cpu", "torch", "cpu", "bf16",
             "The voice's FP32 ONNX text encoder and durations (as fp32-cpu: same sentence lengths, "
             "same noise), then the flow and decoder (~85 % of the work) in bfloat16 on torch and "
             "oneDNN, on a CPU with BF16 instructions (avx512_bf16 or AMX).",
+            cpu_streams=True,
         ),
         Preset(
             "fp16-cuda", "torch", "cuda", "fp16",
@@ -109,6 +120,15 @@ PRESETS: dict[str, Preset] = {
         ),
     )
 }
+
+
+#: what a project (or a command) that names only a backend renders with
+BACKEND_PRESETS = {"onnx": "fp32-cpu", "torch": "fp32-torch"}
+
+
+def preset_for_backend(backend: str | None) -> Preset:
+    """The FP32 preset of a backend (``onnx`` when none is named)."""
+    return PRESETS[BACKEND_PRESETS.get(backend or "onnx", DEFAULT_PRESET)]
 
 
 def get_preset(name: str | Preset) -> Preset:

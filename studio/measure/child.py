@@ -28,7 +28,7 @@ from studio.measure.machine import LoadMonitor
 from studio.measure.scoring import REFERENCE_PRESET
 from studio.core.errors import StudioError
 from studio.engine.base import Engine
-from studio.stack.build import STREAM_PRESETS
+from studio.engine.presets import get_preset
 
 if TYPE_CHECKING:
     from studio.stack.build import EnginePlan
@@ -142,7 +142,7 @@ class PresetSession:
         self.ids_all = [engine.text_to_ids(s, lang) for s in self.sentences]
 
         # ---------------------------------------------------------- how the render path runs it
-        if name in STREAM_PRESETS:
+        if get_preset(name).cpu_streams:
             res["mode"] = f"{plan.streams} streams x 1 thread"
             res["streams"] = plan.streams
         elif self.cuda:
@@ -170,7 +170,7 @@ class PresetSession:
         """Time the text once through the render path; returns this round's seconds."""
         first = not self.times
         budget = float(self.job["slow_budget_s"])
-        slow = self.name not in STREAM_PRESETS and not self.cuda  # torch on CPU: within a time budget
+        slow = not get_preset(self.name).cpu_streams and not self.cuda  # torch on CPU: within a time budget
         todo = self.sentences[: self.done] * int(self.res.get("text_repeat", 1))
         got: list[np.ndarray] = []
         t, c = time.perf_counter(), time.process_time()

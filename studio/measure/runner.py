@@ -74,7 +74,6 @@ from studio.measure.scoring import REFERENCE_PRESET, Transcripts, quality_vs_ref
 from studio.measure.targets import targets
 from studio.measure.whole import whole_process
 from studio.core.errors import StudioError
-from studio.stack.build import STREAM_PRESETS
 from studio.core.paths import cache_dir
 
 log = logging.getLogger(__name__)
@@ -264,7 +263,7 @@ def run_bench(config: BenchConfig, progress: Callable[[str], None] | None = None
                     piper_error.append(str(exc))
 
             if config.piper and config.whole_pairs > 0:  # the leading table: whole processes on long prose
-                result["whole_process"] = whole_process(config.text_path, voice, [n for n in run if n in STREAM_PRESETS],
+                result["whole_process"] = whole_process(config.text_path, voice, [n for n in run if get_preset(n).cpu_streams],
                                                         config.whole_pairs, Path(work), say)
             if config.piper:
                 say("piper CLI: start-up run, then the whole text")
@@ -297,7 +296,7 @@ def run_bench(config: BenchConfig, progress: Callable[[str], None] | None = None
                         children.pop(name).close()
                         say(f"{name}: error: {exc}")
                 # more rounds, interleaved (every row once per round), while the time budget allows
-                again = [n for n in children if n in STREAM_PRESETS or get_preset(n).device == "cuda"]
+                again = [n for n in children if get_preset(n).cpu_streams or get_preset(n).device == "cuda"]
                 cost = sum(first_round.get(n, 0.0) for n in again)
                 cost += sum(s["seconds"] + t["seconds"] for s, t in piper_runs[:1])
                 for r in range(1, max(1, config.rounds)):

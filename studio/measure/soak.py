@@ -297,13 +297,14 @@ def open_engine(
     stream, in this process: the soak measures this process. Returns the engine and
     notes (why a fallback happened).
     """
-    from studio.stack.build import BACKEND_PRESETS, build_engine, plan_engine
+    from studio.engine.presets import preset_for_backend
+    from studio.stack.build import build_engine, plan_engine
 
     order = ["torch", "onnx"] if backend == "auto" else [backend]
     notes: list[str] = []
     for name in order:
         try:
-            plan = plan_engine(BACKEND_PRESETS.get(name, name), device=device, streams=1, threads=threads)
+            plan = plan_engine(preset_for_backend(name), device=device, streams=1, threads=threads)
             engine = build_engine(plan)
             engine.load()
             return engine, tuple(notes)
@@ -337,13 +338,11 @@ def soak(
     """
     notes: list[str] = []
     if tune:
-        from studio.engine.presets import get_preset
-        from studio.stack.build import BACKEND_PRESETS
-        from studio.stack.isolation.memory import heap_bounds_for
+        from studio.engine.presets import preset_for_backend
+        from studio.stack.build import heap_bounds_for
 
         # auto tries torch first
-        preset = get_preset(BACKEND_PRESETS["onnx" if backend == "onnx" else "torch"])
-        bounds = heap_bounds_for(preset.engine, preset.device, preset.precision)
+        bounds = heap_bounds_for(preset_for_backend("onnx" if backend == "onnx" else "torch"))
         notes.append(f"allocator bounds applied ({bounds.describe()})" if bounds.apply()
                      else "allocator bounds requested (glibc not found)")
     else:

@@ -39,7 +39,7 @@ def unheard(settings: ProjectSettings) -> str | None:
     if settings.triton is not None:
         return "Triton servers"
     preset = effective_preset(settings)
-    return None if preset in HEARD_ON else f"preset {preset}"
+    return None if preset.name in HEARD_ON else f"preset {preset.name}"
 
 
 def warn_unheard(settings: ProjectSettings, own: SynthesisSettings, sentences: int) -> None:

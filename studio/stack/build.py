@@ -32,7 +32,8 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable
 
 from studio.engine.base import CUDA_BATCH, Engine
-from studio.engine.presets import DEFAULT_PRESET, get_preset
+from studio.engine.presets import DEFAULT_PRESET, Preset, get_preset, preset_for_backend
+from studio.stack.isolation.memory import SERVING_BOUNDS, WINDOWED_TORCH_ONEDNN_CACHE_CAPACITY, HeapBounds
 from studio.stack.isolation.spec import DEFAULT_CUDA_ALLOC_CONF, DEFAULT_RECYCLE_AFTER, EngineSpec
 
 if TYPE_CHECKING:
@@ -42,12 +43,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: presets rendered by N single-thread sessions (one per physical core)
-STREAM_PRESETS = frozenset({"fp32-cpu", "int8-cpu", "bf16-cpu"})
 #: sentences per stream handed to the streams at once (longest first inside a batch)
 SENTENCES_PER_STREAM = 4
-#: what a project without a preset renders as
-BACKEND_PRESETS = {"onnx": "fp32-cpu", "torch": "fp32-torch"}
 
 
 @dataclass(frozen=True)
@@ -113,7 +110,7 @@ class EnginePlan:
 
 
 def plan_engine(
-    preset: str | None = None,
+    preset: str | Preset | None = None,
     voice: "VoiceInfo | None" = None,
     *,
     device: str | None = None,
@@ -138,7 +135,7 @@ def plan_engine(
     if triton is not None:
         return EnginePlan(p.name, voice, device, 1, batch_size or triton.batch * triton.in_flight, threads, None,
                           options, triton)
-    if p.name in STREAM_PRESETS:
+    if p.cpu_streams:
         from studio.engine.serving.streams import physical_cores
 
         n = streams or physical_cores()
@@ -148,9 +145,19 @@ def plan_engine(
     return EnginePlan(p.name, voice, device, 1, batch, threads, isolation, options)
 
 
-def effective_preset(settings: "ProjectSettings") -> str:
+def heap_bounds_for(preset: Preset) -> HeapBounds:
+    """The bounds measured for a preset's way of running: windowed CPU streams keep their
+    buffers in the heap (and the torch one its oneDNN kernels cached); the rest as they are."""
+    if not preset.cpu_streams:
+        return HeapBounds()
+    if preset.engine == "torch":
+        return replace(SERVING_BOUNDS, onednn_cache=WINDOWED_TORCH_ONEDNN_CACHE_CAPACITY)
+    return SERVING_BOUNDS
+
+
+def effective_preset(settings: "ProjectSettings") -> Preset:
     """The preset a project renders with (its own, else its backend's FP32 preset)."""
-    return settings.preset or BACKEND_PRESETS.get(settings.backend, DEFAULT_PRESET)
+    return get_preset(settings.preset) if settings.preset else preset_for_backend(settings.backend)
 
 
 def plan_for_project(
@@ -196,13 +203,12 @@ def engine_spec(plan: EnginePlan) -> EngineSpec:
     the ones measured for the preset's kind of engine; a torch stack is not probed
     in the parent for one-time builds (it has none, and probing would import torch).
     """
-    from studio.stack.isolation.memory import heap_bounds_for
 
     preset = get_preset(plan.preset)
     isolation = plan.isolation or Isolation()
     return EngineSpec(plan=plan.in_process(), builder=build_engine, label=plan.preset,
                       probe_builds=preset.engine != "torch", cuda_alloc_conf=isolation.cuda_alloc_conf,
-                      heap=heap_bounds_for(preset.engine, preset.device, preset.precision))
+                      heap=heap_bounds_for(preset))
 
 
 def _triton_engine(plan: EnginePlan) -> Engine:

@@ -31,11 +31,6 @@ from studio.project.store import Project
 log = logging.getLogger(__name__)
 
 
-def backend_for(preset: str | Preset) -> str:
-    """The project-settings backend of a preset: ``onnx`` or ``torch`` (TensorRT builds on torch)."""
-    return "onnx" if get_preset(preset).engine == "onnx" else "torch"
-
-
 def require_available(name: str) -> Preset:
     """The preset, or PresetUnavailable with one line saying why it cannot run here."""
     preset = get_preset(name)  # unknown name: PresetUnavailable listing the choices
@@ -53,7 +48,7 @@ def check_choice(preset: str | None, engine: str | None, streams: int | None = N
     if not preset:
         return
     p = get_preset(preset) if remote else require_available(preset)
-    if engine and engine != backend_for(p):
+    if engine and engine != p.backend:
         raise StudioError(
             f"--engine {engine} does not fit preset {p.name} (it runs on {p.engine}); leave out --engine"
         )
@@ -73,19 +68,19 @@ def choose_preset(
     changes: dict[str, str] = {}
     if preset:
         p = get_preset(preset)
-        if effective_preset(settings) != p.name:
-            changes = {"preset": p.name, "backend": backend_for(p)}
-    elif engine and settings.preset and backend_for(settings.preset) != engine:
+        if effective_preset(settings) != p:
+            changes = {"preset": p.name, "backend": p.backend}
+    elif engine and settings.preset and get_preset(settings.preset).backend != engine:
         changes = {"preset": ""}  # --engine alone: that backend's default preset
     wanted = settings.with_changes(**changes) if changes else settings
     if not wanted.preset and not _has_audio(project):
-        wanted = wanted.with_changes(preset=effective_preset(wanted))  # nothing cached yet: name the preset
+        wanted = wanted.with_changes(preset=effective_preset(wanted).name)  # nothing cached yet: name the preset
     if wanted != settings:
         settings = wanted
         project.update_settings(settings)
         log.info("project preset: %s", settings.preset or f"{settings.backend} default")
     if settings.triton is None:
-        require_available(effective_preset(settings))
+        require_available(effective_preset(settings).name)
     return settings
 
 

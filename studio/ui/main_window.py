@@ -422,7 +422,7 @@ class MainWindow(QMainWindow):
 
         def work() -> list:
             target = make_target(**fields, base=settings.triton)
-            return [] if target is None else connection_test(target, settings.voice_id, effective_preset(settings))
+            return [] if target is None else connection_test(target, settings.voice_id, effective_preset(settings).name)
 
         self.session.tasks.run(work, on_done=lambda rows: dlg.isVisible() and dlg.triton.show_result(rows),
                                on_error=lambda e: dlg.triton.show_error(e.message), action="test the Triton servers")

@@ -58,7 +58,7 @@ def project(tmp_path: Path):
 
 def test_new_project_names_its_preset_and_presets_key_the_cache(project: Project) -> None:
     settings = project.settings()
-    assert settings.preset == "" and effective_preset(settings) == "fp32-cpu"
+    assert settings.preset == "" and effective_preset(settings).name == "fp32-cpu"
     settings = choose_preset(project, settings)  # nothing cached yet: the default is named
     assert (settings.preset, settings.backend) == ("fp32-cpu", "onnx")
     fp32_keys = keys_of(project)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 #: glibc: allocations from 128 KiB up are served by ``mmap`` and unmapped on free.
 #: glibc's default *dynamic* threshold rises (up to 32 MiB) after the first large
@@ -122,12 +122,3 @@ NO_BOUNDS = HeapBounds(None, None, None, None)
 #: the presets that decode in windows (ONNX Runtime's, and the BF16 engine's): few buffer
 #: sizes, repeated, kept in the heap below and above (mmap and trim thresholds) in two arenas
 SERVING_BOUNDS = HeapBounds(SERVING_MALLOC_THRESHOLD, SERVING_MALLOC_THRESHOLD, ONNX_MALLOC_ARENA_MAX)
-
-
-def heap_bounds_for(engine: str, device: str, precision: str) -> HeapBounds:
-    """The bounds measured for a preset's kind of engine (its ``engine``, ``device`` and ``precision``)."""
-    if engine == "onnx":
-        return SERVING_BOUNDS
-    if engine == "torch" and device == "cpu" and precision == "bf16":
-        return replace(SERVING_BOUNDS, onednn_cache=WINDOWED_TORCH_ONEDNN_CACHE_CAPACITY)
-    return HeapBounds()
