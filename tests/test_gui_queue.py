@@ -19,7 +19,7 @@ from studio.project.queue_state import load_queue
 from studio.project.store import Project
 from studio.qt.jobqueue import JobQueue
 from studio.qt.messages import JobSpec, QueueSnapshot
-from gui_support import _running_spells  # noqa: F401 - shared with other tests
+from gui_support import _running_spells
 
 pytestmark = pytest.mark.slow
 

@@ -17,7 +17,7 @@ from window_support import window  # noqa: F401 - the fixture
 
 from studio.project.store import Project
 from studio.ui.main_window import MainWindow
-from gui_support import FRONT, LONG_ONE  # noqa: F401 - shared with other tests
+from gui_support import FRONT, LONG_ONE
 
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("private_dirs")]

@@ -23,7 +23,7 @@ from studio.project.store import Project
 from studio.qt.scrub import FADE_S, GRAIN_S
 from studio.qt.sinks import NullSink
 from studio.ui.main_window import MainWindow
-from gui_support import BOOK, exported_seconds  # noqa: F401 - shared with other tests
+from gui_support import BOOK, exported_seconds
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("private_dirs")]
 

@@ -22,8 +22,8 @@ from studio.jobs.session import new_project_settings
 from studio.qt.facts import MachineFacts, PresetInfo, list_voice_choices, read_bench
 from studio.qt.measure import MeasureProgress, PresetMeasurer
 from studio.qt.preset_words import PLAIN_NAMES, UNKNOWN_REASON, plain_name, plain_reason
-from preset_support import CPU_ONLY, SETTINGS, machine  # noqa: F401 - shared with other tests
-from preset_support import NO_GPU, NO_TRT, UNAVAILABLE  # noqa: F401 - shared with other tests
+from preset_support import CPU_ONLY, SETTINGS, machine
+from preset_support import NO_GPU, NO_TRT
 
 NO_TORCH = "torch is not installed (pip install 'studio[torch]'): No module named 'torch'"
 CPU_TORCH = ("this torch build (2.5.0+cpu) has no CUDA support (torch.version.cuda is None); "

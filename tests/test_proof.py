@@ -30,7 +30,7 @@ from studio.project.proofs import FLAGGED, NO_AUDIO, NOT_CHECKED, PASSED, UNCHEC
 from studio.project.store import Project
 from studio.proof.check import Checker, ProofItem
 from studio.proof.model import ProofModelError, choose_device
-from proof_support import CHANGED, DROPPED, STEADY, plant, speak  # noqa: F401 - shared with other tests
+from proof_support import CHANGED, DROPPED, STEADY, plant, speak
 
 CLEAN = "Captain Ahab walked slowly along the deck of the Pequod."
 CUT = "They travelled north for seven days through snow and bitter wind."
