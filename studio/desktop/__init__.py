@@ -7,9 +7,9 @@ from a worker thread to the GUI thread is a frozen dataclass from
 is ever touched off the GUI thread and no mutable state is shared by accident.
 
 Modules here that use no Qt classes (``messages``, ``jobqueue``, ``playback``,
-``sinks``, ``snapshot``, ``facts``, ``planning``) hold the logic and are tested
-without a QApplication; the ones that do (``tasks``, ``render_worker``,
-``monitor``, ``preview``, ``session``, ``logsetup``) only move values across
+``sinks``, ``snapshot``, ``facts``, ``takes``, ``search``, ...) hold the logic and are
+tested without a QApplication; the ones that do (``tasks``, ``render_worker``,
+``monitor``, ``preview``, ``session``, ``logsetup``, ...) only move values across
 threads. Importing the package applies :mod:`studio.desktop.compat` first.
 """
 

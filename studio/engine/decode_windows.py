@@ -4,9 +4,8 @@ Why: in a VITS voice everything after the latent (normalizing flow, HiFi-GAN
 decoder) is convolutional and looks only a few dozen latent frames to each side.
 Decoding the latent in windows of :data:`WINDOW_FRAMES` frames, each widened by
 :data:`OVERLAP_FRAMES` frames of context on both sides that are decoded and then
-cut away, gives the same samples as one pass (measured on the bundled voice over six paragraphs of book
-prose: max difference 0 with 48 frames of context, 2.8e-7 with 32, 3.3e-4 with 24,
-2.2e-2 with 16; so 32, which decodes 832 instead of 864 frames per full window), and:
+cut away, gives the same samples as one pass (32 frames of context: a largest difference
+of 2.8e-7 on book prose; docs/speed-notes.md, "Windowed decoding"), and:
 
 * memory is bounded by the window, not by the longest sentence of the book;
 * the windows of one long sentence can be decoded on different streams, so a
@@ -26,13 +25,9 @@ import numpy as np
 
 from studio.engine.base import SynthesisSettings
 
-#: latent frames per window (x256 samples: ~5.9 s of audio at 22.05 kHz). 768 rather than
-#: 384 took 0.95x the time and 0.94x the CPU of a whole `fp32-cpu` render of 1,543 words of
-#: prose (3 pairs, quiet machine), most of it page faults on ONNX Runtime's scratch buffers
-#: (mapped afresh per window); once the model process kept those in its heap
-#: (:mod:`studio.stack.isolation.memory`) 512 frames rendered as fast as 768 (0.99x wall
-#: `fp32-cpu`, 0.97x `int8-cpu`, 3 pairs each) and peaked at 701 MiB instead of 815-827
-#: (the piper CLI's: 556; the budget is 1.5x that)
+#: latent frames per window (x256 samples: ~5.9 s of audio at 22.05 kHz): as fast as 768
+#: once ONNX Runtime's scratch buffers stay in the heap (:mod:`studio.stack.isolation.memory`),
+#: with a lower peak; the A B pairs are in docs/speed-notes.md, "Windowed decoding"
 WINDOW_FRAMES = 512
 #: context frames decoded on each side of a window and cut away (flow + decoder reach)
 OVERLAP_FRAMES = 32

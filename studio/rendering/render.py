@@ -1,7 +1,7 @@
 """Headless rendering: pending sentences -> audio cache, committed one by one.
 
-Used by the command line today and by the GUI's worker thread later, so it takes
-plain callables for progress and cancellation and never prints.
+Used by the command line and by the desktop's render worker thread alike, so it
+takes plain callables for progress and cancellation and never prints.
 
 Why commit per sentence: a book renders for hours, and an interrupted render
 (crash, kill, Ctrl-C, closed lid) must lose at most the sentence in flight. Each

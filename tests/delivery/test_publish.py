@@ -24,7 +24,7 @@ from studio.project.opening import new_project_settings
 from studio.project import Project
 from support.audio import agree_with_ffmpeg
 from support.render import make_book, real_engine, studio_cmd
-from support.publish import TOLERANCE, ffprobe_json, first_sound_after, project, publisher, speech_segments
+from support.publish import TOLERANCE, ffprobe_json, first_sound_after, project, publisher, speech_segments  # noqa: F401 - project: a fixture, named as an argument
 
 pytestmark = pytest.mark.slow
 PLAIN = {"credits": False, "sample": False}  # the book's chapters only (the package: test_publish_package.py)

@@ -19,7 +19,7 @@ import pytest
 from studio.core.errors import VoiceError
 from studio.engine.voice.download import download_coqui_model, download_piper_voice
 from studio.engine.voice.catalog import DEFAULT_VOICE_ID, get_voice, list_voices
-from support.voices import TEST_VOICE, _index, voice_server
+from support.voices import TEST_VOICE, _index, voice_server  # noqa: F401 - voice_server: a fixture, named as an argument
 
 
 @pytest.fixture

@@ -1,33 +1,20 @@
 """INT8 Piper voices for the CPU: static quantization only where it does not hurt.
 
-What was measured on the bundled voice (en_US-joe-medium, 2-core AMD EPYC VM,
-ORT 1.32; quality at noise 0 against FP32 with ``studio.measure.quality``; see
-``bench/cpu_presets.py``), and why the default recipe looks the way it does:
+Why the default recipe looks the way it does (the measurements behind each point:
+docs/speed-notes.md, "The INT8 recipe, as measured"):
 
-* FP32 time per part: decoder stage 2 (full rate) 28 %, stage 1 20 %, flow 16 %,
-  text encoder 10 %, stage 0 8 %, upsamplers 9 %, duration predictor 3 %.
-* The text encoder (``enc_p``) and the duration predictor (``dp``) feed the phoneme
-  durations (``ceil`` of a continuous value): any error there moves durations, so they
-  stay FP32 and the alignment output is bit-identical to the FP32 model.
-* Safe and worth it: the normalizing ``flow`` (alone: log-mel corr 0.997, no pause
-  noise), the decoder's ``conv_pre`` and the resblocks of decoder stages 0 and 1
-  (stage 1 sets the floor). Per-channel s8 weights, u8 asymmetric activations,
-  percentile calibration at 99.95 (99.999 let outliers widen the ranges: pause floor
-  -76 dBFS / corr 0.985; 99.9-99.95: -83 dBFS / 0.993; 99.0 clips: 0.955).
-* Not safe: the resblocks of the last decoder stage (log-mel corr 0.91-0.95, pause
-  floor -59..-65 dBFS, even one resblock of three; any one of its six convolutions
-  alone 0.95-0.988 against the 0.99 bound) and ``conv_post`` (it writes the
-  waveform). ORT's integer convolution (``QLinearConv``) requantizes its output to
-  u8 before the residual add: there the outputs span about +-2 while the detail that
-  matters is ~0.01, one 8-bit step (~0.015). Per-channel smoothing of that stage's
-  stream (SmoothQuant, :mod:`~studio.engine.onnx.smooth`, alpha 0.5 / 1.0) and other
-  calibrations (percentile 99.5-99.99, MinMax, entropy, extra pause-rich sentences)
-  moved the whole stage's corr by at most +0.015 (0.932 -> 0.946); docs/speed-notes.md
-  has the figures. ``ConvTranspose`` is not fused into an integer kernel by ORT's CPU
-  provider, so quantizing the upsamplers only adds error.
-* With stage 2 in FP32 it dominates the INT8 graph (~38 %); running the decoder on
-  4-D tensors (:func:`decoder_to_4d`) lets ORT use its blocked NCHWc FP32 kernels
-  there: ~6 % less CPU time, same math.
+* The text encoder and the duration predictor stay FP32: they set the phoneme
+  durations (``ceil`` of a continuous value), so any error there moves them; the
+  alignment output stays bit-identical to the FP32 model.
+* Quantized: the normalizing ``flow``, the decoder's ``conv_pre`` and the resblocks of
+  decoder stages 0 and 1 (per-channel s8 weights, u8 asymmetric activations,
+  percentile calibration at 99.95).
+* Not quantized: the last decoder stage and ``conv_post`` (ORT's ``QLinearConv``
+  requantizes its output to u8 before the residual add, and one 8-bit step there is as
+  large as the detail that matters), and the upsamplers (ORT's CPU provider has no
+  integer ``ConvTranspose``, so quantizing them only adds error).
+* The decoder runs on 4-D tensors (:func:`decoder_to_4d`), so the FP32 stage that then
+  dominates uses ORT's blocked NCHWc kernels.
 
 Calibration feeds each sentence alone (``CalibStridedMinMax=1``): the histogram
 collector cannot stack activations of different lengths. Sentences: a built-in set of

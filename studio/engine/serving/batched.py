@@ -25,17 +25,9 @@ other engine gets per-item row views (no copies) through ``synthesize_batch``.
 Cropping each item back to its own audio is the engine's job (its contract
 says padding never leaks); the tests here check that it holds.
 
-Defaults per device come from measurement (``bench/batching.py``): on the
-2-core CPU box padded batches bring nothing -- ORT already uses both cores for
-one item and padding adds decoder work. Measured (16 sentences, 44 s of audio,
-ONNX, length-sorted batches, best of 3, machine shared, load average ~7):
-
-    batch  wall s  CPU s  x real time  speed-up  padding
-        1   10.16   6.46          4.3      1.00       0%
-        2    9.07   5.93          4.9      1.12       6%
-        4   10.82   6.44          4.1      0.94      22%
-        8   11.52   7.56          3.8      0.88      49%
-
+Defaults per device come from measurement (``bench/batching.py``; the table is in
+docs/speed-notes.md, "Batching on a CPU"): on a 2-core CPU padded batches bring
+nothing -- ORT already uses both cores for one item and padding adds decoder work --
 so the CPU default is ``max_batch_size=1`` (the CPU strategy is
 :mod:`studio.engine.serving.streams`); on CUDA, length-bucketed batches of 32
 (not measured here: no GPU on the development box).

@@ -30,11 +30,8 @@ By default every chunk owns fresh memory. Pass ``pool=`` (a
 the iterator is advanced (or closed)** -- copy it (``np.array(chunk.samples)``)
 to keep it. In both cases ``samples`` is a read-only view.
 
-Measured (``bench/streaming.py``, 2,055-character paragraph, ONNX on the shared
-2-core CPU box at load average 5-7): first chunk 52 characters (cut at the first
-comma, 2.6 s of audio), time to first audio 0.54 s best / 0.57-0.65 s median
-(0.36 s of CPU time), versus 18-28 s before any audio when the whole passage is
-rendered first; with the size ramp, playback never ran dry.
+Why chunks: the first audio of a long paragraph comes after its first chunk, not
+after the whole paragraph (``bench/streaming.py``; docs/speed-notes.md, "Streaming").
 """
 
 from __future__ import annotations

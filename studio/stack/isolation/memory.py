@@ -13,52 +13,24 @@ import sys
 from dataclasses import dataclass
 
 #: glibc: allocations from 128 KiB up are served by ``mmap`` and unmapped on free.
-#: glibc's default *dynamic* threshold rises (up to 32 MiB) after the first large
-#: free, after which torch's variable-sized activation buffers land in the heap,
-#: fragment it and are never returned. Measured with the torch engine on CPU (2
-#: threads), 60 passages of ~350 chars (5 sentences each), RSS growth after a
-#: 10-passage warm-up: glibc default +114 % (1.2 -> 3.4 GB, +36 MB per passage and
-#: no plateau in sight); 1 MiB +4.7 %; 128 KiB +2.5 % (976 MB at the end); 4 MiB
-#: +9.8 % over 100 passages. Wall time was the same within noise (179 s vs 176 s);
-#: the price is system time for page faults on fresh mappings (about 2x).
+#: glibc's default *dynamic* threshold rises after the first large free, and torch's
+#: variable-sized activations then fragment the heap for good (the torch soak: +114 %
+#: with the default, +2.5 % with this). Figures: docs/speed-notes.md, "Heap bounds".
 DEFAULT_MALLOC_MMAP_THRESHOLD = 128 * 1024
-#: ONNX Runtime keeps its tensors in its own arena, so only the Python side's arrays
-#: (a window's audio, 0.4 MB; a sentence's, a few MB) meet glibc. With 128 KiB every
-#: one of them is a fresh mapping: a 3,500-character render spent 4.9-5.7 s in the
-#: kernel instead of 0.8-0.9 s (17.7-20.1 s wall instead of 15.1-15.2 s). With the
-#: library default the dynamic threshold climbs and the heap fragments (ONNX soak,
-#: 40 passages: +28 %). 1 MiB: 1.6-1.9 s system time, 14.4-14.9 s wall; 4 MiB grew
-#: +29 % again. With 1 MiB the 20-passage soak still stepped up +27 % in one run of
-#: two: a new glibc arena for ORT's second thread; two arenas at most: three runs of
-#: three within +1.6 %, same speed.
+#: ONNX Runtime keeps its tensors in its own arena, so only the Python side's arrays meet
+#: glibc; a second glibc arena for ORT's other thread stepped the soak up by a quarter,
+#: two at most kept it flat at the same speed (docs/speed-notes.md, "Heap bounds").
 ONNX_MALLOC_ARENA_MAX = 2
-#: What that 1 MiB threshold still cost (issue 23, whole ``int8-cpu`` renders of 1,543 words,
-#: quiet 2-core machine): ONNX Runtime allocates its convolutions' scratch (1-10 MB) with
-#: ``operator new`` on every run, outside its arena, so each window mapped and unmapped
-#: ~5.6 GB in all: 1.0-1.6 million page faults and 2.7-2.9 s of system time against the
-#: piper CLI's 0.5 s. Served from the heap (threshold 32 MiB, glibc's ceiling) the
-#: system time fell to 1.3-1.5 s; glibc then still returned the heap's freed top to the
-#: kernel past 128 KiB (the trim threshold) and faulted it in again: with a 32 MiB trim
-#: threshold 0.9 s, 0.26 million faults, wall 17.2-18.0 s against 18.8-18.9 s, peak RSS
-#: 760-770 MiB against 722-727 MiB. 64 and 128 MiB trim thresholds saved no more and
-#: peaked higher (815-903 MiB).
+#: ONNX Runtime allocates its convolutions' scratch (1-10 MB) outside its arena on every
+#: run; served from the heap up to glibc's ceiling (with a trim threshold to match) it no
+#: longer costs a million page faults per render (docs/speed-notes.md, "Heap bounds").
 SERVING_MALLOC_THRESHOLD = 32 * 1024 * 1024
 
 
-#: The BF16 windowed decoder on CPU (``bf16-cpu``; measured with its first, all-torch engine,
-#: kept for its ONNX-encoder + scripted-decoder successor): its activations are bounded by the
-#: window and repeat a few dozen sizes (spans rounded to 32 frames), so the heap reuses
-#: them; what hurts is mapping them afresh and recompiling kernels. 383 words of prose,
-#: in-process, CPU seconds (user + system), loaded 2-core machine: glibc default +
-#: oneDNN's 1,024 kernels 14.3 + 1.6; 128 KiB threshold 17.4 + 10.4; 1 MiB and two arenas
-#: 14.5 + 7.7 (the last stage's activations are 7-15 MB); oneDNN cache 256 17.3 + 2.1.
-#: So: everything below 32 MiB (glibc's own ceiling) from the heap, two arenas (one per
-#: stream), room for every shape's kernels: 16.7 + 2.75 in the model process. Soak, these
-#: bounds, 30 passages of 200-400 characters: +2.4 % RSS after a 10-passage warm-up
-#: (849 -> 869 MiB, one step at passage 20, flat after). Its second arena then still
-#: grew a 64 MiB heap and deleted it again past the default trim threshold ~1,100 times
-#: in the whole render of issue 23 (3.1-3.4 s of system time); with the serving presets'
-#: 32 MiB trim threshold 1.4-2.1 s.
+#: The BF16 windowed decoder on CPU (``bf16-cpu``): its activations are bounded by the
+#: window and repeat a few dozen sizes, so they come from the heap (two arenas, one per
+#: stream) and oneDNN keeps a kernel for every shape instead of recompiling
+#: (docs/speed-notes.md, "Heap bounds").
 WINDOWED_TORCH_ONEDNN_CACHE_CAPACITY = 4096
 
 #: oneDNN (torch's CPU convolutions) caches a primitive per input shape, 1,024 by
