@@ -48,12 +48,19 @@ def build_parser(commands: Sequence[Register] = ()) -> argparse.ArgumentParser:
 
 
 def _setup_logging(verbosity: int) -> None:
+    """The studio's own lines on stderr; the libraries' Python warnings go to the log too,
+    shown from ``-v`` on (a producer's terminal shows what the studio says)."""
     level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else logging.DEBUG
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("studio: %(levelname)s: %(message)s"))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
+    logging.captureWarnings(True)
+    logging.getLogger("py.warnings").setLevel(logging.WARNING if verbosity > 0 else logging.ERROR)
+    from studio.stack.isolation.child import LOG_LEVEL_ENV
+
+    os.environ[LOG_LEVEL_ENV] = logging.getLevelName(level)  # the model process logs at the same level
 
 
 def main(argv: Sequence[str] | None = None, *, commands: Sequence[Register] = (), default: str | None = None) -> int:

@@ -219,3 +219,21 @@ def test_the_launcher_hands_gui_to_the_command_line(capsys: pytest.CaptureFixtur
     with pytest.raises(SystemExit):
         build_parser().parse_args(["gui"])
     assert "invalid choice: 'gui'" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_the_sample_render_prints_only_the_studios_own_lines(tmp_path: Path) -> None:
+    """A new user's first render, on a machine that builds everything for the first time:
+    no library warning between the studio's lines; ``-v`` shows the build in the log."""
+    env = {**os.environ, "STUDIO_CACHE_DIR": str(tmp_path / "cache"), "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    proc = studio_cmd("render", str(SAMPLE), "-o", str(tmp_path / "out"), "--format", "wav", "--chapters", "1",
+                      env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = [ln for ln in proc.stderr.replace("\r", "\n").splitlines() if ln.strip()]
+    assert lines and all(ln.startswith(("studio:", "rendering")) for ln in lines), lines
+    assert not any("onnxruntime" in ln or "Warning" in ln for ln in lines), lines
+
+    verbose = studio_cmd("-v", "render", str(SAMPLE), "-o", str(tmp_path / "again"), "--format", "wav",
+                         "--chapters", "1", env={**env, "STUDIO_CACHE_DIR": str(tmp_path / "cache2")}, timeout=300)
+    assert verbose.returncode == 0, verbose.stderr
+    assert "optimized decoder for this CPU" in verbose.stderr

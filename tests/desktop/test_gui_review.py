@@ -216,9 +216,8 @@ def test_takes_panel_lists_compares_and_chooses_takes_and_the_choice_survives_re
     selection.select(panel.table.model().index(2, 0),
                      QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows)
     assert panel.ab_btn.isEnabled() and not panel.use_btn.isEnabled()
-    session.load_takes(target.id)  # a reload (after a render, a choice) keeps the pair selected
     with qtbot.waitSignal(session.takesChanged, timeout=WAIT):
-        pass
+        session.load_takes(target.id)  # a reload (after a render, a choice) keeps the pair selected
     assert panel.selected_ids() == [ids[0], ids[2]]
     heard: list = []
     session.preview.positionChanged.connect(heard.append)

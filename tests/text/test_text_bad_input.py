@@ -163,13 +163,13 @@ def test_huge_single_word(tmp_path: Path) -> None:
 
 
 def test_deeply_nested_html(tmp_path: Path) -> None:
-    html = "<html><body>" + "<div>" * 5000 + "Deep text here." + "</div>" * 5000 + "</body></html>"
-    path = write(tmp_path, "deep.html", html)
-    try:
-        book = load_manuscript(path)
-    except ManuscriptError:
-        return
-    assert "Deep text here." in paragraphs(book)
+    """Deep nesting that real books have imports whole; a hostile depth is refused, saying why."""
+    def nested(depth: int) -> str:
+        return "<html><body>" + "<div>" * depth + "Deep text here." + "</div>" * depth + "</body></html>"
+
+    assert "Deep text here." in paragraphs(load_manuscript(write(tmp_path, "deep.html", nested(200))))
+    with pytest.raises(ManuscriptError, match="nested too deeply"):
+        load_manuscript(write(tmp_path, "deeper.html", nested(5000)))
 
 
 # --- fuzz: any bytes, any supported suffix -> a Book or a ManuscriptError -------------------

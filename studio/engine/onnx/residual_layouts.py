@@ -367,6 +367,8 @@ def _build(decoder: Path, channels: int, out: Path) -> str | None:
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.intra_op_num_threads = 1
         options.optimized_model_filepath = str(optimized)
+        options.log_severity_level = 3  # its "hardware specific" warning is the point: the build is keyed by the CPU
+        _LOGGER.info("saving ONNX Runtime's optimized decoder for this CPU (hardware specific, keyed by its flags)")
         plain = onnxruntime.InferenceSession(str(decoder), sess_options=options, providers=["CPUExecutionProvider"])
         model = onnx.load(str(optimized))
         kept, refused = [], []

@@ -41,6 +41,9 @@ FAULT_ENV = "STUDIO_FAULT_CRASH_ON"
 
 log = logging.getLogger(__name__)
 
+#: the level the parent logs at (its ``-v``), for the model process to log at the same
+LOG_LEVEL_ENV = "STUDIO_LOG_LEVEL"
+
 
 def _crash() -> None:
     """Die the way a native crash dies: by a signal, with no Python cleanup."""
@@ -116,6 +119,9 @@ def _exit_with_parent(poll_s: float = 0.5) -> None:
 def child_main(conn: Any, spec: Any, env: dict[str, str]) -> None:
     """Build ``spec``'s engine, then serve requests until told to close or orphaned."""
     os.environ.update(env)  # again, in case the parent's env changed since spawn
+    # a spawned interpreter has no logging set up: speak like the parent, at its level
+    logging.basicConfig(level=os.environ.get(LOG_LEVEL_ENV, "WARNING"), format="studio: %(levelname)s: %(message)s")
+    logging.captureWarnings(True)
     # Ctrl-C in a terminal reaches the whole process group; the parent decides
     # when the model stops, so a keyboard interrupt must not look like a crash.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
