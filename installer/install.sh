@@ -117,6 +117,7 @@ extras="gui"
 if "${pip[@]}" show studio >/dev/null 2>&1; then
   say "studio: removing the old distribution name 'studio' (now audiobook-studio)"
   "${pip[@]}" uninstall -y studio
+  rm -rf "$here/studio.egg-info"
 fi
 say "studio: installing audiobook-studio (editable) with extras [$extras]"
 "${pip[@]}" install "${pins[@]}" -e "$here[$extras]"

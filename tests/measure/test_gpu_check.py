@@ -76,7 +76,7 @@ def test_dry_run_passes_writes_rows_and_stays_under_a_minute(prepared, tmp_path)
     assert "no CUDA device" in checks["tensorrt-int8"]["figures"]
     assert "RESULT: PASS" in proc.stdout and "check" in proc.stdout and "figures" in proc.stdout
     # the check imported nothing the GPU machine lacks beyond the shipped wheels
-    allowed = GPU_MACHINE_HAS | {w.dist for w in WHEELS} | {"studio", "nvidia-ml-py"}
+    allowed = GPU_MACHINE_HAS | {w.dist for w in WHEELS} | {"audiobook-studio", "nvidia-ml-py"}
     normal = {d.lower().replace("_", "-") for d in allowed}
     extra = [d for d in checks["done"]["imported_distributions"] if d.lower().replace("_", "-") not in normal
              and not d.lower().startswith(("nvidia", "cuda"))]  # torch's own CUDA libraries
