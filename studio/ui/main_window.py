@@ -15,7 +15,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QStackedWidget, QWidget
+from PySide6.QtWidgets import (
+    QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMessageBox, QScrollArea, QStackedWidget, QWidget,
+)
 
 from studio.qt.facts import gather_facts_in_subprocess
 from studio.qt.measure import PresetMeasurer
@@ -30,6 +32,7 @@ from studio.qt.snapshot import BookSnapshot, ChapterNode, ParagraphNode, Sentenc
 from studio.ui.book_view import BookPanel
 from studio.ui.common import show_message_box
 from studio.ui.confirm import book_render_box
+from studio.ui.elided import ElidedLabel
 from studio.ui.empty_state import SAMPLE_BOOK, EmptyState
 from studio.ui.direction_dialog import DirectionDialog
 from studio.ui.export_dialog import ExportDialog
@@ -51,6 +54,7 @@ from studio.ui.window_actions import build_actions
 log = logging.getLogger(__name__)
 
 MAX_RECENT = 8
+PRESET_TIP = "The voice and speed/quality preset this project renders with (Voices & Presets to change)"
 
 
 class MainWindow(QMainWindow):
@@ -108,12 +112,12 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.docks["details"]], [380], Qt.Orientation.Horizontal)
         self.resizeDocks([self.docks["queue"]], [260], Qt.Orientation.Vertical)
         self.proof = install_proof_dock(self)  # proof-listening: flagged sentences, listened in the background
+        self.setMinimumSize(640, 480)  # and no more: every panel scrolls or elides below its comfortable size
 
         self.play_label = QLabel("")
         self.audio_label = QLabel("")
         self.audio_label.setStyleSheet("color: #c62828;")
-        self.preset_label = QLabel("")
-        self.preset_label.setToolTip("The voice and speed/quality preset this project renders with (Voices & Presets to change)")
+        self.preset_label = ElidedLabel()
         self.statusBar().addPermanentWidget(self.preset_label)
         self.statusBar().addPermanentWidget(self.play_label)
         self.statusBar().addPermanentWidget(self.audio_label)
@@ -130,7 +134,14 @@ class MainWindow(QMainWindow):
     def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(f"dock-{title.lower().replace(' ', '-')}")
-        dock.setWidget(widget)
+        # in a scroll area: a panel taller or wider than its dock scrolls instead of setting the
+        # window's minimum size (the window fits a 1280 x 720 laptop screen with every dock open)
+        room = QScrollArea()
+        room.setObjectName(f"scroll-{title.lower().replace(' ', '-')}")
+        room.setWidgetResizable(True)
+        room.setFrameShape(QFrame.Shape.NoFrame)
+        room.setWidget(widget)
+        dock.setWidget(room)
         self.addDockWidget(area, dock)
         return dock
 
@@ -176,8 +187,9 @@ class MainWindow(QMainWindow):
         s.searchReady.connect(b.apply_search)
         t = self.takes
         s.takesChanged.connect(t.set_takes)
-        s.settingsChanged.connect(lambda st: self.preset_label.setText(preset_label(st.preset, st.voice_id, st.backend)))
-        s.closed.connect(lambda: self.preset_label.setText(""))
+        s.settingsChanged.connect(lambda st: self.preset_label.set_full_text(
+            preset_label(st.preset, st.voice_id, st.backend), PRESET_TIP))
+        s.closed.connect(lambda: self.preset_label.set_full_text(""))
         t.playTakes.connect(lambda sid, ids: s.play_takes(sid, ids))
         t.chooseTake.connect(s.choose_take)
         t.newTake.connect(lambda sid: s.render_sentences([sid], regenerate=True))
@@ -200,9 +212,27 @@ class MainWindow(QMainWindow):
             self.resize(1360, 860)
         if isinstance(state, QByteArray):
             self.restoreState(state)
+        elif self._small_screen():
+            self.tab_docks()
         minutes = float(self.qsettings.value("flags/longChapterMinutes", 60.0))
         self.book.long_minutes.setValue(minutes)
         self.session.set_long_chapter_minutes(minutes)
+
+    def _small_screen(self) -> bool:
+        screen = self.screen()
+        room = screen.availableGeometry() if screen is not None else None
+        return room is not None and (room.width() < 1440 or room.height() < 860)
+
+    def tab_docks(self) -> None:
+        """View > Tab the Docks: the right column's docks in one tab group, and the bottom's in
+        another (a laptop screen: each dock gets the column's whole height)."""
+        d = self.docks
+        for name in ("readouts", "takes", "progress"):
+            self.tabifyDockWidget(d["details"], d[name])
+        for name in ("log", "proof"):
+            self.tabifyDockWidget(d["queue"], d[name])
+        d["details"].raise_()
+        d["queue"].raise_()
 
     def save_settings(self) -> None:
         self.qsettings.setValue("window/geometry", self.saveGeometry())
