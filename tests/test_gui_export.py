@@ -17,16 +17,12 @@ from PySide6.QtCore import QSettings
 
 from gui_support import shared_factory
 from audio_support import META, speechlike
-from render_support import make_book, real_engine
+from render_support import rendered_test_book
 from studio.audio.acx import check_file
 from studio.audio.containers import write_delivery
 from studio.audio.subtitles import parse_cues
 from studio.audio.tags import Track
-from studio.engine.voice.catalog import get_voice
 from studio.jobs.publish import PublishedFile, PublishResult
-from studio.jobs.render import render_project
-from studio.jobs.session import new_project_settings
-from studio.project import Project
 from studio.qt.messages import PackageChoices
 from studio.qt.session import ProjectSession
 from studio.qt.sinks import NullSink
@@ -38,10 +34,7 @@ WAIT = 120_000  # ms
 
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("gui-publish") / "book.studio"
-    with Project.create(folder, make_book(), new_project_settings(get_voice(None))) as proj:
-        render_project(proj, real_engine())
-    return folder
+    return rendered_test_book(tmp_path_factory.mktemp("gui-publish") / "book.studio")
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from studio.qt.facts import gather_facts_in_subprocess
 from studio.qt.measure import PresetMeasurer
-from studio.qt.messages import ErrorInfo, PackageChoices, PlaybackPosition
+from studio.qt.messages import ErrorInfo, PlaybackPosition
 from studio.qt.planning import BookPlan
 from studio.qt.preset_words import emphasis_note, preset_label
 from studio.qt.progress import book_progress
@@ -36,6 +36,7 @@ from studio.ui.elided import ElidedLabel
 from studio.ui.empty_state import SAMPLE_BOOK, EmptyState
 from studio.ui.direction_dialog import DirectionDialog
 from studio.ui.export_dialog import ExportDialog
+from studio.ui.export_flow import open_export_dialog
 from studio.ui.import_flow import ImportFlow
 from studio.ui.inspector import Inspector
 from studio.ui.loading import LoadingNotice
@@ -458,39 +459,7 @@ class MainWindow(QMainWindow):
                                on_error=lambda e: dlg.triton.show_error(e.message), action="test the Triton servers")
 
     def open_export(self) -> None:
-        s = self.session
-        if s.snapshot is None:
-            return
-        default = self.qsettings.value("export/folder") or str(Path(s.snapshot.folder).parent / f"{s.snapshot.title} - audio")
-        dlg = ExportDialog(s.snapshot, self.book.model, str(default), self)
-        dlg.set_format(str(self.qsettings.value("export/format", "m4b")))
-        for fmt in ("wav", "mp3"):  # unset: the dialog's default (MP3 publish-ready, WAV as rendered)
-            if self.qsettings.value(f"export/publish/{fmt}") is not None:
-                dlg.set_publish(str(self.qsettings.value(f"export/publish/{fmt}")).lower() == "true", fmt)
-
-        def remember(folder: str, fmt: str) -> None:
-            self.qsettings.setValue("export/folder", folder)
-            self.qsettings.setValue("export/format", fmt)
-            if fmt in ("wav", "mp3"):  # the other formats are always publish-ready
-                self.qsettings.setValue(f"export/publish/{fmt}", "true" if dlg.publishing() else "false")
-
-        def failed(err: ErrorInfo) -> None:
-            dlg.on_error(err)
-            self.show_error(err)
-
-        def run(folder: str, fmt: str, chapters: list[int]) -> None:
-            remember(folder, fmt)
-            s.exports.export(folder, fmt, chapters, on_progress=dlg.on_progress, on_done=dlg.on_done, on_error=failed)
-
-        def run_publish(folder: str, fmt: str, chapters: list[int], choices: PackageChoices) -> None:
-            remember(folder, fmt)
-            s.exports.publish(folder, fmt, chapters, choices=choices, on_progress=dlg.on_progress,
-                              on_done=dlg.on_published, on_error=failed)
-
-        dlg.exportRequested.connect(run)
-        dlg.publishRequested.connect(run_publish)
-        self.export_dialog = dlg
-        dlg.open()
+        self.export_dialog = open_export_dialog(self) or self.export_dialog
 
     # ------------------------------------------------------------ errors and events
 
