@@ -191,7 +191,7 @@ class MainWindow(QMainWindow):
         s.settingsChanged.connect(lambda st: self.preset_label.set_full_text(
             preset_label(st.preset, st.voice_id, st.backend), PRESET_TIP))
         s.closed.connect(lambda: self.preset_label.set_full_text(""))
-        t.playTakes.connect(lambda sid, ids: s.play_takes(sid, ids))
+        t.playTakes.connect(lambda sid, ids: s.play_takes(sid, ids, t.label_for(ids)))
         t.chooseTake.connect(s.choose_take)
         t.newTake.connect(lambda sid: s.render_sentences([sid], regenerate=True))
         s.jobFinished.connect(lambda _job: self._reload_takes())
@@ -411,7 +411,7 @@ class MainWindow(QMainWindow):
 
     def _audio_problem(self, message: str, announce: bool = True) -> None:
         self.audio_problem = message
-        self.audio_label.setText("No audio output device")
+        self.audio_label.setText(message.split(".")[0] if message.startswith("No sound") else "No sound output")
         self.audio_label.setToolTip(message)
         if announce:
             self.statusBar().showMessage(message, 10000)
