@@ -69,7 +69,11 @@ def open_export_dialog(window: "MainWindow") -> ExportDialog | None:
     dlg.creditsWanted.connect(lambda choices: s.exports.credits(
         str(dlg.format.currentData()), dlg.checked_chapters(), choices,
         on_done=lambda c: dlg.isVisible() and dlg.show_credits(c)))
+    def say_proof() -> None:  # for the chapters ticked now
+        s.exports.proof_before(dlg.checked_chapters(), on_done=lambda p: dlg.isVisible() and dlg.show_proof_before(p))
+
+    dlg.chapters.itemChanged.connect(lambda _item: say_proof())
     dlg.open()
     dlg.request_credits()
-    s.exports.proof_before(dlg.checked_chapters(), on_done=lambda p: dlg.isVisible() and dlg.show_proof_before(p))
+    say_proof()
     return dlg

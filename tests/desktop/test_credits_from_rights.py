@@ -74,6 +74,23 @@ def test_a_book_that_claims_nothing_gets_no_copyright_line(tmp_path: Path) -> No
         assert "Copyright 2021 by Ann Writer." in spoken_credits(project, PublishOptions()).closing
 
 
+def test_a_docx_copyright_page_names_the_holder(tmp_path: Path) -> None:
+    import docx
+
+    document = docx.Document()
+    document.core_properties.title, document.core_properties.author = "Harbour Lights", "Ann Writer"
+    document.add_heading("Copyright", level=1)
+    document.add_paragraph("Copyright \u00a9 2020 Blue Door Books Ltd. All rights reserved.")
+    document.add_heading("One", level=1)
+    document.add_paragraph("The boats rocked gently against the harbour wall all that long and quiet morning.")
+    path = tmp_path / "harbour.docx"
+    document.save(str(path))
+    with project_of(path) as project:
+        closing = spoken_credits(project, PublishOptions(producer="Jo Producer")).closing
+        assert "Copyright 2020 by Blue Door Books Ltd." in closing and "by Ann Writer." not in closing
+        assert "Recording copyright" in closing and "by Jo Producer." in closing
+
+
 @pytest.mark.parametrize("statement, public, holder", [
     ("Public Domain", True, ""),
     ("This work is not in the public domain. Copyright 2001 Estate of A. Poet", False, "Estate of A. Poet"),

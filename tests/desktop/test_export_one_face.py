@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from window_support import make_window
 from render_support import rendered_test_book
 
@@ -47,6 +48,9 @@ def test_app_export_is_the_cli_export_in_the_apps_words(qtbot, window: MainWindo
     dlg = window.export_dialog
     qtbot.waitUntil(lambda: "not proof-listened yet" in dlg.proof_line.text(), timeout=WAIT)
     assert "2 chapters not proof-listened yet" in dlg.proof_line.text()  # said before the export
+    dlg.chapters.item(1).setCheckState(Qt.CheckState.Unchecked)  # for the chapters ticked
+    qtbot.waitUntil(lambda: "1 chapter not proof-listened yet" in dlg.proof_line.text(), timeout=WAIT)
+    dlg.chapters.item(1).setCheckState(Qt.CheckState.Checked)
     dlg.set_format("mp3")
     dlg.folder.setText(str(tmp_path / "refused"))
     dlg.require_proof.setChecked(True)  # the command line's --require-proof

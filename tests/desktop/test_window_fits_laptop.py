@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from gui_support import copy_sample
-from PySide6.QtWidgets import QTabBar
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QTabBar, QToolBar
 from window_support import WAIT, open_and_wait
 from window_support import window  # noqa: F401 - the fixture
 
@@ -22,6 +23,19 @@ def test_minimum_size_fits_1280x720_with_every_warning(qtbot, window: MainWindow
 
     hint = window.minimumSizeHint().expandedTo(window.minimumSize())
     assert hint.width() <= 1280 and hint.height() <= 720, (hint.width(), hint.height())
+    docks = window.docks  # and laid out as on a large screen's first start: Details above the readouts' tabs
+    for name in ("readouts", "takes", "progress"):
+        window.removeDockWidget(docks[name])
+    window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, docks["readouts"])
+    for name in ("readouts", "takes", "progress"):
+        docks[name].show()
+    window.tabifyDockWidget(docks["readouts"], docks["takes"])
+    window.tabifyDockWidget(docks["readouts"], docks["progress"])
+    assert docks["details"] not in window.tabifiedDockWidgets(docks["readouts"])
+    hint = window.minimumSizeHint().expandedTo(window.minimumSize())
+    assert hint.width() <= 1280 and hint.height() <= 720, (hint.width(), hint.height())
+    toolbar = window.findChild(QToolBar, "toolbar-main")
+    assert toolbar.minimumSizeHint().width() < 200  # its buttons fold into the toolbar's » menu
     # whatever the font: the banner asks for a dozen characters and its link, not its whole line
     fm = banner.fontMetrics()
     assert banner.minimumSizeHint().width() < fm.horizontalAdvance(line) / 2
