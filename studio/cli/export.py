@@ -52,9 +52,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "default: title, author, narrator)")
     c.add_argument("--closing-credits", metavar="TEXT", help="the closing credits' wording (default: 'The end', "
                    "copyright, the synthetic-narration disclosure)")
-    c.add_argument("--credits-text", nargs="?", const="", metavar="FILE", help="without FILE: print the "
-                   "credits as they will be spoken (opening, a line '---', closing) and stop; with FILE: speak that "
-                   "text (the printed form, edited)")
+    c.add_argument("--credits-text", action="store_true", help="print the credits as they will be spoken "
+                   "(opening, a line '---', closing) and stop; nothing is exported")
+    c.add_argument("--credits-file", type=Path, metavar="FILE", help="speak these credits: the printed form of "
+                   "--credits-text, edited")
     c.add_argument("--producer", metavar="NAME", help="the recording's copyright holder: 'Recording copyright "
                    "<year> by NAME' (default: the project's setting; none: no name)")
     c.add_argument("--rights", metavar="TEXT", help="the book's rights, e.g. 'public domain' or 'Copyright 2019 "
@@ -90,12 +91,12 @@ def _cmd_export(args: argparse.Namespace) -> int:
         raise StudioError(f"{args.project} is not a studio project{hint}")
     if args.single_file and args.format != "mp3":
         raise StudioError("--single-file is for --format mp3 (an M4B is always one file)")
-    printing = args.credits_text == ""
+    printing = args.credits_text
     if args.output is None and not printing:
         raise StudioError("give the folder for the files with -o/--output")
     opening, closing = _unescape(args.opening_credits), _unescape(args.closing_credits)
-    if args.credits_text:
-        edited = credits_from_text(Path(args.credits_text).read_text(encoding="utf-8"))
+    if args.credits_file:
+        edited = credits_from_text(args.credits_file.read_text(encoding="utf-8"))
         opening, closing = edited.opening, edited.closing
     mastering = MasteringConfig(target_rms_db=args.target_rms, head_s=args.head, tail_s=args.tail)
     out = sys.stdout

@@ -35,7 +35,7 @@ CONTROLS: dict[str, str] = {
     "--no-credits": "Opening and closing credits", "--credits": "Opening and closing credits",
     "--opening-credits": "Opening credits", "--closing-credits": "Closing credits", "--format": "Format",
     "--chapters": "Chapters", "--require-proof": "Only when proof-listened", "--producer": "Recording by",
-    "--credits-text": "Opening credits and Closing credits", "--acx": "the results table",
+    "--credits-text": "Opening credits and Closing credits", "--credits-file": "Opening credits and Closing credits", "--acx": "the results table",
 }
 
 _FLAG = re.compile(r"--[a-z][a-z-]*")

@@ -112,6 +112,10 @@ def test_cli_credits_text_prints_and_reads_the_edited_text(tmp_path: Path, capsy
     assert credits.opening.startswith("The Whale.") and "Recording copyright" in credits.closing
     assert "public domain" in credits.closing and "Copyright" not in credits.closing.replace("Recording copyright", "")
     assert credits_as_text(credits) == printed  # what is printed reads back as it was
+    edited = tmp_path / "credits.txt"
+    edited.write_text(printed.replace("The end.", "The end of the whale."), encoding="utf-8")
+    assert main(["export", folder, "--credits-text", "--credits-file", str(edited)]) == 0  # the edited text is used
+    assert "The end of the whale." in credits_from_text(capsys.readouterr().out).closing
 
 
 def test_export_dialog_shows_the_credits_from_the_books_rights(qtbot, window: MainWindow, tmp_path: Path) -> None:  # noqa: ANN001, F811

@@ -47,6 +47,7 @@ def test_app_export_is_the_cli_export_in_the_apps_words(qtbot, window: MainWindo
     window.open_export()
     dlg = window.export_dialog
     qtbot.waitUntil(lambda: "not proof-listened yet" in dlg.proof_line.text(), timeout=WAIT)
+    assert dlg.minimumSizeHint().height() <= 700  # the dialog fits a 1280 x 720 screen too
     assert "2 chapters not proof-listened yet" in dlg.proof_line.text()  # said before the export
     dlg.chapters.item(1).setCheckState(Qt.CheckState.Unchecked)  # for the chapters ticked
     qtbot.waitUntil(lambda: "1 chapter not proof-listened yet" in dlg.proof_line.text(), timeout=WAIT)
