@@ -31,6 +31,7 @@ _CLAIM = re.compile(r"(?:\bcopyright\b|\u00a9|\(c\))", re.IGNORECASE)
 _HOLDER = re.compile(  # a holder's initials ("A. Poet") do not end it, a sentence's full stop does
     r"(?i:\bcopyright\b|\u00a9|\(c\))(?:\s*(?:\u00a9|\(c\)))?\s*(?P<years>(?:1[5-9]|20)\d\d(?:\s*[-\u2013,]\s*(?:1[5-9]|20)\d\d)*)?"
     r"[\s,]*(?i:by\s+)?(?P<holder>(?:\b[A-Z]\.\s|[^.;\n])*)")
+_LICENCE = re.compile(r"\blicen[cs]e\b|\bcreative\s+commons\b|\bCC[\s-]+BY\b|\bCC0\b", re.IGNORECASE)
 _RESERVED = re.compile(r"\s*,?\s*all rights reserved.*$", re.IGNORECASE)
 
 
@@ -38,17 +39,19 @@ _RESERVED = re.compile(r"\s*,?\s*all rights reserved.*$", re.IGNORECASE)
 class BookRights:
     """``public_domain``: the text is free of copyright; ``holder`` / ``years``: whom and when
     the book's own copyright claim names ("" when it names none); ``statement``: the words read,
-    ``source``: where ("project settings", "EPUB dc:rights", "front matter", "copyright page", "")."""
+    ``source``: where ("project settings", "EPUB dc:rights", "front matter", "copyright page", "");
+    ``licence``: the statement, when it grants a licence (Creative Commons) and claims no holder."""
 
     public_domain: bool = False
     holder: str = ""
     years: str = ""
     statement: str = ""
     source: str = ""
+    licence: str = ""
 
     @property
     def known(self) -> bool:
-        return self.public_domain or bool(self.holder)
+        return self.public_domain or bool(self.holder) or bool(self.licence)
 
 
 def parse_rights(statement: str, source: str = "") -> BookRights:
@@ -60,11 +63,12 @@ def parse_rights(statement: str, source: str = "") -> BookRights:
         return BookRights(True, statement=text, source=source)
     found = _HOLDER.search(text)
     if found is None:
-        return BookRights(statement=text, source=source)
+        return BookRights(statement=text, source=source, licence=text if _LICENCE.search(text) else "")
     holder = _RESERVED.sub("", found.group("holder") or "").strip(" ,:")
     if holder.lower() in ("", "by", "the author", "notice", "page"):
         holder = ""
-    return BookRights(False, holder, (found.group("years") or "").replace(" ", ""), text, source)
+    licence = text if not holder and _LICENCE.search(text) else ""
+    return BookRights(False, holder, (found.group("years") or "").replace(" ", ""), text, source, licence)
 
 
 def book_rights(project: Project) -> BookRights:
@@ -98,7 +102,8 @@ def copyright_lines(rights: BookRights, *, producer: str = "", year: str | None 
 
     A public-domain text: "This recording is in the public domain." unless a producer
     claims the recording ("Recording copyright <year> by <producer>."). A claimed text:
-    "Copyright <years> by <holder>." as the book says it. Nothing said: no line for the text.
+    "Copyright <years> by <holder>." as the book says it. A licence (Creative Commons) and no
+    holder: the licence as the book words it. Nothing said: no line for the text.
     """
     this_year = year or str(_dt.date.today().year)
     recording = f"Recording copyright {this_year} by {producer.strip()}." if producer.strip() else ""
@@ -108,6 +113,8 @@ def copyright_lines(rights: BookRights, *, producer: str = "", year: str | None 
     lines = []
     if rights.holder:
         lines.append(f"Copyright {rights.years} by {rights.holder}." if rights.years else f"Copyright {rights.holder}.")
+    elif rights.licence:
+        lines.append(rights.licence if rights.licence.endswith((".", "!")) else f"{rights.licence}.")
     lines.append(recording or f"Recording produced in {this_year}.")
     return lines
 

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMenu,
+    QToolTip,
     QTreeView,
     QVBoxLayout,
     QWidget,
@@ -165,6 +166,9 @@ class BookPanel(QWidget):
 
     def _show_flagged(self, _link: str = "") -> None:
         self.filter_combo.setCurrentText(self._banner_mode)
+        if self.summary.elided():  # the part that did not fit, at once (it stays in the tooltip too)
+            QToolTip.showText(self.summary.mapToGlobal(self.summary.rect().bottomLeft()), self.summary.toolTip(),
+                              self.summary)
 
     def _fill_languages(self, snapshot) -> None:
         current = self.language_combo.currentData() or ""

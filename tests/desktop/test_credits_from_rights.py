@@ -91,6 +91,19 @@ def test_a_docx_copyright_page_names_the_holder(tmp_path: Path) -> None:
         assert "Recording copyright" in closing and "by Jo Producer." in closing
 
 
+def test_real_epubs_rights(shared_epubs: Path, tmp_path: Path) -> None:
+    """The shared W3C sample EPUBs: a CC BY-SA edition is credited with its licence, never "Copyright
+    <this year> by" the licence's words or T.S. Eliot; "Public domain in the USA." says public domain."""
+    for name, said in (("wasteland.epub", "Attribution-ShareAlike 3.0 Unported (CC BY-SA 3.0) license."),
+                       ("childrens-literature.epub", "The text of this book is in the public domain.")):
+        copy = tmp_path / name
+        copy.write_bytes((shared_epubs / name).read_bytes())
+        with project_of(copy) as project:
+            closing = spoken_credits(project, PublishOptions()).closing
+            assert said in closing, closing
+            assert "Copyright" not in closing, closing
+
+
 @pytest.mark.parametrize("statement, public, holder", [
     ("Public Domain", True, ""),
     ("This work is not in the public domain. Copyright 2001 Estate of A. Poet", False, "Estate of A. Poet"),

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from gui_support import copy_sample
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QTabBar, QToolBar
+from PySide6.QtWidgets import QTabBar, QToolBar, QToolTip
 from window_support import WAIT, open_and_wait
 from window_support import window  # noqa: F401 - the fixture
 
@@ -51,6 +51,7 @@ def test_minimum_size_fits_1280x720_with_every_warning(qtbot, window: MainWindow
     assert banner.height() < 2.2 * fm.height()  # still one line
     banner.linkActivated.emit("show")
     assert book.filter_combo.currentText() == "No voice"
+    assert QToolTip.isVisible() and line in QToolTip.text()  # the whole warning, behind Show
 
 
 def test_docks_can_be_tabbed_from_the_view_menu(qtbot, window: MainWindow) -> None:  # noqa: ANN001, F811
