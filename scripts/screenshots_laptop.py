@@ -7,7 +7,8 @@ the long-chapter, no-voice and split-sentence warnings all show), chapter 1 rend
 one of its sentences given another sentence's audio (a planted mistake for the
 recogniser to find), and the chapter proof-listened with the real speech model.
 
-Shots: ``laptop-1280x720.png`` (the whole window at 1280 x 720), ``proof-dock.png``.
+Shots: ``laptop-1280x720.png`` (the whole window at 1280 x 720), ``proof-dock.png`` (the dock in a
+window of 1440 x 960, tall enough for the details and buttons under the lists).
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ def plant_mistake(project, chapter: int) -> str:  # noqa: ANN001 - a studio Proj
 
 
 def shoot(args: argparse.Namespace, tmp: Path) -> int:
+    from PySide6.QtCore import Qt
+
     app, session, win, grab = screenshots.open_book(args, tmp)
     win.proof.auto.setChecked(False)
     win.resize(1280, 720)
@@ -53,6 +56,8 @@ def shoot(args: argparse.Namespace, tmp: Path) -> int:
     win.docks["proof"].raise_()
     win.proof.table.selectRow(0)
     grab(win, "laptop-1280x720.png")
+    win.resize(1440, 960)  # the dock with room for the details and the buttons under the lists
+    win.resizeDocks([win.docks["proof"]], [520], Qt.Orientation.Vertical)
     grab(win.docks["proof"], "proof-dock.png")
     log.info("window %dx%d, minimum %dx%d; proof summary: %s", win.width(), win.height(),
              win.minimumSizeHint().width(), win.minimumSizeHint().height(), win.proof.summary.text())
