@@ -31,7 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "place at the end: a failed export leaves nothing behind.",
     )
     p.add_argument("project", type=Path, help="project folder (<name>.studio)")
-    p.add_argument("-o", "--output", type=Path, required=True, help="folder for the files")
+    p.add_argument("-o", "--output", type=Path, help="folder for the files (needed unless --credits-text "
+                   "only prints the credits)")
     p.add_argument("--format", choices=tuple(FORMATS), default="m4b", help="m4b: the whole book with chapter markers; "
                    "the others: one file per chapter (default: m4b)")
     p.add_argument("--acx", action="store_true", help="print the full ACX report of every file and exit 3 "
@@ -51,6 +52,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "default: title, author, narrator)")
     c.add_argument("--closing-credits", metavar="TEXT", help="the closing credits' wording (default: 'The end', "
                    "copyright, the synthetic-narration disclosure)")
+    c.add_argument("--credits-text", action="store_true", help="print the credits as they will be spoken "
+                   "(opening, a line '---', closing) and stop; nothing is exported")
+    c.add_argument("--credits-file", type=Path, metavar="FILE", help="speak these credits: the printed form of "
+                   "--credits-text, edited")
+    c.add_argument("--producer", metavar="NAME", help="the recording's copyright holder: 'Recording copyright "
+                   "<year> by NAME' (default: the project's setting; none: no name)")
+    c.add_argument("--rights", metavar="TEXT", help="the book's rights, e.g. 'public domain' or 'Copyright 2019 "
+                   "by Acme Press' (default: what the book says: EPUB dc:rights, front matter, copyright page)")
     c.add_argument("--sample", action=argparse.BooleanOptionalAction, default=True, help="a retail sample as its "
                    "own mastered file (default: on)")
     c.add_argument("--sample-chapter", type=int, metavar="N", help="the sample's chapter, 1-based (default: the "
@@ -71,9 +80,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _cmd_export(args: argparse.Namespace) -> int:
     from studio.audio.mastering import MasteringConfig
     from studio.cli.common import format_duration, parse_chapters
-    from studio.delivery.export import default_chapters
-    from studio.delivery.proof_state import add_to_manifest, proof_report, report_text, require_proof
-    from studio.delivery.publish import PublishOptions, publish
+    from studio.delivery.export_book import credits_as_text, credits_from_text, export_book, spoken_credits
+    from studio.delivery.proof_state import report_text
+    from studio.delivery.publish import PublishOptions
     from studio.project import Project
 
     if not Project.is_project(args.project):
@@ -82,6 +91,13 @@ def _cmd_export(args: argparse.Namespace) -> int:
         raise StudioError(f"{args.project} is not a studio project{hint}")
     if args.single_file and args.format != "mp3":
         raise StudioError("--single-file is for --format mp3 (an M4B is always one file)")
+    printing = args.credits_text
+    if args.output is None and not printing:
+        raise StudioError("give the folder for the files with -o/--output")
+    opening, closing = _unescape(args.opening_credits), _unescape(args.closing_credits)
+    if args.credits_file:
+        edited = credits_from_text(args.credits_file.read_text(encoding="utf-8"))
+        opening, closing = edited.opening, edited.closing
     mastering = MasteringConfig(target_rms_db=args.target_rms, head_s=args.head, tail_s=args.tail)
     out = sys.stdout
     with Project.open(args.project) as project:
@@ -89,16 +105,15 @@ def _cmd_export(args: argparse.Namespace) -> int:
         options = PublishOptions(
             fmt=args.format, chapters=chapters, mastering=mastering, cover=args.cover, cover_fit=args.cover_fit,
             narrator=args.narrator, year=args.year, subtitles=not args.no_subtitles, single_file=args.single_file,
-            credits=args.credits, opening=_unescape(args.opening_credits), closing=_unescape(args.closing_credits),
+            credits=args.credits, opening=opening, closing=closing,
             sample=args.sample, sample_chapter=args.sample_chapter - 1 if args.sample_chapter else None,
-            sample_seconds=args.sample_length,
+            sample_seconds=args.sample_length, producer=args.producer, rights=args.rights,
         )
-        wanted = chapters if chapters is not None else default_chapters(project)
-        if args.require_proof:
-            require_proof(project, wanted)
-        result = publish(project, args.output, options, progress=_progress)
-        proof = proof_report(project, wanted)
-        add_to_manifest(result.manifest, proof)
+        if printing:
+            out.write(credits_as_text(spoken_credits(project, options)))
+            return 0
+        done = export_book(project, args.output, options, require=args.require_proof, progress=_progress)
+    result, proof = done.result, done.proof
     for w in result.warnings:
         sys.stderr.write(f"studio: warning: {w}\n")
     label = "ACX" if result.acx_format else "levels"

@@ -20,6 +20,7 @@ from studio.audio.assemble import Clip
 from studio.core.errors import ProjectError, StudioError
 from studio.engine.base import Engine
 from studio.delivery.export import spoken_heading
+from studio.delivery.rights import book_rights, copyright_lines, parse_rights
 from studio.project.credit_keys import book_language, record_entry, text_keys
 from studio.project.store import Project
 from studio.project.records import SentenceRow
@@ -64,18 +65,20 @@ class Credits:
     closing: str
 
 
-def default_credits(project: Project, *, narrator: str, year: str, author: str, title: str) -> Credits:
-    """The wording stores ask for (ACX's opening/closing credit guidelines), from the book's metadata."""
+def default_credits(project: Project, *, narrator: str, author: str, title: str, producer: str = "",
+                    rights: str = "") -> Credits:
+    """The wording stores ask for (ACX's opening/closing credit guidelines), from the book's metadata;
+    the copyright lines say what the book's own rights say (:mod:`studio.delivery.rights`): never a
+    copyright for an author the book does not name. ``rights`` overrides what the book says."""
     meta = project.book().metadata
     subtitle = meta.get("subtitle", "")
-    holder = meta.get("rights") or author or meta.get("publisher", "")
+    found = parse_rights(rights, "export") if rights.strip() else book_rights(project)
     spoken_narrator = f"a synthetic voice, {voice_name(project)}" if narrator == default_narrator(project) else narrator
     by = f", written by {author}" if author else ""
     opening = [f"{title}." + (f" {subtitle}." if subtitle else ""), f"Written by {author}." if author else "",
                f"Narrated by {spoken_narrator}."]
     closing = ["The end.", f"You have been listening to {title}{by}, narrated by {spoken_narrator}.",
-               f"Copyright {year} by {holder}." if holder else "",
-               f"Production copyright {year}.", disclosure(project)]
+               *copyright_lines(found, producer=producer), disclosure(project)]
     return Credits("\n".join(p for p in opening if p), "\n".join(p for p in closing if p))
 
 

@@ -85,7 +85,9 @@ class PublishOptions:
     voice (<voice name>)"; ``single_file`` makes one MP3 with ID3 chapter frames (M4B
     is always one file). ``credits``: opening and closing credits (``opening`` /
     ``closing`` None: the default wording); ``sample``: a retail sample of
-    ``sample_seconds`` from ``sample_chapter`` (None: the first prose chapter)."""
+    ``sample_seconds`` from ``sample_chapter`` (None: the first prose chapter). ``producer``
+    (the recording's copyright holder) and ``rights`` (the book's, e.g. "public domain"):
+    None takes the project's settings, whose empty ``rights`` means what the book says."""
 
     fmt: str = "m4b"
     chapters: Sequence[int] | None = None
@@ -103,6 +105,8 @@ class PublishOptions:
     sample: bool = True
     sample_chapter: int | None = None
     sample_seconds: float = SAMPLE_DEFAULT_S
+    producer: str | None = None
+    rights: str | None = None
 
 
 @dataclass(frozen=True)
@@ -254,7 +258,10 @@ def _source_cover(project: Project) -> Cover | None:
 
 def credits_text(project: Project, options: PublishOptions, meta: BookMeta) -> Credits:
     """The credits as they will be spoken: the producer's wording, else the default."""
-    default = default_credits(project, narrator=meta.narrator, year=meta.year, author=meta.author, title=meta.title)
+    settings = project.settings()
+    default = default_credits(project, narrator=meta.narrator, author=meta.author, title=meta.title,
+                              producer=options.producer if options.producer is not None else settings.producer,
+                              rights=options.rights if options.rights is not None else settings.rights)
     return Credits(options.opening if options.opening is not None else default.opening,
                    options.closing if options.closing is not None else default.closing)
 

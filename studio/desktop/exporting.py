@@ -10,6 +10,7 @@ session's shutdown waits for it like for its other runners.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QObject
@@ -18,6 +19,17 @@ from studio.project.store import Project
 from studio.desktop.messages import ExportProgress, PackageChoices
 from studio.desktop.snapshot import BookSnapshot
 from studio.desktop.tasks import OnError, TaskRunner
+
+
+def package_options(fmt: str, chapters: Sequence[int], c: PackageChoices):  # -> PublishOptions
+    """The command line's options for what the dialog asked ("" in the dialog: the default)."""
+    from studio.delivery.publish import PublishOptions
+
+    return PublishOptions(
+        fmt=fmt, chapters=sorted(set(chapters)), cover=Path(c.cover) if c.cover else None,
+        cover_fit=c.cover_fit or None, credits=c.credits, opening=c.opening.strip() or None,
+        closing=c.closing.strip() or None, sample=c.sample, sample_chapter=c.sample_chapter,
+        producer=c.producer.strip() or None)
 
 
 class BookExports:
@@ -57,24 +69,36 @@ class BookExports:
     def publish(self, out_dir: str | Path, fmt: str, chapters: Sequence[int], *,
                 choices: PackageChoices = PackageChoices(), on_progress=None, on_done=None,
                 on_error=None) -> None:  # noqa: ANN001
-        """Publish-ready files (mastered, tagged, checked, with credits and sample as
-        ``choices`` say; see :mod:`studio.delivery.publish`) in the background; progress per
-        chapter, ``on_done`` gets the frozen PublishResult."""
-        from studio.delivery.publish import PublishOptions, publish
+        """Publish-ready files in the background, by the command line's own export
+        (:func:`studio.delivery.export_book.export_book`: the proof refusal on request, the proof
+        report in the manifest); progress per chapter, ``on_done`` gets the frozen BookExport."""
+        from studio.delivery.export_book import export_book
 
         project, _snap = self.need()
-        c = choices
-        options = PublishOptions(
-            fmt=fmt, chapters=sorted(set(chapters)), cover=Path(c.cover) if c.cover else None,
-            cover_fit=c.cover_fit or None, credits=c.credits, opening=c.opening.strip() or None,
-            closing=c.closing.strip() or None, sample=c.sample, sample_chapter=c.sample_chapter)
+        options = package_options(fmt, chapters, choices)
 
         def work(report=lambda _p: None):  # noqa: ANN001, ANN202 - called without it when nobody listens
-            return publish(project, out_dir, options,
-                           progress=lambda p: report(ExportProgress(p.done, p.total, p.current)))
+            return export_book(project, out_dir, options, require=choices.require_proof,
+                               progress=lambda p: report(ExportProgress(p.done, p.total, p.current)))
 
         self.tasks.run(work, on_progress=on_progress, on_done=on_done, on_error=on_error,
                        action="publish the book")
+
+    def credits(self, fmt: str, chapters: Sequence[int], choices: PackageChoices, on_done) -> None:  # noqa: ANN001
+        """The credits as the export would speak them with ``choices`` (the dialog shows them to edit)."""
+        from studio.delivery.export_book import spoken_credits
+
+        project, _snap = self.need()
+        options = package_options(fmt, chapters, replace(choices, opening="", closing=""))
+        self.tasks.run(lambda: spoken_credits(project, options), on_done=on_done, action="write the credits")
+
+    def proof_before(self, chapters: Sequence[int], on_done) -> None:  # noqa: ANN001
+        """The chapters' proof state (said in the dialog before the export)."""
+        from studio.delivery.export_book import proof_before
+
+        project, _snap = self.need()
+        wanted = sorted(set(chapters))
+        self.tasks.run(lambda: proof_before(project, wanted), on_done=on_done, action="read the proof state")
 
     def wait(self) -> None:
         self.tasks.wait()

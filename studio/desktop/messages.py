@@ -220,7 +220,8 @@ class ExportProgress:
 class PackageChoices:
     """What the export dialog asks of a publish-ready export beyond format and chapters:
     cover (""= the EPUB's) and its fit ("" / "pad" / "crop"), credits and their wording
-    ("" = the default), the retail sample and its chapter (None = the first prose one)."""
+    ("" = the default), the retail sample and its chapter (None = the first prose one), the
+    recording's producer, and the ``--require-proof`` refusal."""
 
     cover: str = ""
     cover_fit: str = ""
@@ -229,3 +230,5 @@ class PackageChoices:
     closing: str = ""
     sample: bool = True
     sample_chapter: int | None = None
+    producer: str = ""  # the recording's copyright holder ("": the project's setting)
+    require_proof: bool = False  # refuse unless every chapter is proof-listened and resolved

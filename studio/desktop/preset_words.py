@@ -71,15 +71,20 @@ def preset_label(preset: str, voice_id: str = "", backend: str = "") -> str:
     say it is the engine default, as the Voices & Presets dialog's row does
     (:func:`default_row_name`), so the two never disagree.
     """
-    name = preset or preset_for_backend(backend).name
+    name = preset or engine_default_name(backend)
     voice = f"  \u00b7  Voice: {voice_id}" if voice_id else ""
     default = "" if preset else ", engine default"
     return f"Preset: {plain_name(name)} ({name}{default}){voice}"
 
 
+def engine_default_name(backend: str) -> str:
+    """The preset a project without one renders with: its backend's FP32 preset."""
+    return preset_for_backend(backend).name
+
+
 def default_row_name(backend: str) -> tuple[str, str]:
     """The presets table's row for "no preset": what the project really renders with."""
-    name = preset_for_backend(backend).name
+    name = engine_default_name(backend)
     return f"{plain_name(name)} \u2014 engine default", f"({name}, no preset)"
 
 

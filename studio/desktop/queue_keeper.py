@@ -74,8 +74,10 @@ class QueueKeeper:
             log.warning("the render queue could not be stored: %s", err)
 
     def discard(self) -> None:
-        """Forget every outstanding job, in the queue and in the project."""
+        """Forget every outstanding job, in the queue and in the project, and the pause with them:
+        a discarded queue holds nothing to keep paused, and the next render must run, not wait for Resume."""
         self.queue.cancel_all()
+        self.queue.resume()
         self.save_now()
 
     def _write(self) -> None:

@@ -88,16 +88,23 @@ class NullSink(AudioSink):
         self._thread = None
 
 
+#: what a producer reads when this computer cannot play sound (PortAudio's "Error querying device -1" goes to the log)
+NO_DEVICE = "No sound output device found."
+
+
 def output_device_problem() -> str | None:
-    """Why sound cannot be played here (None when an output device exists)."""
+    """Why sound cannot be played here, in a producer's words (None when an output device exists);
+    the library's own reason is logged for whoever fixes the setup."""
     try:
         import sounddevice as sd
     except (ImportError, OSError) as exc:  # OSError: the PortAudio library is missing
-        return f"No audio output: the sound library is not available ({exc})."
+        log.info("no sound output: the sound library cannot be loaded (%s)", exc)
+        return "No sound output: the sound library (PortAudio) is not installed."
     try:
         sd.query_devices(kind="output")
     except Exception as exc:  # noqa: BLE001 - sd.PortAudioError, ValueError
-        return f"No audio output device was found ({exc})."
+        log.info("no sound output device: %s", exc)
+        return NO_DEVICE
     return None
 
 

@@ -39,6 +39,11 @@ class TakeList:
     def chosen(self) -> Take | None:
         return next((t for t in self.takes if t.chosen), None)
 
+    def number(self, take_id: int) -> int:
+        """The take's number as the producer sees it: 1, 2, ... in the order this sentence's takes were
+        made (the project-wide id, "take 23", means nothing to them)."""
+        return next((n for n, t in enumerate(self.takes, 1) if t.id == take_id), 0)
+
 
 def take_list(project: Project, sentence_id: int) -> TakeList:
     """Read the takes of a sentence (runs off the GUI thread)."""
@@ -66,12 +71,13 @@ class TakeCommands:
         def done(value: tuple[ChapterNode, TakeList]) -> None:
             self._chapter_done(value[0])
             self._takes_read(value[1])
-            self.message.emit(f"Take {take_id} is used from now on")
+            self.message.emit(f"Take {value[1].number(take_id)} is used from now on")
 
         self.tasks.run(work, on_done=done, action="choose the take")
 
-    def play_takes(self: SessionParts, sentence_id: int, take_ids: Sequence[int]) -> int:
-        label = " then ".join(f"take {t}" for t in take_ids)
+    def play_takes(self: SessionParts, sentence_id: int, take_ids: Sequence[int], label: str = "") -> int:
+        """Play takes one after the other; ``label`` names them as the panel numbers them."""
+        label = label or " then ".join("a take" for _ in take_ids)
         return self.preview.play_takes([(t, sentence_id) for t in take_ids], label)
 
     def _takes_read(self: SessionParts, takes: TakeList) -> None:

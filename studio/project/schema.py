@@ -350,8 +350,11 @@ def ensure_schema(conn: sqlite3.Connection, where: str) -> None:
             ).fetchone()[0]
             if tables:
                 raise ProjectError(f"{where} is an SQLite file but not a studio project")
+        new = version == 0  # a new project is made at the latest schema: one line, not one per step
+        if new:
+            log.info("new project %s at schema %d", where, SCHEMA_VERSION)
         while version < SCHEMA_VERSION:
-            log.info("migrating %s from schema %d to %d", where, version, version + 1)
+            (log.debug if new else log.info)("migrating %s from schema %d to %d", where, version, version + 1)
             MIGRATIONS[version](conn)
             version += 1
             conn.execute(f"PRAGMA user_version = {version}")

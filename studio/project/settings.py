@@ -46,6 +46,11 @@ class ProjectSettings:
     #: language's phonemes), "book" (read as the book's language) or "skip" (left out,
     #: listed); see :class:`~studio.core.types.UnvoicedPolicy`
     unvoiced: str = "native"
+    #: the book's rights as the producer states them ("public domain", "Copyright 2019 by Acme Press");
+    #: empty: what the book itself says (EPUB dc:rights, front matter, its copyright page)
+    rights: str = ""
+    #: who holds the recording's copyright, for the closing credits ("Recording copyright 2026 by ...")
+    producer: str = ""
 
     def __post_init__(self) -> None:
         if not self.voice_id:
@@ -78,6 +83,8 @@ class ProjectSettings:
             "output_sample_rate": self.output_sample_rate,
             "triton": asdict(self.triton) if self.triton is not None else None,
             "unvoiced": self.unvoiced,
+            "rights": self.rights,
+            "producer": self.producer,
         }
 
     @classmethod
@@ -95,6 +102,8 @@ class ProjectSettings:
                 language_voices=dict(language_voices),
                 triton=_triton_from_row(rows.get("triton")),
                 unvoiced=str(rows.get("unvoiced", "native")),
+                rights=str(rows.get("rights") or ""),
+                producer=str(rows.get("producer") or ""),
             )
         except (KeyError, TypeError, ValueError, StudioError) as err:
             raise ProjectError(f"project settings are damaged ({err})") from err

@@ -113,8 +113,7 @@ def _build(path: Path, raw: RawBook, max_sentence_chars: int, step: ImportProgre
             chapters.append((chapter, texts))
     if not any(is_speakable(t) for _, texts in chapters for t in texts):
         raise ManuscriptError(path, "no speakable text (the file has no letters or digits to read)")
-    step("Detecting languages", 0, len(chapters))
-    book_language, languages = assign_languages([texts for _, texts in chapters], raw.language)
+    book_language, languages = assign_languages([texts for _, texts in chapters], raw.language, progress=step)
     built = []
     for n, ((chapter, texts), langs) in enumerate(zip(chapters, languages)):
         step("Splitting sentences", n, len(chapters))

@@ -17,7 +17,7 @@ import logging
 import math
 from collections import Counter
 from dataclasses import replace
-from typing import Sequence
+from typing import Callable, Sequence
 
 from studio.core.language import language_family
 from studio.core.types import Book
@@ -95,7 +95,8 @@ def detect_language(text: str, languages: frozenset[str] | None = None) -> tuple
 
 
 def assign_languages(
-    chapters: Sequence[Sequence[str]], declared: str = "", languages: frozenset[str] | None = None
+    chapters: Sequence[Sequence[str]], declared: str = "", languages: frozenset[str] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> tuple[str, list[list[tuple[str, float]]]]:
     """Languages for every paragraph of a book, and the book's own language.
 
@@ -108,17 +109,23 @@ def assign_languages(
     chapter and that of the next reliable paragraph after it - when they disagree,
     the book's if it is one of them, else the one before; with one, that one; with
     none, the book's.
+
+    ``progress(stage, chapter, chapters)`` hears each chapter of both passes: a long book's
+    detection takes seconds, and an import's progress has to move meanwhile.
     """
+    step = progress or (lambda _stage, _done, _total: None)
     candidates = _candidates(languages)
     samples = [[_sample(t) for t in ch] for ch in chapters]
     letters = [[count_letters(s) for s in ch] for ch in samples]
-    scores = [
-        [language_scores(s, candidates, careful=False) if n >= MIN_LETTERS else {} for s, n in zip(ch, ns)]
-        for ch, ns in zip(samples, letters)
-    ]
+    scores = []
+    for n, (ch, ns) in enumerate(zip(samples, letters)):
+        step("Detecting languages", n, len(chapters))
+        scores.append([language_scores(s, candidates, careful=False) if k >= MIN_LETTERS else {}
+                       for s, k in zip(ch, ns)])
     book = language_family(declared) or _book_language(scores, letters, samples)
     out: list[list[tuple[str, float]]] = []
-    for ch_samples, ch_letters, ch_scores in zip(samples, letters, scores):
+    for n, (ch_samples, ch_letters, ch_scores) in enumerate(zip(samples, letters, scores)):
+        step("Choosing each passage's language", n, len(chapters))
         reliable = [_top(sc) if n >= RELIABLE_LETTERS and _top(sc, RELIABLE_CONFIDENCE) else "" for sc, n in zip(ch_scores, ch_letters)]
         after = _nearest(reliable[::-1])[::-1]
         before = ""

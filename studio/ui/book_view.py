@@ -8,8 +8,6 @@ those requests to the session. The panel never renders or plays anything itself.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from html import escape
-
 from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import (
@@ -22,6 +20,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMenu,
+    QToolTip,
     QTreeView,
     QVBoxLayout,
     QWidget,
@@ -33,6 +32,7 @@ from studio.desktop.snapshot import ChapterNode, ParagraphNode, SentenceNode
 from studio.ui.book_filter import BookFilter
 from studio.ui.book_model import ANY_LANGUAGE, COLUMNS, FILTERS, BookModel
 from studio.ui.common import LANGUAGE_NAMES, language_label
+from studio.ui.elided import ElidedLabel
 
 
 #: a search answer with up to this many matching rows opens the tree to show them all
@@ -128,10 +128,10 @@ class BookPanel(QWidget):
             header.resizeSection(col, width)
         self.tree.selectionModel().currentChanged.connect(lambda cur, _prev: self.currentChanged.emit(self.node_at(cur)))
 
-        self.summary = QLabel()
-        self.summary.setWordWrap(False)  # one line, however many problems; details in the tooltip
+        # one line, however many problems, elided to the window's width: the whole of it in the
+        # tooltip and behind "Show" (a long line no longer sets the window's minimum width)
+        self.summary = ElidedLabel(link='<a href="show">Show</a>')
         self.summary.setStyleSheet("color: #b26a00;")
-        self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.linkActivated.connect(self._show_flagged)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -159,13 +159,16 @@ class BookPanel(QWidget):
     def refresh_banner(self) -> None:
         """One line from the tree's current data (a language override shows at once), with "Show"."""
         line, self._banner_mode = banner_line(self.model.snapshot)
-        self.summary.setText(f"\u26a0 {escape(line, quote=False)} \u2014 <a href=\"show\">Show</a>" if line else "")
         snap = self.model.snapshot
-        self.summary.setToolTip("\n".join(snap.warnings) if snap is not None else "")
+        self.summary.set_full_text(f"\u26a0 {line}" if line else "",
+                                   "\n".join(snap.warnings) if snap is not None else "")
         self.summary.setVisible(bool(line))
 
     def _show_flagged(self, _link: str = "") -> None:
         self.filter_combo.setCurrentText(self._banner_mode)
+        if self.summary.elided():  # the part that did not fit, at once (it stays in the tooltip too)
+            QToolTip.showText(self.summary.mapToGlobal(self.summary.rect().bottomLeft()), self.summary.toolTip(),
+                              self.summary)
 
     def _fill_languages(self, snapshot) -> None:
         current = self.language_combo.currentData() or ""

@@ -45,6 +45,7 @@ class EmptyState(QWidget):
         kinds = " ".join(SUPPORTED_SUFFIXES)
         self.hint = QLabel(f"or drop a manuscript ({kinds}) or a project folder anywhere on this window")
         self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.hint.setWordWrap(True)  # never wider than the window (a laptop screen)
         self.hint.setStyleSheet("color: #616161;")
         self.recent_title = QLabel("<b>Recent projects</b>")
         self.recent = QListWidget()

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from PySide6.QtCore import QUrl, Qt, Signal
+from PySide6.QtCore import QTimer, QUrl, Qt, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QDialog, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget,
@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.project.numbering import chapter_label
+from studio.desktop.export_words import in_app_words
 from studio.desktop.messages import ErrorInfo, ExportProgress, PackageChoices
 from studio.desktop.snapshot import BookSnapshot, estimate
 from studio.ui.book_model import BookModel
@@ -40,6 +41,7 @@ RESULT_COLUMNS = ("File", "Length", "RMS", "True peak", "Noise floor", "Loudness
 class ExportDialog(QDialog):
     exportRequested = Signal(str, str, object)  # folder, format, chapter indexes
     publishRequested = Signal(str, str, object, object)  # folder, format, chapter indexes, PackageChoices
+    creditsWanted = Signal(object)  # PackageChoices: the credits' default text for them, to show and edit
 
     def __init__(self, snapshot: BookSnapshot, model: BookModel, folder: str, parent: QWidget | None = None,
                  open_url: Callable[[QUrl], object] = QDesktopServices.openUrl) -> None:
@@ -88,9 +90,17 @@ class ExportDialog(QDialog):
         self.closing.setPlaceholderText("Default: The end. Title, author, narrator; copyright; the disclosure that "
                                         "the narration is synthetic.")
         for box in (self.opening, self.closing):
-            box.setMaximumHeight(60)
+            box.setMaximumHeight(72)
+        self._filled = {"opening": "", "closing": ""}  # the default text last put in each box
+        self.producer = QLineEdit()
+        self.producer.setPlaceholderText("you or your company: \u201cRecording copyright <year> by \u2026\u201d")
+        self.producer.setToolTip("Who holds the recording's copyright, for the closing credits. The book's own "
+                                 "rights (public domain, a publisher's copyright) come from the book itself.")
+        self._credits_timer = QTimer(self, singleShot=True, interval=250, timeout=self.request_credits)
+        self.producer.textChanged.connect(lambda _t: self._credits_timer.start())
         self.credits.toggled.connect(lambda on: (self.opening.setEnabled(on), self.closing.setEnabled(on)))
         form.addRow("", self.credits)
+        form.addRow("Recording by:", self.producer)
         form.addRow("Opening credits:", self.opening)
         form.addRow("Closing credits:", self.closing)
         self.sample = QCheckBox("Retail sample (about 3 minutes, its own file)")
@@ -127,6 +137,10 @@ class ExportDialog(QDialog):
                 item.setToolTip("Render this chapter completely before exporting it")
             self.chapters.addItem(item)
 
+        self.proof_line = QLabel("Proof-listening: reading\u2026")
+        self.proof_line.setWordWrap(True)
+        self.require_proof = QCheckBox("Only when proof-listened: refuse if a chapter has sentences not listened "
+                                       "to or still to review")
         self.progress = QProgressBar()
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
@@ -156,6 +170,8 @@ class ExportDialog(QDialog):
         layout.addLayout(form)
         layout.addWidget(QLabel("Chapters:"))
         layout.addWidget(self.chapters, 1)
+        layout.addWidget(self.proof_line)
+        layout.addWidget(self.require_proof)
         layout.addWidget(self.progress)
         layout.addWidget(self.status)
         layout.addWidget(self.results, 1)
@@ -198,7 +214,7 @@ class ExportDialog(QDialog):
         self.publish.setChecked(self.publishing())
         self.publish.blockSignals(False)
         for widget in (self.cover, self.cover_fit, self.credits, self.opening, self.closing, self.sample,
-                       self.sample_chapter):
+                       self.sample_chapter, self.producer, self.require_proof):
             widget.setEnabled(self.publishing())
         if self.publishing():
             self.opening.setEnabled(self.credits.isChecked())
@@ -208,8 +224,31 @@ class ExportDialog(QDialog):
     def choices(self) -> PackageChoices:
         """The package the producer asked for (credits, sample, cover)."""
         return PackageChoices(self.cover.text().strip(), self.cover_fit.currentData() or "", self.credits.isChecked(),
-                              self.opening.toPlainText().strip(), self.closing.toPlainText().strip(),
-                              self.sample.isChecked(), self.sample_chapter.currentData())
+                              self._own("opening"), self._own("closing"), self.sample.isChecked(),
+                              self.sample_chapter.currentData(), self.producer.text().strip(),
+                              self.require_proof.isChecked())
+
+    def _own(self, which: str) -> str:
+        """The producer's wording, "" while the box still holds the default (it follows the producer's name)."""
+        text = getattr(self, which).toPlainText().strip()
+        return "" if text == self._filled[which].strip() else text
+
+    def request_credits(self) -> None:
+        """Ask for the default credits for the current choices (the main window answers with show_credits)."""
+        self.creditsWanted.emit(self.choices())
+
+    def show_credits(self, credits) -> None:  # noqa: ANN001 - studio.delivery.credits.Credits
+        """Fill each credits box the producer has not written in with the text the export would speak."""
+        for which, text in (("opening", credits.opening), ("closing", credits.closing)):
+            box = getattr(self, which)
+            if box.toPlainText().strip() in ("", self._filled[which].strip()):
+                self._filled[which] = text
+                box.setPlainText(text)
+
+    def show_proof_before(self, before) -> None:  # noqa: ANN001 - studio.delivery.export_book.ProofBefore
+        """Said before the export: what is still to review or not listened to in the book."""
+        self.proof_line.setText(f"Proof-listening: {before.line()}.")
+        self.proof_line.setStyleSheet("" if before.clean else "color: #b26a00;")
 
     def _browse_cover(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Cover art", self.cover.text(), "Images (*.jpg *.jpeg *.png)")
@@ -258,8 +297,9 @@ class ExportDialog(QDialog):
         self.open_btn.setVisible(True)
         self.export_btn.setEnabled(True)
 
-    def on_published(self, result) -> None:  # noqa: ANN001 - studio.delivery.publish.PublishResult
-        """Show every file's measurements and ACX verdict (failed rules in full, and as tooltip)."""
+    def on_published(self, result, proof: dict | None = None) -> None:  # noqa: ANN001 - a PublishResult
+        """Show every file's measurements and ACX verdict (failed rules in full, and as tooltip), the
+        warnings in the dialog's words, and the proof summary written into the manifest."""
         self.result_published = result
         self.results.setRowCount(0)
         for f in result.files:
@@ -279,14 +319,16 @@ class ExportDialog(QDialog):
         seconds = sum(f.duration for f in result.files)
         self.on_done(ExportProgress(len(result.files), len(result.files), "", tuple(str(f.path) for f in result.files),
                                     seconds))
+        check = result.check_name[:1].upper() + result.check_name[1:]  # "ACX check", never "Acx check"
         self.status.setText(f"Wrote {len(result.files)} file(s), {fmt_duration(seconds)} of audio, and "
-                            f"{result.manifest.name}. {result.check_name.capitalize()}: {len(result.files) - failed} pass, "
+                            f"{result.manifest.name}. {check}: {len(result.files) - failed} pass, "
                             f"{failed} fail." + (f"\n{result.cover.line()}" if result.cover else "")
-                            + "".join(f"\n{w}" for w in result.warnings))
+                            + (f"\nProof-listening: {proof['summary']}" if proof else "")
+                            + "".join(f"\n{in_app_words(w)}" for w in result.warnings))
 
     def on_error(self, err: ErrorInfo) -> None:
         self.progress.setFormat("failed")
-        self.status.setText(f"Export failed: {err.message}")
+        self.status.setText(f"Export failed: {in_app_words(err.message)}")
         self.export_btn.setEnabled(True)
 
     def open_folder(self) -> None:

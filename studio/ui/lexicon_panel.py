@@ -42,6 +42,7 @@ class LexiconDialog(QDialog):
     """Add, edit and remove entries; ``changed`` after every edit (keys changed)."""
 
     changed = Signal()
+    renderAgain = Signal(object)  # ids of rendered sentences whose pronunciation changed: queued at once
     playRequested = Signal(str, str)  # text, language
 
     def __init__(self, project: Project, parent: QWidget | None = None) -> None:
@@ -171,21 +172,33 @@ class LexiconDialog(QDialog):
             voice, unknown = unknown_ipa(self.project, entry)
             if unknown:
                 raise ValueError(f"the voice {voice} has no phoneme for {' '.join(unknown)}")
-            before = {r.id: r.expected_key for r in self.project.sentences()}
-            self.project.lexicon.add([entry])
-            n = sum(1 for r in self.project.sentences() if before.get(r.id) != r.expected_key)
-            self.reload()
-            self.changed.emit()
-            return f"{entry.grapheme}: saved; {n} sentence(s) will render again."
+            return f"{entry.grapheme}: saved; " + self._render_again(lambda: self.project.lexicon.add([entry]))
         return self._guard(run)
 
     def remove_entry(self) -> bool:
         def run() -> str:
-            n = self.project.lexicon.remove(self.word.text(), language=self.language.text().strip() or None)
-            self.reload()
-            self.changed.emit()
-            return f"removed {n} entr{'y' if n == 1 else 'ies'} for {self.word.text()}."
+            word, language = self.word.text(), self.language.text().strip() or None
+            removed: list[int] = []
+            again = self._render_again(lambda: removed.append(self.project.lexicon.remove(word, language=language)))
+            return f"removed {removed[0]} entr{'y' if removed[0] == 1 else 'ies'} for {word}; {again}"
         return self._guard(run)
+
+    def _render_again(self, change: Callable[[], object]) -> str:
+        """Make ``change`` to the lexicon, queue the rendered sentences it changes (what the message
+        says will render again is what is queued) and say how many."""
+        before = {r.id: r.expected_key for r in self.project.sentences()}
+        change()
+        moved = [r for r in self.project.sentences() if before.get(r.id) != r.expected_key]
+        again = [r.id for r in moved if r.cache_key]  # they have audio with the old pronunciation
+        self.reload()
+        self.changed.emit()
+        if again:
+            self.renderAgain.emit(again)
+        later = len(moved) - len(again)
+        parts = [f"{len(again)} sentence{'s' if len(again) != 1 else ''} queued to render again"] if again else []
+        if later:
+            parts.append(f"{later} not rendered yet will use it")
+        return ("; ".join(parts) or "no sentence changes") + "."
 
     def play(self) -> str:
         """Ask the preview for the word alone and its first sentence (stored entry applied)."""
@@ -208,6 +221,7 @@ def open_lexicon_dialog(window) -> LexiconDialog | None:  # window: studio.ui.ma
     dlg = LexiconDialog(s.project, window)
     dlg.playRequested.connect(lambda text, lang: s.preview.play_text(text, lang, s.voice_for(lang), "pronunciation"))
     dlg.changed.connect(s.refresh)
+    dlg.renderAgain.connect(lambda ids: s.render_sentences(ids, f"New pronunciation: {len(ids)} sentence(s)"))
     window.lexicon_dialog = dlg
     dlg.open()
     return dlg

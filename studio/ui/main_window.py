@@ -15,11 +15,13 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QStackedWidget, QWidget
+from PySide6.QtWidgets import (
+    QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMessageBox, QScrollArea, QStackedWidget, QWidget,
+)
 
 from studio.desktop.facts import gather_facts_in_subprocess
 from studio.desktop.measure import PresetMeasurer
-from studio.desktop.messages import ErrorInfo, PackageChoices, PlaybackPosition
+from studio.desktop.messages import ErrorInfo, PlaybackPosition
 from studio.desktop.planning import BookPlan
 from studio.desktop.preset_words import emphasis_note, preset_label
 from studio.desktop.progress import book_progress
@@ -30,9 +32,11 @@ from studio.desktop.snapshot import BookSnapshot, ChapterNode, ParagraphNode, Se
 from studio.ui.book_view import BookPanel
 from studio.ui.common import show_message_box
 from studio.ui.confirm import book_render_box
+from studio.ui.elided import ElidedLabel
 from studio.ui.empty_state import SAMPLE_BOOK, EmptyState
 from studio.ui.direction_dialog import DirectionDialog
 from studio.ui.export_dialog import ExportDialog
+from studio.ui.export_flow import open_export_dialog
 from studio.ui.import_flow import ImportFlow
 from studio.ui.inspector import Inspector
 from studio.ui.loading import LoadingNotice
@@ -51,6 +55,7 @@ from studio.ui.window_actions import build_actions
 log = logging.getLogger(__name__)
 
 MAX_RECENT = 8
+PRESET_TIP = "The voice and speed/quality preset this project renders with (Voices & Presets to change)"
 
 
 class MainWindow(QMainWindow):
@@ -108,12 +113,12 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.docks["details"]], [380], Qt.Orientation.Horizontal)
         self.resizeDocks([self.docks["queue"]], [260], Qt.Orientation.Vertical)
         self.proof = install_proof_dock(self)  # proof-listening: flagged sentences, listened in the background
+        self.setMinimumSize(640, 480)  # and no more: every panel scrolls or elides below its comfortable size
 
         self.play_label = QLabel("")
         self.audio_label = QLabel("")
         self.audio_label.setStyleSheet("color: #c62828;")
-        self.preset_label = QLabel("")
-        self.preset_label.setToolTip("The voice and speed/quality preset this project renders with (Voices & Presets to change)")
+        self.preset_label = ElidedLabel()
         self.statusBar().addPermanentWidget(self.preset_label)
         self.statusBar().addPermanentWidget(self.play_label)
         self.statusBar().addPermanentWidget(self.audio_label)
@@ -130,7 +135,14 @@ class MainWindow(QMainWindow):
     def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(f"dock-{title.lower().replace(' ', '-')}")
-        dock.setWidget(widget)
+        # in a scroll area: a panel taller or wider than its dock scrolls instead of setting the
+        # window's minimum size (the window fits a 1280 x 720 laptop screen with every dock open)
+        room = QScrollArea()
+        room.setObjectName(f"scroll-{title.lower().replace(' ', '-')}")
+        room.setWidgetResizable(True)
+        room.setFrameShape(QFrame.Shape.NoFrame)
+        room.setWidget(widget)
+        dock.setWidget(room)
         self.addDockWidget(area, dock)
         return dock
 
@@ -176,9 +188,10 @@ class MainWindow(QMainWindow):
         s.searchReady.connect(b.apply_search)
         t = self.takes
         s.takesChanged.connect(t.set_takes)
-        s.settingsChanged.connect(lambda st: self.preset_label.setText(preset_label(st.preset, st.voice_id, st.backend)))
-        s.closed.connect(lambda: self.preset_label.setText(""))
-        t.playTakes.connect(lambda sid, ids: s.play_takes(sid, ids))
+        s.settingsChanged.connect(lambda st: self.preset_label.set_full_text(
+            preset_label(st.preset, st.voice_id, st.backend), PRESET_TIP))
+        s.closed.connect(lambda: self.preset_label.set_full_text(""))
+        t.playTakes.connect(lambda sid, ids: s.play_takes(sid, ids, t.label_for(ids)))
         t.chooseTake.connect(s.choose_take)
         t.newTake.connect(lambda sid: s.render_sentences([sid], regenerate=True))
         s.jobFinished.connect(lambda _job: self._reload_takes())
@@ -200,9 +213,27 @@ class MainWindow(QMainWindow):
             self.resize(1360, 860)
         if isinstance(state, QByteArray):
             self.restoreState(state)
+        elif self._small_screen():
+            self.tab_docks()
         minutes = float(self.qsettings.value("flags/longChapterMinutes", 60.0))
         self.book.long_minutes.setValue(minutes)
         self.session.set_long_chapter_minutes(minutes)
+
+    def _small_screen(self) -> bool:
+        screen = self.screen()
+        room = screen.availableGeometry() if screen is not None else None
+        return room is not None and (room.width() < 1440 or room.height() < 860)
+
+    def tab_docks(self) -> None:
+        """View > Tab the Docks: the right column's docks in one tab group, and the bottom's in
+        another (a laptop screen: each dock gets the column's whole height)."""
+        d = self.docks
+        for name in ("readouts", "takes", "progress"):
+            self.tabifyDockWidget(d["details"], d[name])
+        for name in ("log", "proof"):
+            self.tabifyDockWidget(d["queue"], d[name])
+        d["details"].raise_()
+        d["queue"].raise_()
 
     def save_settings(self) -> None:
         self.qsettings.setValue("window/geometry", self.saveGeometry())
@@ -380,7 +411,7 @@ class MainWindow(QMainWindow):
 
     def _audio_problem(self, message: str, announce: bool = True) -> None:
         self.audio_problem = message
-        self.audio_label.setText("No audio output device")
+        self.audio_label.setText(message.split(".")[0] if message.startswith("No sound") else "No sound output")
         self.audio_label.setToolTip(message)
         if announce:
             self.statusBar().showMessage(message, 10000)
@@ -428,39 +459,7 @@ class MainWindow(QMainWindow):
                                on_error=lambda e: dlg.triton.show_error(e.message), action="test the Triton servers")
 
     def open_export(self) -> None:
-        s = self.session
-        if s.snapshot is None:
-            return
-        default = self.qsettings.value("export/folder") or str(Path(s.snapshot.folder).parent / f"{s.snapshot.title} - audio")
-        dlg = ExportDialog(s.snapshot, self.book.model, str(default), self)
-        dlg.set_format(str(self.qsettings.value("export/format", "m4b")))
-        for fmt in ("wav", "mp3"):  # unset: the dialog's default (MP3 publish-ready, WAV as rendered)
-            if self.qsettings.value(f"export/publish/{fmt}") is not None:
-                dlg.set_publish(str(self.qsettings.value(f"export/publish/{fmt}")).lower() == "true", fmt)
-
-        def remember(folder: str, fmt: str) -> None:
-            self.qsettings.setValue("export/folder", folder)
-            self.qsettings.setValue("export/format", fmt)
-            if fmt in ("wav", "mp3"):  # the other formats are always publish-ready
-                self.qsettings.setValue(f"export/publish/{fmt}", "true" if dlg.publishing() else "false")
-
-        def failed(err: ErrorInfo) -> None:
-            dlg.on_error(err)
-            self.show_error(err)
-
-        def run(folder: str, fmt: str, chapters: list[int]) -> None:
-            remember(folder, fmt)
-            s.exports.export(folder, fmt, chapters, on_progress=dlg.on_progress, on_done=dlg.on_done, on_error=failed)
-
-        def run_publish(folder: str, fmt: str, chapters: list[int], choices: PackageChoices) -> None:
-            remember(folder, fmt)
-            s.exports.publish(folder, fmt, chapters, choices=choices, on_progress=dlg.on_progress,
-                              on_done=dlg.on_published, on_error=failed)
-
-        dlg.exportRequested.connect(run)
-        dlg.publishRequested.connect(run_publish)
-        self.export_dialog = dlg
-        dlg.open()
+        self.export_dialog = open_export_dialog(self) or self.export_dialog
 
     # ------------------------------------------------------------ errors and events
 

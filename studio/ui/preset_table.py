@@ -31,7 +31,7 @@ from studio.project.settings import ProjectSettings
 from studio.desktop.facts import BenchFigures, MachineFacts, PresetInfo
 from studio.desktop.measure import ABOUT, MeasureProgress, MeasureResult, PresetMeasurer
 from studio.desktop.messages import ErrorInfo
-from studio.desktop.preset_words import default_row_name, plain_name, plain_reason
+from studio.desktop.preset_words import default_row_name, engine_default_name, plain_name, plain_reason
 
 COLUMNS = ("Preset", "Technical name", "Runs here", "Speed (measured)", "Quality (measured)")
 RECOMMENDED = "\u2605 recommended"
@@ -40,6 +40,7 @@ REFERENCE = "fp32-cpu"  # what the benchmark compares quality against
 QUALITY_TIP = (f"How closely the audio matches {plain_name(REFERENCE)} (log-mel correlation on the lowest "
                "sentence: 1.000 is identical) and the noise floor in pauses (lower is quieter)")
 _NAME, _BACKEND, _DETAILS = Qt.ItemDataRole.UserRole, Qt.ItemDataRole.UserRole + 1, Qt.ItemDataRole.UserRole + 2
+_CHOICE = Qt.ItemDataRole.UserRole + 3  # what choosing the row stores: "" on the engine default's row
 
 
 def speed_text(b: BenchFigures | None) -> str:
@@ -127,8 +128,7 @@ class PresetTable(QWidget):
 
     def set_facts(self, facts: MachineFacts, settings: ProjectSettings) -> None:
         """Show every preset; keeps the row the user picked (else the project's preset)."""
-        current = self.tree.currentItem()
-        keep = current.data(0, _NAME) if current is not None else settings.preset
+        keep = self.chosen()[0] if self.chosen() is not None else settings.preset
         self.facts, self.settings = facts, settings
         self.recommendation = recommend([
             PresetFacts(p.name, p.available, None if p.bench is None or p.bench.error else p.bench.x_real_time)
@@ -138,17 +138,25 @@ class PresetTable(QWidget):
         self.recommended.setText(f"Recommended for this computer: <b>{escape(plain_name(rec.preset))}</b> "
                                  f"({rec.preset}) \u2014 {escape(rec.why)}")
         self.tree.clear()
-        default = QTreeWidgetItem([*default_row_name(settings.backend), "Yes", "", ""])
-        default.setData(0, _NAME, "")
-        default.setData(0, _DETAILS, f"<b>{escape(default_row_name(settings.backend)[0])}</b> ({settings.backend} "
-                                     "engine, no preset chosen): what this project renders with now. Choosing the "
-                                     "same preset by name renders the book again.")
-        self.tree.addTopLevelItem(default)
+        # a project without a preset renders with its engine's default preset: that preset's own row says
+        # so (one "Best quality" in the list, not two), and choosing it keeps "no preset" (nothing re-renders)
+        engine_default = "" if settings.preset else engine_default_name(settings.backend)
+        if not any(p.name == engine_default and p.available for p in facts.presets) and not settings.preset:
+            default = QTreeWidgetItem([*default_row_name(settings.backend), "Yes", "", ""])
+            default.setData(0, _NAME, "")
+            default.setData(0, _DETAILS, f"<b>{escape(default_row_name(settings.backend)[0])}</b> "
+                                         f"({settings.backend} engine, no preset chosen): what this project renders "
+                                         "with now.")
+            self.tree.addTopLevelItem(default)
         for info in facts.presets:
-            self.tree.addTopLevelItem(self._item(info, info.name == rec.preset))
+            item = self._item(info, info.name == rec.preset)
+            if info.name == engine_default and info.available:
+                item.setText(0, item.text(0).replace(plain_name(info.name), default_row_name(settings.backend)[0], 1))
+                item.setData(0, _CHOICE, "")
+            self.tree.addTopLevelItem(item)
         for i in range(self.tree.topLevelItemCount()):
             item = self.tree.topLevelItem(i)
-            if item.data(0, _NAME) == keep and item.flags() & Qt.ItemFlag.ItemIsSelectable:
+            if self._choice(item) == keep and item.flags() & Qt.ItemFlag.ItemIsSelectable:
                 self.tree.setCurrentItem(item)
         if not facts.bench_path:
             self.bench_note.setText("Nothing measured on this computer yet: press Measure on this machine "
@@ -196,7 +204,12 @@ class PresetTable(QWidget):
         item = self.tree.currentItem()
         if item is None or not item.flags() & Qt.ItemFlag.ItemIsSelectable:
             return None
-        return str(item.data(0, _NAME) or ""), str(item.data(0, _BACKEND) or "")
+        return self._choice(item), str(item.data(0, _BACKEND) or "")
+
+    @staticmethod
+    def _choice(item: QTreeWidgetItem) -> str:
+        choice = item.data(0, _CHOICE)
+        return str(item.data(0, _NAME) or "") if choice is None else str(choice)
 
     def row_of(self, preset: str) -> QTreeWidgetItem | None:
         for i in range(self.tree.topLevelItemCount()):

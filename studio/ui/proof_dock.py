@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QPushButton,
+    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QTextBrowser,
@@ -29,9 +30,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.desktop.proof import ProofController, ProofEntry, ProofView
+from studio.desktop.proof import NOT_LISTENED, ProofController, ProofEntry, ProofView
 
 COLUMNS = ("Chapter", "Sentence", "Why", "Score")
+CHAPTER_COLUMNS = ("Chapter", "Proof-listening")
 SEVERITY = {3: "\u25cf\u25cf\u25cf", 2: "\u25cf\u25cf", 1: "\u25cf"}
 
 
@@ -46,6 +48,18 @@ def highlighted(text: str, marked: str, colour: str) -> str:
     return " ".join(out)
 
 
+def rows_table(columns: tuple[str, ...], stretch: int) -> QTableWidget:
+    """A read-only table whose rows are chosen one at a time; column ``stretch`` takes the room left."""
+    table = QTableWidget(0, len(columns))
+    table.setHorizontalHeaderLabels(columns)
+    table.verticalHeader().hide()
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    table.horizontalHeader().setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
+    return table
+
+
 class ProofPanel(QWidget):
     sentenceChosen = Signal(int)
     regenerate = Signal(object)  # list of sentence ids
@@ -53,25 +67,29 @@ class ProofPanel(QWidget):
     editSentence = Signal(int)
     markFine = Signal(int)
     listenRequested = Signal()
+    chapterChosen = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.view = ProofView("", (), ())
-        self.summary = QLabel("Not proof-listened yet: render a chapter, or press Listen now.")
+        self.summary = QLabel(NOT_LISTENED)
         self.summary.setWordWrap(True)
+        self.summary.setStyleSheet("font-weight: 600;")
         self.listen_btn = QPushButton("Listen now")
         self.listen_btn.setToolTip("Proof-listen every rendered sentence that has not been checked")
         self.listen_btn.clicked.connect(self.listenRequested)
         self.auto = QCheckBox("After each render")
         self.auto.setToolTip("Proof-listen in the background after every render (it pauses while rendering)")
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
-        self.table.verticalHeader().hide()
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.table = rows_table(COLUMNS, stretch=2)
         self.table.itemSelectionChanged.connect(self._selected)
+        # the chapters as rows (a wall of "ch. 9: not proof-listened; ch. 10: ..." no more)
+        self.chapters = rows_table(CHAPTER_COLUMNS, stretch=1)
+        self.chapters.itemSelectionChanged.connect(self._chapter_selected)
+        lists = QSplitter(Qt.Orientation.Horizontal)
+        lists.addWidget(self.table)
+        lists.addWidget(self.chapters)
+        lists.setStretchFactor(0, 3)
+        lists.setStretchFactor(1, 2)
         self.details = QTextBrowser()
         self.details.setMaximumHeight(120)
         self.rerender_btn = QPushButton("Re-render (new take)")
@@ -92,7 +110,7 @@ class ProofPanel(QWidget):
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
-        layout.addWidget(self.table, 1)
+        layout.addWidget(lists, 1)
         layout.addWidget(self.details)
         layout.addLayout(buttons)
         self._enable(None)
@@ -101,7 +119,7 @@ class ProofPanel(QWidget):
         row = self.table.currentRow()
         return self.view.entries[row] if 0 <= row < len(self.view.entries) else None
 
-    def set_view(self, view: ProofView) -> None:
+    def set_view(self, view: ProofView, names: dict[int, str] | None = None) -> None:
         keep = self.current()
         self.view = view
         self.table.setRowCount(len(view.entries))
@@ -112,10 +130,15 @@ class ProofPanel(QWidget):
                 item = QTableWidgetItem(text)
                 item.setToolTip(e.text)
                 self.table.setItem(r, c, item)
-        flagged = len(view.entries)
-        lines = "; ".join(f"ch. {idx + 1}: {line}" for idx, line in view.chapters)
-        self.summary.setText(f"{flagged} sentence(s) to review. {lines}" if view.chapters
-                             else "Not proof-listened yet: render a chapter, or press Listen now.")
+        self.summary.setText(view.book)
+        self.chapters.setRowCount(len(view.chapters))
+        for r, (idx, words) in enumerate(view.chapters):
+            name = (names or {}).get(idx, "")
+            for c, text in enumerate((f"{idx + 1}. {name}" if name else str(idx + 1), words)):
+                item = QTableWidgetItem(text)
+                item.setData(Qt.ItemDataRole.UserRole, idx)
+                item.setToolTip(f"Chapter {idx + 1}: {words}")
+                self.chapters.setItem(r, c, item)
         again = next((r for r, e in enumerate(view.entries) if keep and e.sentence_id == keep.sentence_id), None)
         if again is not None:
             self.table.selectRow(again)
@@ -126,6 +149,16 @@ class ProofPanel(QWidget):
     def show_progress(self, p: Any) -> None:  # studio.proof.sentences.ProofProgress
         if not p.stopped:
             self.summary.setText(f"Listening\u2026 {p.done}/{p.total} sentences, {p.flagged} to review so far")
+
+    def chapter_rows(self) -> list[tuple[str, str]]:
+        t = self.chapters
+        return [(t.item(r, 0).text(), t.item(r, 1).text()) for r in range(t.rowCount())]
+
+    def _chapter_selected(self) -> None:
+        row = self.chapters.currentRow()
+        item = self.chapters.item(row, 0) if row >= 0 else None
+        if item is not None:
+            self.chapterChosen.emit(int(item.data(Qt.ItemDataRole.UserRole)))
 
     def _selected(self) -> None:
         entry = self.current()
@@ -170,7 +203,19 @@ def install_proof_dock(window: Any, controller: ProofController | None = None) -
         window.qsettings.setValue("proof/autoListen", on)
 
     panel.auto.toggled.connect(set_auto)
-    ctl.viewChanged.connect(panel.set_view)
+    def names() -> dict[int, str]:
+        snap = window.book.model.snapshot
+        return {c.index: c.display_name for c in snap.chapters} if snap is not None else {}
+
+    def show_chapter(idx: int) -> None:
+        book = window.book
+        source = book.model.index(idx, 0)
+        if source.isValid():
+            book.tree.setCurrentIndex(book.proxy.mapFromSource(source))
+            book.tree.scrollTo(book.tree.currentIndex())
+
+    ctl.viewChanged.connect(lambda v: panel.set_view(v, names()))
+    panel.chapterChosen.connect(show_chapter)
     ctl.viewChanged.connect(lambda v: window.book.model.set_proof(frozenset(e.sentence_id for e in v.entries),
                                                                   dict(v.chapters)))
     ctl.progress.connect(panel.show_progress)

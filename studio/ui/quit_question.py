@@ -65,7 +65,7 @@ class QuitGuard:
         if self.box is not None and self.box.isVisible():
             return True
         box = QMessageBox(QMessageBox.Icon.Question, "Render work is queued",
-                          f"{describe_outstanding(snap)} not finished.", parent=self.window)
+                          f"{describe_outstanding(snap)}, not finished.", parent=self.window)
         box.setInformativeText("Finish later keeps the queue in the project: it is back, in the same order "
                                "and paused if it was paused, when you open the book again.")
         self.later_btn = box.addButton("Finish later", QMessageBox.ButtonRole.AcceptRole)

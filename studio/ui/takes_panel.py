@@ -98,7 +98,7 @@ class TakesPanel(QWidget):
         self.table.setRowCount(len(takes.takes))
         for row, t in enumerate(takes.takes):
             preset = t.engine.partition("/")[2]
-            cells = ("\u2605" if t.chosen else "", str(t.id), t.created_at, plain_name(preset), t.voice_id,
+            cells = ("\u2605" if t.chosen else "", str(takes.number(t.id)), t.created_at, plain_name(preset), t.voice_id,
                      f"{t.duration:.2f} s")
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
@@ -118,6 +118,10 @@ class TakesPanel(QWidget):
             f"{len(takes.takes)} take(s) kept (up to {takes.limit}), {fmt_size(takes.bytes)}; "
             f"all takes in the project: {fmt_size(takes.project_bytes)}")
         self._update_buttons()
+
+    def label_for(self, take_ids: list[int]) -> str:
+        """"take 1 then take 2": the takes as this panel numbers them."""
+        return " then ".join(f"take {self.takes.number(t) if self.takes else '?'}" for t in take_ids)
 
     def selected_ids(self) -> list[int]:
         rows = sorted({i.row() for i in self.table.selectedIndexes()})

@@ -151,6 +151,9 @@ def build_actions(w: ActionHost) -> WindowActions:
 
     for dock in w.docks.values():
         view_menu.addAction(dock.toggleViewAction())
+    view_menu.addSeparator()
+    act("tab_docks", "&Tab the Docks", w.tab_docks, menu=view_menu,
+        tip="Put the docks of each side in one group of tabs (a small screen); drag a tab out to undock it")
     act("log_file", "Open &Log File", lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(log_file_path()))),
         menu=help_menu, tip=str(log_file_path()))
     act("about", "&About", lambda: w.statusBar().showMessage(

@@ -17,17 +17,13 @@ from PySide6.QtCore import QSettings
 
 from support.gui import shared_factory
 from support.audio import META, speechlike
-from support.render import make_book, real_engine
+from support.render import rendered_test_book
 from studio.audio.acx import check_file
 from studio.audio.containers import write_delivery
 from studio.audio.subtitles import parse_cues
 from studio.audio.tags import Track
-from studio.engine.voice.catalog import get_voice
 from studio.delivery.manifest import PublishedFile
 from studio.delivery.publish import PublishResult
-from studio.rendering.render import render_project
-from studio.project.opening import new_project_settings
-from studio.project import Project
 from studio.desktop.messages import PackageChoices
 from studio.desktop.session import ProjectSession
 from studio.desktop.sinks import NullSink
@@ -39,10 +35,7 @@ WAIT = 120_000  # ms
 
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("gui-publish") / "book.studio"
-    with Project.create(folder, make_book(), new_project_settings(get_voice(None))) as proj:
-        render_project(proj, real_engine())
-    return folder
+    return rendered_test_book(tmp_path_factory.mktemp("gui-publish") / "book.studio")
 
 
 @pytest.fixture

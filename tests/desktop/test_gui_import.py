@@ -71,7 +71,10 @@ def test_import_shows_its_steps_and_cancel_leaves_nothing(qtbot, window, tmp_pat
     window.importer.watch.stepped.connect(steps.append)  # (the first step may have gone by already)
     qtbot.waitUntil(lambda: window.session.snapshot is not None, timeout=WAIT)
     stages = [s.stage for s in steps]
-    assert window.importer.watch.steps == 1 + 1 + 120 + 1  # reading, languages, each chapter, saving
+    # reading, each chapter's languages (two passes: the bar moves through a long book's detection), its
+    # sentences, saving
+    assert window.importer.watch.steps == 1 + 120 + 120 + 120 + 1
+    assert stages.count("Detecting languages") == 120
     assert stages.count("Splitting sentences") == 120 and stages[-1] == "Saving the project"
     assert Project.is_project(tmp_path / "projects" / "many.studio")
 

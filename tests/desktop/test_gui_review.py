@@ -209,7 +209,8 @@ def test_takes_panel_lists_compares_and_chooses_takes_and_the_choice_survives_re
     panel.new_btn.click()
     qtbot.waitUntil(lambda: panel.table.rowCount() == 3, timeout=WAIT)
     assert [panel.table.item(r, 0).text() for r in range(3)] == ["", "", "\u2605"]  # the newest is used
-    ids = [int(panel.table.item(r, 1).text()) for r in range(3)]
+    assert [panel.table.item(r, 1).text() for r in range(3)] == ["1", "2", "3"]  # numbered per sentence (issue 32)
+    ids = [int(panel.table.item(r, 1).data(Qt.ItemDataRole.UserRole)) for r in range(3)]
 
     selection = panel.table.selectionModel()
     panel.table.selectRow(0)
@@ -223,7 +224,7 @@ def test_takes_panel_lists_compares_and_chooses_takes_and_the_choice_survives_re
     session.preview.positionChanged.connect(heard.append)
     panel.ab_btn.click()
     qtbot.waitUntil(lambda: bool(heard) and heard[-1].state == "finished", timeout=WAIT)
-    assert heard[-1].label == f"take {ids[0]} then take {ids[2]}"
+    assert heard[-1].label == "take 1 then take 3"
     assert any(p.state == "playing" and p.sentence_id == target.id for p in heard)
 
     panel.table.selectRow(0)

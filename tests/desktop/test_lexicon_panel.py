@@ -50,7 +50,7 @@ def test_add_edit_remove_and_play_requests(qtbot, project) -> None:
     dlg.changed.connect(lambda: changed.append(1))
     dlg.value.setText("Win")
     assert dlg.save_entry()
-    assert "2 sentence(s) will render again" in dlg.message.text()
+    assert "2 not rendered yet will use it" in dlg.message.text()  # nothing rendered: nothing queued
     assert [(e.grapheme, e.value) for e in project.lexicon.entries().entries] == [("Nguyen", "Win")]
     assert dlg.entries.rowCount() == 1 and dlg.entries.item(0, 4).text() == "2"
     assert dlg.suggestions.rowCount() == 0 and changed == [1]

@@ -91,7 +91,11 @@ def test_the_dialog_names_presets_plainly_marks_the_recommended_one_and_says_why
     int8, trt, gpu = table.row_of("int8-cpu"), table.row_of("tensorrt-int8"), table.row_of("fp16-cuda")
     assert int8.text(0).startswith("Fast on CPU") and "recommended" in int8.text(0) and int8.text(1) == "int8-cpu"
     assert "Fast on CPU" in table.recommended.text() and "Measure" in table.recommended.text()
-    assert table.row_of("fp32-cpu").text(0) == "Best quality" and "recommended" not in table.row_of("fp32-cpu").text(0)
+    assert table.row_of("fp32-cpu").text(0) == "Best quality \u2014 engine default"  # the project has no preset
+    assert "recommended" not in table.row_of("fp32-cpu").text(0)
+    names = [table.tree.topLevelItem(i).text(0) for i in range(table.tree.topLevelItemCount())]
+    assert sum(n.startswith("Best quality") and "PyTorch" not in n for n in names) == 1  # once, not twice (issue 32)
+    assert table.row_of("") is None and table.chosen() == ("", "onnx")  # its row keeps "no preset": nothing re-renders
     assert trt.text(0).startswith("Fastest on NVIDIA GPU") and trt.text(2) == "TensorRT is not installed."
     assert gpu.text(2) == "No NVIDIA GPU was found on this computer." and gpu.toolTip(2) == NO_GPU  # raw as detail
     assert not gpu.flags() & Qt.ItemFlag.ItemIsSelectable  # greyed, cannot be chosen

@@ -52,6 +52,18 @@ def real_engine() -> Engine:
     return bundled_engine()
 
 
+def rendered_test_book(folder: Path) -> Path:
+    """The two-chapter test book as a project in ``folder``, rendered with the bundled voice."""
+    from studio.engine.voice.catalog import get_voice
+    from studio.rendering.render import render_project
+    from studio.project.opening import new_project_settings
+    from studio.project import Project
+
+    with Project.create(folder, make_book(), new_project_settings(get_voice(None))) as proj:
+        render_project(proj, real_engine())
+    return folder
+
+
 class CountingEngine(DelegatingEngine):
     """Delegates to a real engine; records every sentence it is asked to speak and
     how many sentences each synthesis call carried (``calls``)."""

@@ -177,6 +177,8 @@ def _metadata(opf: etree._Element) -> dict[str, str]:
             creators.append((el.get("id", ""), _text(el), attr(el, "role") or ""))
         elif name in ("language", "publisher", "date", "identifier") and _text(el):
             out.setdefault(name, _text(el))
+        elif name == "rights" and _text(el):  # the edition's licence and the text's status: the credits say them
+            out["rights"] = f"{out['rights']} {_text(el)}" if out.get("rights") else _text(el)
     if titles:
         main = [t for i, t in titles if refines.get((i, "title-type")) == "main"]
         out["title"] = main[0] if main else titles[0][1]

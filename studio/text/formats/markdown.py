@@ -38,7 +38,8 @@ def read_markdown(path: Path, max_bytes: int) -> RawBook:
     text, meta = _front_matter(text)
     chapters, found_title = build_chapters(_markdown_blocks(text),
                                            fallback_title=meta.get("title") or title_from_name(path))
-    return text_book(path, chapters, found_title, meta, {"format": "markdown", "encoding": encoding})
+    extra = {k: v for k, v in meta.items() if k in ("rights", "publisher", "date")}  # the credits read them
+    return text_book(path, chapters, found_title, meta, {"format": "markdown", "encoding": encoding, **extra})
 
 
 READER = Reader("Markdown", (".md", ".markdown"), read_markdown)
@@ -62,12 +63,14 @@ def _front_matter(text: str) -> tuple[str, dict[str, str]]:
             continue
         if ":" in line and not line.startswith((" ", "\t")):
             raw_key, _, value = line.partition(":")
-            key = {"lang": "language", "authors": "author", "creator": "author"}.get(
+            key = {"lang": "language", "authors": "author", "creator": "author", "copyright": "rights",
+                   "license": "rights", "licence": "rights"}.get(
                 raw_key.strip().lower(), raw_key.strip().lower()
             )
             meta[key] = _yaml_scalar(value.strip())
     body = "\n".join(lines[end + 1 :])
-    return body, {k: v for k, v in meta.items() if k in ("title", "author", "language") and v}
+    return body, {k: v for k, v in meta.items() if k in ("title", "author", "language", "rights", "publisher", "date")
+                  and v}
 
 
 def _yaml_scalar(value: str) -> str:

@@ -1,0 +1,122 @@
+"""What the book says about its rights, and the copyright lines the closing credits speak from it.
+
+Why read the book and not assume: the credits used to say "Copyright <year> by <author>"
+for every book, so a nineteenth-century novel was credited to its dead author with this
+year's date. A credit has to say what is true: a public-domain text says so, a book that
+claims a copyright is credited to whoever it names (a publisher, an estate), and a book
+that says nothing gets no copyright line for its text at all. The recording's own line
+names the producer when one is given.
+
+Where the rights come from, first found wins: the project's settings (the producer's
+word), the manuscript's metadata (EPUB ``dc:rights``, Markdown front matter ``rights`` /
+``copyright`` / ``license``), then the book's copyright page (a sentence of the front
+matter or the first chapter that says "Copyright", "©" or "public domain"; DOCX and plain
+text carry it there).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from dataclasses import dataclass
+
+from studio.project.store import Project
+
+#: sentences read from the start of the book when looking for its copyright page
+PAGE_SENTENCES = 60
+
+_PUBLIC = re.compile(r"\bpublic[\s-]+domain\b", re.IGNORECASE)
+_NOT_PUBLIC = re.compile(r"\bnot\s+(?:\w+\s+){0,2}(?:in\s+)?the\s+public\s+domain\b", re.IGNORECASE)
+_CLAIM = re.compile(r"(?:\bcopyright\b|\u00a9|\(c\))", re.IGNORECASE)
+_HOLDER = re.compile(  # a holder's initials ("A. Poet") do not end it, a sentence's full stop does
+    r"(?i:\bcopyright\b|\u00a9|\(c\))(?:\s*(?:\u00a9|\(c\)))?\s*(?P<years>(?:1[5-9]|20)\d\d(?:\s*[-\u2013,]\s*(?:1[5-9]|20)\d\d)*)?"
+    r"[\s,]*(?i:by\s+)?(?P<holder>(?:\b[A-Z]\.\s|[^.;\n])*)")
+_LICENCE = re.compile(r"\blicen[cs]e\b|\bcreative\s+commons\b|\bCC[\s-]+BY\b|\bCC0\b", re.IGNORECASE)
+_RESERVED = re.compile(r"\s*,?\s*all rights reserved.*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class BookRights:
+    """``public_domain``: the text is free of copyright; ``holder`` / ``years``: whom and when
+    the book's own copyright claim names ("" when it names none); ``statement``: the words read,
+    ``source``: where ("project settings", "EPUB dc:rights", "front matter", "copyright page", "");
+    ``licence``: the statement, when it grants a licence (Creative Commons) and claims no holder."""
+
+    public_domain: bool = False
+    holder: str = ""
+    years: str = ""
+    statement: str = ""
+    source: str = ""
+    licence: str = ""
+
+    @property
+    def known(self) -> bool:
+        return self.public_domain or bool(self.holder) or bool(self.licence)
+
+
+def parse_rights(statement: str, source: str = "") -> BookRights:
+    """The rights a statement gives: public domain, or a claim's holder and years."""
+    text = " ".join(statement.split())
+    if not text:
+        return BookRights()
+    if _PUBLIC.search(text) and not _NOT_PUBLIC.search(text):
+        return BookRights(True, statement=text, source=source)
+    found = _HOLDER.search(text)
+    if found is None:
+        return BookRights(statement=text, source=source, licence=text if _LICENCE.search(text) else "")
+    holder = _RESERVED.sub("", found.group("holder") or "").strip(" ,:")
+    if holder.lower() in ("", "by", "the author", "notice", "page"):
+        holder = ""
+    licence = text if not holder and _LICENCE.search(text) else ""
+    return BookRights(False, holder, (found.group("years") or "").replace(" ", ""), text, source, licence)
+
+
+def book_rights(project: Project) -> BookRights:
+    """The book's rights from the first place that states them (see the module's docstring)."""
+    settings = project.settings()
+    if settings.rights.strip():
+        return parse_rights(settings.rights, "project settings")
+    meta = project.book().metadata
+    if meta.get("rights", "").strip():
+        source = "EPUB dc:rights" if meta.get("format") == "epub" else "front matter"
+        found = parse_rights(meta["rights"], source)
+        if found.known:
+            return found
+    return _copyright_page(project)
+
+
+def _copyright_page(project: Project) -> BookRights:
+    infos = project.chapters()
+    wanted = [c.index for c in infos if c.front_matter] + [c.index for c in infos if not c.front_matter][:1]
+    rows = project.sentences(sorted(set(wanted)))[:PAGE_SENTENCES * max(1, len(wanted))]
+    for row in rows:
+        if _PUBLIC.search(row.text) or _CLAIM.search(row.text):
+            found = parse_rights(row.text, "copyright page")
+            if found.public_domain or (found.holder and found.years):  # a claim has a year; a story's "copyright" not
+                return found
+    return BookRights()
+
+
+def copyright_lines(rights: BookRights, *, producer: str = "", year: str | None = None) -> list[str]:
+    """The closing credits' copyright sentences: the text's status, then the recording's.
+
+    A public-domain text: "This recording is in the public domain." unless a producer
+    claims the recording ("Recording copyright <year> by <producer>."). A claimed text:
+    "Copyright <years> by <holder>." as the book says it. A licence (Creative Commons) and no
+    holder: the licence as the book words it. Nothing said: no line for the text.
+    """
+    this_year = year or str(_dt.date.today().year)
+    recording = f"Recording copyright {this_year} by {producer.strip()}." if producer.strip() else ""
+    if rights.public_domain:
+        return ["The text of this book is in the public domain.",
+                recording or "This recording is in the public domain."]
+    lines = []
+    if rights.holder:
+        lines.append(f"Copyright {rights.years} by {rights.holder}." if rights.years else f"Copyright {rights.holder}.")
+    elif rights.licence:
+        lines.append(rights.licence if rights.licence.endswith((".", "!")) else f"{rights.licence}.")
+    lines.append(recording or f"Recording produced in {this_year}.")
+    return lines
+
+
+__all__ = ["BookRights", "book_rights", "copyright_lines", "parse_rights"]
