@@ -24,7 +24,7 @@ def text_renditions(project: Project, texts: list[str], language: str) -> list[R
     """Per text: what it is rendered as in ``language`` with the project's default voice
     (its spoken form, lexicon entries, the language its voice is handed, its cache key)."""
     version = project.version()
-    return [render_as(version, SentenceInputs(text, language), voice_id=version.settings.voice_id) for text in texts]
+    return [render_as(version, SentenceInputs(text, language), voice_id=version.voice_id) for text in texts]
 
 
 def record_entry(db: ProjectDb, entry: CacheEntry) -> None:

@@ -29,32 +29,43 @@ from studio.text.normalize import spoken_form
 
 @dataclass(frozen=True)
 class Version:
-    """What every sentence of one version of a project is rendered with, besides its own text.
+    """What every sentence of one version of a project is rendered with, besides its own inputs.
 
-    ``voice_language`` is the language family the default voice speaks; None when the
-    voice is not installed here (it then counts as voicing every language, so a
-    project opened on another machine keeps its keys). ``book_language`` is where the
-    "book" policy for unvoiced passages sends them.
+    The project's settings that shape audio (voice, voices per language, engine
+    token, synthesis settings, the policy for unvoiced passages -- not its pauses:
+    silence between clips renders nothing again). ``voice_language`` is the language
+    family the default voice speaks; None when the voice is not installed here.
+    ``book_language`` is where the "book" policy sends an unvoiced passage.
     """
 
-    settings: ProjectSettings
+    voice_id: str
+    engine: str
+    synthesis: SynthesisSettings
     book_language: str
     voice_language: str | None
+    language_voices: Mapping[str, str] = field(default_factory=dict)
+    unvoiced: str = "native"
     fingerprints: Mapping[str, str] = field(default_factory=dict)
     lexicon: Lexicon = Lexicon()
 
+    @classmethod
+    def of(cls, settings: ProjectSettings, *, book_language: str, voice_language: str | None,
+           fingerprints: Mapping[str, str], lexicon: Lexicon) -> Version:
+        return cls(settings.voice_id, settings.engine_token, settings.synthesis, book_language, voice_language,
+                   dict(settings.language_voices), settings.unvoiced, dict(fingerprints), lexicon)
+
     def voice_for(self, language: str) -> str:
-        return voice_for(self.settings, language)
+        return voice_for(self.language_voices, self.voice_id, language)
 
     def said(self, language: str) -> str:
         """The language handed to the voice's front end, or ``skip/<lang>`` (:mod:`studio.project.unvoiced`)."""
-        return unvoiced.said(self.settings, self.book_language, self.voice_language, language)
+        return unvoiced.said(self.unvoiced, self.language_voices, self.book_language, self.voice_language, language)
 
 
-def voice_for(settings: ProjectSettings, language: str) -> str:
+def voice_for(language_voices: Mapping[str, str], default: str, language: str) -> str:
     """Voice id for a language: its mapped voice, else the project's default voice."""
     family = language_family(language) or language.lower()
-    return settings.language_voices.get(family) or settings.voice_id
+    return language_voices.get(family) or default
 
 
 @dataclass(frozen=True)
@@ -102,7 +113,7 @@ def spoken_words(text: str, language: str, said: str, lexicon: Lexicon, override
 
 def render_as(version: Version, inputs: SentenceInputs, *, voice_id: str | None = None) -> Rendition:
     """One sentence's (or a credits line's) rendition; ``voice_id`` None: its language's voice."""
-    base = version.settings.synthesis
+    base = version.synthesis
     voice = voice_id or version.voice_for(inputs.language)
     used = version.lexicon.applicable(inputs.text, inputs.language)
     said = version.said(inputs.language)
@@ -110,7 +121,7 @@ def render_as(version: Version, inputs: SentenceInputs, *, voice_id: str | None 
     own = inputs.direction.synthesis(base, inputs.text, spoken) if inputs.direction is not None else base
     key = cache_key(
         text=spoken, language=said, voice=VoiceIdentity(voice, version.fingerprints.get(voice, "")),
-        engine=version.settings.engine_token, settings_token=own.cache_token(), lexicon=used.digest(),
+        engine=version.engine, settings_token=own.cache_token(), lexicon=used.digest(),
     )
     return Rendition(inputs.text, spoken, inputs.language, said, voice, used, None if own is base else own, key)
 

@@ -301,6 +301,7 @@ def add_emphasis_table(conn: sqlite3.Connection) -> None:
 #: what a sentence is rendered as (:mod:`studio.project.rendition`; a pause, a take or a
 #: render's bookkeeping leaves it alone). ``rows``: every write to the sentences,
 #: paragraphs or chapters (a sentence rendered, a chapter renamed).
+_RENDERED_SETTINGS = "('voice_id', 'backend', 'preset', 'synthesis', 'unvoiced')"
 _VERSION_TRIGGERS = {
     # counter: {table: the events that bump it, each "EVENT [OF columns] [WHEN condition]"}
     "rendition": {
@@ -308,7 +309,9 @@ _VERSION_TRIGGERS = {
                       " OR OLD.language IS NOT NEW.language OR OLD.paragraph_id IS NOT NEW.paragraph_id"),
         "paragraphs": ("UPDATE OF language_override WHEN OLD.language_override IS NOT NEW.language_override",),
         "book": ("INSERT", "UPDATE OF language WHEN OLD.language IS NOT NEW.language"),
-        "settings": ("INSERT", "DELETE", "UPDATE WHEN OLD.value IS NOT NEW.value"),
+        # the settings a rendition depends on (ProjectSettings: not pauses, sample rate, Triton; not the queue)
+        "settings": (f"INSERT WHEN NEW.key IN {_RENDERED_SETTINGS}", f"DELETE WHEN OLD.key IN {_RENDERED_SETTINGS}",
+                     f"UPDATE WHEN NEW.key IN {_RENDERED_SETTINGS} AND OLD.value IS NOT NEW.value"),
         "language_voices": ("INSERT", "DELETE", "UPDATE"),
         "voice_fingerprints": ("INSERT", "DELETE", "UPDATE WHEN OLD.fingerprint IS NOT NEW.fingerprint"),
         "lexicon_entries": ("INSERT", "DELETE", "UPDATE"),

@@ -238,7 +238,8 @@ class Project:
 
     def voice_for(self, language: str, settings: ProjectSettings | None = None) -> str:
         """Voice id for a language: its mapped voice, else the project's default voice."""
-        return voice_for(settings or self.settings(), language)
+        settings = settings or self.settings()
+        return voice_for(settings.language_voices, settings.voice_id, language)
 
     def set_voice_fingerprint(self, voice_id: str, fingerprint: str) -> None:
         with self._write() as conn:
@@ -268,7 +269,7 @@ class Project:
         user = user_lexicon()
         known = self._rendered
         if (known is not None and known[0] == counter and known[1] == user
-                and voice_language(known[2].settings.voice_id) == known[2].voice_language):
+                and voice_language(known[2].voice_id) == known[2].voice_language):
             return known[3]
         version = self.version()
         overrides, directed = self.spoken.overrides(), directions(self.db)
@@ -283,8 +284,8 @@ class Project:
     def version(self) -> Version:
         """What every sentence is rendered with besides its own inputs (read now, never kept)."""
         settings = self.settings()
-        return Version(settings, self.book_language(), voice_language(settings.voice_id), self.voice_fingerprints(),
-                       self.lexicon.effective())
+        return Version.of(settings, book_language=self.book_language(), voice_language=voice_language(settings.voice_id),
+                          fingerprints=self.voice_fingerprints(), lexicon=self.lexicon.effective())
 
     def book_language(self) -> str:
         """The book's main language (without building the whole book)."""

@@ -9,10 +9,11 @@ affected, so changing the policy re-renders only the others.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from studio.core.errors import StudioError
 from studio.core.language import language_family
 from studio.core.types import UnvoicedPolicy
-from studio.project.settings import ProjectSettings
 
 #: marks a skipped passage's language in its cache key (its audio is silence)
 SKIPPED = "skip/"
@@ -28,18 +29,20 @@ def voice_language(voice_id: str) -> str | None:
         return None
 
 
-def said(settings: ProjectSettings, book_language: str, voiced_by_default: str | None, language: str) -> str:
+def said(policy: str, language_voices: Iterable[str], book_language: str, voiced_by_default: str | None,
+         language: str) -> str:
     """The language handed to the voice's front end for a passage in ``language``, or ``skip/<lang>``.
 
-    A language is voiced when the project maps it to a voice or the default voice
+    ``policy`` is the project's :class:`~studio.core.types.UnvoicedPolicy` value. A
+    language is voiced when the project maps it to a voice (``language_voices``) or the default voice
     (which speaks ``voiced_by_default``) speaks it; a default voice not installed
     here (None) counts as voicing every language, so a project opened on another
     machine keeps its keys.
     """
     if voiced_by_default is None:
         return language
-    policy = UnvoicedPolicy(settings.unvoiced)
-    voiced = {language_family(k) for k in settings.language_voices} | {voiced_by_default}
-    if policy is UnvoicedPolicy.NATIVE_PHONEMES or language_family(language) in voiced:
+    chosen = UnvoicedPolicy(policy)
+    voiced = {language_family(k) for k in language_voices} | {voiced_by_default}
+    if chosen is UnvoicedPolicy.NATIVE_PHONEMES or language_family(language) in voiced:
         return language
-    return book_language if policy is UnvoicedPolicy.BOOK_LANGUAGE else SKIPPED + language
+    return book_language if chosen is UnvoicedPolicy.BOOK_LANGUAGE else SKIPPED + language
