@@ -42,7 +42,7 @@ def manuscript_lexicon(args: argparse.Namespace):  # -> studio.core.lexicon.Lexi
 
     lexicon = user_lexicon()
     if args.file.suffix.lower() == ".epub":
-        from studio.text.formats.epub_lexicon import read_epub_lexicon
+        from studio.text.formats.epub import read_epub_lexicon
 
         lexicon = read_epub_lexicon(args.file).inherit(lexicon)
     if args.project is not None:
