@@ -14,16 +14,16 @@ every reader (:class:`Renditions`). The cache key's recipe stays
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from studio.core.language import language_family
 from studio.core.lexicon import Lexicon
 from studio.engine.base import SynthesisSettings
+from studio.project import unvoiced
 from studio.project.cache import VoiceIdentity, cache_key
 from studio.project.direction import Direction
 from studio.project.settings import ProjectSettings
-from studio.project import unvoiced
 from studio.text.normalize import spoken_form
 
 
@@ -171,10 +171,5 @@ class Renditions:
         return {sid: r for sid, (_i, r) in out.items()}
 
 
-def renditions_of(version: Version, sentences: Iterable[tuple[int, SentenceInputs]]) -> dict[int, Rendition]:
-    """Renditions computed afresh (no keeping): for one-off readers and tests."""
-    return Renditions().update(version, dict(sentences))
-
-
-__all__ = ["Rendition", "Renditions", "SentenceInputs", "Version", "render_as", "renditions_of", "spoken_words",
-           "voice_for", "watch"]
+__all__ = ["Rendition", "Renditions", "SentenceInputs", "Version", "render_as", "spoken_words", "voice_for",
+           "watch"]

@@ -305,8 +305,9 @@ _RENDERED_SETTINGS = "('voice_id', 'backend', 'preset', 'synthesis', 'unvoiced')
 _VERSION_TRIGGERS = {
     # counter: {table: the events that bump it, each "EVENT [OF columns] [WHEN condition]"}
     "rendition": {
-        "sentences": ("INSERT", "DELETE", "UPDATE OF text, language, paragraph_id WHEN OLD.text IS NOT NEW.text"
-                      " OR OLD.language IS NOT NEW.language OR OLD.paragraph_id IS NOT NEW.paragraph_id"),
+        "sentences": ("INSERT", "DELETE", ("UPDATE OF text, language, paragraph_id WHEN OLD.text IS NOT NEW.text"
+                                           " OR OLD.language IS NOT NEW.language"
+                                           " OR OLD.paragraph_id IS NOT NEW.paragraph_id")),
         "paragraphs": ("UPDATE OF language_override WHEN OLD.language_override IS NOT NEW.language_override",),
         "book": ("INSERT", "UPDATE OF language WHEN OLD.language IS NOT NEW.language"),
         # the settings a rendition depends on (ProjectSettings: not pauses, sample rate, Triton; not the queue)

@@ -18,7 +18,6 @@ import json
 import logging
 import sqlite3
 import threading
-from dataclasses import replace
 from pathlib import Path
 from typing import ContextManager, Iterable
 
@@ -30,7 +29,7 @@ from studio.project import bookdb, restructure
 from studio.project.cache import AudioCache, CacheEntry, upsert_entry
 from studio.project.chapters import ProjectChapters
 from studio.project.db import ProjectDb, sqlite_full
-from studio.project.direction import Direction, directions
+from studio.project.direction import directions
 from studio.project.emphasis import follow_edit
 from studio.project.lexicon import ProjectLexicon, user_lexicon
 from studio.project.rendition import Rendition, Renditions, SentenceInputs, Version, voice_for
@@ -275,7 +274,7 @@ class Project:
         overrides, directed = self.spoken.overrides(), directions(self.db)
         sql = ("SELECT s.id, s.text, COALESCE(p.language_override, s.language) FROM sentences s"
                " LEFT JOIN paragraphs p ON p.id = s.paragraph_id")
-        inputs = {sid: SentenceInputs(text, lang, overrides.get(sid), audible(directed.get(sid)))
+        inputs = {sid: SentenceInputs(text, lang, overrides.get(sid), d.audible() if (d := directed.get(sid)) else None)
                   for sid, text, lang in self._conn().execute(sql)}
         rendered = self._rendition_keeper.update(version, inputs)
         self._rendered = (counter, user, version, rendered)
@@ -417,14 +416,6 @@ _ROWS_SQL = (
     " FROM sentences s JOIN chapters c ON c.id = s.chapter_id"
     " LEFT JOIN paragraphs p ON p.id = s.paragraph_id ORDER BY s.ord"
 )
-
-
-def audible(direction: Direction | None) -> Direction | None:
-    """The part of a sentence's direction its audio depends on (a rate, stressed words):
-    a pause before it is laid out by export, nothing renders again."""
-    if direction is None or (direction.rate in (None, 1.0) and not direction.emphasis):
-        return None
-    return replace(direction, pause_before=None)
 
 
 def _join(rows: list[tuple], rendered: dict[int, Rendition]) -> list[SentenceRow] | None:

@@ -30,7 +30,7 @@ def private_lexicon(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(USER_LEXICON_ENV, str(tmp_path / "user-lexicon.pls"))
 
 
-def test_no_rendition_is_computed_on_the_gui_thread(qtbot, window: MainWindow, tmp_path: Path) -> None:  # noqa: ANN001
+def test_no_rendition_is_computed_on_the_gui_thread(qtbot, window: MainWindow, tmp_path: Path) -> None:
     gui = threading.current_thread()
     threads: list[threading.Thread] = []
     stop = watch(lambda n: threads.append(threading.current_thread()))

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.render import para
 
 from studio.audio.assemble import Pauses
 from studio.core.lexicon import LexiconEntry
@@ -19,7 +20,6 @@ from studio.project.emphasis import set_emphasis
 from studio.project.lexicon import USER_LEXICON_ENV
 from studio.project.rendition import watch
 from studio.project.schema import SCHEMA_VERSION
-from support.render import para
 
 VOICE = "en_US-joe-medium"
 

@@ -19,7 +19,7 @@ def opened_archives(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     seen: list[Path] = []
     real = safety.SafeZip.__init__
 
-    def watched(self, path, *args, **kwargs) -> None:  # noqa: ANN001
+    def watched(self, path, *args, **kwargs) -> None:
         seen.append(Path(path))
         real(self, path, *args, **kwargs)
 
