@@ -9,7 +9,8 @@ through the normaliser as a novel's would) and times ``Project.sentences()``:
 
 * the first read (every rendition computed: spoken form, lexicon entries, key),
 * the second read (nothing changed: the kept rows),
-* after a render's bookkeeping (one sentence marked done: the rows joined again),
+* after a render's bookkeeping (one sentence marked done): its chapter's read (that
+  chapter's rows joined), then the whole book's (every row joined again),
 * after an edit (one sentence's rendition computed again, the rows joined again),
 * after a change of the project's pauses (no rendition computed).
 
@@ -78,16 +79,18 @@ def main() -> int:
     rows = project.sentences()
     print(f"book: {len(rows):,} sentences; first read {first:.0f} ms")
     second = [timed(project.sentences) for _ in range(args.runs)]
-    marked, edited, paused = [], [], []
+    marked_chapter, marked, edited, paused = [], [], [], []
     for n in range(args.runs):
         row = rows[10 + n]
         project.mark_done(row.id, CacheEntry(row.expected_key, "0" * 64, 1, 22050, 1.0), synthesized=False)
+        marked_chapter.append(timed(lambda: project.sentences([row.chapter])))  # noqa: B023 - called at once
         marked.append(timed(project.sentences))
         project.edit_sentence(rows[100 + n].id, rows[100 + n].text + " Again.")
         edited.append(timed(project.sentences))
         project.update_settings(project.settings().with_changes(pauses=Pauses(sentence=0.3 + n / 10)))
         paused.append(timed(project.sentences))
-    for label, values in (("second read", second), ("after one sentence rendered", marked),
+    for label, values in (("second read", second), ("its chapter, one rendered", marked_chapter),
+                          ("after one sentence rendered", marked),
                           ("after one sentence edited", edited), ("after a change of pauses", paused)):
         print(f"{label:28s} median {statistics.median(values):7.1f} ms, max {max(values):7.1f} ms")
     project.close()

@@ -294,27 +294,38 @@ class Project:
         """Every spoken unit (titles included) in reading order, with effective state.
 
         Each row joins the sentence's render bookkeeping with its rendition
-        (:meth:`renditions`); the joined rows are kept until the database's counters
-        say a sentence or a rendition changed, so a read with nothing new costs a copy.
+        (:meth:`renditions`); the book's joined rows are kept until the database's
+        counters say a sentence or a rendition changed, so a read with nothing new
+        costs a copy.
         """
+        wanted = None if chapters is None else sorted(set(chapters))
         with self._read_lock:
-            every = self._every_row()
-        if chapters is None:
-            return list(every)
-        wanted = set(chapters)
-        return [r for r in every if r.chapter in wanted]
+            return list(self._rows_of(wanted))
 
-    def _every_row(self) -> list[SentenceRow]:
-        """The whole book's rows, kept until a sentence, paragraph, chapter or rendition changes."""
+    def _rows_of(self, chapters: list[int] | None) -> list[SentenceRow]:
+        """The rows of ``chapters`` (None: the whole book's, kept until a counter moves).
+
+        Why some chapters are joined apart when the kept rows are stale: the render and
+        the desktop read a chapter after each sentence rendered, and joining the whole
+        book each time would cost a large book's every row.
+        """
         for _attempt in range(5):
             rendition, rows = versions(self._conn())
             rendered = self._renditions_at(rendition)
-            if self._rows is not None and self._rows[0] == rows and self._rows[1] is rendered:
-                return self._rows[2]
-            joined = _join(self._conn().execute(_ROWS_SQL).fetchall(), rendered)
-            if joined is not None:
-                self._rows = (rows, rendered, joined)
-                return joined
+            kept = self._rows
+            if kept is not None and kept[0] == rows and kept[1] is rendered:
+                wanted = set(chapters or ())
+                return kept[2] if chapters is None else [r for r in kept[2] if r.chapter in wanted]
+            if chapters is None:
+                joined = _join(self._conn().execute(_ROWS_SQL + _ORDER).fetchall(), rendered)
+                if joined is not None:
+                    self._rows = (rows, rendered, joined)
+                    return joined
+            else:
+                where = f" WHERE c.idx IN ({', '.join('?' * len(chapters))})"
+                joined = _join(self._conn().execute(_ROWS_SQL + where + _ORDER, chapters).fetchall(), rendered)
+                if joined is not None:
+                    return joined
         raise ProjectError(f"{self.folder}: the project keeps changing while it is read; try again")
 
     def pending(self, chapters: Iterable[int] | None = None) -> list[SentenceRow]:
@@ -414,8 +425,9 @@ _ROWS_SQL = (
     "SELECT s.id, c.idx, p.idx, s.idx, s.ord, s.text, COALESCE(p.language_override, s.language),"
     " s.was_split, s.trailing, s.state, s.reason, s.cache_key, s.duration, s.checksum, s.synth_count"
     " FROM sentences s JOIN chapters c ON c.id = s.chapter_id"
-    " LEFT JOIN paragraphs p ON p.id = s.paragraph_id ORDER BY s.ord"
+    " LEFT JOIN paragraphs p ON p.id = s.paragraph_id"
 )
+_ORDER = " ORDER BY s.ord"
 
 
 def _join(rows: list[tuple], rendered: dict[int, Rendition]) -> list[SentenceRow] | None:

@@ -165,3 +165,14 @@ def test_a_second_read_of_9000_sentences_takes_at_most_20_ms(tmp_path: Path) -> 
         print(f"{len(rows)} sentences: first read {first * 1000:.0f} ms, second {min(seconds) * 1000:.1f} ms")
         assert len(rows) >= 9000 and again == rows and computed == []
         assert min(seconds) <= 0.020
+
+
+def test_a_chapter_read_after_a_render_step_sees_it(tmp_path: Path) -> None:
+    with keyed_project(tmp_path / "p") as p:
+        rows = p.sentences()
+        first = rows[0]
+        p.mark_done(first.id, CacheEntry(first.expected_key, "c" * 64, 100, 22050, 1.0), synthesized=False)
+        chapter = p.sentences([0])
+        assert [r.id for r in chapter] == [r.id for r in rows if r.chapter == 0] and chapter[0].state == "done"
+        assert p.sentences() == [chapter[0], *rows[1:]]
+        assert p.sentences([1, 0]) == p.sentences()
