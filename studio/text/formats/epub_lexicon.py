@@ -58,7 +58,7 @@ def pls_entries(data: bytes, where: str) -> list[LexiconEntry]:
 def book_lexicon(name: str, declared: list[LexiconEntry], ssml: list[LexiconEntry]) -> tuple[LexiconEntry, ...]:
     """The book's pronunciations: its PLS entries, then its SSML; the first entry for a word wins."""
     log.info("%s: %d SSML pronunciation(s) in the content", name, len(ssml))
-    return first_wins([*declared, *ssml]).entries
+    return _first_wins([*declared, *ssml]).entries
 
 
 def ssml_entries(root: etree._Element, default_lang: str = "") -> list[LexiconEntry]:
@@ -95,7 +95,7 @@ def ssml_entries(root: etree._Element, default_lang: str = "") -> list[LexiconEn
     return out
 
 
-def first_wins(entries: list[LexiconEntry]) -> Lexicon:
+def _first_wins(entries: list[LexiconEntry]) -> Lexicon:
     kept: dict[tuple[str, str, bool], LexiconEntry] = {}
     conflicts: Counter[str] = Counter()
     for entry in entries:
