@@ -42,13 +42,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _cmd_inspect(args: argparse.Namespace) -> int:
     from studio.engine.voice.catalog import list_voices
     from studio.project.store import Project
-    from studio.text.importer import load_manuscript
+    from studio.core.lexicon import Lexicon
+    from studio.text.importer import read_manuscript
     from studio.text.inspect import inspect_book
 
     from studio.engine.voice.catalog import get_voice
     from studio.project.duration import book_estimates, chapter_estimates
 
     chapters = durations = None
+    own = Lexicon()  # the manuscript's own pronunciations (an EPUB's), read with its text
     rate = f"{args.words_per_minute:g} words per minute" if args.words_per_minute else ""
     if Project.is_project(args.file):
         with Project.open(args.file) as project:
@@ -57,31 +59,30 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
                 durations, rate = chapter_estimates(project), f"voice {project.settings().voice_id}'s rate, with pauses"
     else:
         require_file(args.file)
-        book = load_manuscript(args.file, max_sentence_chars=args.max_sentence_chars)
+        read = read_manuscript(args.file, max_sentence_chars=args.max_sentence_chars)
+        book, own = read.book, read.lexicon
         if not rate and not args.spoken:
             voice = get_voice(None).id
             durations, rate = book_estimates(book, voice), f"voice {voice}'s measured rate, with pauses"
     if args.spoken:
         from studio.cli.spoken import print_spoken
 
-        return print_spoken(args, book, sys.stdout)
+        return print_spoken(args, book, sys.stdout, own)
     voice_languages = {v.language for v in list_voices()}
     report = inspect_book(
         book, words_per_minute=args.words_per_minute or 155.0, durations=durations,
         long_chapter_minutes=args.long_chapter_minutes, voice_languages=voice_languages,
     )
     _print_report(report, sys.stdout, book, chapters, rate)
-    _print_pronunciations(args, book, sys.stdout)
+    _print_pronunciations(args, book, own, sys.stdout)
     return 0
 
 
-def _print_pronunciations(args: argparse.Namespace, book, out: TextIO) -> None:  # book: studio.core.types.Book
+def _print_pronunciations(args: argparse.Namespace, book, own, out: TextIO) -> None:  # Book, Lexicon
     from studio.cli.spoken import manuscript_lexicon
-    from studio.core.lexicon import Lexicon
     from studio.text.lexicon_report import lexicon_report
 
-    lexicon = manuscript_lexicon(args)
-    report = lexicon_report(book, lexicon if lexicon else Lexicon())
+    report = lexicon_report(book, manuscript_lexicon(args, own))
     n = max(0, args.words)
     if report.with_entries:
         out.write(f"\nwords with lexicon entries ({len(report.with_entries)}):\n")

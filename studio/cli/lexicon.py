@@ -196,7 +196,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
     if not args.file.is_file():
         raise StudioError(f"{args.file}: no such file")
     if args.file.suffix.lower() == ".epub":
-        from studio.text.formats.epub_lexicon import read_epub_lexicon
+        from studio.text.formats.epub import read_epub_lexicon
 
         entries, skipped = list(read_epub_lexicon(args.file).entries), {}
     else:

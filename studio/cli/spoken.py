@@ -12,9 +12,11 @@ import json
 from typing import TextIO
 
 from studio.cli.common import print_table
+from studio.core.lexicon import Lexicon
 
 
-def print_spoken(args: argparse.Namespace, book, out: TextIO) -> int:  # book: studio.core.types.Book
+def print_spoken(args: argparse.Namespace, book, out: TextIO, own: Lexicon = Lexicon()) -> int:  # book: Book
+    """``own``: the manuscript's own pronunciations (an EPUB's, read with its text)."""
     from studio.project.store import Project
     from studio.text.spoken_report import SpokenSentence, book_sentences, changed_only
 
@@ -22,7 +24,7 @@ def print_spoken(args: argparse.Namespace, book, out: TextIO) -> int:  # book: s
         with Project.open(args.file) as project:
             sentences = _project_sentences(project, SpokenSentence)
     else:
-        sentences = book_sentences(book, manuscript_lexicon(args))
+        sentences = book_sentences(book, manuscript_lexicon(args, own))
     if args.json:
         json.dump([s.as_dict() for s in sentences], out, ensure_ascii=False, indent=1)
         out.write("\n")
@@ -36,15 +38,12 @@ def print_spoken(args: argparse.Namespace, book, out: TextIO) -> int:  # book: s
     return 0
 
 
-def manuscript_lexicon(args: argparse.Namespace):  # -> studio.core.lexicon.Lexicon
-    """The entries that apply to a manuscript: the user's, the EPUB's own, ``--project``'s."""
+def manuscript_lexicon(args: argparse.Namespace, own: Lexicon = Lexicon()) -> Lexicon:
+    """The entries that apply to a manuscript: the user's, its ``own`` (an EPUB's, read with
+    its text), ``--project``'s."""
     from studio.project.lexicon import user_lexicon
 
-    lexicon = user_lexicon()
-    if args.file.suffix.lower() == ".epub":
-        from studio.text.formats.epub_lexicon import read_epub_lexicon
-
-        lexicon = read_epub_lexicon(args.file).inherit(lexicon)
+    lexicon = own.inherit(user_lexicon())
     if args.project is not None:
         from studio.project.store import Project
 

@@ -21,7 +21,7 @@ from studio.core.errors import ProjectError, StudioError
 from studio.engine.base import Engine
 from studio.delivery.export import spoken_heading
 from studio.delivery.rights import book_rights, copyright_lines, parse_rights
-from studio.project.credit_keys import book_language, record_entry, text_keys
+from studio.project.credit_keys import record_entry, text_renditions
 from studio.project.store import Project
 from studio.project.records import SentenceRow
 from studio.text.segment import normalize_text, split_paragraphs, split_sentences
@@ -101,9 +101,9 @@ def credits_clips(project: Project, text: str, engine: Engine | None) -> list[li
     if not paras:
         raise ProjectError("the credits are empty; write their text or export with --no-credits")
     flat = [s for para in paras for s in para]
-    keys = iter(zip(flat, text_keys(project, flat, book_language(project.db))))
-    keyed = [[(s, *next(keys)[1]) for s in para] for para in paras]
-    missing = {key: (s, used, said) for para in keyed for s, key, used, said in para if _load(project, key) is None}
+    said_as = iter(text_renditions(project, flat, project.book_language()))
+    keyed = [[(s, next(said_as)) for s in para] for para in paras]
+    missing = {r.key: r for para in keyed for _s, r in para if _load(project, r.key) is None}
     if missing:
         owned = engine is None
         try:
@@ -113,12 +113,12 @@ def credits_clips(project: Project, text: str, engine: Engine | None) -> list[li
         try:
             eng.load()
             synth = each_synthesizer(eng, project.settings().synthesis)
-            items = list(missing.items())
-            results = synth([SynthRequest(0, s, said, used) for _key, (s, used, said) in items])
-            for (key, (s, _u, _l)), audio in zip(items, results):
+            items = list(missing.values())
+            results = synth([SynthRequest(0, r.spoken, r.said, r.lexicon) for r in items])
+            for r, audio in zip(items, results):
                 if isinstance(audio, BaseException):
-                    raise ProjectError(f"the credits sentence '{s}' could not be spoken: {audio}")
-                record_entry(project.db, project.cache.store(key, audio, eng.sample_rate))
+                    raise ProjectError(f"the credits sentence '{r.text}' could not be spoken: {audio}")
+                record_entry(project.db, project.cache.store(r.key, audio, eng.sample_rate))
             log.info("spoke %d credits sentence(s) with the project's voice", len(items))
         finally:
             if owned:
@@ -126,8 +126,8 @@ def credits_clips(project: Project, text: str, engine: Engine | None) -> list[li
     out: list[list[Clip]] = []
     for para in keyed:
         clips = []
-        for s, key, _used, _said in para:
-            found = _load(project, key)
+        for s, r in para:
+            found = _load(project, r.key)
             if found is None:
                 raise ProjectError("the credits' audio in the cache is missing or corrupt; export again to speak it")
             clips.append(Clip(found[0], found[1], s))

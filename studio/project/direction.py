@@ -49,6 +49,13 @@ class Direction:
             own = replace(own, emphasis=spoken_indices(text, spoken or text, self.emphasis))
         return own
 
+    def audible(self) -> Direction | None:
+        """The part of it a sentence's audio depends on (a rate, stressed words), None when
+        neither: a pause before is laid out by export, nothing renders again."""
+        if self.rate in (None, 1.0) and not self.emphasis:
+            return None
+        return replace(self, pause_before=None)
+
     def words(self, text: str = "") -> str:
         """How the tree says it: "0.9x, 0.50 s before, stress: said"."""
         parts = [f"{self.rate:g}x"] if self.rate not in (None, 1.0) else []

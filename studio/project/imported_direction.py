@@ -28,7 +28,7 @@ from studio.project.pauses import MAX_PAUSE_S, pauses_after, set_pause_after
 if TYPE_CHECKING:
     from studio.project.store import Project
     from studio.project.records import SentenceRow
-    from studio.text.formats.epub_speech import BlockSpeech
+    from studio.text.raw import BlockSpeech
 
 log = logging.getLogger(__name__)
 

@@ -11,20 +11,19 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, Sequence
 
 from studio.core.errors import ProjectError, StudioError
 from studio.core.files import sha256_file
-from studio.core.types import Book
+from studio.core.lexicon import Lexicon
 from studio.engine.base import SynthesisSettings
 from studio.project.imported_direction import apply_speech
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project
 
-T = TypeVar("T")
-
 if TYPE_CHECKING:
-    from studio.text.importer import ImportProgress
+    from studio.text.importer import ImportProgress, Manuscript
+    from studio.text.raw import BlockSpeech
 
 log = logging.getLogger(__name__)
 
@@ -99,12 +98,11 @@ def open_for_manuscript(
     if not Project.is_project(folder):
         if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
             raise ProjectError(f"{folder} exists and is not a studio project; choose another --project folder")
-        book = _import(manuscript, max_sentence_chars, progress)
+        read = _import(manuscript, max_sentence_chars, progress)
         if progress is not None:
             progress("Saving the project", 0, 1)  # the last moment to cancel: nothing is written yet
-        project = Project.create(folder, book, settings, source_hash=digest)
-        import_manuscript_lexicon(project, manuscript)
-        import_manuscript_direction(project, manuscript)
+        project = Project.create(folder, read.book, settings, source_hash=digest)
+        import_speaking(project, manuscript.name, read.lexicon, read.speech)
         return Opened(project, "created")
 
     project = Project.open(folder)
@@ -118,10 +116,9 @@ def open_for_manuscript(
                 f"{folder} is the project of {source or 'another manuscript'}; "
                 "use --project to choose another folder for this one"
             )
-        book = _import(manuscript, max_sentence_chars, progress)
-        project.replace_book(book, source_hash=digest)
-        import_manuscript_lexicon(project, manuscript)
-        import_manuscript_direction(project, manuscript)
+        read = _import(manuscript, max_sentence_chars, progress)
+        project.replace_book(read.book, source_hash=digest)
+        import_speaking(project, manuscript.name, read.lexicon, read.speech)
         log.warning("%s changed since the project was made; re-imported it (unchanged sentences keep their audio)", manuscript.name)
         return Opened(project, "reimported")
     except BaseException:
@@ -129,51 +126,27 @@ def open_for_manuscript(
         raise
 
 
-def import_manuscript_lexicon(project: Project, manuscript: Path) -> int:
-    """Pronunciations an EPUB 3 declares (PLS, SSML) become project lexicon entries.
+def import_speaking(project: Project, name: str, lexicon: Lexicon, speech: Sequence[BlockSpeech]) -> int:
+    """What the manuscript says about speaking it (an EPUB 3's PLS and SSML pronunciations,
+    its CSS Speech direction), put on the project; returns how many entries were added.
 
     Entries the project already has are kept (the producer's choice beats the
-    publisher's); a broken lexicon in the book is logged, never a reason to refuse
-    the manuscript. Returns how many entries were added.
+    publisher's), and so is direction the producer gave (studio.project.imported_direction).
     """
-    from studio.text.formats.epub_lexicon import read_epub_lexicon
-
-    lexicon = read_from_epub(manuscript, read_epub_lexicon, "its pronunciation lexicon")
-    if lexicon is None:
-        return 0
-    added = project.lexicon.add_missing(lexicon.entries, source="epub")
+    added = project.lexicon.add_missing(lexicon.entries, source="epub") if lexicon.entries else 0
     if added:
-        log.info("%s: %d pronunciation(s) from the book added to the project's lexicon", manuscript.name, added)
+        log.info("%s: %d pronunciation(s) from the book added to the project's lexicon", name, added)
+    if speech:
+        apply_speech(project, speech)
     return added
 
 
-def import_manuscript_direction(project: Project, manuscript: Path) -> int:
-    """An EPUB 3's CSS Speech direction (pauses, rates, stressed words) on the project's
-    sentences (studio.project.imported_direction); returns how many sentences got some."""
-    from studio.text.formats.epub_speech import read_epub_speech
-
-    marks = read_from_epub(manuscript, read_epub_speech, "its CSS Speech direction")
-    return apply_speech(project, marks) if marks else 0
-
-
-def read_from_epub(manuscript: Path, read: Callable[[Path], T], what: str) -> T | None:
-    """What an EPUB says besides its text (``read`` it); None for another format, or when it
-    cannot be read (logged: never a reason to refuse the manuscript)."""
-    if manuscript.suffix.lower() != ".epub":
-        return None
-    try:
-        return read(manuscript)
-    except StudioError as err:
-        log.warning("%s: %s could not be read (%s); continuing without it", manuscript.name, what, err)
-        return None
-
-
-def _import(manuscript: Path, max_sentence_chars: int, progress: ImportProgress | None = None) -> Book:
+def _import(manuscript: Path, max_sentence_chars: int, progress: ImportProgress | None = None) -> Manuscript:
     """Import, recording the absolute path so a reopen from another folder still matches."""
-    from studio.text.importer import load_manuscript  # the text layer is imported on demand
+    from studio.text.importer import read_manuscript  # the text layer is imported on demand
 
-    book = load_manuscript(manuscript, max_sentence_chars=max_sentence_chars, progress=progress)
-    return replace(book, source=str(manuscript.resolve()))
+    read = read_manuscript(manuscript, max_sentence_chars=max_sentence_chars, progress=progress)
+    return replace(read, book=replace(read.book, source=str(manuscript.resolve())))
 
 
 def _same_file(stored: str, manuscript: Path) -> bool:

@@ -66,8 +66,9 @@ def save_queue(db: ProjectDb, jobs: Sequence[Mapping[str, Any]], paused: bool) -
 def sentence_chapters(db: ProjectDb, sentence_ids: Iterable[int]) -> list[int]:
     """The chapters (0-based) holding these sentences, from the rows alone.
 
-    Why not ``project.sentences()``: that computes every sentence's cache key, and
-    a one-sentence re-render of a 9,000-sentence book must not pay for the whole book.
+    Why not ``project.sentences()``: after a render's bookkeeping that joins every
+    row of the book again, and a one-sentence re-render of a 9,000-sentence book
+    must not pay for the whole book.
     """
     ids = sorted(set(sentence_ids))
     if not ids:

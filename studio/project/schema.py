@@ -24,7 +24,7 @@ from studio.core.errors import ProjectError
 log = logging.getLogger(__name__)
 
 #: Version written by this code. Bump it and add a step to ``MIGRATIONS`` together.
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 STATES = ("pending", "rendering", "done", "failed")
 
@@ -296,6 +296,54 @@ def add_emphasis_table(conn: sqlite3.Connection) -> None:
     conn.execute(EMPHASIS_SCHEMA)
 
 
+#: v10: two counters the store keeps its reads by, bumped by triggers so that a write
+#: from any connection or process counts. ``rendition``: every write that may change
+#: what a sentence is rendered as (:mod:`studio.project.rendition`; a pause, a take or a
+#: render's bookkeeping leaves it alone). ``rows``: every write to the sentences,
+#: paragraphs or chapters (a sentence rendered, a chapter renamed).
+_RENDERED_SETTINGS = "('voice_id', 'backend', 'preset', 'synthesis', 'unvoiced')"
+_VERSION_TRIGGERS = {
+    # counter: {table: the events that bump it, each "EVENT [OF columns] [WHEN condition]"}
+    "rendition": {
+        "sentences": ("INSERT", "DELETE", ("UPDATE OF text, language, paragraph_id WHEN OLD.text IS NOT NEW.text"
+                                           " OR OLD.language IS NOT NEW.language"
+                                           " OR OLD.paragraph_id IS NOT NEW.paragraph_id")),
+        "paragraphs": ("UPDATE OF language_override WHEN OLD.language_override IS NOT NEW.language_override",),
+        "book": ("INSERT", "UPDATE OF language WHEN OLD.language IS NOT NEW.language"),
+        # the settings a rendition depends on (ProjectSettings: not pauses, sample rate, Triton; not the queue)
+        "settings": (f"INSERT WHEN NEW.key IN {_RENDERED_SETTINGS}", f"DELETE WHEN OLD.key IN {_RENDERED_SETTINGS}",
+                     f"UPDATE WHEN NEW.key IN {_RENDERED_SETTINGS} AND OLD.value IS NOT NEW.value"),
+        "language_voices": ("INSERT", "DELETE", "UPDATE"),
+        "voice_fingerprints": ("INSERT", "DELETE", "UPDATE WHEN OLD.fingerprint IS NOT NEW.fingerprint"),
+        "lexicon_entries": ("INSERT", "DELETE", "UPDATE"),
+        "spoken_overrides": ("INSERT", "DELETE", "UPDATE"),
+        "sentence_direction": ("INSERT WHEN NEW.rate IS NOT NULL", "DELETE WHEN OLD.rate IS NOT NULL",
+                               "UPDATE OF rate WHEN OLD.rate IS NOT NEW.rate"),
+        "sentence_emphasis": ("INSERT", "DELETE", "UPDATE"),
+    },
+    "rows": {table: ("INSERT", "DELETE", "UPDATE") for table in ("sentences", "paragraphs", "chapters")},
+}
+
+
+def _v10_versions(conn: sqlite3.Connection) -> None:
+    conn.execute("CREATE TABLE IF NOT EXISTS versions (id INTEGER PRIMARY KEY CHECK (id = 1),"
+                 " rendition INTEGER NOT NULL DEFAULT 0, rows INTEGER NOT NULL DEFAULT 0)")
+    conn.execute("INSERT OR IGNORE INTO versions (id) VALUES (1)")
+    for counter, tables in _VERSION_TRIGGERS.items():
+        for table, events in tables.items():
+            for i, event in enumerate(events):
+                what, _, when = event.partition(" WHEN ")
+                conn.execute(f"CREATE TRIGGER IF NOT EXISTS {counter}_{table}_{i} AFTER {what} ON {table}"
+                             + (f" WHEN {when}" if when else "")
+                             + f" BEGIN UPDATE versions SET {counter} = {counter} + 1; END")
+
+
+def versions(conn: sqlite3.Connection) -> tuple[int, int]:
+    """``(rendition, rows)``: the counters the triggers bump (see ``_VERSION_TRIGGERS``)."""
+    row = conn.execute("SELECT rendition, rows FROM versions WHERE id = 1").fetchone()
+    return int(row[0]), int(row[1])
+
+
 #: ``MIGRATIONS[v]`` upgrades a database at version ``v`` to ``v + 1`` (inside one
 #: transaction). Version 0 is a brand-new, empty file.
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
@@ -308,6 +356,7 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     6: _v7_direction,  # a sentence's pause after, pause before and rate
     7: _v8_proof_results,  # proof-listening verdicts per sentence
     8: add_emphasis_table,  # the stressed words of a sentence (read by studio.project.emphasis)
+    9: _v10_versions,  # counters of what a sentence is rendered as, and of the sentences' rows
 }
 
 

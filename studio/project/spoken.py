@@ -1,4 +1,4 @@
-"""What each sentence is spoken as: the normaliser's spoken form, or the producer's override.
+"""The producer's spoken-form overrides: what a sentence is spoken as instead of the normaliser's form.
 
 Why the spoken form is what the audio cache key covers: it is what the voice is given.
 A sentence whose spoken form equals its printed text keeps exactly the key it had
@@ -15,25 +15,7 @@ from __future__ import annotations
 import sqlite3
 
 from studio.core.errors import ProjectError
-from studio.core.language import language_family
-from studio.core.lexicon import Lexicon
 from studio.project.db import ProjectDb
-from studio.project.unvoiced import SKIPPED
-from studio.text.normalize import spoken_form
-
-
-
-def sentence_spoken(text: str, language: str, said: str, lexicon: Lexicon, override: str | None = None) -> str:
-    """The words the voice is given for one sentence.
-
-    ``said`` is the language its front end reads it in (the project's unvoiced policy
-    may make that the book's); a skipped passage is normalised in its own language.
-    Lexicon entries that apply keep their printed words, so the entry still wins.
-    """
-    if override:
-        return override
-    family = "" if said.startswith(SKIPPED) else language_family(said)
-    return spoken_form(text, family or language_family(language) or "en", lexicon)
 
 
 class ProjectSpoken:

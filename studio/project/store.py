@@ -17,25 +17,28 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+import threading
 from pathlib import Path
 from typing import ContextManager, Iterable
 
 from studio.core.errors import DiskFull, ProjectError, is_disk_full
 from studio.core.language import language_family
+from studio.core.lexicon import Lexicon
 from studio.core.types import Book
 from studio.project import bookdb, restructure
-from studio.project.cache import AudioCache, CacheEntry, VoiceIdentity, cache_key, upsert_entry
+from studio.project.cache import AudioCache, CacheEntry, upsert_entry
 from studio.project.chapters import ProjectChapters
 from studio.project.db import ProjectDb, sqlite_full
 from studio.project.direction import directions
 from studio.project.emphasis import follow_edit
-from studio.project.lexicon import ProjectLexicon
-from studio.project.spoken import ProjectSpoken, kept_overrides, restore_overrides, sentence_spoken
+from studio.project.lexicon import ProjectLexicon, user_lexicon
+from studio.project.rendition import Rendition, Renditions, SentenceInputs, Version, voice_for
+from studio.project.spoken import ProjectSpoken, kept_overrides, restore_overrides
 from studio.project.records import ChapterInfo, SentenceRow
-from studio.project.schema import STATES, configure, ensure_schema
+from studio.project.schema import STATES, configure, ensure_schema, versions
 from studio.project.settings import ProjectSettings, write_settings
 from studio.project.takes import ProjectTakes, record_take
-from studio.project.unvoiced import speaker
+from studio.project.unvoiced import voice_language
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +55,12 @@ class Project:
         self.cache = AudioCache(self.folder / self.CACHE_DIR)
         #: the database handle the store and its facets (chapters, takes, lexicon) share
         self.db = ProjectDb(self.db_path)
+        self._read_lock = threading.RLock()
+        self._rendition_keeper = Renditions()
+        #: (rendition counter, user lexicon, version, renditions) of the last read (see renditions())
+        self._rendered: tuple[int, Lexicon, Version, dict[int, Rendition]] | None = None
+        #: (rows counter, the renditions joined, the rows) of the last read (see sentences())
+        self._rows: tuple[int, dict[int, Rendition], list[SentenceRow]] | None = None
 
     # ------------------------------------------------------------ lifecycle
 
@@ -229,8 +238,7 @@ class Project:
     def voice_for(self, language: str, settings: ProjectSettings | None = None) -> str:
         """Voice id for a language: its mapped voice, else the project's default voice."""
         settings = settings or self.settings()
-        family = language_family(language) or language.lower()
-        return settings.language_voices.get(family) or settings.voice_id
+        return voice_for(settings.language_voices, settings.voice_id, language)
 
     def set_voice_fingerprint(self, voice_id: str, fingerprint: str) -> None:
         with self._write() as conn:
@@ -245,46 +253,80 @@ class Project:
 
     # ------------------------------------------------------------ state queries
 
-    def sentences(self, chapters: Iterable[int] | None = None) -> list[SentenceRow]:
-        """Every spoken unit (titles included) in reading order, with effective state."""
+    def renditions(self) -> dict[int, Rendition]:
+        """What every sentence is rendered as (id -> :class:`Rendition`), for the project as it is now.
+
+        Computed once per version of the project (:mod:`studio.project.rendition`): the
+        database's rendition counter (bumped by triggers on every write that may change
+        one), the user's lexicon file and whether the default voice is installed here.
+        Never call it on the GUI thread: a new version costs up to a second.
+        """
+        with self._read_lock:
+            return self._renditions_at(versions(self._conn())[0])
+
+    def _renditions_at(self, counter: int) -> dict[int, Rendition]:
+        user = user_lexicon()
+        known = self._rendered
+        if (known is not None and known[0] == counter and known[1] == user
+                and voice_language(known[2].voice_id) == known[2].voice_language):
+            return known[3]
+        version = self.version()
+        overrides, directed = self.spoken.overrides(), directions(self.db)
+        sql = ("SELECT s.id, s.text, COALESCE(p.language_override, s.language) FROM sentences s"
+               " LEFT JOIN paragraphs p ON p.id = s.paragraph_id")
+        inputs = {sid: SentenceInputs(text, lang, overrides.get(sid), d.audible() if (d := directed.get(sid)) else None)
+                  for sid, text, lang in self._conn().execute(sql)}
+        rendered = self._rendition_keeper.update(version, inputs)
+        self._rendered = (counter, user, version, rendered)
+        return rendered
+
+    def version(self) -> Version:
+        """What every sentence is rendered with besides its own inputs (read now, never kept)."""
         settings = self.settings()
-        prints = self.voice_fingerprints()
-        lexicon = self.lexicon.effective()
-        overrides = self.spoken.overrides()
-        speak = speaker(settings, self._conn().execute("SELECT language FROM book WHERE id = 1").fetchone()[0])
-        directed = directions(self.db)
-        sql = (
-            "SELECT s.id, c.idx, p.idx, s.idx, s.ord, s.text, COALESCE(p.language_override, s.language),"
-            " s.was_split, s.trailing, s.state, s.reason, s.cache_key, s.duration, s.checksum, s.synth_count"
-            " FROM sentences s JOIN chapters c ON c.id = s.chapter_id"
-            " LEFT JOIN paragraphs p ON p.id = s.paragraph_id"
-        )
-        params: list[int] = []
-        if chapters is not None:
-            wanted = sorted(set(chapters))
-            sql += f" WHERE c.idx IN ({', '.join('?' * len(wanted))})"
-            params = wanted
-        rows = []
-        for r in self._conn().execute(sql + " ORDER BY s.ord", params):
-            voice_id = self.voice_for(r[6], settings)
-            used, said = lexicon.applicable(r[5], r[6]), speak(r[6])
-            spoken = sentence_spoken(r[5], r[6], said, used, overrides.get(r[0]))
-            own = directed[r[0]].synthesis(settings.synthesis, r[5], spoken) if r[0] in directed else settings.synthesis
-            key = cache_key(
-                text=spoken, language=said, voice=VoiceIdentity(voice_id, prints.get(voice_id, "")),
-                engine=settings.engine_token, settings_token=own.cache_token(),
-                lexicon=used.digest(),
-            )
-            state = r[9]
-            if state == "done" and r[11] != key:
-                state = "pending"
-            rows.append(SentenceRow(
-                id=r[0], chapter=r[1], paragraph=r[2], index=r[3], order=r[4], text=r[5], language=r[6],
-                was_split=bool(r[7]), trailing=r[8], state=state, reason=r[10], cache_key=r[11],
-                expected_key=key, duration=r[12], checksum=r[13], synth_count=r[14], lexicon=used, said=said,
-                spoken=spoken, synthesis=None if own is settings.synthesis else own,
-            ))
-        return rows
+        return Version.of(settings, book_language=self.book_language(), voice_language=voice_language(settings.voice_id),
+                          fingerprints=self.voice_fingerprints(), lexicon=self.lexicon.effective())
+
+    def book_language(self) -> str:
+        """The book's main language (without building the whole book)."""
+        return str(self._conn().execute("SELECT language FROM book WHERE id = 1").fetchone()[0])
+
+    def sentences(self, chapters: Iterable[int] | None = None) -> list[SentenceRow]:
+        """Every spoken unit (titles included) in reading order, with effective state.
+
+        Each row joins the sentence's render bookkeeping with its rendition
+        (:meth:`renditions`); the book's joined rows are kept until the database's
+        counters say a sentence or a rendition changed, so a read with nothing new
+        costs a copy.
+        """
+        wanted = None if chapters is None else sorted(set(chapters))
+        with self._read_lock:
+            return list(self._rows_of(wanted))
+
+    def _rows_of(self, chapters: list[int] | None) -> list[SentenceRow]:
+        """The rows of ``chapters`` (None: the whole book's, kept until a counter moves).
+
+        Why some chapters are joined apart when the kept rows are stale: the render and
+        the desktop read a chapter after each sentence rendered, and joining the whole
+        book each time would cost a large book's every row.
+        """
+        for _attempt in range(5):
+            rendition, rows = versions(self._conn())
+            rendered = self._renditions_at(rendition)
+            kept = self._rows
+            if kept is not None and kept[0] == rows and kept[1] is rendered:
+                wanted = set(chapters or ())
+                return kept[2] if chapters is None else [r for r in kept[2] if r.chapter in wanted]
+            if chapters is None:
+                joined = _join(self._conn().execute(_ROWS_SQL + _ORDER).fetchall(), rendered)
+                if joined is not None:
+                    self._rows = (rows, rendered, joined)
+                    return joined
+            else:
+                where = f" WHERE c.idx IN ({', '.join('?' * len(chapters))})"
+                joined = _join(self._conn().execute(_ROWS_SQL + where + _ORDER, chapters).fetchall(), rendered)
+                if joined is not None:
+                    return joined
+        raise ProjectError(f"{self.folder}: the project keeps changing while it is read; try again")
 
     def pending(self, chapters: Iterable[int] | None = None) -> list[SentenceRow]:
         """Sentences still to render, in reading order (failed and interrupted included)."""
@@ -377,3 +419,31 @@ class Project:
             conn.execute("DELETE FROM cache_entries WHERE key = ?", (key,))
         return n
 
+
+
+_ROWS_SQL = (
+    "SELECT s.id, c.idx, p.idx, s.idx, s.ord, s.text, COALESCE(p.language_override, s.language),"
+    " s.was_split, s.trailing, s.state, s.reason, s.cache_key, s.duration, s.checksum, s.synth_count"
+    " FROM sentences s JOIN chapters c ON c.id = s.chapter_id"
+    " LEFT JOIN paragraphs p ON p.id = s.paragraph_id"
+)
+_ORDER = " ORDER BY s.ord"
+
+
+def _join(rows: list[tuple], rendered: dict[int, Rendition]) -> list[SentenceRow] | None:
+    """Rows with their renditions; None when a row was written after the renditions were read."""
+    out = []
+    for r in rows:
+        x = rendered.get(r[0])
+        if x is None or x.text != r[5] or x.language != r[6]:
+            return None
+        state = r[9]
+        if state == "done" and r[11] != x.key:
+            state = "pending"
+        out.append(SentenceRow(
+            id=r[0], chapter=r[1], paragraph=r[2], index=r[3], order=r[4], text=r[5], language=r[6],
+            was_split=bool(r[7]), trailing=r[8], state=state, reason=r[10], cache_key=r[11],
+            expected_key=x.key, duration=r[12], checksum=r[13], synth_count=r[14], lexicon=x.lexicon, said=x.said,
+            spoken=x.spoken, synthesis=x.synthesis,
+        ))
+    return out

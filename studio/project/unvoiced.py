@@ -2,42 +2,47 @@
 
 Why here: the producer's choice (:class:`~studio.core.types.UnvoicedPolicy`) changes
 what is synthesized, so it must reach the cache key of exactly the passages it
-touches -- which is decided where the project computes keys. Passages in a voiced
-language are never affected, so changing the policy re-renders only the others.
+touches -- which is decided where the project works out renditions
+(:mod:`studio.project.rendition`). Passages in a voiced language are never
+affected, so changing the policy re-renders only the others.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Iterable
 
 from studio.core.errors import StudioError
 from studio.core.language import language_family
 from studio.core.types import UnvoicedPolicy
-from studio.project.settings import ProjectSettings
 
 #: marks a skipped passage's language in its cache key (its audio is silence)
 SKIPPED = "skip/"
 
 
-def speaker(settings: ProjectSettings, book_language: str) -> Callable[[str], str]:
-    """language -> the language handed to the voice's front end, or ``skip/<lang>``.
-
-    A language is voiced when the project maps it to a voice or the default voice
-    speaks it (a voice not installed here counts as voicing every language, so a
-    project opened on another machine keeps its keys).
-    """
+def voice_language(voice_id: str) -> str | None:
+    """The language family the voice speaks; None when it is not installed here."""
     from studio.engine.voice.catalog import get_voice
 
     try:
-        own = get_voice(settings.voice_id).language_family
+        return get_voice(voice_id).language_family
     except StudioError:
-        return lambda language: language
-    voiced = {language_family(k) for k in settings.language_voices} | {own}
-    policy = UnvoicedPolicy(settings.unvoiced)
+        return None
 
-    def speak(language: str) -> str:
-        if policy is UnvoicedPolicy.NATIVE_PHONEMES or language_family(language) in voiced:
-            return language
-        return book_language if policy is UnvoicedPolicy.BOOK_LANGUAGE else SKIPPED + language
 
-    return speak
+def said(policy: str, language_voices: Iterable[str], book_language: str, voiced_by_default: str | None,
+         language: str) -> str:
+    """The language handed to the voice's front end for a passage in ``language``, or ``skip/<lang>``.
+
+    ``policy`` is the project's :class:`~studio.core.types.UnvoicedPolicy` value. A
+    language is voiced when the project maps it to a voice (``language_voices``) or the default voice
+    (which speaks ``voiced_by_default``) speaks it; a default voice not installed
+    here (None) counts as voicing every language, so a project opened on another
+    machine keeps its keys.
+    """
+    if voiced_by_default is None:
+        return language
+    chosen = UnvoicedPolicy(policy)
+    voiced = {language_family(k) for k in language_voices} | {voiced_by_default}
+    if chosen is UnvoicedPolicy.NATIVE_PHONEMES or language_family(language) in voiced:
+        return language
+    return book_language if chosen is UnvoicedPolicy.BOOK_LANGUAGE else SKIPPED + language

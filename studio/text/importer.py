@@ -1,4 +1,5 @@
-"""``load_manuscript``: any supported file -> a segmented, language-tagged Book.
+"""``read_manuscript``: any supported file -> a segmented, language-tagged Book, with what
+its source says about speaking it (an EPUB's pronunciations and CSS Speech direction).
 
 Why one funnel: every format reader (one module per format in
 :mod:`studio.text.formats`, chosen by the file's suffix) only produces raw chapters; normalization,
@@ -12,15 +13,17 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from studio.core.errors import Cancelled, ManuscriptError
 from studio.core.language import language_family
+from studio.core.lexicon import Lexicon
 from studio.core.types import Book, Chapter, Paragraph, Sentence
 from studio.text.formats import BY_SUFFIX
 from studio.text.language import assign_languages
-from studio.text.raw import RawBook, RawChapter
+from studio.text.raw import BlockSpeech, RawBook, RawChapter
 from studio.text.safety import ParserLimit
 from studio.text.segment import DEFAULT_MAX_SENTENCE_CHARS, is_speakable, normalize_text, split_paragraphs, split_spans
 
@@ -42,11 +45,29 @@ _UNSUPPORTED = {
 }
 
 
+@dataclass(frozen=True)
+class Manuscript:
+    """An imported manuscript: its book, and how its source says to speak it -- pronunciations
+    (``lexicon``) and direction per paragraph (``speech``); only an EPUB says either."""
+
+    book: Book
+    lexicon: Lexicon = Lexicon()
+    speech: tuple[BlockSpeech, ...] = ()
+
+
 def load_manuscript(
     path: str | Path, *, max_sentence_chars: int = DEFAULT_MAX_SENTENCE_CHARS, max_bytes: int = DEFAULT_MAX_BYTES,
     progress: ImportProgress | None = None,
 ) -> Book:
-    """Import a manuscript (.txt, .md, .html/.htm, .epub, .docx, .pdf) as a :class:`Book`.
+    """The :class:`Book` of :func:`read_manuscript` (for readers of the text alone)."""
+    return read_manuscript(path, max_sentence_chars=max_sentence_chars, max_bytes=max_bytes, progress=progress).book
+
+
+def read_manuscript(
+    path: str | Path, *, max_sentence_chars: int = DEFAULT_MAX_SENTENCE_CHARS, max_bytes: int = DEFAULT_MAX_BYTES,
+    progress: ImportProgress | None = None,
+) -> Manuscript:
+    """Import a manuscript (.txt, .md, .html/.htm, .epub, .docx, .pdf) as a :class:`Manuscript`.
 
     Raises :class:`ManuscriptError` (with the file and a one-line reason) for
     anything that cannot be imported. ``max_sentence_chars`` caps sentence length
@@ -81,7 +102,7 @@ def load_manuscript(
         "imported %s: %d chapters, %d words, language %s (%.2fs)",
         path, len(book.chapters), book.word_count, book.language, time.perf_counter() - started,
     )
-    return book
+    return Manuscript(book, Lexicon(raw.lexicon), tuple(raw.speech))
 
 
 def _check_file(path: Path, suffix: str, max_bytes: int) -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from studio.core.lexicon import LexiconEntry
 
 
 @dataclass
@@ -44,15 +45,33 @@ class RawChapter:
     front_reason: str = ""  # why front matter, when the reader knows ("table of contents")
 
 
+@dataclass(frozen=True)
+class BlockSpeech:
+    """What one block of text (an imported paragraph) is to be read with (an EPUB's CSS Speech).
+
+    ``text``: the block's text, normalized as the importer does; ``stressed``: indices
+    of its words (``text.split()``) to stress."""
+
+    text: str
+    rate: float | None = None
+    pause_before: float | None = None
+    pause_after: float | None = None
+    stressed: tuple[int, ...] = ()
+
+
 @dataclass
 class RawBook:
-    """Metadata (as found, not yet normalized) plus raw chapters."""
+    """Metadata (as found, not yet normalized) plus raw chapters, and what the source says
+    about how to speak them: pronunciations (``lexicon``, first entry per word wins) and
+    direction per block (``speech``); only an EPUB says either."""
 
     title: str = ""
     author: str = ""
     language: str = ""
     chapters: list[RawChapter] = field(default_factory=list)
     metadata: dict[str, str] = field(default_factory=dict)
+    lexicon: tuple[LexiconEntry, ...] = ()
+    speech: list[BlockSpeech] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

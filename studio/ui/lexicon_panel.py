@@ -7,26 +7,26 @@ often each word occurs, where first, and to hear it -- alone and in that sentenc
 acronyms; see :mod:`studio.text.lexicon_report`) are offered as suggestions.
 
 Playing goes through the app's preview (``playRequested``): it synthesizes with the
-project's lexicon applied, so what is heard is what the render will say.
+project's lexicon applied, so what is heard is what the render will say. Reading and
+editing go through the session's task runner (:mod:`studio.desktop.pronunciations`):
+no widget reads the project database.
 """
 
 from __future__ import annotations
-
-import logging
-from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QDialog, QFormLayout, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton,
     QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
 )
+from shiboken6 import isValid
 
 from studio.core.lexicon import LexiconEntry
-from studio.rendering.lexicon_checks import unknown_ipa
+from studio.desktop.messages import ErrorInfo
+from studio.desktop.pronunciations import LexiconView, lexicon_view, remove_entry, save_entry
+from studio.desktop.tasks import TaskRunner
 from studio.project.store import Project
-from studio.text.lexicon_report import LexiconReport, WordUse, report_for_sentences
-
-log = logging.getLogger(__name__)
+from studio.text.lexicon_report import LexiconReport, WordUse
 
 KINDS = (("Respelling", "alias"), ("IPA phonemes", "phoneme"))
 
@@ -39,18 +39,21 @@ def play_text_for(word: str, sentence: str) -> str:
 
 
 class LexiconDialog(QDialog):
-    """Add, edit and remove entries; ``changed`` after every edit (keys changed)."""
+    """Add, edit and remove entries; ``changed`` after every edit (keys changed), ``shown``
+    whenever what the project holds is on screen (after the first read and every edit)."""
 
     changed = Signal()
+    shown = Signal()
     renderAgain = Signal(object)  # ids of rendered sentences whose pronunciation changed: queued at once
     playRequested = Signal(str, str)  # text, language
 
-    def __init__(self, project: Project, parent: QWidget | None = None) -> None:
+    def __init__(self, project: Project, tasks: TaskRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Pronunciations")
         self.resize(900, 560)
-        self.project = project
+        self.project, self.tasks = project, tasks
         self.report = LexiconReport((), ())
+        self.book_language = ""
         self.entries = QTableWidget(0, 6)
         self.entries.setHorizontalHeaderLabels(["Word", "Says", "Kind", "Case", "Sentences", "First sentence"])
         self.suggestions = QTableWidget(0, 3)
@@ -105,14 +108,18 @@ class LexiconDialog(QDialog):
     # ------------------------------------------------------------ data
 
     def reload(self) -> None:
-        """Re-read the entries and recount the words (after every edit)."""
-        rows = [(r.text, r.language) for r in self.project.sentences() if r.paragraph is not None]
-        lexicon = self.project.lexicon.effective()
-        self.report = report_for_sentences(rows, lexicon)
+        """Read the entries and count the words again, in the background."""
+        project = self.project
+        self.tasks.run(lambda: lexicon_view(project), on_done=self._show, on_error=self._failed,
+                       action="read the pronunciations")
+
+    def _show(self, view: LexiconView) -> None:
+        if not isValid(self):  # closed while the task ran
+            return
+        self.report, self.book_language = view.report, view.book_language
         uses = {u.entry.key: u for u in self.report.with_entries if u.entry is not None}
-        own = self.project.lexicon.entries().entries
-        self.entries.setRowCount(len(own))
-        for i, e in enumerate(own):
+        self.entries.setRowCount(len(view.entries))
+        for i, e in enumerate(view.entries):
             use = uses.get(e.key)
             cells = (e.grapheme, e.value, {k: lbl for lbl, k in KINDS}[e.kind],
                      "exact" if e.case_sensitive else "any", str(use.count if use else 0),
@@ -127,6 +134,21 @@ class LexiconDialog(QDialog):
                 item = QTableWidgetItem(text)
                 item.setData(Qt.ItemDataRole.UserRole, u)
                 self.suggestions.setItem(i, col, item)
+        if view.message:
+            self.message.setText(view.message)
+        self.shown.emit()
+
+    def _edited(self, view: LexiconView) -> None:
+        self._show(view)
+        if isValid(self):
+            self.changed.emit()
+            if view.render_again:
+                self.renderAgain.emit(list(view.render_again))
+
+    def _failed(self, error: ErrorInfo) -> None:
+        if isValid(self):
+            self.message.setText(f"<b>{error.message}</b>")
+            self.shown.emit()
 
     def _selected(self, table: QTableWidget) -> object | None:
         items = table.selectedItems()
@@ -155,50 +177,28 @@ class LexiconDialog(QDialog):
 
     # ------------------------------------------------------------ actions
 
-    def _guard(self, action: Callable[[], str]) -> bool:
-        try:
-            self.message.setText(action())
-            return True
-        except (ValueError, OSError) as err:
-            self.message.setText(f"<b>{err}</b>")
-        except Exception as err:  # noqa: BLE001 - StudioError and friends: say it, keep the dialog
-            log.warning("lexicon edit failed: %s", err)
-            self.message.setText(f"<b>{err}</b>")
-        return False
-
     def save_entry(self) -> bool:
-        def run() -> str:
+        """Save the form's entry in the background; False (and why) when the form is incomplete."""
+        try:
             entry = self.form_entry()
-            voice, unknown = unknown_ipa(self.project, entry)
-            if unknown:
-                raise ValueError(f"the voice {voice} has no phoneme for {' '.join(unknown)}")
-            return f"{entry.grapheme}: saved; " + self._render_again(lambda: self.project.lexicon.add([entry]))
-        return self._guard(run)
+        except ValueError as err:
+            self.message.setText(f"<b>{err}</b>")
+            return False
+        project = self.project
+        self.tasks.run(lambda: save_entry(project, entry), on_done=self._edited, on_error=self._failed,
+                       action="save the pronunciation")
+        return True
 
     def remove_entry(self) -> bool:
-        def run() -> str:
-            word, language = self.word.text(), self.language.text().strip() or None
-            removed: list[int] = []
-            again = self._render_again(lambda: removed.append(self.project.lexicon.remove(word, language=language)))
-            return f"removed {removed[0]} entr{'y' if removed[0] == 1 else 'ies'} for {word}; {again}"
-        return self._guard(run)
-
-    def _render_again(self, change: Callable[[], object]) -> str:
-        """Make ``change`` to the lexicon, queue the rendered sentences it changes (what the message
-        says will render again is what is queued) and say how many."""
-        before = {r.id: r.expected_key for r in self.project.sentences()}
-        change()
-        moved = [r for r in self.project.sentences() if before.get(r.id) != r.expected_key]
-        again = [r.id for r in moved if r.cache_key]  # they have audio with the old pronunciation
-        self.reload()
-        self.changed.emit()
-        if again:
-            self.renderAgain.emit(again)
-        later = len(moved) - len(again)
-        parts = [f"{len(again)} sentence{'s' if len(again) != 1 else ''} queued to render again"] if again else []
-        if later:
-            parts.append(f"{later} not rendered yet will use it")
-        return ("; ".join(parts) or "no sentence changes") + "."
+        """Remove the form's word in the background; False when there is no word."""
+        word, language = self.word.text(), self.language.text().strip() or None
+        if not word.strip():
+            self.message.setText("<b>choose the word to remove</b>")
+            return False
+        project = self.project
+        self.tasks.run(lambda: remove_entry(project, word, language), on_done=self._edited, on_error=self._failed,
+                       action="remove the pronunciation")
+        return True
 
     def play(self) -> str:
         """Ask the preview for the word alone and its first sentence (stored entry applied)."""
@@ -209,7 +209,7 @@ class LexiconDialog(QDialog):
                    if u.word.casefold() == word.casefold()]
         sentence, language = (matches[0].first_sentence, matches[0].language) if matches else ("", "")
         text = play_text_for(word, sentence)
-        self.playRequested.emit(text, language or self.project.book().language)
+        self.playRequested.emit(text, language or self.book_language)
         return text
 
 
@@ -218,7 +218,7 @@ def open_lexicon_dialog(window) -> LexiconDialog | None:  # window: studio.ui.ma
     s = window.session
     if s.project is None:
         return None
-    dlg = LexiconDialog(s.project, window)
+    dlg = LexiconDialog(s.project, s.tasks, window)
     dlg.playRequested.connect(lambda text, lang: s.preview.play_text(text, lang, s.voice_for(lang), "pronunciation"))
     dlg.changed.connect(s.refresh)
     dlg.renderAgain.connect(lambda ids: s.render_sentences(ids, f"New pronunciation: {len(ids)} sentence(s)"))

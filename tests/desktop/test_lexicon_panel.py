@@ -11,6 +11,7 @@ from support.gui import shared_factory, write_manuscript
 from studio.project.lexicon import USER_LEXICON_ENV
 from studio.desktop.session import ProjectSession
 from studio.desktop.sinks import NullSink
+from studio.desktop.tasks import TaskRunner
 from studio.ui.lexicon_panel import LexiconDialog, play_text_for
 from studio.ui.main_window import MainWindow
 
@@ -39,8 +40,9 @@ def project(tmp_path: Path):
 
 
 def test_add_edit_remove_and_play_requests(qtbot, project) -> None:
-    dlg = LexiconDialog(project)
+    dlg = LexiconDialog(project, TaskRunner(threads=1))
     qtbot.addWidget(dlg)
+    qtbot.waitUntil(lambda: dlg.suggestions.rowCount() > 0, timeout=WAIT)  # read in the background
     words = [dlg.suggestions.item(r, 0).text() for r in range(dlg.suggestions.rowCount())]
     assert words == ["Nguyen"]  # capitalised mid-sentence, never in lower case
     dlg.suggestions.selectRow(0)
@@ -49,7 +51,8 @@ def test_add_edit_remove_and_play_requests(qtbot, project) -> None:
     changed: list[int] = []
     dlg.changed.connect(lambda: changed.append(1))
     dlg.value.setText("Win")
-    assert dlg.save_entry()
+    with qtbot.waitSignal(dlg.changed, timeout=WAIT):
+        assert dlg.save_entry()
     assert "2 not rendered yet will use it" in dlg.message.text()  # nothing rendered: nothing queued
     assert [(e.grapheme, e.value) for e in project.lexicon.entries().entries] == [("Nguyen", "Win")]
     assert dlg.entries.rowCount() == 1 and dlg.entries.item(0, 4).text() == "2"
@@ -64,12 +67,16 @@ def test_add_edit_remove_and_play_requests(qtbot, project) -> None:
     dlg.word.setText("river")
     dlg.kind.setCurrentIndex(dlg.kind.findData("phoneme"))
     dlg.value.setText("ɹˈɪv§")
-    assert not dlg.save_entry() and "§" in dlg.message.text()
+    with qtbot.waitSignal(dlg.shown, timeout=WAIT):
+        dlg.save_entry()
+    assert "§" in dlg.message.text() and changed == [1]
     assert len(project.lexicon.entries()) == 1
 
     dlg.entries.selectRow(0)
     assert (dlg.word.text(), dlg.value.text(), dlg.kind.currentData()) == ("Nguyen", "Win", "alias")
-    assert dlg.remove_entry() and len(project.lexicon.entries()) == 0 and changed == [1, 1]
+    with qtbot.waitSignal(dlg.changed, timeout=WAIT):
+        assert dlg.remove_entry()
+    assert len(project.lexicon.entries()) == 0 and changed == [1, 1] and dlg.entries.rowCount() == 0
 
 
 def test_play_text_for() -> None:
@@ -93,7 +100,8 @@ def test_window_menu_opens_the_dialog_and_the_preview_speaks_with_the_entry(qtbo
     dlg = win.lexicon_dialog
     dlg.word.setText("Nguyen")
     dlg.value.setText("Win")
-    assert dlg.save_entry()
+    with qtbot.waitSignal(dlg.changed, timeout=WAIT):
+        assert dlg.save_entry()
     dlg.play()
     qtbot.waitUntil(lambda: any(e.spoken for e in engines), timeout=WAIT)
     engine = engines[0]

@@ -129,11 +129,11 @@ def test_not_a_pls_file_is_refused() -> None:
 
 
 def test_epub_pls_and_ssml_become_entries_and_text_is_kept(shared_epubs: Path) -> None:
-    from studio.text.formats.epub_lexicon import read_epub_lexicon
-    from studio.text.importer import load_manuscript
+    from studio.text.importer import read_manuscript
 
     epub = shared_epubs / "georgia-pls-ssml.epub"
-    lex = read_epub_lexicon(epub)
+    read = read_manuscript(epub)  # one pass: the text and the pronunciations
+    lex = read.lexicon
     by = {e.grapheme: e for e in lex.entries}
     # from the PLS the package declares (lexicon/en.pls)
     assert by["Altamaha"].kind == "phoneme" and by["Altamaha"].value == "ˈɔltəməˌhɔ" and by["Altamaha"].language == "en"
@@ -142,7 +142,7 @@ def test_epub_pls_and_ssml_become_entries_and_text_is_kept(shared_epubs: Path) -
     assert by["30°"].value == "ˈθɜrti dɪˈgriz"
     assert '"' not in by  # a ditto mark spoken "Democratic" in one cell is not a word to respell
     # the manuscript keeps every character the markup wrapped
-    book = load_manuscript(epub)
+    book = read.book
     text = " ".join(s.text for c in book.chapters for p in c.paragraphs for s in p.sentences)
     assert "between 30° 31′ 39″ and 35° N., and between 81°" in text
     report = report_for_sentences(((s.text, s.language) for c in book.chapters for p in c.paragraphs

@@ -1,5 +1,10 @@
 """EPUB 2 and 3 reader: spine order, chapters and titles from the table of contents.
 
+One pass over the archive: each document is parsed once, and what the book says
+about how to speak it -- pronunciations (:mod:`studio.text.formats.epub_lexicon`) and
+CSS Speech direction (:mod:`studio.text.formats.epub_speech`) -- comes back with the
+text in the :class:`~studio.text.raw.RawBook`.
+
 Why chapters come from the TOC and not from files: publishers split files by size,
 not by chapter (one 300 KB file holding twenty stories is common, so are chapters
 split over three files). The TOC (EPUB 3 nav, else EPUB 2 NCX) is what the reader
@@ -29,8 +34,12 @@ from urllib.parse import unquote
 
 from lxml import etree
 
-from studio.core.errors import ManuscriptError
-from studio.text.raw import Block, RawBook, RawChapter, Reader
+from studio.core.errors import ManuscriptError, StudioError
+from studio.core.lexicon import Lexicon, LexiconEntry
+from studio.text.formats.epub_lexicon import book_lexicon, pls_entries, ssml_entries
+from studio.text.formats.epub_speech import CSS_MEDIA_TYPE, StyleSheet, log_speech, speech_of_document
+from studio.text.formats.pls import PLS_MEDIA_TYPE
+from studio.text.raw import Block, BlockSpeech, RawBook, RawChapter, Reader
 from studio.text.safety import SafeZip, parse_markup, parse_xml
 from studio.text.structure import (
     FRONT_MATTER_TITLE,
@@ -95,17 +104,58 @@ def read_epub(path: Path, max_bytes: int) -> RawBook:
         nav_path = next((i.href for i in manifest.values() if "nav" in i.properties), "")
         toc = _toc(z, opf, manifest, nav_path)
         reasons = _landmark_reasons(z, opf, posixpath.dirname(opf_path), nav_path)
-        chapters = _assemble(z, path, spine, toc, nav_path, reasons)
+        speaking = _Speaking(path.name, meta.get("language", ""))
+        for item in manifest.values():
+            if item.media_type in (PLS_MEDIA_TYPE, CSS_MEDIA_TYPE) and z.has(item.href):
+                speaking.package_file(item.media_type, item.href, z.read(item.href))
+        chapters = _assemble(z, path, spine, toc, nav_path, reasons, speaking)
+    log_speech(path.name, speaking.sheet, speaking.marks)
     return RawBook(
         title=meta.get("title") or path.stem,
         author=meta.get("author", ""),
         language=meta.get("language", ""),
         chapters=chapters,
         metadata={"format": "epub", **{k: v for k, v in meta.items() if k not in ("title", "author", "language")}},
+        lexicon=book_lexicon(path.name, speaking.declared, speaking.ssml),
+        speech=speaking.marks,
     )
 
 
+@dataclass
+class _Speaking:
+    """How the book says to speak it, gathered from each file as the one pass reads it:
+    pronunciations (PLS files, SSML in the documents) and CSS Speech direction."""
+
+    name: str
+    language: str
+    sheet: StyleSheet = field(default_factory=StyleSheet)
+    declared: list[LexiconEntry] = field(default_factory=list)
+    ssml: list[LexiconEntry] = field(default_factory=list)
+    marks: list[BlockSpeech] = field(default_factory=list)
+
+    def package_file(self, media_type: str, href: str, data: bytes) -> None:
+        """A lexicon or a style sheet the package lists (a broken lexicon is logged and left out)."""
+        if media_type == CSS_MEDIA_TYPE:
+            self.sheet.add_css(data.decode("utf-8", errors="replace"))
+            return
+        try:
+            self.declared.extend(pls_entries(data, f"{self.name}:{href}"))
+        except StudioError as err:
+            log.warning("%s: the lexicon %s could not be read (%s); continuing without it", self.name, href, err)
+
+    def document(self, root: etree._Element, linear: bool) -> None:
+        """A spine document: its SSML always, its direction when it is read aloud (linear)."""
+        self.ssml.extend(ssml_entries(root, self.language))
+        if linear:
+            self.marks.extend(speech_of_document(root, self.sheet))
+
+
 READER = Reader("EPUB", (".epub",), read_epub)
+
+
+def read_epub_lexicon(path: str | Path, *, max_bytes: int = 64 << 20) -> Lexicon:
+    """Every pronunciation the EPUB at ``path`` declares, as one lexicon (the same pass as an import)."""
+    return Lexicon(read_epub(Path(path), max_bytes).lexicon)
 
 
 #: Cover art larger than this is not read (no real cover comes close).
@@ -326,7 +376,7 @@ def _front_name(doc: str) -> str | None:
 
 def _assemble(
     z: SafeZip, path: Path, spine: list[tuple[str, bool]], toc: list[tuple[str, str | None, str]], nav_path: str,
-    reasons: dict[tuple[str, str | None], str],
+    reasons: dict[tuple[str, str | None], str], speaking: _Speaking,
 ) -> list[RawChapter]:
     targets: dict[str, dict[str | None, str]] = {}
     for doc, frag, label in toc:
@@ -336,6 +386,9 @@ def _assemble(
     for doc, linear in spine:
         if not linear:
             log.debug("%s: skipping non-linear spine item %s", path, doc)
+            aside = parse_markup(z.read(doc)) if z.has(doc) else None
+            if aside is not None:
+                speaking.document(aside, linear=False)  # its pronunciations still count
             continue
         if not z.has(doc):
             log.warning("%s: spine document %s is missing from the archive", path, doc)
@@ -345,6 +398,7 @@ def _assemble(
             log.warning("%s: spine document %s is empty or unparsable", path, doc)
             continue
         readable += 1
+        speaking.document(root, linear=True)
         blocks = extract_blocks(root)
         doc_title = head_info(root).get("title", "")
         anchors = targets.get(doc, {})

@@ -1,10 +1,11 @@
 """Pronunciations an EPUB 3 carries: its PLS lexicons and the SSML in its content.
 
-Why a separate pass over the archive instead of a hook in the EPUB reader: the
-reader's job is the text, and it keeps every character of it (SSML elements and
-attributes are inline markup, so ``<span ssml:ph="nɔrθ">N.</span>`` still reads
-"N." in the manuscript). What the publisher said about *how* to speak it becomes
-project lexicon entries instead, read here with the same zip-bomb and XXE guards.
+Why apart from the reader's text: the reader keeps every character of the text
+(SSML elements and attributes are inline markup, so ``<span ssml:ph="nɔrθ">N.</span>``
+still reads "N." in the manuscript). What the publisher said about *how* to speak it
+becomes project lexicon entries instead: the EPUB reader
+(:mod:`studio.text.formats.epub`) hands each lexicon file and each document it parses
+here, in its one pass over the archive.
 
 Sources, in this order (the first entry for a word wins, the author's own PLS
 before inline markup):
@@ -27,15 +28,12 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from pathlib import Path
 
 from lxml import etree
 
 from studio.core.language import language_family
 from studio.core.lexicon import Lexicon, LexiconEntry, normalize_grapheme
-from studio.text.formats.epub import _find_opf, _manifest, _spine  # the reader's own package parsing
-from studio.text.formats.pls import PLS_MEDIA_TYPE, read_pls
-from studio.text.safety import SafeZip, parse_markup, parse_xml
+from studio.text.formats.pls import read_pls
 from studio.text.formats.xhtml import localname
 
 log = logging.getLogger(__name__)
@@ -50,29 +48,17 @@ def _ssml_attr(el: etree._Element, name: str) -> str | None:
     return value if value is not None else el.get(f"ssml:{name}")
 
 
-def read_epub_lexicon(path: str | Path, *, max_bytes: int = 64 << 20) -> Lexicon:
-    """Every pronunciation the EPUB at ``path`` declares, as one lexicon."""
-    path = Path(path)
-    found: list[LexiconEntry] = []
-    with SafeZip(path, max_member=max_bytes, max_total=4 * max_bytes, kind="EPUB") as z:
-        opf_path = _find_opf(z, path)
-        opf = parse_xml(z.read(opf_path), path, f"the package file {opf_path!r}")
-        book_lang = next((el.text or "" for el in opf.iter() if localname(el) == "language"), "")
-        manifest = _manifest(opf, opf_path.rpartition("/")[0])
-        for item in manifest.values():
-            if item.media_type == PLS_MEDIA_TYPE and z.has(item.href):
-                result = read_pls(z.read(item.href), f"{path.name}:{item.href}")
-                found.extend(result.entries)
-                log.info("%s: %d entries from the lexicon %s", path.name, len(result.entries), item.href)
-        ssml: list[LexiconEntry] = []
-        for doc, _linear in _spine(opf, manifest):
-            if z.has(doc):
-                root = parse_markup(z.read(doc))
-                if root is not None:
-                    ssml.extend(ssml_entries(root, book_lang))
-        log.info("%s: %d SSML pronunciation(s) in the content", path.name, len(ssml))
-        found.extend(ssml)
-    return _first_wins(found)
+def pls_entries(data: bytes, where: str) -> list[LexiconEntry]:
+    """The entries of one PLS lexicon file of the book (``where`` names it in messages)."""
+    result = read_pls(data, where)
+    log.info("%s: %d entries from the lexicon", where, len(result.entries))
+    return list(result.entries)
+
+
+def book_lexicon(name: str, declared: list[LexiconEntry], ssml: list[LexiconEntry]) -> tuple[LexiconEntry, ...]:
+    """The book's pronunciations: its PLS entries, then its SSML; the first entry for a word wins."""
+    log.info("%s: %d SSML pronunciation(s) in the content", name, len(ssml))
+    return _first_wins([*declared, *ssml]).entries
 
 
 def ssml_entries(root: etree._Element, default_lang: str = "") -> list[LexiconEntry]:

@@ -1,10 +1,11 @@
 """Direction an EPUB 3 carries in CSS Speech: pauses, speaking rate and stressed words.
 
-Why a separate pass over the archive (as :mod:`studio.text.formats.epub_lexicon` is): the
-reader's job is the text; what the publisher said about *how* to read it becomes
-per-sentence direction in the project (:mod:`studio.project.direction`), matched
-to the imported paragraphs by their text. The blocks are found by the reader's own
-walk (:class:`studio.text.formats.xhtml.Walker`), so a block's text here is the text the
+Why apart from the reader's text: what the publisher said about *how* to read it
+becomes per-sentence direction in the project (:mod:`studio.project.direction`),
+matched to the imported paragraphs by their text. The EPUB reader
+(:mod:`studio.text.formats.epub`) hands each document it parses here too, in its one
+pass over the archive; the blocks are found by the reader's own walk
+(:class:`studio.text.formats.xhtml.Walker`), so a block's text here is the text the
 importer made a paragraph of.
 
 Read, in the ``style`` attribute and in the book's CSS (its ``text/css`` manifest
@@ -31,14 +32,12 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from lxml import etree
 
-from studio.text.formats.epub import _find_opf, _manifest, _spine  # the reader's own package parsing
-from studio.text.safety import SafeZip, parse_markup, parse_xml
-from studio.text.segment import normalize_text
 from studio.text.formats.xhtml import Walker, find_body, localname
+from studio.text.raw import BlockSpeech
+from studio.text.segment import normalize_text
 
 log = logging.getLogger(__name__)
 
@@ -51,20 +50,6 @@ _COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
 _RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
 _SIMPLE = re.compile(r"^([a-zA-Z][\w-]*)?(?:\.([\w-]+))?$")
 _TIME = re.compile(r"^(\d+(?:\.\d+)?|\.\d+)(ms|s)$")
-
-
-@dataclass(frozen=True)
-class BlockSpeech:
-    """What one block of text (an imported paragraph) is to be read with.
-
-    ``text``: the block's text, normalized as the importer does; ``stressed``: indices
-    of its words (``text.split()``) to stress."""
-
-    text: str
-    rate: float | None = None
-    pause_before: float | None = None
-    pause_after: float | None = None
-    stressed: tuple[int, ...] = ()
 
 
 def declarations(style: str) -> dict[str, str]:
@@ -239,25 +224,9 @@ def speech_of_document(root: etree._Element, sheet: StyleSheet) -> list[BlockSpe
     return walker.speech()
 
 
-def read_epub_speech(path: str | Path, *, max_bytes: int = 64 << 20) -> list[BlockSpeech]:
-    """Every directed block of the EPUB at ``path``, in reading order (empty for a book without CSS Speech)."""
-    path = Path(path)
-    out: list[BlockSpeech] = []
-    sheet = StyleSheet()
-    with SafeZip(path, max_member=max_bytes, max_total=4 * max_bytes, kind="EPUB") as z:
-        opf_path = _find_opf(z, path)
-        opf = parse_xml(z.read(opf_path), path, f"the package file {opf_path!r}")
-        manifest = _manifest(opf, opf_path.rpartition("/")[0])
-        for item in manifest.values():
-            if item.media_type == CSS_MEDIA_TYPE and z.has(item.href):
-                sheet.add_css(z.read(item.href).decode("utf-8", errors="replace"))
-        for doc, linear in _spine(opf, manifest):
-            if linear and z.has(doc):
-                root = parse_markup(z.read(doc))
-                if root is not None:
-                    out.extend(speech_of_document(root, sheet))
+def log_speech(name: str, sheet: StyleSheet, marks: list[BlockSpeech]) -> None:
+    """Say what the book's CSS Speech gave (and what was not read)."""
     if sheet.ignored:
         log.info("%s: %d CSS selector(s) with speech properties not read (only element, .class, element.class)",
-                 path.name, sheet.ignored)
-    log.info("%s: %d paragraph(s) with CSS Speech direction", path.name, len(out))
-    return out
+                 name, sheet.ignored)
+    log.info("%s: %d paragraph(s) with CSS Speech direction", name, len(marks))
