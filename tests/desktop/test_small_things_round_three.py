@@ -10,7 +10,6 @@ from pathlib import Path
 
 from support.gui import TINY, write_manuscript
 from support.window import WAIT, big_book, make_window, open_and_wait, sentences, wait_jobs_done
-from support.window import window  # noqa: F401 - the fixture
 
 from studio.project import Project
 from studio.desktop.sinks import NO_DEVICE, output_device_problem

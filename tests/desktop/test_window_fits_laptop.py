@@ -8,7 +8,6 @@ from support.gui import copy_sample
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTabBar, QToolBar, QToolTip
 from support.window import WAIT, open_and_wait
-from support.window import window  # noqa: F401 - the fixture
 
 from studio.ui.main_window import MainWindow
 
