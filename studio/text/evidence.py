@@ -9,6 +9,9 @@ units ("km"), abbreviations ("Dr.", "p.m.") and capitalised words inside a sente
 the text's, so they are taken out of what the detector reads, and out of the count of
 letters that decides how much a passage's own verdict may overrule its context.
 
+Words in capitals are judged as the normaliser judges them (:mod:`studio.text.normalize.capitals`):
+an acronym is no evidence, a word in capitals is the word, case-folded.
+
 German capitalises every noun; its passages still have their articles, verbs and
 function words in lower case, which is what the detector needs.
 """
@@ -17,6 +20,8 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+
+from studio.text.normalize import capitals
 
 _TOKEN = re.compile(r"\S+")
 _EDGE = "\"'()[]{}«»“”‘’„‚‹›¿¡*_"
@@ -34,6 +39,7 @@ def evidence(text: str) -> str:
     """
     kept: list[str] = []
     start = True
+    caps = capitals.running_capitals(text)
     for m in _TOKEN.finditer(text):
         raw = m.group(0)
         word = raw.strip(_EDGE)
@@ -45,7 +51,9 @@ def evidence(text: str) -> str:
             continue
         letters = [ch for ch in core if ch.isalpha()]
         if len(letters) >= 2 and all(ch.isupper() for ch in letters):
-            continue  # acronym or Roman numeral ("FBI", "XIV", "GB")
+            if not capitals.is_word(core, caps):
+                continue  # acronym or Roman numeral ("FBI", "XIV", "GB")
+            core = core.lower()  # a word in capitals: the normaliser reads it as the word
         if not first and core[:1].isupper():
             continue  # a name inside a sentence
         kept.append(core)
