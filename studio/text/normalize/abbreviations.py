@@ -36,7 +36,7 @@ TABLES: dict[str, dict[str, str]] = {
         "yrs.": "years", "hrs.": "hours", "fn.": "footnote", "fns.": "footnotes", "doz.": "dozen",
         "figs.": "figures", "vols.": "volumes", "chap.": "chapter", "Chap.": "Chapter",
         "Pvt.": "Private", "Cmdr.": "Commander", "Brig.": "Brigadier", "Msgr.": "Monsignor", "Supt.": "Superintendent",
-        "U.N.": "U N", "E.U.": "E U",
+        "U.N.": "U N", "E.U.": "E U", "PhD": "P H D", "PhDs": "P H D's",
         "mins.": "minutes", "min.": "minutes", "sec.": "seconds", "govt.": "government", "intl.": "international",
         "Univ.": "University", "Assn.": "Association", "Ph.D.": "P H D", "M.D.": "M D", "B.A.": "B A", "M.A.": "M A",
         "U.S.": "U S", "U.K.": "U K", "U.S.A.": "U S A", "D.C.": "D C", "A.D.": "A D", "B.C.": "B C",

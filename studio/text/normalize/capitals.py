@@ -44,8 +44,8 @@ SPELLED = frozenset(
 INTERJECTIONS = frozenset("HMM HM HMMM SHH SHHH PSST PST BRR BRRR GRR GRRR ZZZ TSK PFFT HMPH MM MMM NTH CWM".split())
 _LETTERS = {
     "A": ("EY", "AH"), "B": ("B IY",), "C": ("S IY",), "D": ("D IY",), "E": ("IY",), "F": ("EH F",),
-    "G": ("JH IY",), "H": ("EY CH",), "I": ("AY",), "J": ("JH EY",), "K": ("K EY",), "L": ("EH L",),
-    "M": ("EH M",), "N": ("EH N",), "O": ("OW",), "P": ("P IY",), "Q": ("K Y UW",), "R": ("AA R",),
+    "G": ("JH IY", "G IY"), "H": ("EY CH", "HH EY CH"), "I": ("AY",), "J": ("JH EY",), "K": ("K EY",), "L": ("EH L",),
+    "M": ("EH M",), "N": ("EH N",), "O": ("OW",), "P": ("P IY",), "Q": ("K Y UW",), "R": ("AA R", "AA"),
     "S": ("EH S",), "T": ("T IY",), "U": ("Y UW",), "V": ("V IY",), "W": ("D AH B AH L Y UW", "D AH B AH Y UW"),
     "X": ("EH K S",), "Y": ("W AY",), "Z": ("Z IY", "Z EH D"),
 }
