@@ -12,6 +12,7 @@ matter in an audiobook -- names of people and places:
   and never written in lower case anywhere in the book is a proper noun, and
   proper nouns are exactly what dictionaries lack ("Nguyen", "Altamaha");
 * a word in capitals (``NATO``, ``Ph.D``-like fragments) is spelled out or guessed;
+* contractions, with a straight or a curly apostrophe ("I’ve", "Don't"), are words;
 * a handful of capitalised words every dictionary has (days, months, titles,
   ``I``) are never suggested.
 
@@ -31,6 +32,8 @@ from studio.core.lexicon import Lexicon, LexiconEntry
 from studio.core.types import Book
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+#: a contraction's ending ("I'm", "don't", "we'll"); "'s" is left: "Ahab's" is still Ahab
+_CONTRACTION = re.compile(r"(?:n't|'ve|'re|'m|'ll|'d)$", re.I)
 #: Capitalised words any English dictionary has; they are not names to check.
 _COMMON_CAPITALISED = frozenset(
     """
@@ -89,7 +92,12 @@ def report_for_sentences(
         covered = [(m.start, m.end) for m in matches]
         first = True
         for w in _WORD.finditer(text):
-            word = w.group(0)
+            word = w.group(0).replace("’", "'")
+            if _CONTRACTION.search(word):
+                first = False
+                continue  # "I’ve", "Don't": words, whichever apostrophe, never names
+            if word[-2:].lower() == "'s" and len(word) > 3:
+                word = word[:-2]  # "Ahab’s": the name is Ahab
             folded = word.casefold()
             if word[0].islower():
                 lower_seen.add(folded)
