@@ -274,6 +274,8 @@ def _token_before(text: str, idx: int) -> str:
     while j > lo and not text[j - 1].isspace():
         j -= 1
     token = text[j:idx]
+    for mark in "\u2014\u2013\"\u201d(":  # '"—REV. HENRY': the word after a dash or a closed quotation
+        token = token.rpartition(mark)[2]
     return token.lstrip(_OPENERS_STR)
 
 
