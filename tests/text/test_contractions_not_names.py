@@ -25,3 +25,9 @@ def test_contractions_with_either_apostrophe_are_not_suggested() -> None:
 
 def test_a_word_in_capitals_that_is_a_word_is_still_listed_only_once_as_itself() -> None:
     assert "Nantucket" in _suggested(["He sailed from Nantucket.", "Then he wrote: I’d rather not."])
+
+
+def test_words_in_capitals_are_suggested_only_when_spelled_or_unknown() -> None:
+    suggested = _suggested(['"BLOODY BATTLE IN AFFGHANISTAN."', "The FBI came."])
+    assert {"AFFGHANISTAN", "FBI"} <= suggested
+    assert not {"BLOODY", "BATTLE"} & suggested
