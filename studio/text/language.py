@@ -42,6 +42,8 @@ PRIOR_LETTERS = 40
 MIN_DISTINCT_WORDS = 3
 #: this many function words of a language are strong evidence for it
 STRONG_FUNCTION_WORDS = 2
+#: the detector's leaders whose function words are counted too (lingua may rank Latin above the Italian it is)
+FUNCTION_WORD_RIVALS = 3
 #: extra log-odds needed when neither language's function words are there to confirm
 NO_FUNCTION_WORDS_ODDS = 1.5
 #: detection reads at most this much of a paragraph (plenty, and keeps 10 MB lines cheap)
@@ -169,8 +171,8 @@ def _decide(scores: dict[str, float], letters: int, context: str, sample: str = 
 
     Strong evidence (a book is in one language; a misread passage is the loudest mistake
     in the audio): another script (``context`` is no candidate at all); or several
-    function words of one language, more than of the others in play (the passage's best,
-    the context's, the book's), which also brings a passage back to the book's language
+    function words of one language, more than of the others in play (the detector's
+    leaders, the context's, the book's), which also brings a passage back to the book's language
     after a quotation; or, with no function words to go by, odds over ``context`` of
     exp(PRIOR_BASE + PRIOR_SHORT * PRIOR_LETTERS / (letters + PRIOR_LETTERS)) - about
     20:1 for the shortest line, 2:1 for a long paragraph - and more when both languages
@@ -184,7 +186,8 @@ def _decide(scores: dict[str, float], letters: int, context: str, sample: str = 
         return best  # another script: the context's language is no candidate at all
     if distinct_words(sample) < MIN_DISTINCT_WORDS:
         return context
-    counts = {code: function_words(sample, code) for code in {best, context, book} if code and code in scores}
+    in_play = {best, context, book, *list(scores)[:FUNCTION_WORD_RIVALS]}
+    counts = {code: function_words(sample, code) for code in in_play if code and code in scores}
     ranked = sorted(counts.values(), reverse=True)
     lead = max(counts, key=lambda c: (counts[c], c == context, c == book)) if counts else ""
     if lead and ranked[0] >= STRONG_FUNCTION_WORDS and (len(ranked) < 2 or ranked[0] > ranked[1]):
@@ -204,12 +207,11 @@ def _decide(scores: dict[str, float], letters: int, context: str, sample: str = 
 
 
 def _context(before: str, after: str, book: str) -> str:
-    """The language around a passage: the one before it (the book's when the next
-    reliable paragraph disagrees and the book's is one of them); at a chapter's start,
-    the book's - never what follows, so a heading is not given the language of the
-    quotation under it."""
+    """The language around a passage: the one before it when the next reliable paragraph
+    agrees or there is none, else the book's; at a chapter's start, the book's - never what
+    follows, so a heading is not given the language of the quotation under it."""
     if before and after and before != after:
-        return book if book in (before, after) else before
+        return book
     return before or book
 
 
