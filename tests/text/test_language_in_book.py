@@ -5,6 +5,11 @@ quotations in another language are still found (issue 31, items 2 and 5)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
+from studio.text.importer import load_manuscript
 from studio.text.language import assign_languages
 
 #: Moby-Dick (Herman Melville, 1851; public domain): the passages the issue saw misread
@@ -50,3 +55,36 @@ def test_foreign_quotations_are_still_found() -> None:
     chapter = [BLUBBER, "Je ne sais pas ce que tu veux dire.", BLUBBER, "Ich weiß nicht, was du meinst.", BLUBBER,
                "Η γάτα κοιμάται.", BLUBBER, "No sé lo que quieres decir con eso.", BLUBBER]
     assert _codes([chapter]) == [["en", "fr", "en", "de", "en", "el", "en", "es", "en"]]
+
+
+FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "epub"
+
+
+def _fixture(name: str):
+    path = FIXTURES / name
+    if not path.is_file():
+        pytest.skip("the shared EPUB fixtures are absent")
+    book = load_manuscript(path)
+    return book, {p.text: p.language for c in book.chapters for p in c.paragraphs}
+
+
+@pytest.mark.slow
+def test_english_epubs_stay_english_headings_in_capitals_included() -> None:
+    for name in ("childrens-literature.epub", "georgia-pls-ssml.epub"):
+        book, languages = _fixture(name)
+        assert book.language == "en"
+        assert {text[:40]: code for text, code in languages.items() if code != "en"} == {}, name
+
+
+@pytest.mark.slow
+def test_the_waste_land_keeps_its_english_lines_and_finds_its_quotations() -> None:
+    book, languages = _fixture("wasteland.epub")
+    assert book.language == "en"
+    for line in ("The Waste Land", "T.S. Eliot", "Red and gold", "Beating oars", "White towers", "Under my feet. After the event"):
+        assert languages[line] == "en", line  # given Latin or Welsh before (short English lines)
+    found = {code for text, code in languages.items() if code != "en"}
+    assert {"la", "de", "fr", "it"} <= found
+    assert languages["Bin gar keine Russin, stamm' aus Litauen, echt deutsch."] == "de"
+    assert languages["Et O ces voix d'enfants, chantant dans la coupole!"] == "fr"
+    english = [t for t, c in languages.items() if c == "en"]
+    assert len(english) > 480
