@@ -28,6 +28,8 @@ import re
 import threading
 from functools import lru_cache
 
+from studio.text.normalize import roman
+
 #: acronyms said as words (kept as printed)
 WORD_ACRONYMS = frozenset(
     "NASA NATO UNESCO UNICEF OPEC FIFA SCUBA LASER RADAR SONAR AIDS ASAP NAFTA INTERPOL AWOL GIF JPEG "
@@ -108,7 +110,7 @@ def is_acronym(word: str, running_capitals: bool = False) -> bool:
     bare = word.replace("'", "").replace("’", "")
     how = known(bare)
     if word in SPELLED:
-        return not (running_capitals and how & AS_WORD) or word in ("FBI", "CIA", "BBC", "USA")
+        return not (running_capitals and how & AS_WORD)
     if how == AS_LETTERS:
         return True
     if how & AS_WORD:
@@ -123,7 +125,7 @@ def is_acronym(word: str, running_capitals: bool = False) -> bool:
 def is_word(word: str, running: bool = False) -> bool:
     """Is ``word`` in capitals read as a word (not an acronym, not a Roman numeral)? The
     language detector's question: a word is evidence of the language, an acronym is not."""
-    bare = word.rstrip("'’sS") if word.endswith(("'S", "’S")) else word
+    bare = word[:-2] if word.endswith(("'S", "’S")) else word
     if bare in WORD_ACRONYMS or (_numeral(bare) and not known(bare)):
         return False
     return not is_acronym(bare, running)
@@ -163,14 +165,12 @@ def fold(text: str) -> str:
     return CAPITALS.sub(say, text) if re.search(r"[A-Z]{2}", text) else text
 
 
-_NUMERAL = re.compile(r"^M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$")
-
-
 def _numeral(word: str) -> bool:
-    return bool(_NUMERAL.match(word))
+    return roman.value(word) > 0
 
 
 def starts_sentence(text: str, start: int) -> bool:
+    """Is ``start`` the first word of a sentence (nothing but quotes or brackets since its start)?"""
     before = text[:start].rstrip(" \"'“‘([")
     return not before or before[-1] in ".!?"
 
