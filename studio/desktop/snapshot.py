@@ -140,6 +140,8 @@ class BookSnapshot:
     timing: Timing | None = None
     #: the book-level choice to read epigraphs, extracts... (studio.project.front_matter)
     read_front: bool = False
+    #: how a passage in a language no voice speaks is read (UnvoicedPolicy's value): the banner says it
+    unvoiced_policy: str = "native"
 
     def sentence_count(self) -> int:
         return sum(len(c.sentences) for c in self.chapters)
@@ -191,6 +193,7 @@ def build_snapshot(
         folder=str(project.folder), title=book.title, author=book.author, language=book.language,
         voice_languages=tuple(sorted(langs)), long_chapter_minutes=long_chapter_minutes,
         chapters=chapters, notes=notes, timing=timing, read_front=read_front_matter(project.db),
+        unvoiced_policy=project.settings().unvoiced,
     )
     return with_long_chapters(snapshot, long_chapter_minutes)
 

@@ -35,6 +35,7 @@ DEFAULT_LANGUAGES = frozenset(
 #: the fast pass reads this much (its cost grows with the length; this is plenty)
 FAST_CHARS = 160
 #: a fast-pass winner at least this sure, on at least LONG_LETTERS letters, stands
+#: (unless the caller expects another language there: then the careful pass judges)
 SURE = 0.85
 LONG_LETTERS = 100
 #: a fast-pass winner this sure that is the language expected there stands
@@ -74,8 +75,8 @@ def _scores(sample: str, candidates: frozenset[str], prefer: str, careful: bool)
     if not careful or not fast:
         return fast
     best, sure = fast[0]
-    if sure >= SURE and sum(1 for ch in head if ch.isalpha()) >= LONG_LETTERS:
-        return fast
+    if sure >= SURE and sum(1 for ch in head if ch.isalpha()) >= LONG_LETTERS and prefer in ("", best):
+        return fast  # (trigrams alone once took a plain English paragraph for Norwegian at 85 %)
     if best == prefer and sure >= PREFER_SURE:
         return fast
     shortlist = {code for code, _ in fast[:SHORTLIST]}

@@ -22,7 +22,7 @@ from typing import Callable, Sequence
 from studio.core.language import language_family
 from studio.core.types import Book
 from studio.text.detector import DEFAULT_LANGUAGES, language_scores
-from studio.text.evidence import evidence
+from studio.text.evidence import FUNCTION_WORDS, distinct_words, evidence, function_words
 from studio.text.scripts import dominant_script
 
 log = logging.getLogger(__name__)
@@ -38,6 +38,14 @@ SHORT_VOTE_CONFIDENCE = 0.6
 PRIOR_BASE = 0.5
 PRIOR_SHORT = 3.0
 PRIOR_LETTERS = 40
+#: a passage needs this many different words to leave its context's language ("word word word" never does)
+MIN_DISTINCT_WORDS = 3
+#: this many function words of a language are strong evidence for it
+STRONG_FUNCTION_WORDS = 2
+#: the detector's leaders whose function words are counted too (lingua may rank Latin above the Italian it is)
+FUNCTION_WORD_RIVALS = 3
+#: extra log-odds needed when neither language's function words are there to confirm
+NO_FUNCTION_WORDS_ODDS = 1.5
 #: detection reads at most this much of a paragraph (plenty, and keeps 10 MB lines cheap)
 SAMPLE_CHARS = 500
 #: used when nothing at all could be detected and the file declares nothing: the
@@ -134,7 +142,7 @@ def assign_languages(
             context = _context(before, after[i], book)
             if sc:
                 sc = language_scores(sample, candidates, prefer=context)
-            code = _decide(sc, n, context)
+            code = _decide(sc, n, context, sample, book)
             if sc:
                 before = code
             result.append((code, round(min(sc.get(code, 0.0), 1.0), 4)))
@@ -165,27 +173,53 @@ def _book_language(scores: list[list[dict[str, float]]], letters: list[list[int]
     return FALLBACK_LANGUAGE
 
 
-def _decide(scores: dict[str, float], letters: int, context: str) -> str:
-    """The passage's own best language if it beats ``context`` by enough, else ``context``.
+def _decide(scores: dict[str, float], letters: int, context: str, sample: str = "", book: str = "") -> str:
+    """The passage's language: its own best one only on strong evidence, else ``context``.
 
-    The odds needed fall with length: exp(PRIOR_BASE + PRIOR_SHORT) for the
-    shortest line, about exp(PRIOR_BASE) for a long paragraph. A passage with under
+    Strong evidence (a book is in one language; a misread passage is the loudest mistake
+    in the audio): another script (``context`` is no candidate at all); or several
+    function words of one language, more than of the others in play (the detector's
+    leaders, the context's, the book's), which also brings a passage back to the book's language
+    after a quotation; or, with no function words to go by, odds over ``context`` of
+    exp(PRIOR_BASE + PRIOR_SHORT * PRIOR_LETTERS / (letters + PRIOR_LETTERS)) - about
+    20:1 for the shortest line, 2:1 for a long paragraph - and more when both languages
+    have function-word lists and none of their words is there. A line of one repeated
+    word never leaves its context.
     """
     best = _top(scores)
-    if not best or best == context:
-        return best or context
-    own = scores.get(context, 0.0)
-    if own <= 0.0:
+    if not best:
+        return context
+    if scores.get(context, 0.0) <= 0.0 and best != context:
+        return best  # another script: the context's language is no candidate at all
+    if distinct_words(sample) < MIN_DISTINCT_WORDS:
+        return context
+    in_play = {best, context, book, *list(scores)[:FUNCTION_WORD_RIVALS]}
+    counts = {code: function_words(sample, code) for code in in_play if code and code in scores}
+    ranked = sorted(counts.values(), reverse=True)
+    lead = max(counts, key=lambda c: (counts[c], c == context, c == book)) if counts else ""
+    if lead and ranked[0] >= STRONG_FUNCTION_WORDS and (len(ranked) < 2 or ranked[0] > ranked[1]):
+        return lead
+    if best == context:
         return best
+    if best == book and counts.get(book, 0) > counts.get(context, 0):
+        return book  # back to the book's language after a quotation
+    if counts.get(context, 0) > counts.get(best, 0) and best in FUNCTION_WORDS:
+        return context  # its small words are the context's, whatever the n-grams say
     needed = PRIOR_BASE + PRIOR_SHORT * PRIOR_LETTERS / (letters + PRIOR_LETTERS)
-    return best if math.log(scores[best] / own) > needed else context
+    if best == book:
+        needed = PRIOR_BASE  # the book's language is the strong prior, a quotation's a weak one
+    elif best in FUNCTION_WORDS and context in FUNCTION_WORDS:
+        needed += NO_FUNCTION_WORDS_ODDS
+    return best if math.log(scores[best] / scores[context]) > needed else context
 
 
 def _context(before: str, after: str, book: str) -> str:
-    """The language around a passage: agreeing neighbours, else the book's if among them, else the one before."""
+    """The language around a passage: the one before it when the next reliable paragraph
+    agrees or there is none, else the book's; at a chapter's start, the book's - never what
+    follows, so a heading is not given the language of the quotation under it."""
     if before and after and before != after:
-        return book if book in (before, after) else before
-    return before or after or book
+        return book
+    return before or book
 
 
 def _majority(scores: list[list[dict[str, float]]], letters: list[list[int]]) -> str:

@@ -11,7 +11,9 @@ matter in an audiobook -- names of people and places:
 * a word written capitalised in the middle of a sentence (not as its first word)
   and never written in lower case anywhere in the book is a proper noun, and
   proper nouns are exactly what dictionaries lack ("Nguyen", "Altamaha");
-* a word in capitals (``NATO``, ``Ph.D``-like fragments) is spelled out or guessed;
+* a word in capitals is spelled out if an acronym (``FBI``) and guessed if no dictionary
+  has it (``AFFGHANISTAN``); one the dictionary has (``BATTLE``) is read as itself;
+* contractions, with a straight or a curly apostrophe ("I’ve", "Don't"), are words;
 * a handful of capitalised words every dictionary has (days, months, titles,
   ``I``) are never suggested.
 
@@ -29,8 +31,11 @@ from dataclasses import dataclass
 
 from studio.core.lexicon import Lexicon, LexiconEntry
 from studio.core.types import Book
+from studio.text.normalize import capitals
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+#: a contraction's ending ("I'm", "don't", "we'll"); "'s" is left: "Ahab's" is still Ahab
+_CONTRACTION = re.compile(r"(?:n't|'ve|'re|'m|'ll|'d)$", re.I)
 #: Capitalised words any English dictionary has; they are not names to check.
 _COMMON_CAPITALISED = frozenset(
     """
@@ -89,7 +94,12 @@ def report_for_sentences(
         covered = [(m.start, m.end) for m in matches]
         first = True
         for w in _WORD.finditer(text):
-            word = w.group(0)
+            word = w.group(0).replace("’", "'")
+            if _CONTRACTION.search(word):
+                first = False
+                continue  # "I’ve", "Don't": words, whichever apostrophe, never names
+            if word[-2:].lower() == "'s" and len(word) > 3:
+                word = word[:-2]  # "Ahab’s": the name is Ahab
             folded = word.casefold()
             if word[0].islower():
                 lower_seen.add(folded)
@@ -119,5 +129,10 @@ def _suggest(forms: Counter[str], folded: str, capitalised_mid_sentence: bool, l
     if folded in _COMMON_CAPITALISED or folded in lower_seen or len(folded) < 2:
         return False
     if all(form.isupper() for form in forms):
-        return True  # only ever in capitals: an acronym, spelled out or guessed
+        # only ever in capitals: an acronym (spelled out) or a word the dictionary lacks (guessed);
+        # a word in capitals the dictionary has ("BATTLE") is read as that word
+        word = forms.most_common(1)[0][0]
+        if word in capitals.WORD_ACRONYMS or capitals.is_acronym(word):
+            return True
+        return not capitals.known(word) & capitals.AS_WORD
     return capitalised_mid_sentence

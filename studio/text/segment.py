@@ -47,18 +47,33 @@ _OPENERS_STR = "".join(sorted(_OPENERS))
 _CLAUSE_MARKS = (";", ":", ",", "\u2014", "\u2013")
 _DASHES = frozenset("\u2014\u2013")
 
-# After these, a period never ends the sentence (titles precede names; the others
-# are followed by an example or a comparison).
-_NO_BREAK_ABBREVIATIONS = frozenset(
-    """
-    mr mrs ms mx dr prof st sr capt col gen lt sgt rev hon gov sen rep mt messrs
-    mme mlle mgr e.g i.e vs cf viz approx ca sq
-    """.split()
-)
-# ... and these only when a number follows ("No. 5", "vol. 3", "Jan. 5, 1509", "c. 1400";
+# After these, a period never ends the sentence (titles and ranks precede names; the
+# others are followed by an example, a comparison or a number). Per language, all applied:
+# sentences are cut before their language is known, and a title in one language is not a
+# sentence end in another.
+_NO_BREAK_BY_LANGUAGE = {
+    "en": """mr mrs ms mx dr prof st sr capt col gen lt sgt rev hon gov sen rep mt messrs adm maj cpl pvt
+             cmdr brig msgr fr br supt insp det atty pres e.g i.e vs cf viz approx ca sq""",
+    "fr": "mme mlle mgr",  # not "Me"/"MM.": "me." and "mm." end English sentences
+    "de": "hr hrn frl z.b d.h u.a bzw vgl evtl ggf",
+    "es": "sra srta dra dña ud uds vd",
+    "it": "sig dott avv ing",
+}
+_NO_BREAK_ABBREVIATIONS = frozenset(w for words in _NO_BREAK_BY_LANGUAGE.values() for w in words.split())
+# ... and these only when a number follows ("No. 5", "vol. 3", "fn. 3", "Jan. 5, 1509", "c. 1400";
 # but "I said no. Then"): the normaliser reads them with their number.
 _NUMBER_ABBREVIATIONS = frozenset(
-    "no nos fig figs vol vols p pp ch art sec c jan feb mar apr jun jul aug sep sept oct nov dec".split()
+    "no nos fig figs vol vols p pp ch chap art sec c fn fns n nn para paras doz pt pts bk l ll nr "
+    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
+# Letters with dots ("U.S.", "U.K.", "Ph.D.") continue the sentence unless the next word is
+# one that starts sentences: "The U.S. Navy paid" is one sentence, "in the U.S. The next" two.
+_DOTTED = re.compile(r"^(?:[A-Za-z]\.)+[A-Za-z]$|^Ph\.D$")
+_SENTENCE_STARTERS = frozenset(
+    """the a an i he she it we they you this that these those there then but and or so yet in on at by for
+    from to with as if when while after before his her its our their my your some many most all no not one
+    each every such what which who why how where however meanwhile still later now once thus today
+    yesterday tomorrow here nor both either neither""".split()
 )
 _LOOKBACK = 24  # longest token inspected when deciding about an abbreviation
 
@@ -235,9 +250,21 @@ def _is_boundary(text: str, run_start: int, end: int, next_start: int) -> bool:
     low = token.lower()
     if low in _NO_BREAK_ABBREVIATIONS or (low in _NUMBER_ABBREVIATIONS and nxt.isdigit()):
         return False
+    if _DOTTED.match(token) and _word_at(text, next_start).lower() not in _SENTENCE_STARTERS:
+        return False  # "The U.S. Navy", "a Ph.D. thesis"
     if len(token) == 1 and token.isalpha() and token.isupper() and nxt.isupper():
         return False  # initials: 'J. R. R. Tolkien'
     return True
+
+
+def _word_at(text: str, idx: int) -> str:
+    """The word starting at ``idx`` (after opening quotes), at most ``_LOOKBACK`` characters."""
+    while idx < len(text) and text[idx] in _OPENERS:
+        idx += 1
+    end = idx
+    while end < len(text) and end < idx + _LOOKBACK and text[end].isalpha():
+        end += 1
+    return text[idx:end]
 
 
 def _token_before(text: str, idx: int) -> str:
@@ -247,6 +274,8 @@ def _token_before(text: str, idx: int) -> str:
     while j > lo and not text[j - 1].isspace():
         j -= 1
     token = text[j:idx]
+    for mark in "\u2014\u2013\"\u201d(":  # '"—REV. HENRY': the word after a dash or a closed quotation
+        token = token.rpartition(mark)[2]
     return token.lstrip(_OPENERS_STR)
 
 

@@ -13,50 +13,27 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-_ONES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-         "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
-_TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
-_GROUPS = ("", "thousand", "million", "billion", "trillion")
+from studio.text.normalize.numbers import digits, english_cardinal, english_year
+
 _NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
 _SYMBOLS = {"%": " percent ", "&": " and ", "+": " plus ", "=": " equals ", "$": " dollars ", "\u00a3": " pounds "}
 
 
-def _below_thousand(n: int) -> list[str]:
-    words: list[str] = []
-    if n >= 100:
-        words += [_ONES[n // 100], "hundred"]
-        n %= 100
-    if n >= 20:
-        words.append(_TENS[n // 10])
-        if n % 10:
-            words.append(_ONES[n % 10])
-    elif n or not words:
-        words.append(_ONES[n])
-    return words
-
-
 def number_words(token: str) -> str:
     """``"1,542,180"`` -> ``"one million five hundred forty two thousand one hundred eighty"``;
-    a four-digit year reads in pairs (``"1880"`` -> ``"eighteen eighty"``), decimals digit by digit."""
+    a four-digit year reads in pairs (``"1880"`` -> ``"eighteen eighty"``), decimals digit by
+    digit. The words come from the one English speller (:mod:`studio.text.normalize.numbers`)."""
     whole, _, frac = token.replace(",", "").partition(".")
     n = int(whole)
     if "," not in token and len(whole) == 4 and 1100 <= n <= 1999 and n % 100 and not frac:
-        words = _below_thousand(n // 100) + _below_thousand(n % 100)
+        words = english_year(n)
     elif len(whole) > 15:  # an id or a phone number: read digit by digit
-        words = [_ONES[int(d)] for d in whole]
+        words = digits(whole, "en")
     else:
-        words, group = [], 0
-        while True:
-            n, part = divmod(n, 1000)
-            if part:
-                words = _below_thousand(part) + ([_GROUPS[group]] if group else []) + words
-            group += 1
-            if not n:
-                break
-        words = words or ["zero"]
+        words = english_cardinal(n)
     if frac:
-        words += ["point", *(_ONES[int(d)] for d in frac)]
-    return " ".join(words)
+        words += " point " + digits(frac, "en")
+    return words.replace("-", " ")
 
 
 def spoken_text(text: str) -> str:

@@ -8,6 +8,7 @@ those requests to the session. The panel never renders or plays anything itself.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from html import escape
 from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import (
@@ -40,15 +41,20 @@ EXPAND_MATCHES = 300
 
 
 def banner_line(snapshot) -> tuple[str, str]:
-    """``(one line, the filter its "Show" link applies)``: passages without a voice first."""
+    """``(one line, the filter its "Show" link applies)``: passages without a voice first,
+    said plainly ("5 passages look like Latin: no Latin voice, read by the English voice
+    with Latin rules?"): a detection can be wrong, and the producer decides."""
     if snapshot is None:
         return "", "All"
-    unvoiced: dict[str, int] = {}
-    for c in snapshot.chapters:
-        for p in c.paragraphs:
-            if p.unvoiced:
-                unvoiced[p.effective_language] = unvoiced.get(p.effective_language, 0) + 1
-    parts = [f"{n} passage{'s' if n > 1 else ''} in '{lang}' without a voice" for lang, n in sorted(unvoiced.items())]
+    unvoiced = unvoiced_passages(snapshot)
+    book = LANGUAGE_NAMES.get(snapshot.language, snapshot.language or "the book's language")
+    how = {"book": f"read as {book}", "skip": "left out"}.get(snapshot.unvoiced_policy, "")
+    parts = []
+    for lang, found in sorted(unvoiced.items()):
+        name = LANGUAGE_NAMES.get(lang, f"'{lang}'")
+        n = len(found)
+        said = how or f"read by the {book} voice with {name} rules"
+        parts.append(f"{n} passage{'s' if n > 1 else ''} look{'' if n > 1 else 's'} like {name}: no {name} voice, {said}?")
     long = [c for c in snapshot.chapters if c.too_long]
     if len(long) == 1:
         parts.append(f"Chapter {long[0].index + 1} runs ~{long[0].estimated_s / 60:.0f} min")
@@ -58,6 +64,16 @@ def banner_line(snapshot) -> tuple[str, str]:
     if split:
         parts.append(f"{split} paragraph{'s' if split > 1 else ''} with split sentences")
     return " \u00b7 ".join(parts), ("No voice" if unvoiced else "Flagged")
+
+
+def unvoiced_passages(snapshot) -> dict[str, list[tuple[int, int]]]:
+    """language -> (chapter, paragraph) of each passage no voice speaks (the title row excluded)."""
+    out: dict[str, list[tuple[int, int]]] = {}
+    for c in snapshot.chapters:
+        for p in c.paragraphs:
+            if p.unvoiced and p.index is not None:
+                out.setdefault(p.effective_language, []).append((p.chapter, p.index))
+    return out
 
 
 class BookPanel(QWidget):
@@ -157,18 +173,35 @@ class BookPanel(QWidget):
         self.refresh_banner()
 
     def refresh_banner(self) -> None:
-        """One line from the tree's current data (a language override shows at once), with "Show"."""
+        """One line from the tree's current data (a language override shows at once), with "Show"
+        and, for passages no voice speaks, "Keep them English" (the book's language)."""
         line, self._banner_mode = banner_line(self.model.snapshot)
         snap = self.model.snapshot
+        keep = ""
+        if snap is not None and unvoiced_passages(snap):
+            keep = f" \u00b7 <a href=\"keep\">Keep them {escape(LANGUAGE_NAMES.get(snap.language, snap.language))}</a>"
+        self.summary.link = f'<a href="show">Show</a>{keep}'
         self.summary.set_full_text(f"\u26a0 {line}" if line else "",
                                    "\n".join(snap.warnings) if snap is not None else "")
         self.summary.setVisible(bool(line))
 
-    def _show_flagged(self, _link: str = "") -> None:
+    def _show_flagged(self, link: str = "") -> None:
+        if link == "keep":
+            self.keep_book_language()
+            return
         self.filter_combo.setCurrentText(self._banner_mode)
         if self.summary.elided():  # the part that did not fit, at once (it stays in the tooltip too)
             QToolTip.showText(self.summary.mapToGlobal(self.summary.rect().bottomLeft()), self.summary.toolTip(),
                               self.summary)
+
+    def keep_book_language(self) -> None:
+        """The banner's choice: every passage without a voice is read in the book's language."""
+        snap = self.model.snapshot
+        if snap is None or not snap.language:
+            return
+        for found in unvoiced_passages(snap).values():
+            for chapter, paragraph in found:
+                self.languageChosen.emit(chapter, paragraph, snap.language)
 
     def _fill_languages(self, snapshot) -> None:
         current = self.language_combo.currentData() or ""

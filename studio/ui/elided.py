@@ -8,7 +8,8 @@ tooltip (and, for the banner, behind its "Show" link).
 
 from __future__ import annotations
 
-from html import escape
+import re
+from html import escape, unescape
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QResizeEvent
@@ -46,8 +47,11 @@ class ElidedLabel(QLabel):
         return f" \u2014 {self.link}" if self.link and self.full_text else ""
 
     def _tail_width(self) -> int:
-        fm = self.fontMetrics()
-        return fm.horizontalAdvance(" \u2014 Show\u2026") + 4 if self._tail() else 0
+        """The links' room: their words as shown (tags and entities aside), and the ellipsis."""
+        if not self._tail():
+            return 0
+        words = unescape(re.sub(r"<[^>]+>", "", self._tail()))
+        return self.fontMetrics().horizontalAdvance(words + "\u2026") + 4
 
     def _elide(self) -> None:
         fm = self.fontMetrics()

@@ -395,7 +395,8 @@ def test_language_review_one_line_banner_show_link_and_filters(qtbot, window: Ma
     french = next(p for c in model.snapshot.chapters for p in c.paragraphs if p.language == "fr")
     banner = book.summary
     assert banner.isVisible() and not banner.wordWrap() and "\n" not in banner.text()
-    assert "1 passage in 'fr' without a voice" in banner.text() and "split" in banner.text()
+    assert "1 passage looks like French: no French voice, read by the English voice with French rules?" in banner.text()
+    assert "Keep them English" in banner.text() and "split" in banner.text()
     assert banner.height() < 2.2 * banner.fontMetrics().height()  # one line
 
     banner.linkActivated.emit("show")  # the "Show" link
@@ -412,8 +413,9 @@ def test_language_review_one_line_banner_show_link_and_filters(qtbot, window: Ma
     assert not any(r.startswith("Ma grand-m") for r in visible_rows(window)) and len(visible_rows(window)) > 10
     book.language_combo.setCurrentIndex(0)
 
-    book.languageChosen.emit(french.chapter, french.index, "en")  # the producer decides: English
-    qtbot.waitUntil(lambda: "'fr'" not in banner.text(), timeout=WAIT)  # at once, no save, no reload
+    banner.linkActivated.emit("keep")  # the producer decides: "Keep them English"
+    qtbot.waitUntil(lambda: "French" not in banner.text(), timeout=WAIT)  # at once, no save, no reload
+    assert window.book.model.snapshot is not None
     assert "split" in banner.text()
     banner.linkActivated.emit("show")
     assert book.filter_combo.currentText() == "Flagged"

@@ -76,7 +76,8 @@ SAID_RIGHT = [
 def test_each_category_is_said_as_a_narrator_says_it(category: str, printed: str, narrated: str) -> None:
     spoken = spoken_form(printed, "en")
     assert phonemes(spoken) == phonemes(narrated), (category, spoken)
-    assert phonemes(printed) != phonemes(narrated), "espeak-ng already said this right: the case tests nothing"
+    if category != "acronym":  # the phonemizer applies the capitals decision itself (tests/text/test_capitals.py)
+        assert phonemes(printed) != phonemes(narrated), "espeak-ng already said this right: the case tests nothing"
 
 
 @pytest.mark.parametrize("language,printed,narrated", [
@@ -126,8 +127,9 @@ def test_heteronym_table_has_fifty_words_and_leaves_the_usual_reading_alone() ->
 
 
 def test_plain_text_passes_untouched_and_the_pronoun_i_is_no_numeral() -> None:
-    for sentence in ("I think I can.", "The sun came up over the hills.", "No, he said.", "MIX the paint."):
+    for sentence in ("I think I can.", "The sun came up over the hills.", "No, he said."):
         assert spoken_form(sentence, "en") == sentence
+    assert spoken_form("MIX the paint.", "en") == "Mix the paint."  # a word in capitals, no numeral
 
 
 def test_lexicon_entries_win_over_the_normaliser() -> None:

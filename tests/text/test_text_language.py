@@ -74,9 +74,9 @@ def test_short_passages_inherit_from_neighbours() -> None:
     assert book == "fr"  # more French letters than English ones
     codes = [[code for code, _ in ch] for ch in langs]
     assert codes[0] == ["fr", "fr", "fr", "fr", "en", "en"]
-    assert codes[1] == ["en", "en"]
+    assert codes[1] == ["fr", "en"]  # a number-only passage: the book's language, not what follows it
     assert codes[2] == ["fr"]  # nothing to go on: the book's language
-    assert langs[1][0][1] == 0.0 and langs[0][1][1] >= 0.8  # "1914": taken from the context, not detected
+    assert langs[1][0][1] == 0.0 and langs[0][1][1] >= 0.8  # "1914": taken from the book, not detected
 
 
 def test_declared_language_wins_for_the_book() -> None:

@@ -15,6 +15,9 @@ Why this exists instead of calling ``PiperVoice.phonemize``:
 
 The torch engine reuses this module for Piper-format voices.
 
+Words in capitals get the normaliser's decision (:func:`studio.text.normalize.capitals.fold`)
+also on text that bypassed it (an override, a preview), so the two never disagree.
+
 Pronunciation lexicon (:mod:`studio.core.lexicon`): applied here, once, for every
 engine and preset. Respellings are substituted in the text; a phoneme entry's IPA
 is spliced into the phoneme stream in place of its word -- the text around it is
@@ -37,6 +40,7 @@ from studio.core.errors import EngineError
 from studio.core.language import language_tag
 from studio.core.lexicon import Lexicon
 from studio.engine.voice.config import VoiceConfig
+from studio.text.normalize import capitals
 from studio.text.segment import is_speakable
 
 _LOGGER = logging.getLogger(__name__)
@@ -196,6 +200,9 @@ class PiperFrontEnd:
 
     def _espeak(self, text: str, language: str) -> list[str]:
         voice = self.espeak_voice(language)
+        if language_tag(language).startswith("en"):
+            # words in capitals as the normaliser decided (espeak-ng spells "IT", "US" on its own)
+            text = capitals.fold(text)
         lock, phonemizer = _espeak_handle()
         with lock:
             try:

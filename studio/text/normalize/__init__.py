@@ -119,7 +119,7 @@ def _build(family: str) -> list[Group]:
     only when a guard first fires (compiling every pattern up front took 0.2 s, most of
     the start-up, for rules a short text never needs).
     """
-    from studio.text.normalize import abbreviations, roman, web
+    from studio.text.normalize import abbreviations, capitals, roman, web
     from studio.text.normalize.numbers import cardinal, ordinal
 
     digits = r"[0-9½⅓⅔¼¾⅕⅛⅜⅝⅞]"
@@ -133,7 +133,7 @@ def _build(family: str) -> list[Group]:
             (words, lambda: abbreviations.rules("en")),
             (numerals, lambda: roman.rules("en", cardinal, ordinal)),
             (rf"{digits}", en.rules),
-            (r"[A-Z]{2}", lambda: [(abbreviations.ACRONYM, abbreviations.acronym)]),
+            (r"[A-Z]{2}", lambda: [(capitals.CAPITALS, capitals.say)]),
             (_symbols(en.SYMBOLS), lambda: [_symbol_rule(en.SYMBOLS)]),
             (f"(?i:{heteronyms.WORDS.pattern})", lambda: [(heteronyms.WORDS, heteronyms.respell)]),
         ]

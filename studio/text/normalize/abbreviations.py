@@ -3,15 +3,14 @@
 Why context for some: "St." is "Saint" before a name and "Street" after one, "Dr."
 "Doctor" before a name and "Drive" after one, "No." "number" only before a number
 ("No. 10") and never in "No. That is not it.". Everything else is a table per
-language. Acronyms are spelled ("FBI" -> "F B I") unless they are said as a word
-(a list: NASA, NATO, UNESCO...) or are long enough and vowelled to be a word in
-capitals (emphasis: "STOP").
+language. (Words in capitals, acronyms among them: :mod:`capitals`.)
 """
 
 from __future__ import annotations
 
 import re
 from typing import Callable
+
 
 Rule = tuple[re.Pattern[str], Callable[[re.Match[str]], str]]
 
@@ -34,7 +33,10 @@ TABLES: dict[str, dict[str, str]] = {
         "Aug.": "August", "Sep.": "September", "Sept.": "September", "Oct.": "October", "Nov.": "November",
         "Dec.": "December", "Mon.": "Monday", "Tue.": "Tuesday", "Tues.": "Tuesday", "Wed.": "Wednesday",
         "Thu.": "Thursday", "Thurs.": "Thursday", "Fri.": "Friday", "Sat.": "Saturday",
-        "yrs.": "years", "hrs.": "hours",
+        "yrs.": "years", "hrs.": "hours", "fn.": "footnote", "fns.": "footnotes", "doz.": "dozen",
+        "figs.": "figures", "vols.": "volumes", "chap.": "chapter", "Chap.": "Chapter",
+        "Pvt.": "Private", "Cmdr.": "Commander", "Brig.": "Brigadier", "Msgr.": "Monsignor", "Supt.": "Superintendent",
+        "U.N.": "U N", "E.U.": "E U", "PhD": "P H D", "PhDs": "P H D's",
         "mins.": "minutes", "min.": "minutes", "sec.": "seconds", "govt.": "government", "intl.": "international",
         "Univ.": "University", "Assn.": "Association", "Ph.D.": "P H D", "M.D.": "M D", "B.A.": "B A", "M.A.": "M A",
         "U.S.": "U S", "U.K.": "U K", "U.S.A.": "U S A", "D.C.": "D C", "A.D.": "A D", "B.C.": "B C",
@@ -70,38 +72,6 @@ TABLES: dict[str, dict[str, str]] = {
         "c.a.": "corrente anno", "Spett.": "spettabile", "vs.": "vostro", "Egr.": "egregio", "pagg.": "pagine",
     },
 }
-#: acronyms said as words (the rest of the capitals are spelled letter by letter)
-WORD_ACRONYMS = frozenset(
-    "NASA NATO UNESCO UNICEF OPEC FIFA SCUBA LASER RADAR SONAR AIDS ASAP NAFTA INTERPOL AWOL GIF JPEG "
-    "PIN ZIP OSHA FEMA NOAA DARPA ANSI ASCII SWAT TASER CAPTCHA COBOL FORTRAN GESTAPO ANZAC WASP "
-    "UEFA SARS MERS NIMBY YOLO FOMO EFTA ASEAN SEATO IKEA LEGO".split()
-)
-#: capital words that are ordinary words shouted, never spelled
-_SHOUTED = frozenset("A I NO GO UP SO TO DO BE WE HE ME MY BY OR IF IN ON AT IT OF AN AS US AM IS".split())
-
-
-def _spell(word: str) -> str:
-    letters, tail = (word[:-1], "'s") if word.endswith("s") and word[:-1].isupper() else (word, "")
-    return " ".join(letters) + tail
-
-
-def acronym(m: re.Match[str]) -> str:
-    word = m.group(0)
-    bare = word[:-1] if word.endswith("s") and word[:-1].isupper() else word
-    if bare in WORD_ACRONYMS:
-        return word
-    if word in _SHOUTED:
-        return word
-    if word == "OK":
-        return "okay"
-    vowels = sum(1 for ch in bare if ch in "AEIOUY")
-    if len(bare) == 3 and re.match(r"^[^AEIOU][AEIOU][^AEIOUY]$", bare) and not word.endswith("s"):
-        return word  # "MIX", "TOP": a word in capitals
-    if len(bare) >= 4 and vowels and not re.search(r"[^AEIOUY]{3}", bare):
-        return word  # pronounceable: a shouted word ("STOP") or a word-like acronym
-    return _spell(word)
-
-
 #: capitalised words that start a phrase rather than name a street ("In St. Louis")
 _NOT_STREETS = frozenset("The A An In On At Of To From By And Or But For With Near Past Via Into Onto Off Dear".split())
 
@@ -155,7 +125,3 @@ def rules(language: str) -> list[Rule]:
 
         out.append((re.compile(rf"(?<![\w.])({body})(?![\w])"), expand))
     return out
-
-
-#: capitals (maybe with a plural s) that are no contraction or initialism with periods
-ACRONYM = re.compile(r"\b[A-Z]{2,}s?\b(?![.'’]\w)")

@@ -39,7 +39,12 @@ _YEAR_CUE = re.compile(
     r"(?:\b(?:in|of|since|by|until|till|from|to|during|year|years|around|circa|c\.|ca\.|before|after|early|late|mid|"
     r"summer|winter|spring|autumn|fall|born|died|AD|A\.D\.|and|or|between|the|that|through)|"
     + _MONTH + r"|,)\s*$", re.I)
-_COUNTED = re.compile(r"^\s+(?!BC|AD|B\.C|A\.D|CE|BCE)[a-z]+s\b")
+#: cues that make a four-digit number a year even before a plural noun ("in 1984 prices rose")
+_STRONG_YEAR_CUE = re.compile(
+    r"(?:\b(?:in|since|until|till|during|circa|c\.|ca\.|early|late|mid|summer|winter|spring|autumn|born|died)|"
+    + _MONTH + r")\s*$", re.I)
+_COUNTED = re.compile(r"^\s+(?!BC|AD|B\.C|A\.D|CE|BCE|(?:was|is|has|his|this|its|as|us|yes|thus|always|perhaps|unless|"
+                      r"across|besides|towards|afterwards|whereas|does|goes|plus|less|was)\b)[a-z]+s\b")
 
 
 def _int(token: str) -> int:
@@ -174,10 +179,29 @@ def _fraction(m: re.Match[str]) -> str:
     return words
 
 
+#: words after which a measure is part of the noun phrase: "the 5 kg frame"
+_DETERMINERS = frozenset("a an the this that each every one his her its their our my your another any no".split())
+#: words after a measure that are no noun it describes: "a 5 km walk" but "5 km away", "the 5 km of road"
+_NOT_NOUNS = frozenset(
+    "of per and or to in on at is was were are be been by with for from that which who away long high wide deep "
+    "tall thick ago later earlier off up down out back behind ahead apart each more less too than as so but "
+    "into onto over under across north south east west".split()
+)
+
+
 def _unit(m: re.Match[str]) -> str:
+    """A measure; before a noun it describes, the adjective a narrator says ("the five-kilogram frame")."""
     amount, symbol = m.group(1), m.group(3)
     value = float(amount.replace(",", ""))
+    if m.group(2) == "-" or _describes_a_noun(m):
+        return f"{number(amount)}-{units.unit_words(symbol, 1, 'en')}"
     return f"{number(amount)} {units.unit_words(symbol, value, 'en')}"
+
+
+def _describes_a_noun(m: re.Match[str]) -> bool:
+    before = re.search(r"([A-Za-z]+)\s+$", m.string[: m.start()])
+    after = re.match(r"\s+([a-z]+)\b(?!['’])", m.string[m.end():])
+    return bool(before and after and before.group(1).lower() in _DETERMINERS and after.group(1) not in _NOT_NOUNS)
 
 
 def _height(m: re.Match[str]) -> str:
@@ -199,8 +223,8 @@ def _plain_number_words(token: str, m: re.Match[str]) -> str:
     if "," not in token and "." not in token and len(token) == 4 and 1000 <= int(token) <= 2099:
         before = m.string[: m.start()]
         after = m.string[m.end():]
-        cue = _YEAR_CUE.search(before)
-        if cue or (int(token) >= 1100 and not _COUNTED.match(after)):
+        counted = _COUNTED.match(after)  # "1984 copies": a count before its noun
+        if _STRONG_YEAR_CUE.search(before) or (not counted and (_YEAR_CUE.search(before) or int(token) >= 1100)):
             return year(int(token))
     if "," not in token and len(token.lstrip("-")) > 15:
         return digits(token, "en")

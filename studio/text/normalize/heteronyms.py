@@ -77,7 +77,7 @@ HETERONYMS: dict[str, tuple[str, Callable[[str, str, str], bool]]] = {
     "convict": _verb("convikt"), "contest": _verb("contesst"), "insult": _verb("insullt"),
     "increase": _verb("inkreese", after="by sharply steadily rapidly dramatically slightly"),
     "progress": _verb("progresss", after="to through towards toward slowly rapidly quickly beyond"),
-    "insert": _verb("inserrt"), "transfer": _verb("transferr"),
+    "insert": _verb("insurt"), "transfer": _verb("transferr"),
     "content": _when("contentt", after="with to", before="was is am are were be been feel felt seem seemed seems quite "
                      "perfectly very more less not remain remained look looked so"),
     "console": _verb("consohl", after="himself herself themselves"), "survey": _verb("survay"),
@@ -119,7 +119,7 @@ HETERONYMS: dict[str, tuple[str, Callable[[str, str, str], bool]]] = {
     "sow": _when("sau", before="a the old fat that this"),
     "axes": _when("axeez", before="x y z two three coordinate principal both horizontal vertical orthogonal major minor perpendicular"),
     "learned": _when("lernid", before="a an the most very so more his her my our their this such learned"),
-    "aged": ("ay-jid", lambda p, n, s: p in ("an", "the", "very", "his", "her", "their", "my", "our", "and") and not n[:1].isdigit()),
+    "aged": ("aijid", lambda p, n, s: p in ("an", "the", "very", "his", "her", "their", "my", "our", "and") and not n[:1].isdigit()),
     "blessed": _when("blessid", before="the a most thrice this our your", after="virgin mother sacrament event be are art day land isles saints lord assurance"),
     "august": ("aw-gust", lambda p, n, s: True),
 }

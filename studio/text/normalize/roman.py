@@ -62,7 +62,8 @@ def value(numeral: str) -> int:
 
 def rules(language: str, cardinal: Callable[[int, str], str], ordinal: Callable[[int, str], str]) -> list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]]:
     """The numeral rules for ``language``, in the order they are tried."""
-    heads = "|".join(HEADINGS.get(language, HEADINGS["en"]).split())
+    words = HEADINGS.get(language, HEADINGS["en"]).split()
+    heads = "|".join(words + [w.upper() for w in words])  # "CHAPTER XIV" in a headline
     the = _THE.get(language, "")
 
     def heading(m: re.Match[str]) -> str:
@@ -93,6 +94,11 @@ def rules(language: str, cardinal: Callable[[int, str], str], ordinal: Callable[
         n = value(m.group(1))
         return f"{cardinal(n, language)}{m.group(2)}" if n and m.group(1) != "I" else m.group(0)
 
+    def listed(m: re.Match[str]) -> str:
+        n = value(m.group(1))
+        numbered = len(re.findall(rf"(?:^|[;:] ){NUMERAL}\.\s", m.string)) > 1
+        return f"{cardinal(n, language)}{m.group(2)}" if n and (m.group(1) != "I" or numbered) else m.group(0)
+
     def ordinal_heading(m: re.Match[str]) -> str:
         n = value(m.group(2))
         return f"{m.group(1)}{ordinal(n, language)}" if n else m.group(0)
@@ -103,5 +109,7 @@ def rules(language: str, cardinal: Callable[[int, str], str], ordinal: Callable[
         (re.compile(rf"\b({NUMERAL})(?:th|e|ème|º|°)?\s+(?=century|centuries|siècle|Jahrhundert|siglo|secolo)"), century),
         (re.compile(rf"(?<![\w.])([A-Z][a-zà-ÿ]+)\s+({NUMERAL})\b(?![\w'\u2019-])"), regnal),
         (re.compile(rf"^\s*({NUMERAL})([.:]?\s*)$"), alone),
+        # a list's numbers in a heading: "I. THE FOLIO WHALE; II. THE OCTAVO WHALE"
+        (re.compile(rf"(?:^|(?<=[;:] ))({NUMERAL})(\.\s)(?=[\w(])"), listed),
     ]
     return out

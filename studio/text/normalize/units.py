@@ -53,7 +53,7 @@ def pattern(language: str) -> re.Pattern[str]:
     symbols = sorted(table, key=len, reverse=True)
     alts = "|".join(re.escape(s) for s in symbols)
     number = r"\d+(?:[.,]\d+)*" if language == "en" else r"\d+(?:[.,\u00a0 ]\d+)*"
-    return re.compile(rf"(?<![\w.,])(-?{number})(\s?)({alts})(?![\w²³/'’])")
+    return re.compile(rf"(?<![\w.,])(-?{number})(\s?|-)({alts})(?![\w²³/'’-])")
 
 
 def unit_words(symbol: str, quantity: float, language: str) -> str:

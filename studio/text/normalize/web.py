@@ -29,6 +29,11 @@ PHONE = re.compile(
     r"|\d{2,4}[.-]\d{3,4}[.-]\d{3,4}|\d{3,4}\s\d{3,4}\s\d{4}"
     r"|0\d(?:[\s.]\d{2}){4})(?![\w.,]\d)"
 )
+#: a local number without its area code ("555-0134"): a phone number, not a range, when the
+#: second group is not above the first (no range runs backwards) or a word before says so
+LOCAL_PHONE = re.compile(r"(?<![\w.,+-])(\d{3})-(\d{4})(?![\w-]|[.,]\d)")
+_PHONE_CUE = re.compile(r"\b(?:call|calling|called|dial|dialled|dialed|phone|ring|tel|telephone|fax|text|number|line|"
+                        r"extension|ext|reach|at)\W*$", re.I)
 _SPELL = re.compile(r"^(?:www|[bcdfghjklmnpqrstvwxz]{2,})$", re.I)
 
 
@@ -80,9 +85,17 @@ def say_phone(text: str, language: str) -> str:
     return " ".join(out).rstrip(",")
 
 
+def _local_phone(m: re.Match[str], language: str) -> str:
+    first, second = m.group(1), m.group(2)
+    if int(second) <= int(first) or second.startswith("0") or _PHONE_CUE.search(m.string[max(0, m.start() - 30): m.start()]):
+        return say_phone(m.group(0), language)
+    return m.group(0)
+
+
 def rules(language: str) -> list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]]:
     return [
         (EMAIL, lambda m: say_address(m.group(0), language)),
         (URL, lambda m: say_address(m.group(0), language)),
         (PHONE, lambda m: say_phone(m.group(0), language)),
+        (LOCAL_PHONE, lambda m: _local_phone(m, language)),
     ]
