@@ -25,7 +25,7 @@ from studio.project.emphasis import add_emphasis_table
 log = logging.getLogger(__name__)
 
 #: Version written by this code. Bump it and add a step to ``MIGRATIONS`` together.
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 STATES = ("pending", "rendering", "done", "failed")
 
@@ -283,6 +283,41 @@ def _v8_proof_results(conn: sqlite3.Connection) -> None:
     _apply_script(conn, _SCHEMA_V8_PROOFS)
 
 
+#: v10: the cast (studio.project.cast): each sentence's quoted parts and who speaks them, the
+#: producer's castings, merged names and corrected lines; casting itself is a setting, off
+_SCHEMA_V10_CAST = """
+CREATE TABLE IF NOT EXISTS cast_lines (
+    sentence_id  INTEGER PRIMARY KEY REFERENCES sentences(id) ON DELETE CASCADE,
+    parts        TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS cast_analysed (
+    id  INTEGER PRIMARY KEY CHECK (id = 1)
+);
+CREATE TABLE IF NOT EXISTS cast_members (
+    name        TEXT PRIMARY KEY,
+    voice_id    TEXT NOT NULL DEFAULT '',
+    speaker     INTEGER,
+    pitch       REAL NOT NULL DEFAULT 0,
+    pace        REAL NOT NULL DEFAULT 1,
+    expressive  REAL NOT NULL DEFAULT 1
+);
+CREATE TABLE IF NOT EXISTS cast_aliases (
+    alias  TEXT PRIMARY KEY,
+    name   TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS cast_corrections (
+    paragraph_text  TEXT NOT NULL,
+    sentence_text   TEXT NOT NULL,
+    name            TEXT NOT NULL,
+    PRIMARY KEY (paragraph_text, sentence_text)
+);
+"""
+
+
+def _v10_cast(conn: sqlite3.Connection) -> None:
+    _apply_script(conn, _SCHEMA_V10_CAST)
+
+
 #: ``MIGRATIONS[v]`` upgrades a database at version ``v`` to ``v + 1`` (inside one
 #: transaction). Version 0 is a brand-new, empty file.
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
@@ -295,6 +330,7 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     6: _v7_direction,  # a sentence's pause after, pause before and rate
     7: _v8_proof_results,  # proof-listening verdicts per sentence
     8: add_emphasis_table,  # the stressed words of a sentence (studio.project.emphasis)
+    9: _v10_cast,  # the cast: quoted parts, castings, merged names, corrections
 }
 
 

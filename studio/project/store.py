@@ -28,6 +28,7 @@ from studio.core.types import Book
 from studio.engine.base import SynthesisSettings
 from studio.project import bookdb, restructure
 from studio.project.cache import AudioCache, CacheEntry, VoiceIdentity, cache_key, upsert_entry
+from studio.project.cast import Part, ProjectCast, cast_key_part
 from studio.project.chapters import ProjectChapters
 from studio.project.db import ProjectDb, sqlite_full
 from studio.project.direction import directions
@@ -76,6 +77,8 @@ class SentenceRow:
     said: str = ""
     spoken: str = ""  # what the voice is given (studio.project.spoken); "" when not computed
     synthesis: SynthesisSettings | None = None  # its own (a rate directed, studio.project.direction), else None
+    #: its parts when a character in it is voiced otherwise than by the narrator (studio.project.cast), else ()
+    cast: tuple[Part, ...] = ()
 
     @property
     def skipped(self) -> bool:
@@ -230,6 +233,8 @@ class Project:
             bookdb.insert_book(conn, book)
             kept = restructure.replay(conn, made) + bookdb.carry_over_user_changes(conn, overrides, edits)
             kept += restore_overrides(conn, said)  # after the edits: an override follows the edited text
+        if self.cast.enabled():
+            self.cast.analyse()  # the lines found again; corrections kept where their text is
         log.info("re-imported %s; kept %d override(s)/edit(s)", book.source or "manuscript", kept)
         return kept
 
@@ -277,6 +282,11 @@ class Project:
         return ProjectSpoken(self.db)
 
     @property
+    def cast(self) -> ProjectCast:
+        """Who speaks each quoted line, and with which voice (studio.project.cast)."""
+        return ProjectCast(self.db)
+
+    @property
     def lexicon(self) -> ProjectLexicon:
         """The project's pronunciation lexicon (see :mod:`studio.project.lexicon`)."""
         return ProjectLexicon(self.db, self.folder)
@@ -321,6 +331,7 @@ class Project:
         overrides = self.spoken.overrides()
         speak = speaker(settings, self._conn().execute("SELECT language FROM book WHERE id = 1").fetchone()[0])
         directed = directions(self.db)
+        casting = self.cast.state()
         sql = (
             "SELECT s.id, c.idx, p.idx, s.idx, s.ord, s.text, COALESCE(p.language_override, s.language),"
             " s.was_split, s.trailing, s.state, s.reason, s.cache_key, s.duration, s.checksum, s.synth_count"
@@ -338,10 +349,11 @@ class Project:
             used, said = lexicon.applicable(r[5], r[6]), speak(r[6])
             spoken = sentence_spoken(r[5], r[6], said, used, overrides.get(r[0]))
             own = directed[r[0]].synthesis(settings.synthesis, r[5], spoken) if r[0] in directed else settings.synthesis
+            cast = cast_key_part(casting.parts.get(r[0], ()), prints) if casting.enabled else ""
             key = cache_key(
                 text=spoken, language=said, voice=VoiceIdentity(voice_id, prints.get(voice_id, "")),
                 engine=settings.engine_token, settings_token=own.cache_token(),
-                lexicon=used.digest(),
+                lexicon=used.digest(), cast=cast,
             )
             state = r[9]
             if state == "done" and r[11] != key:
@@ -351,6 +363,7 @@ class Project:
                 was_split=bool(r[7]), trailing=r[8], state=state, reason=r[10], cache_key=r[11],
                 expected_key=key, duration=r[12], checksum=r[13], synth_count=r[14], lexicon=used, said=said,
                 spoken=spoken, synthesis=None if own is settings.synthesis else own,
+                cast=casting.parts[r[0]] if cast else (),
             ))
         return rows
 

@@ -275,7 +275,8 @@ def _own(text: str, pspans: Sequence[Span], k: int, mem: _Memory, alias: Aliases
         earlier = "".join(text[s.start:s.end] for s in pspans[:j + int(before)] if not s.quoted)
         local = [mem.known(alias(_clean_name(m.group(0)))) for m in re.finditer(_NAME, earlier)]
         local = [n for n in local if n and n not in addressed and _gender_of(n) != "p"]
-        name = local[-1] if local else mem.last(who, addressed)
+        turn = {mem.exchange[-1]} if len(mem.exchange) == 2 and mem.gap == 0 else set()  # a new paragraph, a new voice
+        name = local[-1] if local else (mem.last(who, addressed | turn) or mem.last(who, addressed))
         if name:
             mem.learn(name, "m" if who.lower() in _HE else "f" if who.lower() in _SHE else "")
             return name, 0.8, "verb+pronoun"
