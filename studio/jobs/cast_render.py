@@ -99,5 +99,6 @@ def speak_parts(rows: Sequence[SentenceRow], narrator_voice: str, base: Callable
         elif not mine:
             out.append(np.zeros(0, np.float32))
         else:
-            out.append(join_parts([audio[n] for n in mine], [jobs[n].printed for n in mine], rate))  # type: ignore[misc]
+            clips = [audio[n] for n in mine]
+            out.append(join_parts(clips, [jobs[n].printed for n in mine], rate))  # type: ignore[arg-type]
     return out

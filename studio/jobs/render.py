@@ -282,9 +282,11 @@ class _Renderer:
         self._emit("")
         cast = [r for r in pending if r.cast]  # a character's voice in them: batched by voice apart
         plain = [r for r in pending if not r.cast]
+        step = max(8, batch_size)
+        work = [(b, self._render_batch) for b in self._batches(plain, batch_size)]
+        work += [(cast[i:i + step], self._render_cast) for i in range(0, len(cast), step)]
         try:
-            for batch, speak in [(b, self._render_batch) for b in self._batches(plain, batch_size)] + [
-                    (cast[i:i + max(8, batch_size)], self._render_cast) for i in range(0, len(cast), max(8, batch_size))]:
+            for batch, speak in work:
                 if should_stop is not None and should_stop():
                     stopped = True
                     break

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from studio.text.dialogue import Span, split_dialogue, trim_marks
+from studio.text.dialogue import INCISE_VERBS, Span, split_dialogue, trim_marks
 
 UNATTRIBUTED = ""
 
@@ -29,18 +29,14 @@ _VERBS = (
     "admitted persisted responded resumed ejaculated hissed snapped warned thundered stammered faltered "
     "thought quoth twittered laughed sneered groaned gasped panted bellowed chuckled"
 ).split()
-_FR_ES_VERBS = (
-    "dit répondit demanda s'écria s’écria reprit fit cria ajouta répliqua murmura continua observa interrompit "
-    "déclara riposta poursuivit objecta dijo respondió preguntó exclamó contestó gritó replicó añadió murmuró "
-    "repuso continuó"
-).split()
-_VERB = "(?:" + "|".join(sorted(_VERBS + _FR_ES_VERBS, key=len, reverse=True)) + ")"
+_VERB = "(?:" + "|".join(sorted(_VERBS + list(INCISE_VERBS), key=len, reverse=True)) + ")"
 _TITLES = ("Mr|Mrs|Miss|Ms|Dr|Captain|Capt|Sir|Lady|Lord|Mister|Master|Mistress|Aunt|Uncle|King|Queen|Prince|"
            "Princess|Colonel|Father|Mother|Madame|Monsieur|Mademoiselle|Señor|Señora|Don|Doña|Professor|"
            "Inspector|Mrs|Old|Little|Brother|Sister|Saint|St")
 _CAP = r"[A-ZÀ-ÖØ-Þ][\w’'\-]*"
 _NAME = rf"(?:(?:{_TITLES})\.?\s+)?{_CAP}(?:\s+{_CAP})*"
-_DESCR = r"\b(?:the|his|her|my|our|their|its|a|an|both|all\s+the|one\s+of\s+the|each\s+of\s+the|le|la|el)\s+(?:[\w\-]+\s+){0,3}[\w\-]+"
+_DESCR = (r"\b(?:the|his|her|my|our|their|its|a|an|both|all\s+the|one\s+of\s+the|each\s+of\s+the|le|la|el)\s+"
+          r"(?:[\w\-]+\s+){0,3}[\w\-]+")
 _PRON = r"(?:he|she|I|they|il|elle|él|ella|je|yo)"
 _ADV = r"(?:\s+(?:[a-z]+ly|[a-zé]+ment))?"
 _WHO = rf"(?P<who>{_NAME}|{_DESCR}|{_PRON})"

@@ -31,11 +31,14 @@ _CLOSING_PUNCT = set(",.!?;:\u2026" + _DASHES + "-")
 _ELISIONS = frozenset(
     "bout em tis twas twere twill til till cause cos n nough round un im er ere ave ow appen".split()
 )
-#: verbs of an inverted incise in dash dialogue ("— Oui, dit-il, ..."), French and Spanish
+#: verbs of an inverted incise in dash dialogue ("— Oui, dit-il, ..."): French, Spanish, Russian
+INCISE_VERBS = tuple(
+    "dit répondit demanda s'écria s’écria reprit fit cria ajouta répliqua murmura continua observa interrompit "
+    "déclara riposta poursuivit objecta dijo respondió preguntó exclamó contestó gritó replicó añadió "
+    "murmuró repuso continuó сказал ответил спросил крикнул".split()
+)
 _INCISE_RE = re.compile(
-    r"[,?!\u2026]\s+(?:lui\s+|leur\s+|le\s+)?(?:dit|répondit|demanda|s'écria|s’écria|reprit|fit|cria|ajouta|répliqua|murmura|continua|"
-    r"observa|interrompit|déclara|riposta|poursuivit|objecta|dijo|respondió|preguntó|exclamó|contestó|"
-    r"gritó|replicó|añadió|murmuró|repuso|continuó|сказал|ответил|спросил|крикнул)(?:-t)?(?:-il|-elle|-ils|-on|-je)?\b"
+    r"[,?!\u2026]\s+(?:lui\s+|leur\s+|le\s+)?(?:" + "|".join(INCISE_VERBS) + r")(?:-t)?(?:-il|-elle|-ils|-on|-je)?\b"
     r"[^,;!?]*?(?<!\bMr)(?<!\bMrs)(?<!\bDr)(?<!\bSt)(?<!\bM)[,.;!?]"
 )
 

@@ -36,7 +36,8 @@ def test_straight_quotes_and_a_speech_over_two_paragraphs() -> None:
 
 
 def test_dash_dialogue_and_guillemets() -> None:
-    out = pieces(["— Vous retardez, dit Mr. Fogg.", "—Hola —dijo él—. ¿Cómo estás?", "« Bonjour, » dit-elle."])
+    out = pieces(["— Vous retardez, dit Mr. Fogg.", "—Hola —dijo él—. ¿Cómo estás?",
+                  "« Bonjour, » dit-elle."])
     assert out[0] == ["Q:— Vous retardez,", "N: dit Mr. Fogg."]
     assert out[1] == ["Q:—Hola ", "N:—dijo él", "Q:—. ¿Cómo estás?"]
     assert out[2] == ["Q:« Bonjour, »", "N: dit-elle."]
