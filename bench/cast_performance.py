@@ -1,6 +1,7 @@
 """Performances of the narrator's voice: which library shifts pitch and pace best.
 
-Run ``python bench/cast_performance.py``. Renders a few sentences with the bundled
+Run ``python bench/cast_performance.py`` (``--render``: the render speed of a cast
+chapter against the same chapter in one voice). Renders a few sentences with the bundled
 voice (noise off, so every candidate gets the same input), then asks each candidate
 for pitch shifts of -3, +2 and +3 semitones and a pace of 0.9x, and prints per
 candidate: the median F0 shift measured on its output (Praat's pitch track; librosa's pYIN
@@ -99,7 +100,50 @@ def click_ratio(audio: np.ndarray, rate: int) -> float:
     return float(worst / (np.median(steps) + 1e-9))
 
 
+def render_speed() -> None:
+    """A cast chapter (Pride and Prejudice, chapter 1: two voices a performance each) against
+    the same chapter in one voice: fresh projects, the same engine, wall time of the render."""
+    import tempfile
+    from dataclasses import replace
+
+    from studio.engine.presets import open_preset
+    from studio.engine.voice.catalog import get_voice
+    from studio.jobs.render import render_project
+    from studio.jobs.session import new_project_settings, open_for_manuscript
+    from studio.project.cast import Casting, Performance
+
+    text = (Path(__file__).resolve().parent / "cast_data" / "pride-and-prejudice-ch1.txt").read_text(encoding="utf-8")
+    body = "\n".join(ln for ln in text.splitlines() if not ln.startswith("#"))
+    engine = open_preset("fp32-cpu", get_voice(None))
+    engine.load()
+    with tempfile.TemporaryDirectory() as tmp:
+        ms = Path(tmp) / "chapter.md"
+        ms.write_text("# Chapter 1\n\n" + body, encoding="utf-8")
+        settings = new_project_settings(get_voice(None))
+        settings = replace(settings, synthesis=replace(settings.synthesis, noise_scale=0.0, noise_w=0.0))
+        engine.synthesize("Warm up.", "en", settings.synthesis)
+        for cast in (False, True):
+            project = open_for_manuscript(ms, Path(tmp) / f"p{int(cast)}.studio", settings).project
+            if cast:
+                project.cast.set_enabled(True)
+                project.cast.merge("Mrs. Bennet", "his lady")
+                project.cast.merge("Mrs. Bennet", "his wife")
+                project.cast.analyse()
+                project.cast.set_casting("Mrs. Bennet", Casting(performance=Performance(pitch=3.0)))
+                project.cast.set_casting("Mr. Bennet", Casting(performance=Performance(pitch=-2.0, pace=0.95)))
+            t0 = time.perf_counter()
+            done = render_project(project, engine, batch_size=8)
+            took = time.perf_counter() - t0
+            parts = sum(max(1, len(r.cast)) for r in project.sentences())
+            print(f"{'cast' if cast else 'one voice':10} {done.total} sentences ({parts} parts), "
+                  f"{done.audio_seconds:.1f} s of audio in {took:.1f} s: {done.audio_seconds / took:.2f}x real time")
+            project.close()
+
+
 def main() -> int:
+    if "--render" in sys.argv:
+        render_speed()
+        return 0
     from studio.engine.presets import open_preset
     from studio.engine.voice.catalog import get_voice
 

@@ -48,7 +48,7 @@ _STOP = frozenset(
     "The A An And But Then Now So Yes No Oh Ah Well It It's This That There Here What Why How When Where Who "
     "If In On At As For To Of Not Nor Or He She I They We You His Her My Our Their Its Your Very Indeed Come "
     "Go Good Dear Let Do Don't Is Are Was Were Be Had Have Has Will Would Shall Should Could Can May Might "
-    "Mine Thou Thee Thy Sir Madam Lord God Heaven One Some All Every Each After Before Again Still Just Only "
+    "Mine Thou Thee Thy Sir Madam Lord Heaven One Some All Every Each After Before Again Still Just Only "
     "Perhaps Certainly Surely Quite Monday Tuesday Wednesday Thursday Friday Saturday Sunday Chapter Mais Et "
     "Le La Les Un Une Vous Je Il Elle Oui Non Ce Que Qui Tu Mon Ma Votre Monsieur Madame El Sí".split()
 )
@@ -56,6 +56,7 @@ _MALE = frozenset("mr mister sir lord king prince captain capt colonel father un
                   "master inspector husband man boy son soldier emperor gentleman".split())
 _FEMALE = frozenset("mrs miss ms lady queen princess mother aunt sister madame mademoiselle señora doña "
                     "mistress wife woman girl daughter witch".split())
+_PLURALS = frozenset("children people men women folk crowd".split())
 _HE = frozenset("he il él".split())
 _SHE = frozenset("she elle ella".split())
 
@@ -116,7 +117,8 @@ class _Memory:
 def _gender_of(name: str) -> str:
     """"m", "f", "p" (a group: "the rogues", "the Town Councillors") or "" when the name does not say."""
     words = [w.rstrip(".").lower() for w in name.split()]
-    if words and words[0] in _DETERMINERS and words[-1].endswith("s") and not words[-1].endswith("ss"):
+    if words and words[0] in _DETERMINERS and (words[-1] in _PLURALS or words[-1].endswith("s")
+                                               and not words[-1].endswith("ss")):
         return "p"
     for w in (words[0], words[-1]):
         if w in _MALE:
