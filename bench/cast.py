@@ -27,10 +27,13 @@ from studio.text.dialogue import split_dialogue  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "cast_data"
 SHARED_EPUBS = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "epub"
-_VERB_NEAR = re.compile(
-    r"\b(said|says|asked|cried|replied|answered|exclaimed|remarked|returned|continued|added|muttered|"
-    r"murmured|shouted|interrupted|roared|demanded|retorted|thought|twittered|dit|répondit|demanda|"
-    r"répliqua|s'écria|ajouta)\b", re.I)
+_VERBS = (r"(?:said|says|asked|cried|replied|answered|exclaimed|remarked|returned|continued|added|muttered|"
+          r"murmured|shouted|interrupted|roared|demanded|retorted|thought|twittered|whispered|dit|répondit|demanda|"
+          r"répliqua|s'écria|ajouta)")
+_WHO = r"(?:he|she|I|they|il|elle|(?:the|a|his|her|its|one of the|each of the)\s+\w+|[A-Z][\w.]+)"
+#: a line "with a speech verb and a name or pronoun": its paragraph has a verb with a who beside it
+_VERB_NEAR = re.compile(rf"\b{_VERBS}(?:\s+\w+ly)?\s+{_WHO}\b|\b{_WHO}\s+(?:\w+ly\s+)?{_VERBS}\b|"
+                        rf"\b(?:dit|demanda|ajouta)-(?:t-)?(?:il|elle)\b")
 
 
 @dataclass
@@ -115,7 +118,7 @@ def score_book(book: Book) -> Score | None:
         counted = [(i, lab) for i, lab in enumerate(labels) if lab != "-"]
         s.lines += len(counted)
         s.extra += max(0, len(got) - len(labels))
-        verb = bool(_VERB_NEAR.search(paragraphs[p])) and any(len(sp) > 0 for sp in [got])
+        verb = bool(_VERB_NEAR.search(paragraphs[p]))
         for i, lab in counted:
             if i >= len(got):
                 continue
