@@ -39,6 +39,7 @@ from studio.engine.base import Engine, SynthesisSettings, check_ids_length
 from studio.jobs.cast_render import speak_parts
 from studio.jobs.render_prep import clean_stale_temp_files, prepare_voices, render_lock, verify_present
 from studio.jobs.stress import stressed_ids, warn_unheard
+from studio.project.cast import voiced
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project, SentenceRow
 from studio.text.segment import is_speakable
@@ -280,8 +281,8 @@ class _Renderer:
         self.remaining_chars = sum(len(r.text) for r in pending)
         stopped = False
         self._emit("")
-        cast = [r for r in pending if r.cast]  # a character's voice in them: batched by voice apart
-        plain = [r for r in pending if not r.cast]
+        cast = [r for r in pending if voiced(r.cast)]  # a character's voice in them: batched by voice apart
+        plain = [r for r in pending if not voiced(r.cast)]
         step = max(8, batch_size)
         work = [(b, self._render_batch) for b in self._batches(plain, batch_size)]
         work += [(cast[i:i + step], self._render_cast) for i in range(0, len(cast), step)]

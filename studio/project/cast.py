@@ -113,12 +113,17 @@ class CastState:
     parts: Mapping[int, tuple[Part, ...]] = field(default_factory=dict)
 
 
+def voiced(parts: Iterable[Part]) -> bool:
+    """Whether a character in these parts has a voice other than the narrator's plain one."""
+    return any(p.casting is not None and not p.casting.neutral for p in parts)
+
+
 def cast_key_part(parts: Iterable[Part], fingerprints: Mapping[str, str]) -> str:
     """What a sentence's cast adds to its cache key: "" when no part is voiced other than
     by the narrator (so such sentences keep their keys and audio); else every part's
     span, voice (with its model's fingerprint), speaker and performance."""
-    voiced = [p for p in parts if p.casting is not None and not p.casting.neutral]
-    if not voiced:
+    parts = tuple(parts)
+    if not voiced(parts):
         return ""
     return json.dumps([
         [p.start, p.end, p.casting.voice_id if p.casting else "", fingerprints.get(p.casting.voice_id, "")

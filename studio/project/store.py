@@ -77,7 +77,7 @@ class SentenceRow:
     said: str = ""
     spoken: str = ""  # what the voice is given (studio.project.spoken); "" when not computed
     synthesis: SynthesisSettings | None = None  # its own (a rate directed, studio.project.direction), else None
-    #: its parts when a character in it is voiced otherwise than by the narrator (studio.project.cast), else ()
+    #: its parts, who speaks each and with which voice, when casting is on (studio.project.cast), else ()
     cast: tuple[Part, ...] = ()
 
     @property
@@ -363,7 +363,7 @@ class Project:
                 was_split=bool(r[7]), trailing=r[8], state=state, reason=r[10], cache_key=r[11],
                 expected_key=key, duration=r[12], checksum=r[13], synth_count=r[14], lexicon=used, said=said,
                 spoken=spoken, synthesis=None if own is settings.synthesis else own,
-                cast=casting.parts[r[0]] if cast else (),
+                cast=casting.parts.get(r[0], ()),
             ))
         return rows
 
