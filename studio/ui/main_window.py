@@ -42,6 +42,7 @@ from studio.ui.queue_panel import QueuePanel
 from studio.ui.quit_question import QuitGuard
 from studio.ui.readouts import ReadoutPanel
 from studio.ui.proof_dock import install_proof_dock
+from studio.ui.cast_dock import install_cast_dock
 from studio.ui.takes_panel import TakesPanel
 from studio.ui.voices_dialog import VoicesDialog
 from studio.ui.waveform_edit import WaveformPanel
@@ -108,6 +109,7 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.docks["details"]], [380], Qt.Orientation.Horizontal)
         self.resizeDocks([self.docks["queue"]], [260], Qt.Orientation.Vertical)
         self.proof = install_proof_dock(self)  # proof-listening: flagged sentences, listened in the background
+        self.cast = install_cast_dock(self)  # the characters and their voices; "Spoken by..." in the tree
 
         self.play_label = QLabel("")
         self.audio_label = QLabel("")
