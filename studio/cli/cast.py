@@ -29,6 +29,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--line", action="append", default=[], metavar="CHAPTER:PARAGRAPH:SENTENCE=NAME",
                    help="correct who speaks a sentence (1-based numbers; NAME 'narrator' gives it back to the "
                    "narrator); kept when the book is imported again")
+    p.add_argument("--paragraph", action="append", default=[], metavar="CHAPTER:PARAGRAPH=NAME",
+                   help="a whole paragraph in a character's voice (a letter read by its writer)")
+    p.add_argument("--chapter", action="append", default=[], metavar="CHAPTER=NAME",
+                   help="a whole chapter in a character's voice (a chapter one character tells)")
     onoff = p.add_mutually_exclusive_group()
     onoff.add_argument("--on", action="store_true", help="turn casting on (the characters' lines in their voices)")
     onoff.add_argument("--off", action="store_true", help="turn casting off (every line in the narrator's voice)")
@@ -71,6 +75,19 @@ def _find_sentence(project, spec: str) -> tuple[int, str]:  # project: studio.pr
     raise StudioError(f"--line {spec!r}: there is no sentence {s + 1} in paragraph {p + 1} of chapter {c + 1}")
 
 
+def _find_block(project, spec: str) -> tuple[list[int], str]:  # project: studio.project.store.Project
+    m = re.fullmatch(r"\s*(\d+)(?::(\d+))?\s*=(.*)", spec)
+    if not m:
+        raise StudioError(f"{spec!r}: write CHAPTER:PARAGRAPH=NAME or CHAPTER=NAME (1-based)")
+    chapter, name = int(m.group(1)) - 1, m.group(3).strip()
+    paragraph = None if m.group(2) is None else int(m.group(2)) - 1
+    ids = [r.id for r in project.sentences([chapter]) if r.paragraph is not None
+           and (paragraph is None or r.paragraph == paragraph)]
+    if not ids:
+        raise StudioError(f"{spec!r}: there is no such chapter or paragraph")
+    return ids, "" if name.lower() == "narrator" else name
+
+
 def _cmd_cast(args: argparse.Namespace) -> int:
     from studio.project.store import Project
 
@@ -87,6 +104,8 @@ def _cmd_cast(args: argparse.Namespace) -> int:
             cast.set_casting(*parse_set(spec))
         for spec in args.line:
             cast.correct(*_find_sentence(project, spec))
+        for spec in args.paragraph + args.chapter:
+            cast.correct(*_find_block(project, spec))
         if args.on or args.off:
             cast.set_enabled(bool(args.on))
         if args.merge:

@@ -97,6 +97,7 @@ class CastMember:
     first_line: str
     casting: Casting
     aliases: tuple[str, ...] = ()
+    first_sentence: int = 0  # the sentence of the first line (the dock's "Play a line")
 
 
 @dataclass(frozen=True)
@@ -221,14 +222,17 @@ class ProjectCast:
         lines = []
         texts = dict(self.db.read().execute("SELECT id, text FROM sentences"))
         merged: dict[str, set[str]] = {}
+        first: dict[str, int] = {}
         for sid, raw in self.db.read().execute("SELECT sentence_id, parts FROM cast_lines ORDER BY sentence_id"):
             for start, end, name, conf, how in json.loads(raw):
                 if name:
+                    first.setdefault(alias(name), int(sid))
                     lines.append(Line(0, start, end, texts.get(sid, "")[start:end].strip(), name, conf, how))
                     if alias(name) != name:
                         merged.setdefault(alias(name), set()).add(name)
         return [CastMember(c.name, c.lines, c.first_line, castings.get(c.name, Casting()),
-                           tuple(sorted(merged.get(c.name, ())))) for c in cast_list(lines, alias)]
+                           tuple(sorted(merged.get(c.name, ()))), first.get(c.name, 0))
+                for c in cast_list(lines, alias)]
 
     def unattributed(self) -> list[Unattributed]:
         texts = dict(self.db.read().execute("SELECT id, text FROM sentences"))
@@ -282,19 +286,30 @@ class ProjectCast:
             conn.execute("INSERT INTO cast_aliases (alias, name) VALUES (?, ?) ON CONFLICT(alias) DO UPDATE"
                          " SET name = excluded.name", (other, keep))
 
-    def correct(self, sentence_id: int, name: str) -> None:
-        """The quoted lines of a sentence (the whole sentence if it has none) are ``name``'s
-        ("" the narrator's); kept by text, so a re-import finds it again."""
+    def correct(self, sentence_ids: int | Iterable[int], name: str) -> None:
+        """The quoted lines of these sentences (a sentence's whole text if it has none: a letter
+        read in a character's voice, a chapter one character tells) are ``name``'s ("" the
+        narrator's); kept by text, so a re-import finds them again."""
+        ids = [sentence_ids] if isinstance(sentence_ids, int) else list(sentence_ids)
         conn = self.db.read()
-        row = conn.execute("SELECT p.text, s.original_text FROM sentences s JOIN paragraphs p ON p.id = s.paragraph_id"
-                           " WHERE s.id = ?", (sentence_id,)).fetchone()
-        if row is None:
-            raise ProjectError(f"there is no sentence {sentence_id} (chapter titles have no speaker)")
+        rows = []
+        for sid in ids:
+            row = conn.execute("SELECT p.text, s.original_text FROM sentences s JOIN paragraphs p"
+                               " ON p.id = s.paragraph_id WHERE s.id = ?", (sid,)).fetchone()
+            if row is None:
+                raise ProjectError(f"there is no sentence {sid} (chapter titles have no speaker)")
+            rows.append((row[0], row[1], name.strip()))
         with self.db.write() as w:
-            w.execute("INSERT INTO cast_corrections (paragraph_text, sentence_text, name) VALUES (?, ?, ?)"
-                      " ON CONFLICT(paragraph_text, sentence_text) DO UPDATE SET name = excluded.name",
-                      (row[0], row[1], name.strip()))
+            w.executemany("INSERT INTO cast_corrections (paragraph_text, sentence_text, name) VALUES (?, ?, ?)"
+                          " ON CONFLICT(paragraph_text, sentence_text) DO UPDATE SET name = excluded.name", rows)
         self.analyse()
+
+    def sentences_of(self, name: str) -> list[int]:
+        """The sentences a character speaks in (what a recast of it renders again)."""
+        name = self.aliases()(name)
+        alias = self.aliases()
+        return [int(sid) for sid, raw in self.db.read().execute("SELECT sentence_id, parts FROM cast_lines")
+                if any(alias(p[2]) == name for p in json.loads(raw))]
 
 
 def _sentence_parts(start: int, length: int, quoted: list, *, edited: int = 0) -> list[list]:

@@ -70,7 +70,23 @@ class CastController(QObject):
         self._change(lambda cast: cast.set_enabled(on), "turn casting on" if on else "turn casting off")
 
     def set_casting(self, name: str, casting: Casting) -> None:
-        self._change(lambda cast: cast.set_casting(name, casting), f"cast {name}")
+        """A character's voice; with casting on, its lines are queued as one render job."""
+        project = self.session.project
+        if project is None:
+            return
+
+        def run() -> tuple[CastView, list[int]]:
+            project.cast.set_casting(name, casting)
+            return cast_view(project), project.cast.sentences_of(name) if project.cast.enabled() else []
+
+        def done(result: tuple[CastView, list[int]]) -> None:
+            view, ids = result
+            self.viewChanged.emit(view)
+            self.session.refresh()
+            if ids:
+                self.session.render_sentences(ids, label=f"Recast {name}: {len(ids)} sentence(s)")
+
+        self.session.tasks.run(run, on_done=done, action=f"cast {name}")
 
     def merge(self, keep: str, other: str) -> None:
         self._change(lambda cast: (cast.merge(keep, other), cast.analyse()), f"merge {other} into {keep}")

@@ -44,6 +44,7 @@ class CastPanel(QWidget):
     enabledChanged = Signal(bool)
     castingChosen = Signal(str, object)  # name, Casting
     mergeChosen = Signal(str, str)  # keep, other
+    playLine = Signal(int)  # sentence id of the character's first line
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -61,8 +62,10 @@ class CastPanel(QWidget):
         self.voice_button.setToolTip("Another voice, a speaker, or a performance of the narrator's voice")
         self.merge_button = QPushButton("Merge into\u2026")
         self.merge_button.setToolTip("The same character under another name (\"Ahab\" into \"Captain Ahab\")")
+        self.play_button = QPushButton("Play a line")
+        self.play_button.setToolTip("Play the character's first line as it is rendered now")
         buttons = QHBoxLayout()
-        for b in (self.voice_button, self.merge_button):
+        for b in (self.play_button, self.voice_button, self.merge_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
@@ -73,6 +76,7 @@ class CastPanel(QWidget):
         self.enabled.toggled.connect(lambda on: self.enabledChanged.emit(on) if on != self.view.enabled else None)
         self.voice_button.clicked.connect(self._ask_voice)
         self.merge_button.clicked.connect(self._ask_merge)
+        self.play_button.clicked.connect(self._play)
 
     def set_view(self, view: CastView) -> None:
         self.view = view
@@ -90,11 +94,17 @@ class CastPanel(QWidget):
                 self.table.setItem(row, col, item)
         has = bool(view.members)
         self.voice_button.setEnabled(has)
+        self.play_button.setEnabled(has)
         self.merge_button.setEnabled(len(view.members) > 1)
 
     def selected_name(self) -> str:
         items = self.table.selectedItems()
         return str(items[0].data(Qt.ItemDataRole.UserRole)) if items else ""
+
+    def _play(self) -> None:
+        member = next((m for m in self.view.members if m.name == self.selected_name()), None)
+        if member is not None and member.first_sentence:
+            self.playLine.emit(member.first_sentence)
 
     def _ask_voice(self) -> None:
         name = self.selected_name()
@@ -169,6 +179,7 @@ def install_cast_dock(window: Any, controller: CastController | None = None) -> 
     panel.enabledChanged.connect(ctl.set_enabled)
     panel.castingChosen.connect(ctl.set_casting)
     panel.mergeChosen.connect(ctl.merge)
+    panel.playLine.connect(lambda sid: (window.book.select_sentence(sid), window.book.play_selection()))
 
     def spoken_by(node: Any) -> None:
         names = [m.name for m in panel.view.members] + [NARRATOR]

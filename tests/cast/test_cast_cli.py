@@ -53,3 +53,11 @@ def test_cast_lists_sets_merges_corrects_and_render_cast_speaks_it(tmp_path: Pat
     assert said['"I will be back before the morning comes."'] == ("Tom", "en_US-joe-medium")
     assert said["He went out, and the door closed behind him."] == ("", "en_US-joe-medium")
     assert list((tmp_path / "out").glob("*.wav"))
+
+    # a whole paragraph in a character's voice (a letter read by its writer), then back to the narrator
+    run(capsys, "cast", str(folder), "--paragraph", "1:6=Tom")
+    said = {r["text"]: r["speaker"] for r in json.loads(run(capsys, "inspect", str(folder), "--spoken", "--json"))}
+    assert said["He went out, and the door closed behind him."] == "Tom"
+    run(capsys, "cast", str(folder), "--chapter", "1=narrator")
+    said = {r["text"]: r["speaker"] for r in json.loads(run(capsys, "inspect", str(folder), "--spoken", "--json"))}
+    assert set(said.values()) == {""}
