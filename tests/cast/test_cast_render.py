@@ -14,11 +14,14 @@ import numpy as np
 import pytest
 from render_support import CountingEngine, real_engine
 
+from studio.audio.mastering import MasteringConfig
 from studio.audio.pcm import read_wav_bytes
 from studio.engine.base import SynthesisSettings
 from studio.engine.voice.catalog import get_voice
 from studio.jobs.credits import cast_voices, default_credits
 from studio.jobs.export import export_chapter_files
+from studio.jobs.manifest import write_manifest
+from studio.jobs.publish import PublishOptions, book_meta
 from studio.jobs.render import render_project
 from studio.jobs.session import new_project_settings, open_for_manuscript
 from studio.project.cast import Casting, Performance
@@ -132,6 +135,10 @@ def test_a_cast_chapter_is_rendered_with_performances_recast_undone_and_exported
     closing = default_credits(project, narrator="Joe", year="2026", author="A", title="T").closing
     assert "With the voices of Tom, voiced by Joe, lower; and Mary, voiced by Joe, higher." in closing
     assert cast_voices(project) == (("Tom", "Joe (pitch -3)"), ("Mary", "Joe (pitch +3)"))  # by number of lines
+    manifest = write_manifest(tmp_path / "manifest.json", fmt="mp3", mastering=MasteringConfig(),
+                              meta=book_meta(project, PublishOptions(fmt="mp3")), files=[], warnings=[])
+    assert json.loads(manifest.read_text(encoding="utf-8"))["book"]["cast"] == [
+        {"character": "Tom", "voice": "Joe (pitch -3)"}, {"character": "Mary", "voice": "Joe (pitch +3)"}]
 
 
 def test_a_corrected_attribution_survives_a_reimport(tmp_path: Path) -> None:
