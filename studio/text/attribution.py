@@ -226,6 +226,7 @@ def attribute(paragraphs: Sequence[str], aliases: Aliases | None = None,
     spans = spans if spans is not None else split_dialogue(paragraphs)
     mem = _Memory()
     out: list[Line] = []
+    spelled: dict[str, str] = {}  # a name as first written, by its case-folded form
     prev_speaker = UNATTRIBUTED
     for p, (text, pspans) in enumerate(zip(paragraphs, spans)):
         quotes = [s for s in pspans if s.quoted]
@@ -234,7 +235,8 @@ def attribute(paragraphs: Sequence[str], aliases: Aliases | None = None,
             if mem.gap > 1:
                 mem.exchange.clear()
             continue
-        decided = _decide(text, pspans, mem, alias, prev_speaker)
+        decided = [(spelled.setdefault(w.casefold(), w) if w else w, c, h)  # "the prince" is "the Prince"
+                   for w, c, h in _decide(text, pspans, mem, alias, prev_speaker)]
         for q, (who, conf, how) in zip(quotes, decided):
             out.append(Line(p, q.start, q.end, trim_marks(text[q.start:q.end]), who, conf, how))
         who = decided[-1][0]
