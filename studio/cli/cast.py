@@ -64,6 +64,21 @@ def parse_set(spec: str):  # -> tuple[str, studio.project.cast.Casting]
     return name.strip(), Casting(voice, int(speaker) if speaker else None, Performance(**values))
 
 
+def check_voice(casting) -> None:  # casting: studio.project.cast.Casting
+    """The voice is installed and has the speaker asked for (else a StudioError that says so)."""
+    if not casting.voice_id:
+        return
+    from studio.engine.voice.catalog import get_voice
+    from studio.engine.voice.config import VoiceConfig
+
+    info = get_voice(casting.voice_id)
+    if casting.speaker is not None and info.backend == "piper":
+        speakers = VoiceConfig.from_file(info.config_path).num_speakers
+        if not 0 <= casting.speaker < speakers:
+            raise StudioError(f"{casting.voice_id} has {speakers} speaker(s) (0-{speakers - 1}); "
+                              f"there is no speaker {casting.speaker}")
+
+
 def _find_sentence(project, spec: str) -> tuple[int, str]:  # project: studio.project.store.Project
     m = re.fullmatch(r"\s*(\d+):(\d+):(\d+)\s*=(.*)", spec)
     if not m:
@@ -101,7 +116,9 @@ def _cmd_cast(args: argparse.Namespace) -> int:
             keep, _, other = spec.partition(",")
             cast.merge(keep, other)
         for spec in args.set:
-            cast.set_casting(*parse_set(spec))
+            name, casting = parse_set(spec)
+            check_voice(casting)
+            cast.set_casting(name, casting)
         for spec in args.line:
             cast.correct(*_find_sentence(project, spec))
         for spec in args.paragraph + args.chapter:

@@ -39,6 +39,10 @@ def test_cast_lists_sets_merges_corrects_and_render_cast_speaks_it(tmp_path: Pat
     assert {c["name"]: (c["lines"], c["pitch"]) for c in data["characters"]} == {"Mary": (3, 3.0), "Tom": (2, 0.0)}
     assert main(["cast", str(folder), "--line", "9:9:9=Tom"]) == 2
     assert "there is no sentence 9 in paragraph 9 of chapter 9" in capsys.readouterr().err
+    assert main(["cast", str(folder), "--set", "Tom=en_US-nobody-medium"]) == 2
+    assert "unknown voice 'en_US-nobody-medium'" in capsys.readouterr().err
+    assert main(["cast", str(folder), "--set", "Tom=en_US-joe-medium:3"]) == 2
+    assert "has 1 speaker(s)" in capsys.readouterr().err
     rows = json.loads(run(capsys, "inspect", str(folder), "--spoken", "--json"))
     assert all("speaker" in r and "voice" in r for r in rows)
     assert {r["speaker"] for r in rows} == {""}  # casting still off: the narrator reads everything
