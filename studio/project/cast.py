@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Iterable, Mapping
 
 from studio.core.errors import ProjectError
-from studio.text.attribution import Aliases, attribute, cast_list
+from studio.text.attribution import Aliases, Line, attribute, cast_list
 from studio.text.dialogue import split_dialogue
 
 if TYPE_CHECKING:
@@ -215,8 +215,6 @@ class ProjectCast:
 
     def members(self) -> list[CastMember]:
         """The cast list: characters by number of lines, with their casting."""
-        from studio.text.attribution import Line
-
         alias = self.aliases()
         castings = self.castings()
         lines = []
