@@ -110,7 +110,7 @@ def _cmd_cast(args: argparse.Namespace) -> int:
         raise StudioError(f"{args.project} is not a project folder (render or import a manuscript first)")
     with Project.open(args.project) as project:
         cast = project.cast
-        if not project.db.read().execute("SELECT 1 FROM cast_analysed").fetchone():
+        if not cast.analysed():
             cast.analyse()
         for spec in args.merge:
             keep, _, other = spec.partition(",")

@@ -151,8 +151,12 @@ class ProjectCast:
         with self.db.write() as conn:
             conn.execute("INSERT INTO settings (key, value) VALUES ('casting', ?) ON CONFLICT(key) DO UPDATE"
                          " SET value = excluded.value", (json.dumps(bool(on)),))
-        if on and not self.db.read().execute("SELECT 1 FROM cast_analysed").fetchone():
+        if on and not self.analysed():
             self.analyse()
+
+    def analysed(self) -> bool:
+        """Whether the lines were found once (listing the cast finds them; nothing turns on)."""
+        return self.db.read().execute("SELECT 1 FROM settings WHERE key = 'cast_analysed'").fetchone() is not None
 
     # ------------------------------------------------------------ the lines
 
@@ -195,7 +199,7 @@ class ProjectCast:
             w.execute("DELETE FROM cast_lines")
             w.executemany("INSERT INTO cast_lines (sentence_id, parts) VALUES (?, ?)",
                           [(sid, json.dumps(parts)) for sid, parts in out.items()])
-            w.execute("INSERT INTO cast_analysed (id) VALUES (1) ON CONFLICT(id) DO NOTHING")
+            w.execute("INSERT INTO settings (key, value) VALUES ('cast_analysed', 'true') ON CONFLICT(key) DO NOTHING")
         return len(out)
 
     def state(self) -> CastState:
@@ -246,14 +250,14 @@ class ProjectCast:
     def castings(self) -> dict[str, Casting]:
         out = {}
         for name, voice, speaker, pitch, pace, expressive in self.db.read().execute(
-                "SELECT name, voice_id, speaker, pitch, pace, expressive FROM cast_members"):
+                "SELECT name, voice_id, speaker, pitch, pace, expressive FROM cast_members WHERE alias_of IS NULL"):
             out[name] = Casting(voice or "", speaker, Performance(pitch or 0.0, pace or 1.0,
                                                                   1.0 if expressive is None else expressive))
         return out
 
     def aliases(self) -> Aliases:
         groups: dict[str, list[str]] = {}
-        for alias, name in self.db.read().execute("SELECT alias, name FROM cast_aliases"):
+        for alias, name in self.db.read().execute("SELECT name, alias_of FROM cast_members WHERE alias_of IS NOT NULL"):
             groups.setdefault(name, [name]).append(alias)
         return Aliases(groups.values())
 
@@ -280,9 +284,9 @@ class ProjectCast:
         if not keep or not other or keep == other:
             raise ProjectError("merge two different names: --merge KEEP,OTHER")
         with self.db.write() as conn:
-            conn.execute("UPDATE cast_aliases SET name = ? WHERE name = ?", (keep, other))
-            conn.execute("INSERT INTO cast_aliases (alias, name) VALUES (?, ?) ON CONFLICT(alias) DO UPDATE"
-                         " SET name = excluded.name", (other, keep))
+            conn.execute("UPDATE cast_members SET alias_of = ? WHERE alias_of = ?", (keep, other))
+            conn.execute("INSERT INTO cast_members (name, alias_of) VALUES (?, ?) ON CONFLICT(name) DO UPDATE"
+                         " SET alias_of = excluded.alias_of", (other, keep))
 
     def correct(self, sentence_ids: int | Iterable[int], name: str) -> None:
         """The quoted lines of these sentences (a sentence's whole text if it has none: a letter

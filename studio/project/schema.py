@@ -284,14 +284,13 @@ def _v8_proof_results(conn: sqlite3.Connection) -> None:
 
 
 #: v10: the cast (studio.project.cast): each sentence's quoted parts and who speaks them, the
-#: producer's castings, merged names and corrected lines; casting itself is a setting, off
+#: producer's castings and merged names (``alias_of``: this name is that character), corrected
+#: lines; casting itself, and whether the lines were found, are settings. Three tables: the
+#: whole schema must still fit a small disk (tests/test_crash_recovery.py fills a 400 kB one).
 _SCHEMA_V10_CAST = """
 CREATE TABLE IF NOT EXISTS cast_lines (
     sentence_id  INTEGER PRIMARY KEY REFERENCES sentences(id) ON DELETE CASCADE,
     parts        TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS cast_analysed (
-    id  INTEGER PRIMARY KEY CHECK (id = 1)
 );
 CREATE TABLE IF NOT EXISTS cast_members (
     name        TEXT PRIMARY KEY,
@@ -299,11 +298,8 @@ CREATE TABLE IF NOT EXISTS cast_members (
     speaker     INTEGER,
     pitch       REAL NOT NULL DEFAULT 0,
     pace        REAL NOT NULL DEFAULT 1,
-    expressive  REAL NOT NULL DEFAULT 1
-);
-CREATE TABLE IF NOT EXISTS cast_aliases (
-    alias  TEXT PRIMARY KEY,
-    name   TEXT NOT NULL
+    expressive  REAL NOT NULL DEFAULT 1,
+    alias_of    TEXT
 );
 CREATE TABLE IF NOT EXISTS cast_corrections (
     paragraph_text  TEXT NOT NULL,

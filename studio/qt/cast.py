@@ -30,7 +30,7 @@ class CastView:
 def cast_view(project: Project) -> CastView:
     """Read the cast (off the GUI thread); lines are found the first time."""
     cast = project.cast
-    if not project.db.read().execute("SELECT 1 FROM cast_analysed").fetchone():
+    if not cast.analysed():
         cast.analyse()
     return CastView(str(project.folder), cast.enabled(), tuple(cast.members()), len(cast.unattributed()))
 

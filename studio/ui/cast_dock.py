@@ -173,8 +173,8 @@ def install_cast_dock(window: Any, controller: CastController | None = None) -> 
     panel = CastPanel()
     window.cast_ctl = ctl
     window.docks["cast"] = window._dock("Cast", panel, Qt.DockWidgetArea.RightDockWidgetArea)
-    window.tabifyDockWidget(window.docks["details"], window.docks["cast"])
-    window.docks["details"].raise_()
+    window.tabifyDockWidget(window.docks["readouts"], window.docks["cast"])  # a tab beside Takes and Book progress
+    window.docks["readouts"].raise_()
     ctl.viewChanged.connect(panel.set_view)
     panel.enabledChanged.connect(ctl.set_enabled)
     panel.castingChosen.connect(ctl.set_casting)
