@@ -11,8 +11,8 @@ sentence are joined (:func:`studio.audio.performance.join_parts`).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
 
 import numpy as np
 

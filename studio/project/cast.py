@@ -21,8 +21,9 @@ the producer turns it on (:meth:`ProjectCast.set_enabled`).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from studio.core.errors import ProjectError
 from studio.text.attribution import Aliases, Line, attribute, cast_list

@@ -13,7 +13,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from studio.project.cast import CastMember, Casting
+from studio.project.cast import Casting, CastMember
 from studio.project.store import Project
 
 

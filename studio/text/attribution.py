@@ -14,8 +14,8 @@ Pure: paragraphs in, :class:`Line` records out (:mod:`studio.text.dialogue` find
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
 
 from studio.text.dialogue import INCISE_VERBS, Span, split_dialogue, trim_marks
 

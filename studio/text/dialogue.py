@@ -15,8 +15,8 @@ part of the outer speaker's line.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 #: marks that open a double-level quote; the value is the mark that closes it
 _DOUBLE_OPEN = {"\u201c": "\u201d", "\u201e": "\u201c", "\u00ab": "\u00bb", '"': '"'}
