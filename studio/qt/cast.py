@@ -18,13 +18,41 @@ from studio.project.store import Project
 
 
 @dataclass(frozen=True)
+class VoiceSpeakers:
+    """An installed voice as the Voice... dialog offers it, with its speakers when it has several."""
+
+    voice_id: str
+    name: str
+    speakers: tuple[tuple[int, str], ...] = ()  # (speaker id, its name)
+
+
+@dataclass(frozen=True)
 class CastView:
-    """What the dock shows: casting on or off, the characters, how many lines no rule attributed."""
+    """What the dock shows: casting on or off, the characters, how many lines no rule attributed,
+    and the installed voices a character can be given."""
 
     folder: str
     enabled: bool
     members: tuple[CastMember, ...]
     unattributed: int
+    voices: tuple[VoiceSpeakers, ...] = ()
+
+
+def installed_voices() -> tuple[VoiceSpeakers, ...]:
+    """Every installed voice, with the speakers of the multi-speaker ones (reads the disk)."""
+    from studio.engine.voice.catalog import list_voices
+    from studio.engine.voice.config import VoiceConfig
+
+    out = []
+    for voice in list_voices():
+        speakers: tuple[tuple[int, str], ...] = ()
+        if voice.backend == "piper":
+            config = VoiceConfig.from_file(voice.config_path)
+            if config.num_speakers > 1:
+                names = {i: n for n, i in config.speaker_id_map.items()}
+                speakers = tuple((i, names.get(i, str(i))) for i in range(config.num_speakers))
+        out.append(VoiceSpeakers(voice.id, voice.name, speakers))
+    return tuple(out)
 
 
 def cast_view(project: Project) -> CastView:
@@ -32,7 +60,8 @@ def cast_view(project: Project) -> CastView:
     cast = project.cast
     if not cast.analysed():
         cast.analyse()
-    return CastView(str(project.folder), cast.enabled(), tuple(cast.members()), len(cast.unattributed()))
+    return CastView(str(project.folder), cast.enabled(), tuple(cast.members()), len(cast.unattributed()),
+                    installed_voices())
 
 
 class CastController(QObject):

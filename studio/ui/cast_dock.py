@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
@@ -22,9 +23,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QInputDialog,
     QLabel,
-    QLineEdit,
     QPushButton,
-    QSpinBox,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -32,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.project.cast import EXPRESSIVE_RANGE, PACE_RANGE, PITCH_RANGE, Casting, Performance
-from studio.qt.cast import CastController, CastView
+from studio.qt.cast import CastController, CastView, VoiceSpeakers
 
 COLUMNS = ("Character", "Lines", "Voice", "First line")
 NARRATOR = "Narrator"
@@ -111,7 +110,7 @@ class CastPanel(QWidget):
         member = next((m for m in self.view.members if m.name == name), None)
         if member is None:
             return
-        dialog = CastingDialog(name, member.casting, self)
+        dialog = CastingDialog(name, member.casting, self.view.voices, self)
         if dialog.exec() == QDialog.DialogCode.Accepted:
             self.castingChosen.emit(name, dialog.casting())
 
@@ -126,17 +125,24 @@ class CastPanel(QWidget):
 
 
 class CastingDialog(QDialog):
-    """A character's voice: a voice id (empty: the narrator's), a speaker, pitch, pace, expressiveness."""
+    """A character's voice: an installed voice (or the narrator's), one of its speakers, and
+    pitch, pace and expressiveness."""
 
-    def __init__(self, name: str, casting: Casting, parent: QWidget | None = None) -> None:
+    def __init__(self, name: str, casting: Casting, voices: tuple[VoiceSpeakers, ...] = (),
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(f"Voice of {name}")
-        self.voice = QLineEdit(casting.voice_id)
-        self.voice.setPlaceholderText("the narrator's voice")
-        self.speaker = QSpinBox()
-        self.speaker.setRange(-1, 999)
-        self.speaker.setSpecialValueText("default")
-        self.speaker.setValue(-1 if casting.speaker is None else casting.speaker)
+        self.voices = {v.voice_id: v for v in voices}
+        self.voice = QComboBox()
+        self.voice.addItem("The narrator's voice", "")
+        for v in voices:
+            self.voice.addItem(v.name or v.voice_id, v.voice_id)
+        if casting.voice_id and casting.voice_id not in self.voices:
+            self.voice.addItem(f"{casting.voice_id} (not installed)", casting.voice_id)
+        self.voice.setCurrentIndex(max(0, self.voice.findData(casting.voice_id)))
+        self.speaker = QComboBox()
+        self.voice.currentIndexChanged.connect(lambda _i: self._speakers(None))
+        self._speakers(casting.speaker)
         self.pitch = self._spin(PITCH_RANGE, casting.performance.pitch, 0.5, " semitones")
         self.pace = self._spin(PACE_RANGE, casting.performance.pace, 0.05, "x")
         self.expressive = self._spin(EXPRESSIVE_RANGE, casting.performance.expressive, 0.1, "x")
@@ -151,6 +157,17 @@ class CastingDialog(QDialog):
         box.rejected.connect(self.reject)
         form.addRow(box)
 
+    def _speakers(self, chosen: int | None) -> None:
+        """The chosen voice's speakers ("default" for a single-speaker voice)."""
+        self.speaker.clear()
+        self.speaker.addItem("default", None)
+        voice = self.voices.get(self.voice.currentData() or "")
+        for sid, name in voice.speakers if voice else ():
+            self.speaker.addItem(f"{sid}: {name}", sid)
+        if chosen is not None and self.speaker.findData(chosen) < 0:
+            self.speaker.addItem(str(chosen), chosen)
+        self.speaker.setCurrentIndex(max(0, self.speaker.findData(chosen)) if chosen is not None else 0)
+
     @staticmethod
     def _spin(bounds: tuple[float, float], value: float, step: float, suffix: str) -> QDoubleSpinBox:
         spin = QDoubleSpinBox()
@@ -161,8 +178,8 @@ class CastingDialog(QDialog):
         return spin
 
     def casting(self) -> Casting:
-        speaker = self.speaker.value()
-        return Casting(self.voice.text().strip(), None if speaker < 0 else speaker,
+        speaker = self.speaker.currentData()
+        return Casting(self.voice.currentData() or "", None if speaker is None else int(speaker),
                        Performance(round(self.pitch.value(), 2), round(self.pace.value(), 3),
                                    round(self.expressive.value(), 2)))
 

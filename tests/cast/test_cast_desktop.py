@@ -47,3 +47,19 @@ def test_cast_dock_lists_casts_and_spoken_by_corrects_a_line(qtbot, window: Main
     with Project.open(window.session.snapshot.folder) as project:
         row = next(r for r in project.sentences() if r.id == line.id)
         assert row.cast[0].name == "Tom" and project.cast.castings()["Mary"].performance.pitch == 2.0
+
+
+def test_the_voice_dialog_offers_installed_voices_and_a_voices_speakers(qtbot) -> None:  # noqa: ANN001
+    from studio.qt.cast import VoiceSpeakers, installed_voices
+    from studio.ui.cast_dock import CastingDialog
+
+    voices = installed_voices()
+    assert any(v.voice_id == "en_US-joe-medium" and v.speakers == () for v in voices)
+    duo = VoiceSpeakers("en_US-duo-medium", "Duo", ((0, "ann"), (1, "bob")))
+    dialog = CastingDialog("Tom", Casting(performance=Performance(pitch=-2.0)), voices + (duo,))
+    qtbot.addWidget(dialog)
+    assert dialog.casting() == Casting(performance=Performance(pitch=-2.0))  # as given: the narrator's voice
+    dialog.voice.setCurrentIndex(dialog.voice.findData("en_US-duo-medium"))
+    assert [dialog.speaker.itemText(i) for i in range(dialog.speaker.count())] == ["default", "0: ann", "1: bob"]
+    dialog.speaker.setCurrentIndex(2)
+    assert dialog.casting() == Casting("en_US-duo-medium", 1, Performance(pitch=-2.0))
