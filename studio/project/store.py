@@ -233,7 +233,7 @@ class Project:
             bookdb.insert_book(conn, book)
             kept = restructure.replay(conn, made) + bookdb.carry_over_user_changes(conn, overrides, edits)
             kept += restore_overrides(conn, said)  # after the edits: an override follows the edited text
-        if self.cast.enabled():
+        if self.cast.analysed():
             self.cast.analyse()  # the lines found again; corrections kept where their text is
         log.info("re-imported %s; kept %d override(s)/edit(s)", book.source or "manuscript", kept)
         return kept

@@ -169,6 +169,10 @@ def test_a_corrected_attribution_survives_a_reimport(tmp_path: Path) -> None:
     after = by_text(project)
     assert after['"I have it here," he said.'].cast[0].name == "Mary"  # found again by its text
     assert after["The night was still over the harbour, and the lamps were lit."].cast == ()
+    project.cast.set_enabled(False)  # a re-import while casting is off: the lines are there when it is on again
+    project.replace_book(load_manuscript(edited))
+    project.cast.set_enabled(True)
+    assert by_text(project)['"I have it here," he said.'].cast[0].name == "Mary"
 
 
 def two_speaker_voice(folder: Path) -> Path:
