@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from studio.core.errors import ProjectError
 from studio.text.attribution import Aliases, Line, attribute, cast_list
-from studio.text.dialogue import split_dialogue
+from studio.text.dialogue import paragraph_spans, split_dialogue
 
 if TYPE_CHECKING:
     from studio.project.db import ProjectDb
@@ -190,7 +190,7 @@ class ProjectCast:
                 pos = 0
                 for sid, _c, _p, _pt, text, original, trailing in sentences:
                     start, pos = pos, pos + len(original) + len(trailing)
-                    parts = _sentence_parts(start, len(original), quoted, edited=len(text) if text != original else 0)
+                    parts = _sentence_parts(start, len(original), quoted, edited=text if text != original else "")
                     fix = fixes.get((ptext, original))
                     if fix is not None:
                         parts = _corrected(parts, len(text), fix)
@@ -315,9 +315,9 @@ class ProjectCast:
                 if any(alias(p[2]) == name for p in json.loads(raw))]
 
 
-def _sentence_parts(start: int, length: int, quoted: list, *, edited: int = 0) -> list[list]:
+def _sentence_parts(start: int, length: int, quoted: list, *, edited: str = "") -> list[list]:
     """A sentence's parts (offsets in the sentence) from its paragraph's quoted lines; ``edited``:
-    the length of its edited text (0: as imported)."""
+    its edited text ("": as imported)."""
     end = start + length
     parts: list[list] = []
     pos = start
@@ -334,9 +334,13 @@ def _sentence_parts(start: int, length: int, quoted: list, *, edited: int = 0) -
     if pos < end:
         parts.append([pos - start, end - start, NARRATOR, 1.0, ""])
     parts = [p for p in parts if p[1] > p[0]]
-    if edited:  # the printed offsets no longer hold: the sentence goes whole to its main speaker
+    if edited:  # the printed offsets no longer hold: the edited text's own quotes go to its main speaker
         main = max(parts, key=lambda p: (p[1] - p[0]) * bool(p[2]))
-        return [[0, edited, main[2], main[3], main[4]]]
+        spans, _open = paragraph_spans(edited)
+        if not any(s.quoted for s in spans):
+            return [[0, len(edited), main[2], main[3], main[4]]]
+        return _merge_same([[s.start, s.end, main[2], main[3], main[4]] if s.quoted else
+                            [s.start, s.end, NARRATOR, 1.0, ""] for s in spans])
     return _merge_same(parts)
 
 

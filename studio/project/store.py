@@ -275,6 +275,8 @@ class Project:
             if cur.rowcount != 1:
                 raise ProjectError(f"there is no sentence with id {sentence_id}")
             follow_edit(conn, sentence_id, old[0], new)  # stressed words stay on the same words
+        if self.cast.analysed():
+            self.cast.analyse()  # the quoted parts follow the new text
 
     @property
     def spoken(self) -> ProjectSpoken:

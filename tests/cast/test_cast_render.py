@@ -169,6 +169,11 @@ def test_a_corrected_attribution_survives_a_reimport(tmp_path: Path) -> None:
     after = by_text(project)
     assert after['"I have it here," he said.'].cast[0].name == "Mary"  # found again by its text
     assert after["The night was still over the harbour, and the lamps were lit."].cast == ()
+    line = by_text(project)['"I have it here," he said.']
+    project.edit_sentence(line.id, '"I have it right here," he said.')  # an edit: the parts follow the new text
+    edited_row = by_text(project)['"I have it right here," he said.']
+    assert [(p.start, p.end, p.name) for p in edited_row.cast] == [(0, 23, "Mary"), (23, 32, "")]
+    project.edit_sentence(line.id, '"I have it here," he said.')
     project.cast.set_enabled(False)  # a re-import while casting is off: the lines are there when it is on again
     project.replace_book(load_manuscript(edited))
     project.cast.set_enabled(True)
