@@ -109,8 +109,10 @@ def test_a_cast_chapter_is_rendered_with_performances_recast_undone_and_exported
     engine = CountingEngine(real_engine())
     done = render_project(project, engine, batch_size=8)
     assert done.failed == 0 and done.done == done.total == len(project.sentences())
-    # a quote and its narration in one sentence: two parts, two calls' worth of text
+    # a quote and its narration in one sentence: two parts; parts are batched by voice and settings, and
+    # a performance is applied after synthesis, so the 8 parts of the 5 cast sentences are one engine call
     assert '"Where are you going at this hour?"' in engine.spoken and "asked Mary." in engine.spoken
+    assert engine.calls == [3, 8]  # the title and two narration sentences, then the cast sentences' parts
 
     # Mary's whole-sentence line is the plain voice three semitones up (Praat's pitch track)
     rows = by_text(project)
