@@ -65,11 +65,12 @@ def part_jobs(index: int, row: SentenceRow, narrator_voice: str, base: Synthesis
 def speak_parts(rows: Sequence[SentenceRow], narrator_voice: str, base: Callable[[SentenceRow], SynthesisSettings],
                 engine_for: Callable[[str], Engine | None], synthesize: Callable[[Engine, SynthesisSettings, list],
                                                                                  list],
-                rate: int) -> list[np.ndarray | Exception]:
+                rate: int, batch_size: int = 8) -> list[np.ndarray | Exception]:
     """Every sentence's audio at ``rate`` (or the exception one of its parts raised).
 
     ``synthesize(engine, settings, jobs)`` speaks a batch of parts with one voice and
-    settings (the render loop's synthesizer); ``engine_for`` None means no engine.
+    settings (the render loop's synthesizer), at most ``batch_size`` at a time (the
+    engine plan's batch); ``engine_for`` None means no engine.
     """
     jobs = [j for i, row in enumerate(rows) for j in part_jobs(i, row, narrator_voice, base(row))]
     audio: dict[int, np.ndarray | Exception] = {}
@@ -82,7 +83,8 @@ def speak_parts(rows: Sequence[SentenceRow], narrator_voice: str, base: Callable
             for n in members:
                 audio[n] = RuntimeError(f"no engine available for voice {voice_id}")
             continue
-        results = synthesize(engine, settings, [jobs[n] for n in members])
+        results = [r for i in range(0, len(members), max(1, batch_size))
+                   for r in synthesize(engine, settings, [jobs[n] for n in members[i:i + max(1, batch_size)]])]
         for n, result in zip(members, results):
             if not isinstance(result, BaseException):
                 result = np.asarray(result, np.float32).reshape(-1)

@@ -271,10 +271,12 @@ class _Renderer:
         self.audio_seconds = 0.0
         self.synth_chars = 0
         self.synth_time = 0.0
+        self.batch_size = 1
         self.remaining_chars = 0
         self.t0 = time.monotonic()
 
     def run(self, rows: list[SentenceRow], should_stop: Callable[[], bool] | None, batch_size: int) -> RenderProgress:
+        self.batch_size = batch_size
         pending = [r for r in rows if r.state != "done"]
         self.total = len(rows)
         self.done = self.total - len(pending)
@@ -360,7 +362,7 @@ class _Renderer:
                     self._fail(row, f"no engine available for voice {narrator}")
                 continue
             results = speak_parts(rows, narrator, lambda r: r.synthesis or self.settings.synthesis,
-                                  self._engine, self._speak_jobs, engine.sample_rate)
+                                  self._engine, self._speak_jobs, engine.sample_rate, self.batch_size)
             for row, result in zip(rows, results):
                 self._store(row, result, engine.sample_rate, 0)
         self.synth_time += time.monotonic() - started
