@@ -55,6 +55,8 @@ class BookMeta:
     genre: str = "Audiobook"
     cover: Cover | None = None
     disclosure: str = ""
+    #: the cast when the book is cast: (character, who voices it) pairs, for the manifest
+    cast: tuple[tuple[str, str], ...] = ()
 
     @property
     def comment(self) -> str:

@@ -55,6 +55,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     model.add_argument("--cuda-alloc-conf", metavar="CONF",
                        help="PYTORCH_CUDA_ALLOC_CONF for the model (default: the environment's, "
                             "else expandable_segments:True in the model process)")
+    p.add_argument("--cast", action="store_true",
+                   help="turn casting on: each character's lines in the voice `studio cast` gives it")
     p.add_argument("--unvoiced", choices=("native", "book", "skip"),
                    help="a passage in a language no voice speaks: the book's voice with that language's "
                         "phonemes (native, the default), read as the book's language (book), or left silent "
@@ -117,6 +119,8 @@ def _cmd_render(args: argparse.Namespace) -> int:
     bar = ProgressLine(sys.stderr)
     try:
         settings = apply_choices(project, voice_id=args.voice, backend=args.engine)
+        if args.cast and not project.cast.enabled():
+            project.cast.set_enabled(True)
         if args.unvoiced and args.unvoiced != settings.unvoiced:
             settings = settings.with_changes(unvoiced=args.unvoiced)
             project.update_settings(settings)

@@ -55,8 +55,16 @@ def manuscript_lexicon(args: argparse.Namespace, own: Lexicon = Lexicon()) -> Le
 def _project_sentences(project, make) -> list:  # project: Project; make: SpokenSentence
     """A project's sentences as the render will speak them (overrides and lexicon applied)."""
     out, counts = [], {}
+    settings = project.settings()
+    state = project.cast.state()
     for row in project.sentences():
         counts[row.chapter] = counts.get(row.chapter, 0) + 1
         paragraph = None if row.paragraph is None else row.paragraph + 1
-        out.append(make(row.chapter + 1, counts[row.chapter], paragraph, row.text, row.spoken or row.text, row.language))
+        narrator = project.voice_for(row.language, settings)
+        parts = state.parts.get(row.id, ())
+        speaker = ", ".join(dict.fromkeys(p.name for p in parts if p.name))
+        voices = [narrator if p.casting is None else p.casting.words().replace("narrator's voice", narrator)
+                  for p in parts] or [narrator]
+        out.append(make(row.chapter + 1, counts[row.chapter], paragraph, row.text, row.spoken or row.text, row.language,
+                        speaker, " + ".join(dict.fromkeys(voices))))
     return out

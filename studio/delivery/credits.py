@@ -36,14 +36,7 @@ def voice_name(project: Project) -> str:
     """The project voice's name as a listener would say it: "Joe" for the catalog's
     "Joe (en_US, medium)" (the rest is for choosing a voice, and a voice reading
     "en underscore US" aloud in the credits helps nobody); its id when not installed here."""
-    from studio.engine.voice.catalog import get_voice
-
-    voice_id = project.settings().voice_id
-    try:
-        name = get_voice(voice_id).name or voice_id
-    except StudioError:
-        name = voice_id
-    return name.split(" (", 1)[0].strip() or name
+    return _voice_called(project.settings().voice_id)
 
 
 def default_narrator(project: Project) -> str:
@@ -77,9 +70,49 @@ def default_credits(project: Project, *, narrator: str, author: str, title: str,
     by = f", written by {author}" if author else ""
     opening = [f"{title}." + (f" {subtitle}." if subtitle else ""), f"Written by {author}." if author else "",
                f"Narrated by {spoken_narrator}."]
-    closing = ["The end.", f"You have been listening to {title}{by}, narrated by {spoken_narrator}.",
+    voices = cast_voices(project, spoken=True)
+    cast = ("With the voices of " + _spoken_list([f"{name}, voiced by {voice}" for name, voice in voices]) + "."
+            if voices else "")
+    closing = ["The end.", f"You have been listening to {title}{by}, narrated by {spoken_narrator}.", cast,
                *copyright_lines(found, producer=producer), disclosure(project)]
     return Credits("\n".join(p for p in opening if p), "\n".join(p for p in closing if p))
+
+
+def cast_voices(project: Project, *, spoken: bool = False) -> tuple[tuple[str, str], ...]:
+    """The cast as the manifest names it: each voiced character and who voices it ("Joe
+    (pitch +3)": a performance of the narrator's voice), or as the credits say it
+    (``spoken``: "Joe, higher"); () while casting is off."""
+    if not project.cast.enabled():
+        return ()
+    out = []
+    for member in project.cast.members():
+        casting = member.casting
+        if casting.neutral:
+            continue
+        who = _voice_called(casting.voice_id) if casting.voice_id else voice_name(project)
+        perf = _spoken_performance(casting.performance) if spoken else casting.performance.words()
+        out.append((member.name, (f"{who}, {perf}" if spoken else f"{who} ({perf})") if perf else who))
+    return tuple(out)
+
+
+def _spoken_performance(perf) -> str:  # perf: studio.project.cast.Performance
+    words = ["higher" if perf.pitch > 0 else "lower" if perf.pitch < 0 else "",
+             "faster" if perf.pace > 1 else "slower" if perf.pace < 1 else ""]
+    return " and ".join(w for w in words if w)
+
+
+def _voice_called(voice_id: str) -> str:
+    from studio.engine.voice.catalog import get_voice
+
+    try:
+        name = get_voice(voice_id).name or voice_id
+    except StudioError:
+        name = voice_id
+    return name.split(" (", 1)[0].strip() or name
+
+
+def _spoken_list(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else "; ".join(items[:-1]) + "; and " + items[-1]
 
 
 def credits_paragraphs(text: str) -> list[list[str]]:

@@ -52,7 +52,7 @@ from studio.core.errors import ProjectError, StudioError
 from studio.core.files import sha256_file
 from studio.engine.base import Engine
 from studio.delivery.credits import (
-    SAMPLE_DEFAULT_S, Credits, credits_clips, default_credits, default_narrator, disclosure, first_prose_chapter,
+    SAMPLE_DEFAULT_S, Credits, cast_voices, credits_clips, default_credits, default_narrator, disclosure, first_prose_chapter,
     sample_rows,
 )
 from studio.delivery.export import (
@@ -236,7 +236,7 @@ def _meta_and_cover(project: Project, options: PublishOptions) -> tuple[BookMeta
     year = options.year or (found.group(0) if found else str(_dt.date.today().year))
     narrator = (options.narrator or "").strip() or default_narrator(project)
     return BookMeta(title=book.title, author=book.author, narrator=narrator, year=year, cover=cover,
-                    disclosure=disclosure(project)), report
+                    disclosure=disclosure(project), cast=cast_voices(project)), report
 
 
 def _source_cover(project: Project) -> Cover | None:

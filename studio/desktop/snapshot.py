@@ -49,6 +49,8 @@ class SentenceNode:
     pause_after: float | None = None
     #: direction for this sentence: a pause before it, a rate (studio.project.direction)
     direction: Direction = Direction()
+    #: the characters speaking in it while casting is on (studio.project.cast); "" the narrator
+    speaker: str = ""
 
     @property
     def cached(self) -> bool:
@@ -267,7 +269,7 @@ def _sentence(r: SentenceRow, pause_after: float | None = None, direction: Direc
         id=r.id, chapter=r.chapter, paragraph=r.paragraph, index=r.index, text=r.text, language=r.language,
         was_split=r.was_split, state=r.state, reason=r.reason, cache_key=r.cache_key, expected_key=r.expected_key,
         duration=r.duration, synth_count=r.synth_count, pause_after=pause_after, direction=direction,
-        spoken=r.spoken,
+        spoken=r.spoken, speaker=", ".join(dict.fromkeys(p.name for p in r.cast if p.name)),
     )
 
 

@@ -71,6 +71,7 @@ def cache_key(
     engine: str,
     settings_token: str,
     lexicon: str = "",
+    cast: str = "",
 ) -> str:
     """sha256 over every input that shapes the audio (see module docstring).
 
@@ -80,6 +81,8 @@ def cache_key(
     (:meth:`studio.core.lexicon.Lexicon.digest`), so editing an entry re-renders
     exactly the sentences containing it; it enters the key only when non-empty,
     so sentences no entry touches keep the keys (and audio) they had before.
+    ``cast`` is :func:`studio.project.cast.cast_key_part` (the voices, speakers and
+    performances of a sentence's quoted parts), in the key only when non-empty too.
     """
     payload = json.dumps(
         {
@@ -91,6 +94,7 @@ def cache_key(
             "engine": engine,
             "settings": settings_token,
             **({"lexicon": lexicon} if lexicon else {}),
+            **({"cast": cast} if cast else {}),
         },
         sort_keys=True,
         ensure_ascii=False,

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from studio.core.lexicon import Lexicon
 from studio.engine.base import SynthesisSettings
+from studio.project.cast import Part
 from studio.project.unvoiced import SKIPPED
 
 
@@ -43,6 +44,8 @@ class SentenceRow:
     said: str = ""
     spoken: str = ""  # what the voice is given (studio.project.spoken); "" when not computed
     synthesis: SynthesisSettings | None = None  # its own (a rate directed, studio.project.direction), else None
+    #: its parts, who speaks each and with which voice, when casting is on (studio.project.cast), else ()
+    cast: tuple[Part, ...] = ()
 
     @property
     def skipped(self) -> bool:

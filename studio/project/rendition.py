@@ -22,6 +22,7 @@ from studio.core.lexicon import Lexicon
 from studio.engine.base import SynthesisSettings
 from studio.project import unvoiced
 from studio.project.cache import VoiceIdentity, cache_key
+from studio.project.cast import Part, cast_key_part
 from studio.project.direction import Direction
 from studio.project.settings import ProjectSettings
 from studio.text.normalize import spoken_form
@@ -71,12 +72,13 @@ def voice_for(language_voices: Mapping[str, str], default: str, language: str) -
 @dataclass(frozen=True)
 class SentenceInputs:
     """A sentence's own inputs: its printed text, effective language, the producer's
-    spoken-form override (None: the normaliser's) and direction (rate, emphasis)."""
+    spoken-form override (None: the normaliser's), direction (rate, emphasis) and cast."""
 
     text: str
     language: str
     override: str | None = None
     direction: Direction | None = None
+    cast: tuple[Part, ...] = ()  # who speaks its quoted parts, with which voice (casting on), else ()
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,7 @@ class Rendition:
     lexicon: Lexicon
     synthesis: SynthesisSettings | None
     key: str
+    cast: tuple[Part, ...] = ()
 
 
 def spoken_words(text: str, language: str, said: str, lexicon: Lexicon, override: str | None = None) -> str:
@@ -122,8 +125,10 @@ def render_as(version: Version, inputs: SentenceInputs, *, voice_id: str | None 
     key = cache_key(
         text=spoken, language=said, voice=VoiceIdentity(voice, version.fingerprints.get(voice, "")),
         engine=version.engine, settings_token=own.cache_token(), lexicon=used.digest(),
+        cast=cast_key_part(inputs.cast, version.fingerprints),
     )
-    return Rendition(inputs.text, spoken, inputs.language, said, voice, used, None if own is base else own, key)
+    return Rendition(inputs.text, spoken, inputs.language, said, voice, used, None if own is base else own, key,
+                     inputs.cast)
 
 
 #: called with the number of renditions each time some are computed (not when reused):

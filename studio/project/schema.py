@@ -24,7 +24,7 @@ from studio.core.errors import ProjectError
 log = logging.getLogger(__name__)
 
 #: Version written by this code. Bump it and add a step to ``MIGRATIONS`` together.
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 
 STATES = ("pending", "rendering", "done", "failed")
 
@@ -329,11 +329,16 @@ def _v10_versions(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE TABLE IF NOT EXISTS versions (id INTEGER PRIMARY KEY CHECK (id = 1),"
                  " rendition INTEGER NOT NULL DEFAULT 0, rows INTEGER NOT NULL DEFAULT 0)")
     conn.execute("INSERT OR IGNORE INTO versions (id) VALUES (1)")
-    for counter, tables in _VERSION_TRIGGERS.items():
+    _add_triggers(conn, _VERSION_TRIGGERS)
+
+
+def _add_triggers(conn: sqlite3.Connection, spec: dict[str, dict[str, tuple[str, ...]]], tag: str = "") -> None:
+    """Triggers that bump the ``versions`` counters on the events ``spec`` names."""
+    for counter, tables in spec.items():
         for table, events in tables.items():
             for i, event in enumerate(events):
                 what, _, when = event.partition(" WHEN ")
-                conn.execute(f"CREATE TRIGGER IF NOT EXISTS {counter}_{table}_{i} AFTER {what} ON {table}"
+                conn.execute(f"CREATE TRIGGER IF NOT EXISTS {counter}_{table}{tag}_{i} AFTER {what} ON {table}"
                              + (f" WHEN {when}" if when else "")
                              + f" BEGIN UPDATE versions SET {counter} = {counter} + 1; END")
 
@@ -342,6 +347,49 @@ def versions(conn: sqlite3.Connection) -> tuple[int, int]:
     """``(rendition, rows)``: the counters the triggers bump (see ``_VERSION_TRIGGERS``)."""
     row = conn.execute("SELECT rendition, rows FROM versions WHERE id = 1").fetchone()
     return int(row[0]), int(row[1])
+
+
+#: v11: the cast (studio.project.cast): each sentence's quoted parts and who speaks them, the
+#: producer's castings and merged names (``alias_of``: this name is that character), corrected
+#: lines; casting itself, and whether the lines were found, are settings. Three tables: the
+#: whole schema must still fit a small disk (tests/rendering/test_crash_recovery.py fills a 400 kB one).
+_SCHEMA_V11_CAST = """
+CREATE TABLE IF NOT EXISTS cast_lines (
+    sentence_id  INTEGER PRIMARY KEY REFERENCES sentences(id) ON DELETE CASCADE,
+    parts        TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS cast_members (
+    name        TEXT PRIMARY KEY,
+    voice_id    TEXT NOT NULL DEFAULT '',
+    speaker     INTEGER,
+    pitch       REAL NOT NULL DEFAULT 0,
+    pace        REAL NOT NULL DEFAULT 1,
+    expressive  REAL NOT NULL DEFAULT 1,
+    alias_of    TEXT
+);
+CREATE TABLE IF NOT EXISTS cast_corrections (
+    paragraph_text  TEXT NOT NULL,
+    sentence_text   TEXT NOT NULL,
+    name            TEXT NOT NULL,
+    PRIMARY KEY (paragraph_text, sentence_text)
+);
+"""
+
+
+#: what a casting changes besides its tables: the cast's setting (turned on or off)
+_CAST_TRIGGERS = {
+    "rendition": {
+        "cast_lines": ("INSERT", "DELETE", "UPDATE"),
+        "cast_members": ("INSERT", "DELETE", "UPDATE"),
+        "settings": ("INSERT WHEN NEW.key = 'casting'", "DELETE WHEN OLD.key = 'casting'",
+                     "UPDATE WHEN NEW.key = 'casting' AND OLD.value IS NOT NEW.value"),
+    },
+}
+
+
+def _v11_cast(conn: sqlite3.Connection) -> None:
+    _apply_script(conn, _SCHEMA_V11_CAST)
+    _add_triggers(conn, _CAST_TRIGGERS, "cast")
 
 
 #: ``MIGRATIONS[v]`` upgrades a database at version ``v`` to ``v + 1`` (inside one
@@ -357,6 +405,7 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     7: _v8_proof_results,  # proof-listening verdicts per sentence
     8: add_emphasis_table,  # the stressed words of a sentence (read by studio.project.emphasis)
     9: _v10_versions,  # counters of what a sentence is rendered as, and of the sentences' rows
+    10: _v11_cast,  # the cast: quoted parts, castings, merged names, corrections
 }
 
 

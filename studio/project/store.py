@@ -27,6 +27,7 @@ from studio.core.lexicon import Lexicon
 from studio.core.types import Book
 from studio.project import bookdb, restructure
 from studio.project.cache import AudioCache, CacheEntry, upsert_entry
+from studio.project.cast import ProjectCast
 from studio.project.chapters import ProjectChapters
 from studio.project.db import ProjectDb, sqlite_full
 from studio.project.direction import directions
@@ -171,6 +172,8 @@ class Project:
             bookdb.insert_book(conn, book)
             kept = restructure.replay(conn, made) + bookdb.carry_over_user_changes(conn, overrides, edits)
             kept += restore_overrides(conn, said)  # after the edits: an override follows the edited text
+        if self.cast.analysed():
+            self.cast.analyse()  # the lines found again; corrections kept where their text is
         log.info("re-imported %s; kept %d override(s)/edit(s)", book.source or "manuscript", kept)
         return kept
 
@@ -211,11 +214,18 @@ class Project:
             if cur.rowcount != 1:
                 raise ProjectError(f"there is no sentence with id {sentence_id}")
             follow_edit(conn, sentence_id, old[0], new)  # stressed words stay on the same words
+        if self.cast.analysed():
+            self.cast.analyse()  # the quoted parts follow the new text
 
     @property
     def spoken(self) -> ProjectSpoken:
         """Per-sentence spoken-form overrides (studio.project.spoken)."""
         return ProjectSpoken(self.db)
+
+    @property
+    def cast(self) -> ProjectCast:
+        """Who speaks each quoted line, and with which voice (studio.project.cast)."""
+        return ProjectCast(self.db)
 
     @property
     def lexicon(self) -> ProjectLexicon:
@@ -274,7 +284,9 @@ class Project:
         overrides, directed = self.spoken.overrides(), directions(self.db)
         sql = ("SELECT s.id, s.text, COALESCE(p.language_override, s.language) FROM sentences s"
                " LEFT JOIN paragraphs p ON p.id = s.paragraph_id")
-        inputs = {sid: SentenceInputs(text, lang, overrides.get(sid), d.audible() if (d := directed.get(sid)) else None)
+        casting = self.cast.state()
+        inputs = {sid: SentenceInputs(text, lang, overrides.get(sid), d.audible() if (d := directed.get(sid)) else None,
+                                      casting.parts.get(sid, ()))
                   for sid, text, lang in self._conn().execute(sql)}
         rendered = self._rendition_keeper.update(version, inputs)
         self._rendered = (counter, user, version, rendered)
@@ -444,6 +456,6 @@ def _join(rows: list[tuple], rendered: dict[int, Rendition]) -> list[SentenceRow
             id=r[0], chapter=r[1], paragraph=r[2], index=r[3], order=r[4], text=r[5], language=r[6],
             was_split=bool(r[7]), trailing=r[8], state=state, reason=r[10], cache_key=r[11],
             expected_key=x.key, duration=r[12], checksum=r[13], synth_count=r[14], lexicon=x.lexicon, said=x.said,
-            spoken=x.spoken, synthesis=x.synthesis,
+            spoken=x.spoken, synthesis=x.synthesis, cast=x.cast,
         ))
     return out

@@ -36,8 +36,10 @@ import numpy as np
 from studio.core.errors import DiskFull, ProjectError, StudioError
 from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, SynthesisSettings, check_ids_length
+from studio.rendering.cast_render import speak_parts
 from studio.rendering.prep import clean_stale_temp_files, prepare_voices, render_lock, verify_present
 from studio.rendering.stressed_words import stressed_ids, warn_unheard
+from studio.project.cast import voiced
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project
 from studio.project.records import SentenceRow
@@ -234,6 +236,8 @@ def render_project(
 
         rows = select()
         needed = {project.voice_for(r.language, settings) for r in rows} | {settings.voice_id}
+        if project.cast.enabled():  # the characters' own voices enter their lines' keys too
+            needed |= {c.voice_id for c in project.cast.castings().values() if c.voice_id}
         prepare_voices(project, needed, voice_lookup)
         rows = select()  # keys now carry the current fingerprints
         if verify_present(project, rows):
@@ -268,22 +272,29 @@ class _Renderer:
         self.audio_seconds = 0.0
         self.synth_chars = 0
         self.synth_time = 0.0
+        self.batch_size = 1
         self.remaining_chars = 0
         self.t0 = time.monotonic()
 
     def run(self, rows: list[SentenceRow], should_stop: Callable[[], bool] | None, batch_size: int) -> RenderProgress:
+        self.batch_size = batch_size
         pending = [r for r in rows if r.state != "done"]
         self.total = len(rows)
         self.done = self.total - len(pending)
         self.remaining_chars = sum(len(r.text) for r in pending)
         stopped = False
         self._emit("")
+        cast = [r for r in pending if voiced(r.cast)]  # a character's voice in them: batched by voice apart
+        plain = [r for r in pending if not voiced(r.cast)]
+        step = max(8, batch_size)
+        work = [(b, self._render_batch) for b in self._batches(plain, batch_size)]
+        work += [(cast[i:i + step], self._render_cast) for i in range(0, len(cast), step)]
         try:
-            for batch in self._batches(pending, batch_size):
+            for batch, speak in work:
                 if should_stop is not None and should_stop():
                     stopped = True
                     break
-                self._render_batch(batch)
+                speak(batch)
         except BaseException as exc:
             self._release_in_flight("stopped: disk full" if isinstance(exc, DiskFull) else "interrupted")
             raise
@@ -336,7 +347,53 @@ class _Renderer:
             self.loaded.add(voice_id)
         return eng
 
-    def _render_batch(self, batch: list[SentenceRow]) -> None:
+    def _render_cast(self, batch: list[SentenceRow]) -> None:
+        """Sentences with a character's voice in them (:mod:`studio.rendering.cast_render`)."""
+        todo = self._reuse(batch)
+        if not todo:
+            self._emit(batch[-1].text)
+            return
+        self.project.mark_rendering(r.id for r in todo)
+        started = time.monotonic()
+        for narrator in dict.fromkeys(self.project.voice_for(r.language, self.settings) for r in todo):
+            rows = [r for r in todo if self.project.voice_for(r.language, self.settings) == narrator]
+            engine = self._engine(narrator)
+            if engine is None:
+                for row in rows:
+                    self._fail(row, f"no engine available for voice {narrator}")
+                continue
+            results = speak_parts(rows, narrator, lambda r: r.synthesis or self.settings.synthesis,
+                                  self._engine, self._speak_jobs, engine.sample_rate, self.batch_size)
+            for row, result in zip(rows, results):
+                self._store(row, result, engine.sample_rate, 0)
+        self.synth_time += time.monotonic() - started
+        self._emit(todo[-1].text)
+
+    def _speak_jobs(self, engine: Engine, settings: SynthesisSettings, jobs: list) -> list[np.ndarray | Exception]:
+        synth = self.synths.get((f"{id(engine)}", settings))
+        if synth is None:
+            synth = self.synths[(f"{id(engine)}", settings)] = self.make_synthesizer(engine, settings)
+        return synth([SynthRequest(0, j.spoken, j.language, j.lexicon) for j in jobs])
+
+    def _store(self, row: SentenceRow, result: Any, rate: int, take: int) -> None:
+        """Keep one sentence's audio (or its failure) and count it."""
+        try:
+            if isinstance(result, BaseException):
+                raise result
+            audio = _check_audio(result)
+        except Exception as exc:  # noqa: BLE001 - a failed sentence must not stop the job
+            self._fail(row, _describe(exc))
+            return
+        entry = self.project.cache.store(row.expected_key, audio, rate)
+        self.project.mark_done(row.id, entry, synthesized=True, seed=take)
+        log.debug("synthesized sentence %d key %s (%.2f s)", row.id, row.expected_key, entry.duration)
+        self.synthesized += 1
+        self.audio_seconds += entry.duration
+        self.synth_chars += len(row.text)
+        self._count_done(row, reused=False)
+
+    def _reuse(self, batch: list[SentenceRow]) -> list[SentenceRow]:
+        """Mark done what the cache already holds (or what has nothing to say); the rest is to speak."""
         project = self.project
         todo: list[SentenceRow] = []
         for row in batch:
@@ -351,6 +408,11 @@ class _Renderer:
                 self._count_done(row, reused=True)
             else:
                 todo.append(row)
+        return todo
+
+    def _render_batch(self, batch: list[SentenceRow]) -> None:
+        project = self.project
+        todo = self._reuse(batch)
         if not todo:
             self._emit(batch[-1].text)
             return
@@ -375,20 +437,7 @@ class _Renderer:
         if len(results) != len(todo):
             raise ProjectError(f"synthesizer returned {len(results)} results for {len(todo)} sentences")
         for row, request, result in zip(todo, requests, results):
-            try:
-                if isinstance(result, BaseException):
-                    raise result
-                audio = _check_audio(result)
-            except Exception as exc:  # noqa: BLE001 - a failed sentence must not stop the job
-                self._fail(row, _describe(exc))
-                continue
-            entry = project.cache.store(row.expected_key, audio, engine.sample_rate)
-            project.mark_done(row.id, entry, synthesized=True, seed=request.take)
-            log.debug("synthesized sentence %d key %s (%.2f s)", row.id, row.expected_key, entry.duration)
-            self.synthesized += 1
-            self.audio_seconds += entry.duration
-            self.synth_chars += len(row.text)
-            self._count_done(row, reused=False)
+            self._store(row, result, engine.sample_rate, request.take)
         self._emit(todo[-1].text)
 
     def _rate(self, row: SentenceRow) -> int:

@@ -26,6 +26,8 @@ class SpokenSentence:
     text: str
     spoken: str
     language: str
+    speaker: str = ""  # the characters speaking in it, "" the narrator (a project with casting on)
+    voice: str = ""  # the voice (and performance) of each of its parts
 
     @property
     def changed(self) -> bool:

@@ -91,6 +91,7 @@ class BookPanel(QWidget):
     currentChanged = Signal(object)  # node or None
     searchRequested = Signal(str)  # the search text, once typing pauses
     directionRequested = Signal(object)  # list[SentenceNode]: a rate, pauses for them
+    speakerRequested = Signal(object)  # SentenceNode: "Spoken by..." (studio.ui.cast_dock)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -328,6 +329,8 @@ class BookPanel(QWidget):
             menu.addSeparator()
             self._add(menu, "Edit text\u2026 (F2)", lambda: self.tree.edit(idx.siblingAtColumn(0)))
             self._add(menu, "Copy text", lambda: QGuiApplication.clipboard().setText(node.text))
+            self._add(menu, "Spoken by\u2026", lambda: self.speakerRequested.emit(node),
+                      "Who says this sentence's quoted words; kept when the book is imported again")
         para = self._paragraph_of(node)
         if para is not None and para.index is not None:
             menu.addSeparator()

@@ -46,6 +46,7 @@ from studio.ui.queue_panel import QueuePanel
 from studio.ui.quit_question import QuitGuard
 from studio.ui.readouts import ReadoutPanel
 from studio.ui.proof_dock import install_proof_dock
+from studio.ui.cast_dock import install_cast_dock
 from studio.ui.takes_panel import TakesPanel
 from studio.ui.voices_dialog import VoicesDialog
 from studio.ui.waveform_edit import WaveformPanel
@@ -114,6 +115,7 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.docks["queue"]], [260], Qt.Orientation.Vertical)
         self.proof = install_proof_dock(self)  # proof-listening: flagged sentences, listened in the background
         self.setMinimumSize(640, 480)  # and no more: every panel scrolls or elides below its comfortable size
+        self.cast = install_cast_dock(self)  # the characters and their voices; "Spoken by..." in the tree
 
         self.play_label = QLabel("")
         self.audio_label = QLabel("")

@@ -33,6 +33,7 @@ def flag_words(node: ChapterNode | ParagraphNode | SentenceNode, para: Paragraph
         if para is not None and para.unvoiced:
             words.append(f"no {node.language} voice")
         said = node.direction.words(node.text)  # the producer's direction, and a pause set after it
+        words += [f"spoken by {node.speaker}"] if node.speaker else []
         return words + ([said] if said else []) + (
             [f"{node.pause_after:.2f} s after"] if node.pause_after is not None else []) + (
             ["needs listening"] if node.id in to_review else [])

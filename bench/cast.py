@@ -1,0 +1,173 @@
+"""Dialogue and speakers: quote detection and speaker attribution on hand-labelled fiction.
+
+Run ``python bench/cast.py`` (``--part tune`` for the part the rules were tuned on,
+``--part all`` for both; the default is the held-out part). The labels are in
+``bench/cast_data/labels.txt``; the books are the typed public-domain excerpts beside
+it and the shared children's-literature EPUB (skipped, and said so, when absent).
+
+Prints per book and in total: labelled lines, lines found by the quote detector,
+speaker right (studio), speaker right (the "nearest name" baseline), and speaker
+right on lines whose paragraph has a speech verb with a name or pronoun.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from studio.text.attribution import Aliases, attribute, nearest_name  # noqa: E402
+from studio.text.dialogue import split_dialogue  # noqa: E402
+
+DATA = Path(__file__).resolve().parent / "cast_data"
+SHARED_EPUBS = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "epub"
+_VERBS = (r"(?:said|says|asked|cried|replied|answered|exclaimed|remarked|returned|continued|added|muttered|"
+          r"murmured|shouted|interrupted|roared|demanded|retorted|thought|twittered|whispered|dit|répondit|demanda|"
+          r"répliqua|s'écria|ajouta)")
+_WHO = r"(?:he|she|I|they|il|elle|(?:the|a|his|her|its|one of the|each of the)\s+\w+|[A-Z][\w.]+)"
+#: a line "with a speech verb and a name or pronoun": its paragraph has a verb with a who beside it
+_VERB_NEAR = re.compile(rf"\b{_VERBS}(?:\s+\w+ly)?\s+{_WHO}\b|\b{_WHO}\s+(?:\w+ly\s+)?{_VERBS}\b|"
+                        rf"\b(?:dit|demanda|ajouta)-(?:t-)?(?:il|elle)\b")
+
+
+@dataclass
+class Book:
+    source: str
+    part: str
+    aliases: list[list[str]] = field(default_factory=list)
+    labels: dict[int, list[str]] = field(default_factory=dict)
+
+
+def read_labels(path: Path = DATA / "labels.txt") -> list[Book]:
+    books: list[Book] = []
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        m = re.match(r"\[book (\S+) part=(\S+)\]", line)
+        if m:
+            books.append(Book(m.group(1), m.group(2)))
+        elif line.startswith("alias:"):
+            books[-1].aliases.append([n.strip() for n in line[6:].split("=")])
+        else:
+            p, names = line.split(":", 1)
+            books[-1].labels[int(p)] = [n.strip() for n in names.split("|")]
+    return books
+
+
+def paragraphs_of(source: str) -> list[str] | None:
+    if source.startswith("epub:"):
+        name, chapter = source[5:].split("#")
+        path = SHARED_EPUBS / f"{name}.epub"
+        if not path.is_file():
+            return None
+        return [p.text for p in _epub(path).chapters[int(chapter)].paragraphs]
+    body = "\n".join(ln for ln in (DATA / source).read_text(encoding="utf-8").splitlines() if not ln.startswith("#"))
+    return [p.strip() for p in body.split("\n\n") if p.strip()]
+
+
+@functools.lru_cache(maxsize=4)
+def _epub(path: Path):  # noqa: ANN202 - a studio Book
+    from studio.text.importer import load_manuscript
+
+    return load_manuscript(path)
+
+
+def _norm(name: str, aliases: Aliases) -> str:
+    name = re.sub(r"^(the|a|an)\s+", "", aliases(name).strip(), flags=re.I).lower()
+    return name
+
+
+@dataclass
+class Score:
+    lines: int = 0
+    found: int = 0
+    extra: int = 0
+    right: int = 0
+    baseline: int = 0
+    verb_lines: int = 0
+    verb_right: int = 0
+    attributed: int = 0
+    attributed_right: int = 0
+
+    def add(self, other: "Score") -> None:
+        for k in vars(self):
+            setattr(self, k, getattr(self, k) + getattr(other, k))
+
+
+def score_book(book: Book) -> Score | None:
+    paragraphs = paragraphs_of(book.source)
+    if paragraphs is None:
+        return None
+    aliases = Aliases(book.aliases)
+    spans = split_dialogue(paragraphs)
+    lines = attribute(paragraphs, spans=spans)
+    base = nearest_name(paragraphs, spans=spans)
+    by_par: dict[int, list[tuple[str, str]]] = {}
+    for line, b in zip(lines, base):
+        by_par.setdefault(line.paragraph, []).append((line.speaker, b))
+    s = Score()
+    for p, labels in book.labels.items():
+        got = by_par.get(p, [])
+        counted = [(i, lab) for i, lab in enumerate(labels) if lab != "-"]
+        s.lines += len(counted)
+        s.extra += max(0, len(got) - len(labels))
+        verb = bool(_VERB_NEAR.search(paragraphs[p]))
+        for i, lab in counted:
+            if i >= len(got):
+                continue
+            s.found += 1
+            want = "" if lab == "?" else _norm(lab, aliases)
+            said, near = got[i]
+            ok = (_norm(said, aliases) if said else "") == want
+            s.right += ok
+            s.baseline += ((_norm(near, aliases) if near else "") == want)
+            if said:
+                s.attributed += 1
+                s.attributed_right += ok
+            if verb and lab != "?":
+                s.verb_lines += 1
+                s.verb_right += ok
+    return s
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--part", choices=("held-out", "tune", "all"), default="held-out")
+    args = ap.parse_args()
+    total = Score()
+    t0 = time.perf_counter()
+    print(f"{'book':44} {'part':8} {'lines':>5} {'found':>6} {'extra':>5} {'studio':>7} {'nearest':>7} "
+          f"{'verb+who':>9} {'precision':>9}")
+    for book in read_labels():
+        if args.part != "all" and book.part != args.part:
+            continue
+        s = score_book(book)
+        if s is None:
+            print(f"{book.source:44} {book.part:8} skipped: the shared EPUB is not here")
+            continue
+        total.add(s)
+        _row(book.source, book.part, s)
+    _row("TOTAL", args.part, total)
+    print(f"({time.perf_counter() - t0:.2f} s)")
+    return 0
+
+
+def _pct(a: int, b: int) -> str:
+    return f"{100.0 * a / b:.1f}%" if b else "-"
+
+
+def _row(name: str, part: str, s: Score) -> None:
+    print(f"{name:44} {part:8} {s.lines:5d} {_pct(s.found, s.lines):>6} {s.extra:5d} {_pct(s.right, s.lines):>7} "
+          f"{_pct(s.baseline, s.lines):>7} {_pct(s.verb_right, s.verb_lines):>9} "
+          f"{_pct(s.attributed_right, s.attributed):>9}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,156 @@
+"""``studio cast``: the characters of a project, their lines and their voices."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from studio.cli.common import print_table
+from studio.core.errors import StudioError
+
+SET_HELP = ("give a character a voice: NAME=VOICE[:SPEAKER][,pitch=+2,pace=0.95,expressive=1.2]; VOICE 'narrator' "
+            "(or nothing before the first comma) is a performance of the narrator's voice")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("cast", help="list a project's characters and unattributed lines; cast their voices",
+                       description="The characters of a project (their line counts, first line and voice) and the "
+                       "lines no rule could attribute. Listing turns nothing on; --set, --merge and --line change "
+                       "the cast, and `studio render --cast` (or --on) speaks it.")
+    p.add_argument("project", type=Path, help="project folder")
+    p.add_argument("--json", action="store_true", help="write the cast and the unattributed lines as JSON")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VOICE", help=SET_HELP)
+    p.add_argument("--merge", action="append", default=[], metavar="KEEP,OTHER",
+                   help="make OTHER one character with KEEP (e.g. 'Captain Ahab,Ahab')")
+    p.add_argument("--line", action="append", default=[], metavar="CHAPTER:PARAGRAPH:SENTENCE=NAME",
+                   help="correct who speaks a sentence (1-based numbers; NAME 'narrator' gives it back to the "
+                   "narrator); kept when the book is imported again")
+    p.add_argument("--paragraph", action="append", default=[], metavar="CHAPTER:PARAGRAPH=NAME",
+                   help="a whole paragraph in a character's voice (a letter read by its writer)")
+    p.add_argument("--chapter", action="append", default=[], metavar="CHAPTER=NAME",
+                   help="a whole chapter in a character's voice (a chapter one character tells)")
+    onoff = p.add_mutually_exclusive_group()
+    onoff.add_argument("--on", action="store_true", help="turn casting on (the characters' lines in their voices)")
+    onoff.add_argument("--off", action="store_true", help="turn casting off (every line in the narrator's voice)")
+    p.set_defaults(func=_cmd_cast)
+
+
+def parse_set(spec: str):  # -> tuple[str, studio.project.cast.Casting]
+    """``NAME=VOICE[:SPEAKER][,pitch=+2,pace=0.95,expressive=1.2]`` as a name and a casting."""
+    from studio.project.cast import Casting, Performance
+
+    name, sep, rest = spec.partition("=")
+    if not sep or not name.strip():
+        raise StudioError(f"--set {spec!r}: write NAME=VOICE[:SPEAKER][,pitch=+2,pace=0.95]")
+    items = [i.strip() for i in rest.split(",")]
+    voice_spec = "" if "=" in items[0] else items.pop(0)
+    voice, _, speaker = voice_spec.partition(":")
+    voice = "" if voice.strip().lower() in ("", "narrator") else voice.strip()
+    values = {"pitch": 0.0, "pace": 1.0, "expressive": 1.0}
+    for item in items:
+        key, _, value = item.partition("=")
+        if key.strip() not in values:
+            raise StudioError(f"--set {spec!r}: unknown setting {key.strip()!r} (pitch, pace, expressive)")
+        try:
+            values[key.strip()] = float(value)
+        except ValueError:
+            raise StudioError(f"--set {spec!r}: {key.strip()} needs a number, got {value!r}") from None
+    if speaker and not speaker.strip().isdigit():
+        raise StudioError(f"--set {spec!r}: a speaker is a number (see `studio voices`)")
+    return name.strip(), Casting(voice, int(speaker) if speaker else None, Performance(**values))
+
+
+def check_voice(casting) -> None:  # casting: studio.project.cast.Casting
+    """The voice is installed and has the speaker asked for (else a StudioError that says so)."""
+    if not casting.voice_id:
+        return
+    from studio.engine.voice.catalog import get_voice
+    from studio.engine.voice.config import VoiceConfig
+
+    info = get_voice(casting.voice_id)
+    if casting.speaker is not None and info.backend == "piper":
+        speakers = VoiceConfig.from_file(info.config_path).num_speakers
+        if not 0 <= casting.speaker < speakers:
+            raise StudioError(f"{casting.voice_id} has {speakers} speaker(s) (0-{speakers - 1}); "
+                              f"there is no speaker {casting.speaker}")
+
+
+def _find_sentence(project, spec: str) -> tuple[int, str]:  # project: studio.project.store.Project
+    m = re.fullmatch(r"\s*(\d+):(\d+):(\d+)\s*=(.*)", spec)
+    if not m:
+        raise StudioError(f"--line {spec!r}: write CHAPTER:PARAGRAPH:SENTENCE=NAME (1-based)")
+    c, p, s, name = int(m.group(1)) - 1, int(m.group(2)) - 1, int(m.group(3)) - 1, m.group(4).strip()
+    for row in project.sentences([c]):
+        if row.paragraph == p and row.index == s:
+            return row.id, "" if name.lower() == "narrator" else name
+    raise StudioError(f"--line {spec!r}: there is no sentence {s + 1} in paragraph {p + 1} of chapter {c + 1}")
+
+
+def _find_block(project, spec: str) -> tuple[list[int], str]:  # project: studio.project.store.Project
+    m = re.fullmatch(r"\s*(\d+)(?::(\d+))?\s*=(.*)", spec)
+    if not m:
+        raise StudioError(f"{spec!r}: write CHAPTER:PARAGRAPH=NAME or CHAPTER=NAME (1-based)")
+    chapter, name = int(m.group(1)) - 1, m.group(3).strip()
+    paragraph = None if m.group(2) is None else int(m.group(2)) - 1
+    ids = [r.id for r in project.sentences([chapter]) if r.paragraph is not None
+           and (paragraph is None or r.paragraph == paragraph)]
+    if not ids:
+        raise StudioError(f"{spec!r}: there is no such chapter or paragraph")
+    return ids, "" if name.lower() == "narrator" else name
+
+
+def _cmd_cast(args: argparse.Namespace) -> int:
+    from studio.project.store import Project
+
+    if not Project.is_project(args.project):
+        raise StudioError(f"{args.project} is not a project folder (render or import a manuscript first)")
+    with Project.open(args.project) as project:
+        cast = project.cast
+        if not cast.analysed():
+            cast.analyse()
+        for spec in args.merge:
+            keep, _, other = spec.partition(",")
+            cast.merge(keep, other)
+        for spec in args.set:
+            name, casting = parse_set(spec)
+            check_voice(casting)
+            cast.set_casting(name, casting)
+        for spec in args.line:
+            cast.correct(*_find_sentence(project, spec))
+        for spec in args.paragraph + args.chapter:
+            cast.correct(*_find_block(project, spec))
+        if args.on or args.off:
+            cast.set_enabled(bool(args.on))
+        if args.merge:
+            cast.analyse()  # turns and pronouns follow the merged names
+        _print(project, args.json, sys.stdout)
+    return 0
+
+
+def _print(project, as_json: bool, out: TextIO) -> None:  # project: studio.project.store.Project
+    cast = project.cast
+    members, lost = cast.members(), cast.unattributed()
+    if as_json:
+        json.dump({"casting": cast.enabled(),
+                   "characters": [{"name": m.name, "lines": m.lines, "first_line": m.first_line,
+                                   "aliases": list(m.aliases), "voice": m.casting.voice_id,
+                                   "speaker": m.casting.speaker,
+                                   "pitch": m.casting.performance.pitch, "pace": m.casting.performance.pace,
+                                   "expressive": m.casting.performance.expressive} for m in members],
+                   "unattributed": [{"sentence": u.sentence_id, "text": u.text} for u in lost]},
+                  out, ensure_ascii=False, indent=1)
+        out.write("\n")
+        return
+    out.write(f"casting is {'on' if cast.enabled() else 'off'}; {len(members)} character(s), "
+              f"{len(lost)} unattributed line(s) (read by the narrator)\n")
+    if members:
+        rows = [("CHARACTER", "LINES", "VOICE", "FIRST LINE")]
+        rows += [(m.name + (f" ({', '.join(m.aliases)})" if m.aliases else ""), str(m.lines), m.casting.words(),
+                  m.first_line[:50]) for m in members]
+        print_table(rows, out)
+    for u in lost[:20]:
+        out.write(f"  unattributed: {u.text[:70]}\n")

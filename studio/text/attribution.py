@@ -1,0 +1,393 @@
+"""Speakers attributed: who says each quoted line, with how sure the guess is.
+
+Why rules and not a model: the studio runs offline on a laptop, a producer must be
+able to see why a line went to a character ("said Stubb" beside it), and the rules
+that carry most lines in fiction are few -- a speech verb with a name or pronoun on
+either side of the quote, a pronoun meaning the last person named, two people
+taking turns, a name addressed in a line meaning the other person speaks. A line
+none of them settles stays with the narrator and is marked unattributed: a wrong
+voice is worse than the narrator's.
+
+Pure: paragraphs in, :class:`Line` records out (:mod:`studio.text.dialogue` finds the quotes).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from studio.text.dialogue import INCISE_VERBS, Span, split_dialogue, trim_marks
+
+UNATTRIBUTED = ""
+
+_VERBS = (
+    "said says say saith asked asks cried cries replied replies answered answers exclaimed exclaims shouted "
+    "whispered whispers murmured murmurs muttered mutters continued continues added adds observed remarked "
+    "returned repeated began called roared interrupted inquired enquired demanded declared retorted rejoined "
+    "protested explained insisted suggested grumbled sighed screamed yelled growled sobbed pleaded urged agreed "
+    "admitted persisted responded resumed ejaculated hissed snapped warned thundered stammered faltered "
+    "thought quoth twittered laughed sneered groaned gasped panted bellowed chuckled"
+).split()
+_VERB = "(?:" + "|".join(sorted(_VERBS + list(INCISE_VERBS), key=len, reverse=True)) + ")"
+_TITLES = ("Mr|Mrs|Miss|Ms|Dr|Captain|Capt|Sir|Lady|Lord|Mister|Master|Mistress|Aunt|Uncle|King|Queen|Prince|"
+           "Princess|Colonel|Father|Mother|Madame|Monsieur|Mademoiselle|Señor|Señora|Don|Doña|Professor|"
+           "Inspector|Mrs|Old|Little|Brother|Sister|Saint|St")
+_CAP = r"[A-ZÀ-ÖØ-Þ][\w’'\-]*"
+_NAME = rf"(?:(?:{_TITLES})\.?\s+)?{_CAP}(?:\s+{_CAP})*"
+_DESCR = (r"\b(?:the|his|her|my|our|their|its|a|an|both|all\s+the|one\s+of\s+the|each\s+of\s+the|le|la|el)\s+"
+          r"(?:[\w\-]+\s+){0,3}[\w\-]+")
+_PRON = r"(?:he|she|I|they|il|elle|él|ella|je|yo)"
+_ADV = r"(?:\s+(?:[a-z]+ly|[a-zé]+ment))?"
+_WHO = rf"(?P<who>{_NAME}|{_DESCR}|{_PRON})"
+#: "said Stubb" / "said the old man" / "says I" ; "Ahab replied" / "he cried"
+_AFTER_VERB = re.compile(rf"\b{_VERB}{_ADV}\s+{_WHO.replace('who', 'who1')}", re.UNICODE)
+_BEFORE_VERB = re.compile(rf"{_WHO.replace('who', 'who2')}{_ADV}\s+(?:had\s+|has\s+)?{_VERB}\b", re.UNICODE)
+_FR_INVERTED = re.compile(rf"\b{_VERB}-(?:t-)?(?P<who3>il|elle|je)\b")
+_STOP = frozenset(
+    "The A An And But Then Now So Yes No Oh Ah Well It It's This That There Here What Why How When Where Who "
+    "If In On At As For To Of Not Nor Or He She I They We You His Her My Our Their Its Your Very Indeed Come "
+    "Go Good Dear Let Do Don't Is Are Was Were Be Had Have Has Will Would Shall Should Could Can May Might "
+    "Mine Thou Thee Thy Sir Madam Lord Heaven One Some All Every Each After Before Again Still Just Only "
+    "Perhaps Certainly Surely Quite Monday Tuesday Wednesday Thursday Friday Saturday Sunday Chapter Mais Et "
+    "Le La Les Un Une Vous Je Il Elle Oui Non Ce Que Qui Tu Mon Ma Votre Monsieur Madame El Sí".split()
+)
+_MALE = frozenset("mr mister sir lord king prince captain capt colonel father uncle brother monsieur señor don "
+                  "master inspector husband man boy son soldier emperor gentleman".split())
+_FEMALE = frozenset("mrs miss ms lady queen princess mother aunt sister madame mademoiselle señora doña "
+                    "mistress wife woman girl daughter witch".split())
+_PLURALS = frozenset("children people men women folk crowd".split())
+_HE = frozenset("he il él".split())
+_SHE = frozenset("she elle ella".split())
+
+
+@dataclass(frozen=True)
+class Line:
+    """One quoted line: where it is, what it says, who says it and how that was decided.
+
+    ``speaker`` is "" when unattributed (the narrator voice reads it). ``how`` names
+    the rule: verb+name, verb+pronoun, continued, beat, alternation, vocative.
+    """
+
+    paragraph: int
+    start: int
+    end: int
+    text: str
+    speaker: str
+    confidence: float
+    how: str
+
+
+@dataclass
+class _Memory:
+    speakers: list[str] = field(default_factory=list)  # attributed names, most recent last
+    gender: dict[str, str] = field(default_factory=dict)
+    exchange: list[str] = field(default_factory=list)  # the speakers of the last quote paragraphs
+    gap: int = 0  # narration paragraphs since the last quote
+
+    def said(self, name: str) -> None:
+        if name and name != "I":
+            self.speakers.append(name)
+        if name:
+            if not self.exchange or self.exchange[-1] != name:
+                self.exchange.append(name)
+            del self.exchange[:-2]
+
+    def known(self, name: str) -> str:
+        """The name as already met ("Emperor" -> "the Emperor"), or ""."""
+        for form in (name, f"the {name}"):
+            if form in self.speakers or form in self.exchange:
+                return form
+        return ""
+
+    def learn(self, name: str, gender: str) -> None:
+        if name and gender and not self.gender.get(name):
+            self.gender[name] = gender
+
+    def last(self, pronoun: str, exclude: set[str] = frozenset()) -> str:  # type: ignore[assignment]
+        """The last speaker a pronoun can mean: he/she not a group, nor one of ``exclude``."""
+        want = "m" if pronoun.lower() in _HE else "f" if pronoun.lower() in _SHE else ""
+        for name in reversed(self.speakers):
+            g = self.gender.get(name, "") or _gender_of(name)
+            if name not in exclude and (not want or not g or g == want):
+                return name
+        return UNATTRIBUTED
+
+
+def _gender_of(name: str) -> str:
+    """"m", "f", "p" (a group: "the rogues", "the Town Councillors") or "" when the name does not say."""
+    words = [w.rstrip(".").lower() for w in name.split()]
+    if words and words[0] in _DETERMINERS and (words[-1] in _PLURALS or words[-1].endswith("s")
+                                               and not words[-1].endswith("ss")):
+        return "p"
+    for w in (words[0], words[-1]):
+        if w in _MALE:
+            return "m"
+        if w in _FEMALE:
+            return "f"
+    return ""
+
+
+def _clean_name(who: str) -> str:
+    who = who.strip().rstrip(",.;:!?")
+    words = who.split()
+    while words and words[-1] in _STOP:
+        words.pop()
+    if len(words) == 1 and re.fullmatch(_TITLES, words[0].rstrip(".")):
+        return ""  # a title alone ("Mr.") names nobody
+    return " ".join(words)
+
+
+def _is_name(name: str) -> bool:
+    return bool(name) and name.split()[0] not in _STOP
+
+
+_DETERMINERS = frozenset("the his her my our their its a an both all one each le la el".split())
+_NOT_IN_DESCRIPTOR = frozenset("to him her at in with on and as for from but that then who which was is "
+                               "had has again once what when aloud".split())
+_PREPOSITIONS = frozenset("at in on to from of with by into upon under over through".split())
+
+
+def _descriptor(words: str) -> str:
+    """"the old man to him" -> "the old man": a descriptor stops at a preposition or an adverb."""
+    kept = [words.split()[0].lower()]
+    for w in words.split()[1:]:
+        if w.lower() in _NOT_IN_DESCRIPTOR or w.endswith("ly"):
+            break
+        kept.append(w)
+    while len(kept) > 1 and kept[-1].lower() == "of":
+        kept.pop()
+    return " ".join(kept) if len(kept) > 1 else ""
+
+
+def _speaker_in(narration: str, *, before_quote: bool) -> tuple[str, str] | None:
+    """``(who, kind)`` named by a speech verb in a piece of narration beside a quote, or None."""
+    candidates: list[tuple[int, str]] = []
+    for m in _AFTER_VERB.finditer(narration):
+        candidates.append((m.start(), m.group("who1")))
+    for m in _BEFORE_VERB.finditer(narration):
+        before = narration[:m.start()].split()
+        if before and before[-1].lower() in _PREPOSITIONS:  # "at the windows cried": not a subject
+            continue
+        who = m.group("who2")
+        if who.split()[0].lower() in _DETERMINERS and _descriptor(who).split() != who.split():
+            continue  # "an Emperor who thought": the verb is not the descriptor's
+        candidates.append((m.start(), who))
+    for m in _FR_INVERTED.finditer(narration):
+        candidates.append((m.start(), m.group("who3")))
+    candidates.sort(key=lambda c: c[0], reverse=before_quote)  # nearest the quote first
+    for _, who in candidates:
+        word = who.strip()
+        if re.fullmatch(_PRON, word):
+            return word, "pronoun"
+        if word.split()[0].lower() in _DETERMINERS:
+            d = _descriptor(word)
+            if d:
+                return d, "name"
+            continue
+        name = _clean_name(word)
+        if _is_name(name):
+            return name, "name"
+    return None
+
+
+def _vocatives(quote: str, mem: _Memory, alias: Aliases) -> set[str]:
+    """Names addressed in a line ("Yes, Watson," / "my dear Mr. Bennet"): a known speaker, a
+    titled name or one after "dear"."""
+    out = set()
+    for m in re.finditer(rf"(?:^|[,!?;]\s+|\b(?P<d>dear)\s+)(?P<n>{_NAME})(?=\s*[,!?;\u2014]|\.(?!\w))", quote):
+        name = alias(_clean_name(m.group("n")))
+        if not _is_name(name):
+            continue
+        titled = bool(re.match(_TITLES, name)) and " " in name
+        if mem.known(name) or titled or m.group("d"):
+            out.add(mem.known(name) or name)
+    return out
+
+
+class Aliases:
+    """Names that mean one character ("Holmes" -> "Sherlock Holmes"), matched without case."""
+
+    def __init__(self, groups: Iterable[Iterable[str]] = ()) -> None:
+        self.canonical: dict[str, str] = {}
+        for group in groups:
+            names = [n.strip() for n in group if n.strip()]
+            for n in names:
+                self.canonical[n.lower()] = names[0]
+
+    def __call__(self, name: str) -> str:
+        return self.canonical.get(name.lower(), name) if name else name
+
+
+def attribute(paragraphs: Sequence[str], aliases: Aliases | None = None,
+              spans: Sequence[Sequence[Span]] | None = None) -> list[Line]:
+    """Every quoted line of ``paragraphs`` (a chapter, in order) with its speaker."""
+    alias = aliases or Aliases()
+    spans = spans if spans is not None else split_dialogue(paragraphs)
+    mem = _Memory()
+    out: list[Line] = []
+    spelled: dict[str, str] = {}  # a name as first written, by its case-folded form
+    prev_speaker = UNATTRIBUTED
+    for p, (text, pspans) in enumerate(zip(paragraphs, spans)):
+        quotes = [s for s in pspans if s.quoted]
+        if not quotes:
+            mem.gap += 1
+            if mem.gap > 1:
+                mem.exchange.clear()
+            continue
+        decided = [(spelled.setdefault(w.casefold(), w) if w else w, c, h)  # "the prince" is "the Prince"
+                   for w, c, h in _decide(text, pspans, mem, alias, prev_speaker)]
+        for q, (who, conf, how) in zip(quotes, decided):
+            out.append(Line(p, q.start, q.end, trim_marks(text[q.start:q.end]), who, conf, how))
+        who = decided[-1][0]
+        for name, _, _ in decided:
+            if name:
+                mem.learn(name, _gender_of(name))
+        addressed = {n for q in quotes for n in _vocatives(trim_marks(text[q.start:q.end]), mem, alias)} - {who}
+        if who and len(addressed) == 1:  # "My dear Mr. Bennet," said his lady: the other one of the pair
+            mem.said(addressed.pop())
+        for name in dict.fromkeys(n for n, _, _ in decided):
+            mem.said(name)
+        mem.gap = 0
+        prev_speaker = who
+    return out
+
+
+def _own(text: str, pspans: Sequence[Span], k: int, mem: _Memory, alias: Aliases,
+         addressed: set[str]) -> tuple[str, float, str] | None:
+    """The speaker a quote's own narration names: right after it, else right before it."""
+    for j, before in ((k + 1, False), (k - 1, True)):
+        if not 0 <= j < len(pspans) or pspans[j].quoted:
+            continue
+        piece = text[pspans[j].start:pspans[j].end]
+        if before and j > 0 and _speaker_in(piece, before_quote=False) and pspans[j - 1].quoted:
+            continue  # '"a," said X, "b"': the verb belongs to the quote before
+        found = _speaker_in(piece, before_quote=before)
+        if found is None:
+            continue
+        who, kind = found
+        if kind == "name":
+            return _possessive(alias(who), mem), 0.95, "verb+name"
+        if who in ("I", "je", "yo"):
+            return "I", 0.9, "verb+pronoun"
+        if who.lower() == "they":
+            continue
+        earlier = "".join(text[s.start:s.end] for s in pspans[:j + int(before)] if not s.quoted)
+        local = [mem.known(alias(_clean_name(m.group(0)))) for m in re.finditer(_NAME, earlier)]
+        local = [n for n in local if n and n not in addressed and _gender_of(n) != "p"]
+        turn = {mem.exchange[-1]} if len(mem.exchange) == 2 and mem.gap == 0 else set()  # a new paragraph, a new voice
+        name = local[-1] if local else (mem.last(who, addressed | turn) or mem.last(who, addressed))
+        if name:
+            mem.learn(name, "m" if who.lower() in _HE else "f" if who.lower() in _SHE else "")
+            return name, 0.8, "verb+pronoun"
+    return None
+
+
+def _possessive(name: str, mem: _Memory) -> str:
+    """"his wife" after "his lady" in a two-person exchange: the same person, named as before."""
+    head = name.split()[0]
+    if head in ("his", "her", "their"):
+        for other in mem.exchange:
+            if other != name and other.split()[0] == head:
+                return other
+    return name
+
+
+def _decide(text: str, pspans: Sequence[Span], mem: _Memory, alias: Aliases,
+            prev_speaker: str) -> list[tuple[str, float, str]]:
+    """Each quote's speaker in one paragraph: its own verb, else its neighbour's in the
+    paragraph, else the paragraph's (continued speech, an action beat, turns, a name addressed)."""
+    idx = [k for k, s in enumerate(pspans) if s.quoted]
+    if pspans[idx[0]].continued and prev_speaker:
+        return [(prev_speaker, 0.9, "continued")] * len(idx)
+    said = " ".join(trim_marks(text[pspans[k].start:pspans[k].end]) for k in idx)
+    addressed = _vocatives(said, mem, alias)
+    own = [_own(text, pspans, k, mem, alias, addressed) for k in idx]
+    if any(own):
+        out = []
+        for i, o in enumerate(own):
+            if o is None:
+                near = next((own[j] for j in range(i - 1, -1, -1) if own[j]), None) or \
+                    next(own[j] for j in range(i + 1, len(own)) if own[j])
+                o = (near[0], min(near[1], 0.85), near[2])
+            out.append(o)
+        return out
+    return [_paragraph_speaker(text, pspans, idx, mem, alias, prev_speaker)] * len(idx)
+
+
+def _paragraph_speaker(text: str, pspans: Sequence[Span], idx: list[int], mem: _Memory, alias: Aliases,
+                       prev_speaker: str) -> tuple[str, float, str]:
+    if idx[0] > 0:
+        m = re.match(rf"\s*(?P<n>{_NAME})\s+[a-z]", text[pspans[0].start:pspans[0].end])
+        if m:
+            name = mem.known(alias(_clean_name(m.group("n"))))
+            if name:
+                return name, 0.7, "beat"
+    said = " ".join(text[pspans[k].start:pspans[k].end] for k in idx)
+    narration = "".join(text[s.start:s.end] for s in pspans if not s.quoted)
+    if re.search(rf"\b{_VERB}\b", narration) or len(narration.strip()) > len(said):
+        return UNATTRIBUTED, 0.0, "unattributed"  # someone the rules cannot name speaks, or a scene moves on
+    addressed = _vocatives(trim_marks(said), mem, alias)
+    if len(mem.exchange) == 2 and mem.gap <= 1:
+        other = mem.exchange[0] if mem.exchange[1] == prev_speaker else mem.exchange[1]
+        if other in addressed:
+            other = mem.exchange[1] if other == mem.exchange[0] else mem.exchange[0]
+        return other, 0.6, "alternation"
+    if addressed and mem.exchange:
+        others = [n for n in reversed(mem.exchange) if n not in addressed]
+        if others:
+            return others[0], 0.55, "vocative"
+    return UNATTRIBUTED, 0.0, "unattributed"
+
+
+def nearest_name(paragraphs: Sequence[str], spans: Sequence[Sequence[Span]] | None = None) -> list[str]:
+    """The baseline: each line goes to the capitalised name nearest to it in the narration
+    of its paragraph (else of the paragraph before); "" when there is none."""
+    spans = spans if spans is not None else split_dialogue(paragraphs)
+    out: list[str] = []
+    for p, (text, pspans) in enumerate(zip(paragraphs, spans)):
+        for q in (s for s in pspans if s.quoted):
+            best, dist = UNATTRIBUTED, None
+            for s in (x for x in pspans if not x.quoted):
+                for m in re.finditer(_NAME, text[s.start:s.end]):
+                    name = _clean_name(m.group(0))
+                    if not name or name.split()[0] in _STOP:
+                        continue
+                    at = s.start + m.start()
+                    d = min(abs(at - q.end), abs(at - q.start))
+                    if dist is None or d < dist:
+                        best, dist = name, d
+            if not best and p > 0:
+                names = [_clean_name(m.group(0)) for m in re.finditer(_NAME, paragraphs[p - 1])]
+                names = [n for n in names if n and n.split()[0] not in _STOP]
+                best = names[-1] if names else UNATTRIBUTED
+            out.append(best)
+    return out
+
+
+@dataclass(frozen=True)
+class Character:
+    """A cast entry: a character, how many lines they have and their first one."""
+
+    name: str
+    lines: int
+    first_line: str
+    aliases: tuple[str, ...] = ()
+
+
+def cast_list(lines: Iterable[Line], aliases: Aliases | None = None) -> list[Character]:
+    """Characters by number of lines (most first); aliases counted under one name."""
+    alias = aliases or Aliases()
+    counts: dict[str, int] = {}
+    first: dict[str, str] = {}
+    seen: dict[str, set[str]] = {}
+    for line in lines:
+        if not line.speaker:
+            continue
+        name = alias(line.speaker)
+        counts[name] = counts.get(name, 0) + 1
+        first.setdefault(name, line.text)
+        if line.speaker != name:
+            seen.setdefault(name, set()).add(line.speaker)
+    return [Character(n, c, first[n], tuple(sorted(seen.get(n, ())))) for n, c in
+            sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]

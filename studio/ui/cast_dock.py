@@ -1,0 +1,210 @@
+"""The Cast dock: the book's characters, their line counts and voices, and the producer's changes.
+
+Why a dock and not a dialog: casting is done while listening -- play a line in the
+tree, change the character's pitch here, render again -- so the list stays beside
+the book. Only the characters' lines are rendered again after a change (their cache
+keys carry the voice, speaker and performance).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.project.cast import EXPRESSIVE_RANGE, PACE_RANGE, PITCH_RANGE, Casting, Performance
+from studio.desktop.cast import CastController, CastView, VoiceSpeakers
+
+COLUMNS = ("Character", "Lines", "Voice", "First line")
+NARRATOR = "Narrator"
+
+
+class CastPanel(QWidget):
+    """The list and its buttons; says what the producer wants through signals."""
+
+    enabledChanged = Signal(bool)
+    castingChosen = Signal(str, object)  # name, Casting
+    mergeChosen = Signal(str, str)  # keep, other
+    playLine = Signal(int)  # sentence id of the character's first line
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.view = CastView("", False, (), 0)
+        self.enabled = QCheckBox("Voice the characters (casting)")
+        self.enabled.setToolTip("Off: the narrator reads every line. On: each character's lines in its voice")
+        self.summary = QLabel("Open a project to see its characters.")
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.voice_button = QPushButton("Voice\u2026")
+        self.voice_button.setToolTip("Another voice, a speaker, or a performance of the narrator's voice")
+        self.merge_button = QPushButton("Merge into\u2026")
+        self.merge_button.setToolTip("The same character under another name (\"Ahab\" into \"Captain Ahab\")")
+        self.play_button = QPushButton("Play a line")
+        self.play_button.setToolTip("Play the character's first line as it is rendered now")
+        buttons = QHBoxLayout()
+        for b in (self.play_button, self.voice_button, self.merge_button):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.enabled)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(buttons)
+        self.enabled.toggled.connect(lambda on: self.enabledChanged.emit(on) if on != self.view.enabled else None)
+        self.voice_button.clicked.connect(self._ask_voice)
+        self.merge_button.clicked.connect(self._ask_merge)
+        self.play_button.clicked.connect(self._play)
+
+    def set_view(self, view: CastView) -> None:
+        self.view = view
+        self.enabled.blockSignals(True)
+        self.enabled.setChecked(view.enabled)
+        self.enabled.blockSignals(False)
+        self.summary.setText(f"{len(view.members)} character(s); {view.unattributed} line(s) unattributed "
+                             "(the narrator reads them)" if view.folder else "Open a project to see its characters.")
+        self.table.setRowCount(len(view.members))
+        for row, m in enumerate(view.members):
+            name = m.name + (f" ({', '.join(m.aliases)})" if m.aliases else "")
+            for col, text in enumerate((name, str(m.lines), m.casting.words(), m.first_line)):
+                item = QTableWidgetItem(text)
+                item.setData(Qt.ItemDataRole.UserRole, m.name)
+                self.table.setItem(row, col, item)
+        has = bool(view.members)
+        self.voice_button.setEnabled(has)
+        self.play_button.setEnabled(has)
+        self.merge_button.setEnabled(len(view.members) > 1)
+
+    def selected_name(self) -> str:
+        items = self.table.selectedItems()
+        return str(items[0].data(Qt.ItemDataRole.UserRole)) if items else ""
+
+    def _play(self) -> None:
+        member = next((m for m in self.view.members if m.name == self.selected_name()), None)
+        if member is not None and member.first_sentence:
+            self.playLine.emit(member.first_sentence)
+
+    def _ask_voice(self) -> None:
+        name = self.selected_name()
+        member = next((m for m in self.view.members if m.name == name), None)
+        if member is None:
+            return
+        dialog = CastingDialog(name, member.casting, self.view.voices, self)
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            self.castingChosen.emit(name, dialog.casting())
+
+    def _ask_merge(self) -> None:
+        other = self.selected_name()
+        names = [m.name for m in self.view.members if m.name != other]
+        if not other or not names:
+            return
+        keep, ok = QInputDialog.getItem(self, "Merge", f"{other} is the same character as:", names, 0, True)
+        if ok and keep.strip() and keep.strip() != other:
+            self.mergeChosen.emit(keep.strip(), other)
+
+
+class CastingDialog(QDialog):
+    """A character's voice: an installed voice (or the narrator's), one of its speakers, and
+    pitch, pace and expressiveness."""
+
+    def __init__(self, name: str, casting: Casting, voices: tuple[VoiceSpeakers, ...] = (),
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"Voice of {name}")
+        self.voices = {v.voice_id: v for v in voices}
+        self.voice = QComboBox()
+        self.voice.addItem("The narrator's voice", "")
+        for v in voices:
+            self.voice.addItem(v.name or v.voice_id, v.voice_id)
+        if casting.voice_id and casting.voice_id not in self.voices:
+            self.voice.addItem(f"{casting.voice_id} (not installed)", casting.voice_id)
+        self.voice.setCurrentIndex(max(0, self.voice.findData(casting.voice_id)))
+        self.speaker = QComboBox()
+        self.voice.currentIndexChanged.connect(lambda _i: self._speakers(None))
+        self._speakers(casting.speaker)
+        self.pitch = self._spin(PITCH_RANGE, casting.performance.pitch, 0.5, " semitones")
+        self.pace = self._spin(PACE_RANGE, casting.performance.pace, 0.05, "x")
+        self.expressive = self._spin(EXPRESSIVE_RANGE, casting.performance.expressive, 0.1, "x")
+        form = QFormLayout(self)
+        form.addRow("Voice", self.voice)
+        form.addRow("Speaker", self.speaker)
+        form.addRow("Pitch", self.pitch)
+        form.addRow("Pace", self.pace)
+        form.addRow("Expressiveness", self.expressive)
+        box = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        box.accepted.connect(self.accept)
+        box.rejected.connect(self.reject)
+        form.addRow(box)
+
+    def _speakers(self, chosen: int | None) -> None:
+        """The chosen voice's speakers ("default" for a single-speaker voice)."""
+        self.speaker.clear()
+        self.speaker.addItem("default", None)
+        voice = self.voices.get(self.voice.currentData() or "")
+        for sid, name in voice.speakers if voice else ():
+            self.speaker.addItem(f"{sid}: {name}", sid)
+        if chosen is not None and self.speaker.findData(chosen) < 0:
+            self.speaker.addItem(str(chosen), chosen)
+        self.speaker.setCurrentIndex(max(0, self.speaker.findData(chosen)) if chosen is not None else 0)
+
+    @staticmethod
+    def _spin(bounds: tuple[float, float], value: float, step: float, suffix: str) -> QDoubleSpinBox:
+        spin = QDoubleSpinBox()
+        spin.setRange(*bounds)
+        spin.setSingleStep(step)
+        spin.setSuffix(suffix)
+        spin.setValue(value)
+        return spin
+
+    def casting(self) -> Casting:
+        speaker = self.speaker.currentData()
+        return Casting(self.voice.currentData() or "", None if speaker is None else int(speaker),
+                       Performance(round(self.pitch.value(), 2), round(self.pace.value(), 3),
+                                   round(self.expressive.value(), 2)))
+
+
+def install_cast_dock(window: Any, controller: CastController | None = None) -> CastPanel:
+    """Add the Cast dock to the main window, and "Spoken by..." to the tree's menu."""
+    ctl = controller or CastController(window.session, window)
+    panel = CastPanel()
+    window.cast_ctl = ctl
+    window.docks["cast"] = window._dock("Cast", panel, Qt.DockWidgetArea.RightDockWidgetArea)
+    window.tabifyDockWidget(window.docks["readouts"], window.docks["cast"])  # a tab beside Takes and Book progress
+    window.docks["readouts"].raise_()
+    ctl.viewChanged.connect(panel.set_view)
+    panel.enabledChanged.connect(ctl.set_enabled)
+    panel.castingChosen.connect(ctl.set_casting)
+    panel.mergeChosen.connect(ctl.merge)
+    panel.playLine.connect(lambda sid: (window.book.select_sentence(sid), window.book.play_selection()))
+
+    def spoken_by(node: Any) -> None:
+        names = [m.name for m in panel.view.members] + [NARRATOR]
+        current = names.index(node.speaker) if node.speaker in names else len(names) - 1
+        name, ok = QInputDialog.getItem(window, "Spoken by", f"Who says \u201c{node.text[:60]}\u201d?", names,
+                                        current, True)
+        if ok and name.strip():
+            ctl.set_speaker(node.id, "" if name.strip() == NARRATOR else name.strip())
+
+    window.book.speakerRequested.connect(spoken_by)
+    return panel
