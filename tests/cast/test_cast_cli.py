@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_cast_render import cast_project
+from support.cast import cast_project
 
 from studio.cli import main
 from studio.cli.cast import parse_set

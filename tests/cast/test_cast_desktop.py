@@ -6,7 +6,7 @@ from pathlib import Path
 
 from support.gui import write_manuscript
 from PySide6.QtWidgets import QApplication, QInputDialog, QMenu
-from test_cast_render import CHAPTER
+from support.cast import CHAPTER
 from support.window import WAIT, open_and_wait, sentences
 
 from studio.project.cast import Casting, Performance

@@ -7,51 +7,25 @@ semitones up, Tom three down. Noise is off, so the same input gives the same aud
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
+from support.cast import CHAPTER, cast_project
+from support.voice import DETERMINISTIC
 from support.render import CountingEngine, real_engine
 
 from studio.audio.mastering import MasteringConfig
 from studio.audio.pcm import read_wav_bytes
-from studio.engine.base import SynthesisSettings
 from studio.engine.voice.catalog import get_voice
 from studio.delivery.credits import cast_voices, default_credits
 from studio.delivery.export import export_chapter_files
 from studio.delivery.manifest import write_manifest
 from studio.delivery.publish import PublishOptions, book_meta
 from studio.rendering.render import render_project
-from studio.project.opening import new_project_settings, open_for_manuscript
 from studio.project.cast import Casting, Performance
 from studio.project.store import Project
 from studio.text.importer import load_manuscript
-
-CHAPTER = """# The Harbour
-
-The night was calm over the harbour, and the lamps were lit.
-
-"Where are you going at this hour?" asked Mary.
-
-"To the lighthouse," said Tom. "I will be back before the morning comes."
-
-"Then take the lamp with you, Tom."
-
-"I have it here," he said.
-
-He went out, and the door closed behind him.
-"""
-STEADY = SynthesisSettings(noise_scale=0.0, noise_w=0.0)
-
-
-def cast_project(tmp_path: Path) -> Project:
-    ms = tmp_path / "harbour.md"
-    ms.write_text(CHAPTER, encoding="utf-8")
-    settings = new_project_settings(get_voice(None))
-    settings = replace(settings, synthesis=STEADY)
-    return open_for_manuscript(ms, tmp_path / "harbour.studio", settings).project
-
 
 def audio_of(project: Project, key: str) -> np.ndarray:
     entry = project.cache_entry(key)
@@ -118,7 +92,7 @@ def test_a_cast_chapter_is_rendered_with_performances_recast_undone_and_exported
     rows = by_text(project)
     line = rows['"Then take the lamp with you, Tom."']
     cast = audio_of(project, line.expected_key)
-    plain = real_engine().synthesize(line.spoken, "en", STEADY)
+    plain = real_engine().synthesize(line.spoken, "en", DETERMINISTIC)
     shift = 12 * np.log2(median_f0(cast, 22050) / median_f0(plain, 22050))
     assert 2.5 <= shift <= 3.5, shift
 
@@ -126,7 +100,7 @@ def test_a_cast_chapter_is_rendered_with_performances_recast_undone_and_exported
     # (the voice's own pause at that comma, the sentence spoken whole, is about 0.2 s)
     joined = audio_of(project, rows['"To the lighthouse," said Tom.'].expected_key)
     assert np.abs(np.diff(joined)).max() < 0.5 and np.isfinite(joined).all()
-    whole = real_engine().synthesize('"To the lighthouse," said Tom.', "en", STEADY)
+    whole = real_engine().synthesize('"To the lighthouse," said Tom.', "en", DETERMINISTIC)
     assert longest_quiet(joined, 22050) <= longest_quiet(whole, 22050) + 0.05
 
     # recasting Tom renders exactly the sentences Tom speaks in, and nothing else
@@ -148,7 +122,7 @@ def test_a_cast_chapter_is_rendered_with_performances_recast_undone_and_exported
     assert len(files) == 1 and files[0].path.stat().st_size > 10_000
     spoken = [r.duration for r in project.sentences()]
     assert sum(spoken) < files[0].duration < sum(spoken) + 1.5 * len(spoken)  # the audio, with its pauses
-    closing = default_credits(project, narrator="Joe", year="2026", author="A", title="T").closing
+    closing = default_credits(project, narrator="Joe", author="A", title="T").closing
     assert "With the voices of Tom, voiced by Joe, lower; and Mary, voiced by Joe, higher." in closing
     assert cast_voices(project) == (("Tom", "Joe (pitch -3)"), ("Mary", "Joe (pitch +3)"))  # by number of lines
     manifest = write_manifest(tmp_path / "manifest.json", fmt="mp3", mastering=MasteringConfig(),
@@ -234,7 +208,7 @@ def test_a_two_speaker_voice_speaks_each_character_with_its_speaker(tmp_path: Pa
     rows = by_text(project)
     mary = audio_of(project, rows['"Then take the lamp with you, Tom."'].expected_key)
     tom = audio_of(project, rows['"I will be back before the morning comes."'].expected_key)
-    plain_mary = real_engine().synthesize(rows['"Then take the lamp with you, Tom."'].spoken, "en", STEADY)
-    plain_tom = real_engine().synthesize(rows['"I will be back before the morning comes."'].spoken, "en", STEADY)
+    plain_mary = real_engine().synthesize(rows['"Then take the lamp with you, Tom."'].spoken, "en", DETERMINISTIC)
+    plain_tom = real_engine().synthesize(rows['"I will be back before the morning comes."'].spoken, "en", DETERMINISTIC)
     assert abs(len(mary) / len(plain_mary) - 1.0) < 0.05  # speaker 0: the voice's own pace
     assert 1.4 < len(tom) / len(plain_tom) < 1.7  # speaker 1: its row of the table, 1.6x

@@ -51,7 +51,7 @@ def test_no_rendition_is_computed_on_the_gui_thread(qtbot, window: MainWindow, t
         dlg.value.setText("Win")
         with qtbot.waitSignal(dlg.changed, timeout=WAIT):
             assert dlg.save_entry()
-        assert "2 sentence(s) will render again" in dlg.message.text()
+        assert "2 sentences queued to render again" in dlg.message.text()
         qtbot.waitUntil(lambda: session.tasks.pending == 0, timeout=WAIT)
         dlg.close()
     finally:

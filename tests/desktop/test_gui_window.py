@@ -33,7 +33,7 @@ def test_import_sample_shows_chapters_flags_and_language_override(qtbot, window:
     assert french.unvoiced and "without voice" in str(model.index(french.chapter, 3).data())
     assert any(s.was_split for s in snap.chapters[2].sentences) and "split" in str(model.index(2, 3).data())
     assert "fr (" in str(model.index(french.index, 1, model.index(french.chapter, 0)).data())
-    assert window.book.summary.isVisible() and "'fr'" in window.book.summary.text()
+    assert window.book.summary.isVisible() and "no French voice" in window.book.summary.full_text
 
     window.book.filter_combo.setCurrentText("Flagged")
     rows = visible_rows(window)

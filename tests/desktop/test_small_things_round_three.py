@@ -29,7 +29,8 @@ def test_a_new_pronunciation_queues_the_sentences_it_says_will_render_again(qtbo
     dlg = open_lexicon_dialog(window)
     dlg.word.setText("cat")
     dlg.value.setText("kat")
-    assert dlg.save_entry()
+    with qtbot.waitSignal(dlg.changed, timeout=WAIT):  # saved off the GUI thread
+        assert dlg.save_entry()
     assert "1 sentence queued to render again" in dlg.message.text()
     qtbot.waitUntil(lambda: len(window.queue.snapshot.jobs) == jobs_before + 1, timeout=WAIT)
     assert window.queue.snapshot.jobs[-1].spec.sentence_ids == (cat.id,)  # what it said, nothing else

@@ -18,7 +18,7 @@ def test_minimum_size_fits_1280x720_with_every_warning(qtbot, window: MainWindow
     book.long_minutes.setValue(1)  # every chapter of the sample runs over a minute: "3 long chapters"
     qtbot.waitUntil(lambda: "long chapters" in banner.full_text, timeout=WAIT)
     line = banner.full_text
-    assert "without a voice" in line and "split" in line  # the no-voice and split warnings with it
+    assert "no French voice" in line and "split" in line  # the no-voice and split warnings with it
 
     hint = window.minimumSizeHint().expandedTo(window.minimumSize())
     assert hint.width() <= 1280 and hint.height() <= 720, (hint.width(), hint.height())
