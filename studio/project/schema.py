@@ -352,7 +352,7 @@ def versions(conn: sqlite3.Connection) -> tuple[int, int]:
 #: v11: the cast (studio.project.cast): each sentence's quoted parts and who speaks them, the
 #: producer's castings and merged names (``alias_of``: this name is that character), corrected
 #: lines; casting itself, and whether the lines were found, are settings. Three tables: the
-#: whole schema must still fit a small disk (tests/rendering/test_crash_recovery.py fills a 400 kB one).
+#: whole schema must still fit a small disk (tests/rendering/test_crash_recovery.py fills a 640 kB one).
 _SCHEMA_V11_CAST = """
 CREATE TABLE IF NOT EXISTS cast_lines (
     sentence_id  INTEGER PRIMARY KEY REFERENCES sentences(id) ON DELETE CASCADE,

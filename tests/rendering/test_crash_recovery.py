@@ -302,7 +302,7 @@ def test_disk_full_from_the_database_is_disk_full_too(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_cli_disk_full_during_render_then_rerun_after_freeing_space(tmp_path: Path, small_disk) -> None:
-    disk = small_disk("disk", "400k")
+    disk = small_disk("disk", "640k")  # the project (~170 kB at schema 11) and a few sentences, not all
     ms = write_manuscript(tmp_path / "full.md", sentences=12, chapters=2)
     out = tmp_path / "out"
     project = disk / "full.studio"
