@@ -13,6 +13,13 @@ are full, encoded once, then
   decoding. A word the voice said that the recogniser wrote differently still
   scores well; a word the voice never said scores near zero.
 
+Alignment first (``decode_below``): the expected words are scored first, and only
+a sentence whose weakest expected word scores below the bar is transcribed freely,
+from the window's encoding, with the expected words of the sentences before it as
+the decoder's prefix and a length limit just past its own words, so the decoder
+spends its steps only where the text does not fit. A sentence that fits is taken
+as heard as written (its signal checks still run).
+
 Words are given back per sentence, with times relative to the sentence's own audio.
 A sentence longer than a window goes through faster-whisper's own long-form
 transcription (heard words only; its expected words then carry no score).
@@ -81,9 +88,12 @@ class _Item:
 class Listener:
     """Listens with one loaded faster-whisper model (see :func:`studio.proof.model.load_model`)."""
 
-    def __init__(self, model: Any) -> None:
+    def __init__(self, model: Any, decode_below: float | None = None) -> None:
         self.model = model
+        self.decode_below = decode_below
         self._tokenizers: dict[str, Any] = {}
+        self.decoded = 0  # sentences transcribed freely (the rest fitted as written)
+        self.canonical_tokens = True  # False: the tokenizer's own split (the listener before issue 30, measured)
 
     def tokenizer(self, language: str) -> Any:
         if language not in self._tokenizers:
@@ -92,6 +102,33 @@ class Listener:
             self._tokenizers[language] = Tokenizer(self.model.hf_tokenizer, self.model.model.is_multilingual,
                                                    task="transcribe", language=language)
         return self._tokenizers[language]
+
+    def encode(self, tok: Any, text: str) -> list[int]:
+        """The text's tokens as the decoder itself writes them.
+
+        Why not the tokenizer's own output: the embedded model's ``tokenizer.json``
+        splits some common words after a space into a bare space token and the word
+        (" the" as " " + "the"), a sequence the decoder never writes, so its forced
+        probability was near zero in clean audio. Such pairs are joined into the one
+        token the vocabulary has for them.
+        """
+        ids = tok.encode(text)
+        if not self.canonical_tokens:
+            return ids
+        hf = self.model.hf_tokenizer
+        space = hf.token_to_id("\u0120")
+        out: list[int] = []
+        i = 0
+        while i < len(ids):
+            if ids[i] == space and i + 1 < len(ids):
+                joined = hf.token_to_id("\u0120" + (hf.id_to_token(ids[i + 1]) or ""))
+                if joined is not None:
+                    out.append(joined)
+                    i += 2
+                    continue
+            out.append(ids[i])
+            i += 1
+        return out
 
     def listen(self, audios: Sequence[np.ndarray], texts: Sequence[str], language: str) -> list[Heard]:
         """One :class:`Heard` per sentence (16 kHz mono float audio, expected text), in order."""
@@ -129,29 +166,63 @@ class Listener:
         frames = min(int(features.shape[-1]), MAX_FRAMES)
         features = np.pad(features, ((0, 0), (0, max(0, MAX_FRAMES - features.shape[-1]))))[:, :MAX_FRAMES]
         encoded = self.model.encode(features)
-        result = self.model.model.generate(encoded, [list(tok.sot_sequence) + [tok.no_timestamps]], beam_size=1,
-                                           max_length=448, suppress_blank=True, suppress_tokens=[-1])
-        heard_tokens = [t for t in result[0].sequences_ids[0] if t < tok.eot]
-        heard = self.model.find_alignment(tok, [heard_tokens], encoded, frames)[0] if heard_tokens else []
-        expected_tokens: list[int] = []
-        counts: list[int] = []
-        for item in items:
-            ids = tok.encode(" " + item.text.strip())
-            expected_tokens += ids
-            counts.append(len(tok.split_to_word_tokens(ids + [tok.eot])[0]) - 1)
+        ids = [self.encode(tok, " " + item.text.strip()) for item in items]
+        counts = [len(tok.split_to_word_tokens(i + [tok.eot])[0]) - 1 for i in ids]
+        expected_tokens = [t for i in ids for t in i]
         forced = self.model.find_alignment(tok, [expected_tokens], encoded, frames)[0] if expected_tokens else []
         spans = [(it.offset, it.offset + len(it.audio) / RATE) for it in items]
-        owner = [_owner((float(w["start"]) + float(w["end"])) / 2, spans) for w in heard]
+        mine: list[list[dict]] = []
         at = 0
+        for n in counts:
+            mine.append(forced[at:at + n])
+            at += n
+        prompt = list(tok.sot_sequence) + [tok.no_timestamps]
+        if self.decode_below is None:
+            heard = self._decode(tok, encoded, frames, prompt, 448)
+            owner = [_owner((float(w["start"]) + float(w["end"])) / 2, spans) for w in heard]
+            self.decoded += len(items)
         for k, item in enumerate(items):
-            mine = forced[at:at + counts[k]]
-            at += counts[k]
+            if self.decode_below is not None:
+                weakest = min((float(w["probability"]) for w in mine[k]), default=0.0)
+                if weakest >= self.decode_below:
+                    out[item.index] = Heard(tuple(_normalised(mine[k], item.offset, lang)),
+                                            tuple(_normalised(mine[k], item.offset, lang)), item.text.strip())
+                    continue
+                before = [t for i in ids[:k] for t in i]
+                # the result repeats the prefix, and the length limit counts it twice (measured)
+                limit = min(448, 2 * (len(before) + int(1.6 * len(ids[k])) + 8) + len(prompt))
+                heard = self._decode(tok, encoded, frames, prompt + before, limit, prefix=len(before))
+                owner = [_owner((float(w["start"]) + float(w["end"])) / 2, spans) for w in heard]
+                self.decoded += 1
             words = [w for w, o in zip(heard, owner) if o == k]
             out[item.index] = Heard(
                 heard=tuple(_normalised(words, item.offset, lang)),
-                expected=tuple(_normalised(mine, item.offset, lang)),
+                expected=tuple(_normalised(mine[k], item.offset, lang)),
                 raw="".join(w["word"] for w in words).strip(),
             )
+
+    def _decode(self, tok: Any, encoded: Any, frames: int, prompt: list[int], limit: int,
+                prefix: int = 0) -> list[dict]:
+        """Greedy transcription after ``prompt`` (its last ``prefix`` tokens are forced text); words with times."""
+        result = self.model.model.generate(encoded, [prompt], beam_size=1, max_length=limit, suppress_blank=True,
+                                           suppress_tokens=[-1])
+        forced_text = prompt[len(prompt) - prefix:] if prefix else []
+        tokens = [t for t in result[0].sequences_ids[0] if t < tok.eot]
+        if forced_text and tokens[:prefix] == forced_text:
+            tokens = tokens[prefix:]  # the result repeats the forced prefix
+        if not tokens:
+            return []
+        words = self.model.find_alignment(tok, [forced_text + tokens], encoded, frames)[0]
+        if not prefix:
+            return words
+        # the prefix's words are the sentences before: drop them by token count
+        skip, drop = 0, 0
+        for w in words:
+            if skip >= prefix:
+                break
+            skip += len(w["tokens"])
+            drop += 1
+        return words[drop:]
 
     def _long(self, audio: np.ndarray, text: str, lang: str) -> Heard:
         segments, _info = self.model.transcribe(audio, language=lang, beam_size=1, word_timestamps=True,

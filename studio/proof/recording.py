@@ -1,12 +1,16 @@
 """Proof any recording against its text: where each sentence is, and what is wrong with it.
 
 Why in two passes: a chapter recorded by a narrator (or rendered elsewhere) comes
-as one file, so first the whole recording is transcribed with word times and the
-heard words are matched to the text's words (``difflib``'s matching blocks: linear
-enough for a chapter, and robust to the odd misheard word); a sentence runs from
-its first matched word to its last (sentences with no matched word get the gap
-between their neighbours). Then each sentence's stretch of audio goes through the
-same checker as a project's sentences, so the flags mean the same thing.
+as one file, so first the whole recording is transcribed with word times (speech
+activity detection on, so a long pause after a heading cannot make the recogniser
+lose the sentences after it) and the heard words are matched to the text's words.
+Each boundary between two sentences is then put in the pause between the last
+word of one and the first word of the next, found in the sound itself (the
+quietest stretch there), so a piece never starts or ends inside a sound;
+sentences with no matched word share the stretch between their neighbours by
+length, again cut in pauses. Then each sentence's stretch of audio goes through
+the same checker as a project's sentences, so the flags mean the same thing,
+except that an inner boundary is never "cut short": the next sentence starts there.
 What is expected is the text as given: no lexicon or spoken form stands behind it.
 """
 
@@ -20,13 +24,11 @@ import numpy as np
 
 from studio.audio.resample import resample
 from studio.core.errors import StudioError
-from studio.project.proofs import ProofRecord
+from studio.project.proofs import PASSED, ProofRecord
 from studio.proof.check import Checker, ProofItem
 from studio.proof.listen import RATE, whisper_language
 from studio.proof.words import normalize_words
 
-PAD_BEFORE_S = 0.15
-PAD_AFTER_S = 0.25
 
 
 @dataclass(frozen=True)
@@ -62,27 +64,38 @@ def proof_recording(checker: Checker, audio_path: Path, sentences: list[str], la
     if mono.size == 0:
         raise StudioError(f"{audio_path} holds no audio")
     heard = _heard_words(checker, resample(mono, rate, RATE), language)
-    spans = _locate(sentences, heard, len(mono) / rate, language)
     total = len(mono) / rate
+    spans = _locate(sentences, heard, total, language)
+    cuts = _boundaries(mono, rate, sentences, spans, total)
     items, placed = [], []
-    for k, (text, (start, end)) in enumerate(zip(sentences, spans)):
-        # up to the next sentence's first word: a last word the recogniser did not match stays in
-        a = max(0.0, start - PAD_BEFORE_S, spans[k - 1][1] if k else 0.0)
-        b = max(end + PAD_AFTER_S, spans[k + 1][0] - PAD_BEFORE_S) if k + 1 < len(spans) else total
-        b = min(b, spans[k + 1][0]) if k + 1 < len(spans) else b
-        piece = mono[int(a * rate):int(min(total, b) * rate)]
-        head, tail = quiet_edges(piece, rate)
-        placed.append((a + head, max(a + head, a + piece.size / rate - tail)))
-        items.append(ProofItem(piece, rate, text, language))
+    for k, text in enumerate(sentences):
+        a, b = cuts[k], cuts[k + 1]
+        piece = mono[int(a * rate):int(b * rate)]
+        head, tail = quiet_edges(piece, rate) if piece.size else (0.0, 0.0)
+        placed.append((a + min(head, b - a), max(a + min(head, b - a), b - tail)))
+        items.append(ProofItem(piece, rate, text, language, own_render=False))
     records = checker.check(items)
+    last = len(sentences) - 1
+    records = [rec if k == last else _no_inner_cut(rec) for k, rec in enumerate(records)]
     return [TimedVerdict(i, text, round(s, 2), round(e, 2), rec)
             for i, (text, (s, e), rec) in enumerate(zip(sentences, placed, records))]
+
+
+def _no_inner_cut(record: ProofRecord) -> ProofRecord:
+    """An inner boundary runs into the next sentence: its loud last frames are not a cut."""
+    flags = tuple(f for f in record.flags if not (f.kind == "cut" and not f.expected))
+    if flags == record.flags:
+        return record
+    status = record.status if flags else PASSED
+    return ProofRecord(status, max((f.severity for f in flags), default=0), record.score, record.heard, flags,
+                       record.note, record.model)
 
 
 def _heard_words(checker: Checker, audio16: np.ndarray, language: str) -> list[tuple[str, float, float]]:
     model = checker.listener.model
     segments, _info = model.transcribe(audio16, language=whisper_language(language), beam_size=1,
-                                       word_timestamps=True, condition_on_previous_text=False, vad_filter=False)
+                                       word_timestamps=True, condition_on_previous_text=False, vad_filter=True,
+                                       vad_parameters={"min_silence_duration_ms": 700, "speech_pad_ms": 200})
     out = []
     for seg in segments:
         for w in seg.words or []:
@@ -90,8 +103,50 @@ def _heard_words(checker: Checker, audio16: np.ndarray, language: str) -> list[t
     return out
 
 
+def _quietest(levels: np.ndarray, a: float, b: float, frame: float) -> float:
+    """The middle of the quietest 100 ms between ``a`` and ``b`` seconds (a pause between two sentences)."""
+    i, j = int(a / frame), max(int(a / frame) + 1, int(b / frame))
+    window = levels[i:j]
+    if window.size == 0:
+        return a
+    run = min(10, window.size)
+    smooth = np.convolve(window, np.ones(run) / run, mode="valid")
+    return (i + int(np.argmin(smooth)) + run / 2) * frame
+
+
+def _boundaries(mono: np.ndarray, rate: int, sentences: list[str], spans: list[tuple[float, float] | None],
+                total: float) -> list[float]:
+    """Cut points (seconds), one before each sentence and one at the end, each in a pause."""
+    from studio.proof.signal import FRAME_S, frame_db
+
+    levels = frame_db(mono, rate)
+    n = len(sentences)
+    cuts: list[float | None] = [0.0] + [None] * (n - 1) + [total]
+    for k in range(1, n):
+        before, after = spans[k - 1], spans[k]
+        if before is not None and after is not None and after[0] >= before[1] - 0.05:
+            cuts[k] = _quietest(levels, max(0.0, before[1] - 0.1), min(total, max(after[0], before[1]) + 0.1), FRAME_S)
+    known = [k for k, c in enumerate(cuts) if c is not None]
+    for p, q in zip(known, known[1:]):
+        pos, end = float(cuts[p]), float(cuts[q])  # type: ignore[arg-type]
+        for m in range(p + 1, q):
+            prev, mine = spans[m - 1], spans[m]
+            if prev is not None and prev[1] > pos:  # the sentence before ends at its last matched word
+                a, b = prev[1] - 0.1, prev[1] + 0.8
+            elif mine is not None:  # this one starts at its first matched word
+                a, b = mine[0] - 0.8, mine[0] + 0.1
+            else:  # neither: a share of the stretch left, by length
+                lens = [len(sentences[i]) for i in range(m - 1, q)]
+                guess = pos + (end - pos) * lens[0] / max(1, sum(lens))
+                a, b = guess - 0.6, guess + 0.6
+            pos = _quietest(levels, max(pos, a), max(min(end, b), max(pos, a) + 0.05), FRAME_S)
+            cuts[m] = pos
+    return [float(c) for c in cuts]  # type: ignore[arg-type]
+
+
 def _locate(sentences: list[str], heard: list[tuple[str, float, float]], total: float,
-            language: str) -> list[tuple[float, float]]:
+            language: str) -> list[tuple[float, float] | None]:
+    """Each sentence's first and last matched word times (None: no word of it was matched)."""
     owner: list[int] = []
     expected: list[str] = []
     for k, text in enumerate(sentences):
@@ -104,13 +159,4 @@ def _locate(sentences: list[str], heard: list[tuple[str, float, float]], total: 
         for d in range(block.size):
             _, start, end = heard[block.b + d]
             times[owner[block.a + d]] += [start, end]
-    spans: list[tuple[float, float] | None] = [(min(t), max(t)) if t else None for t in times]
-    out: list[tuple[float, float]] = []
-    for k, span in enumerate(spans):
-        if span is not None:
-            out.append(span)
-            continue
-        prev_end = out[-1][1] if out else 0.0
-        nxt = next((s[0] for s in spans[k + 1:] if s is not None), total)
-        out.append((prev_end, max(prev_end, nxt)))
-    return out
+    return [(min(t), min(total, max(t))) if t else None for t in times]

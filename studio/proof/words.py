@@ -8,9 +8,8 @@ here; spelling variants and names are left to :func:`sound_alike`, which compare
 espeak-ng phonemes of both sides (the same espeak the voice speaks with).
 
 :func:`expected_text` is the one place that says what the voice was asked to say.
-Today: the sentence with the project's lexicon respellings applied. When the
-text normaliser (numbers, abbreviations and symbols in spoken form) lands, its
-spoken form plugs in there and nothing else changes.
+It is the sentence's spoken form (the text normaliser's numbers, abbreviations and
+symbols), with the project's lexicon respellings applied.
 """
 
 from __future__ import annotations
@@ -33,12 +32,33 @@ _ABBREVIATIONS = {"mr": "mister", "mrs": "missus", "dr": "doctor"}
 
 
 def expected_text(text: str, language: str, lexicon: Lexicon | None = None) -> str:
-    """The sentence as the voice was asked to say it (lexicon respellings applied).
+    """The words the voice was asked to say: the sentence's spoken form, lexicon respellings applied.
 
-    The plug-in point for the spoken form of the text normaliser: return its output
-    here and the comparison follows.
+    Why the spoken form: the voice says "Mount Hecla" and "eighteen forty-two" where the
+    book prints "Mt. Hecla" and "1842". Heteronym respellings ("wownd") go back to the
+    printed word: the recogniser writes the word, and the reading is checked by
+    :mod:`studio.proof.pronounce`, not by ear.
     """
-    return lexicon.respelled(text, language) if lexicon else text
+    from studio.text.normalize import spoken_form
+
+    said = spoken_form(text, language, lexicon)
+    said = lexicon.respelled(said, language) if lexicon else said
+    if language_family(language) != "en":
+        return said
+    printed = {w.casefold() for w in _TOKEN.findall(text)}
+    for alt, word in _respellings().items():
+        if alt.casefold() not in printed:
+            said = re.sub(rf"(?i)\b{re.escape(alt)}\b", word, said)
+    return said
+
+
+@lru_cache(maxsize=1)
+def _respellings() -> dict[str, str]:
+    from studio.text.normalize import heteronyms
+
+    out = {alt: word for word, (alt, _test) in heteronyms.HETERONYMS.items() if alt != word}
+    out.update({alt: word for word, (alt, _nouns) in heteronyms.PROPER.items()})
+    return out
 
 
 def _number_words(token: str, language: str) -> list[str]:
@@ -155,7 +175,7 @@ def phonemes(words: str, language: str) -> str:
     return "".join("".join(s) for s in out).translate(_STRIP_IPA)
 
 
-def _distance(a: str, b: str) -> int:
+def edit_distance(a: str, b: str) -> int:
     prev = list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):
         cur = [i]
@@ -176,4 +196,4 @@ def sound_alike(expected: list[str], heard: list[str], language: str) -> float:
         return 1.0
     if not a or not b:
         return 0.0
-    return 1.0 - _distance(a, b) / max(len(a), len(b))
+    return 1.0 - edit_distance(a, b) / max(len(a), len(b))
