@@ -60,8 +60,9 @@ class Checker:
 
     @classmethod
     def open(cls, model: str | None = None, device: str | None = None, threads: int = 0,
-             decode_below: float | None = DECODE_BELOW) -> Checker:
-        choice = choose_model(model, device)
+             decode_below: float | None = DECODE_BELOW, progress: Callable[[Any], None] | None = None) -> Checker:
+        """Load the recogniser once (``progress``: a first download's :class:`~studio.proof.download.Progress`)."""
+        choice = choose_model(model, device, progress)
         started = time.monotonic()
         loaded = load_model(choice, threads)
         log.info("speech model %s loaded on %s/%s in %.1f s", choice.label, choice.device, choice.compute_type,

@@ -127,6 +127,7 @@ def judge(heard: Heard, language: str, signal: list[SignalIssue], *, lexicon_wor
     got = list(heard.heard)
     flags: list[ProofFlag] = []
     unconfirmed = 0
+    differing = 0  # expected words in stretches that do not even sound alike (garbled speech, whatever scores say)
     cut_off = any(issue.kind == "cut" for issue in signal)
     for region in align_words([w.text for w in expected], [w.text for w in got]):
         exp, hrd = expected[region.e0:region.e1], got[region.h0:region.h1]
@@ -147,6 +148,7 @@ def judge(heard: Heard, language: str, signal: list[SignalIssue], *, lexicon_wor
         alike = sound_alike([w.text for w in exp], [w.text for w in hrd], language) if exp and hrd else None
         if alike is not None and alike >= t.alike:
             continue
+        differing += len(exp)
         if t.ratio is not None and exp and hrd:
             if _near_tie(exp, hrd, [], t) or (fits is not None and fits >= t.ratio_fits):
                 continue
@@ -182,7 +184,9 @@ def judge(heard: Heard, language: str, signal: list[SignalIssue], *, lexicon_wor
             flags.append(ProofFlag("substituted", _SEVERITY["substituted"],
                                    f"words substituted: expected \u201c{exp_text}\u201d, heard \u201c{hrd_text}\u201d",
                                    exp_text, hrd_text, start, end))
-    if expected and (unconfirmed >= 3 or len(expected) < 6) and unconfirmed / len(expected) >= t.garbled_share:
+    lost = max(unconfirmed, differing) if t.ratio is not None else unconfirmed
+    if expected and (lost >= 3 or len(expected) < 6) and lost / len(expected) >= t.garbled_share:
+        unconfirmed = lost
         flags = [f for f in flags if f.kind not in ("missing", "substituted", "added", "repeated", "cut")]
         flags.insert(0, ProofFlag("garbled", 3, f"garbled or wrong-language speech: {unconfirmed} of "
                                   f"{len(expected)} words not recognised", " ".join(w.text for w in expected),
