@@ -27,10 +27,6 @@ from studio.proof.words import expected_text, normalize_words
 
 log = logging.getLogger(__name__)
 
-#: a sentence whose weakest expected word scores at least this is taken as heard as written
-#: (alignment first; set on the tuning half of ``bench/proof.py``; None: transcribe every sentence)
-DECODE_BELOW: float | None = 0.3
-
 
 @dataclass(frozen=True)
 class ProofItem:
@@ -50,9 +46,8 @@ class ProofItem:
 class Checker:
     """A loaded recogniser and the judgement; :meth:`open` it once, :meth:`check` many times."""
 
-    def __init__(self, model: Any, choice: ModelChoice, thresholds: Thresholds = DEFAULT,
-                 decode_below: float | None = DECODE_BELOW) -> None:
-        self.listener = Listener(model, decode_below)
+    def __init__(self, model: Any, choice: ModelChoice, thresholds: Thresholds = DEFAULT) -> None:
+        self.listener = Listener(model)
         self.choice = choice
         self.thresholds = thresholds
         self.audio_seconds = 0.0
@@ -60,14 +55,14 @@ class Checker:
 
     @classmethod
     def open(cls, model: str | None = None, device: str | None = None, threads: int = 0,
-             decode_below: float | None = DECODE_BELOW, progress: Callable[[Any], None] | None = None) -> Checker:
+             progress: Callable[[Any], None] | None = None) -> Checker:
         """Load the recogniser once (``progress``: a first download's :class:`~studio.proof.download.Progress`)."""
         choice = choose_model(model, device, progress)
         started = time.monotonic()
         loaded = load_model(choice, threads)
         log.info("speech model %s loaded on %s/%s in %.1f s", choice.label, choice.device, choice.compute_type,
                  time.monotonic() - started)
-        return cls(loaded, choice, decode_below=decode_below)
+        return cls(loaded, choice)
 
     @property
     def label(self) -> str:

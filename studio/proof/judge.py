@@ -58,7 +58,7 @@ class Thresholds:
 #: the judgement before issue 30 (kept to measure against: ``bench/proof.py``)
 PREVIOUS = Thresholds()
 #: set on the tuning half of the evaluation set (``bench/proof.py --tune``)
-DEFAULT = Thresholds(ratio=1.0, ratio_fits=0.5, function_words=True, repeat_sure=0.3)
+DEFAULT = Thresholds(heard_sure=0.4, ratio=3.0, ratio_fits=0.3, function_words=True, repeat_sure=0.3)
 #: closed-class English words the recogniser swaps among themselves ("in"/"and", "that"/"it")
 FUNCTION_WORDS = frozenset(
     "a an the and or but nor so yet in on at of to for from by with as into onto upon than then that this these "
@@ -108,6 +108,8 @@ def _recogniser_habit(exp: list[Word], hrd: list[Word], own_render: bool, t: Thr
     if not (t.function_words and own_render):
         return False
     words = [w.text for w in exp + hrd]
+    if exp and not hrd:  # a dropped word: the forced score says whether the voice said it
+        return False
     return 0 < len(words) <= 3 and len(exp) <= 1 and len(hrd) <= 2 and all(w in FUNCTION_WORDS for w in words)
 
 

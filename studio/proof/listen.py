@@ -13,13 +13,6 @@ are full, encoded once, then
   decoding. A word the voice said that the recogniser wrote differently still
   scores well; a word the voice never said scores near zero.
 
-Alignment first (``decode_below``): the expected words are scored first, and only
-a sentence whose weakest expected word scores below the bar is transcribed freely,
-from the window's encoding, with the expected words of the sentences before it as
-the decoder's prefix and a length limit just past its own words, so the decoder
-spends its steps only where the text does not fit. A sentence that fits is taken
-as heard as written (its signal checks still run).
-
 Words are given back per sentence, with times relative to the sentence's own audio.
 A sentence longer than a window goes through faster-whisper's own long-form
 transcription (heard words only; its expected words then carry no score).
@@ -88,11 +81,10 @@ class _Item:
 class Listener:
     """Listens with one loaded faster-whisper model (see :func:`studio.proof.model.load_model`)."""
 
-    def __init__(self, model: Any, decode_below: float | None = None) -> None:
+    def __init__(self, model: Any) -> None:
         self.model = model
-        self.decode_below = decode_below
         self._tokenizers: dict[str, Any] = {}
-        self.decoded = 0  # sentences transcribed freely (the rest fitted as written)
+        self.decoded = 0  # sentences transcribed
         self.canonical_tokens = True  # False: the tokenizer's own split (the listener before issue 30, measured)
 
     def tokenizer(self, language: str) -> Any:
@@ -176,53 +168,19 @@ class Listener:
         for n in counts:
             mine.append(forced[at:at + n])
             at += n
-        prompt = list(tok.sot_sequence) + [tok.no_timestamps]
-        if self.decode_below is None:
-            heard = self._decode(tok, encoded, frames, prompt, 448)
-            owner = [_owner((float(w["start"]) + float(w["end"])) / 2, spans) for w in heard]
-            self.decoded += len(items)
+        result = self.model.model.generate(encoded, [list(tok.sot_sequence) + [tok.no_timestamps]], beam_size=1,
+                                           max_length=448, suppress_blank=True, suppress_tokens=[-1])
+        heard_tokens = [t for t in result[0].sequences_ids[0] if t < tok.eot]
+        heard = self.model.find_alignment(tok, [heard_tokens], encoded, frames)[0] if heard_tokens else []
+        owner = [_owner((float(w["start"]) + float(w["end"])) / 2, spans) for w in heard]
+        self.decoded += len(items)
         for k, item in enumerate(items):
-            if self.decode_below is not None:
-                weakest = min((float(w["probability"]) for w in mine[k]), default=0.0)
-                if weakest >= self.decode_below:
-                    out[item.index] = Heard(tuple(_normalised(mine[k], item.offset, lang)),
-                                            tuple(_normalised(mine[k], item.offset, lang)), item.text.strip())
-                    continue
-                before = [t for i in ids[:k] for t in i]
-                # the result repeats the prefix, and the length limit counts it twice (measured)
-                limit = min(448, 2 * (len(before) + int(1.6 * len(ids[k])) + 8) + len(prompt))
-                heard = self._decode(tok, encoded, frames, prompt + before, limit, prefix=len(before))
-                owner = [_owner((float(w["start"]) + float(w["end"])) / 2, spans) for w in heard]
-                self.decoded += 1
             words = [w for w, o in zip(heard, owner) if o == k]
             out[item.index] = Heard(
                 heard=tuple(_normalised(words, item.offset, lang)),
                 expected=tuple(_normalised(mine[k], item.offset, lang)),
                 raw="".join(w["word"] for w in words).strip(),
             )
-
-    def _decode(self, tok: Any, encoded: Any, frames: int, prompt: list[int], limit: int,
-                prefix: int = 0) -> list[dict]:
-        """Greedy transcription after ``prompt`` (its last ``prefix`` tokens are forced text); words with times."""
-        result = self.model.model.generate(encoded, [prompt], beam_size=1, max_length=limit, suppress_blank=True,
-                                           suppress_tokens=[-1])
-        forced_text = prompt[len(prompt) - prefix:] if prefix else []
-        tokens = [t for t in result[0].sequences_ids[0] if t < tok.eot]
-        if forced_text and tokens[:prefix] == forced_text:
-            tokens = tokens[prefix:]  # the result repeats the forced prefix
-        if not tokens:
-            return []
-        words = self.model.find_alignment(tok, [forced_text + tokens], encoded, frames)[0]
-        if not prefix:
-            return words
-        # the prefix's words are the sentences before: drop them by token count
-        skip, drop = 0, 0
-        for w in words:
-            if skip >= prefix:
-                break
-            skip += len(w["tokens"])
-            drop += 1
-        return words[drop:]
 
     def _long(self, audio: np.ndarray, text: str, lang: str) -> Heard:
         segments, _info = self.model.transcribe(audio, language=lang, beam_size=1, word_timestamps=True,

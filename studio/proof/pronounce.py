@@ -50,13 +50,19 @@ def _tagged(sentence: str) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+def _plain(ipa: str) -> str:
+    """Stress, length and r-colouring dropped: gruut and espeak-ng write "perfect" /pɚfɛkt/ and /pɜːfɛkt/."""
+    return ipa.translate(str.maketrans({"ˈ": None, "ˌ": None, "ː": None, "ˑ": None, "‿": None, " ": None,
+                                        "ɚ": "ɜ", "ɝ": "ɜ", "ɹ": "r"}))
+
+
 def _gruut_choice(sentence: str, word: str, nth: int, plain: str, alt: str) -> str | None:
     """Which reading ("plain" or "alt") gruut gives the ``nth`` ``word`` of the sentence, if clear."""
     mine = [p for w, p in _tagged(sentence) if w == word]
     if nth >= len(mine):
         return None
-    said = mine[nth].translate(str.maketrans("", "", "ˈˌːˑ‿ "))
-    a, b = edit_distance(said, plain), edit_distance(said, alt)
+    said = _plain(mine[nth])
+    a, b = edit_distance(said, _plain(plain)), edit_distance(said, _plain(alt))
     if abs(a - b) < MARGIN:
         return None
     return "plain" if a < b else "alt"

@@ -26,6 +26,9 @@ from studio.core.lexicon import Lexicon
 log = logging.getLogger(__name__)
 
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*(?:st|nd|rd|th)?|[^\W\d_]+(?:['\u2019][^\W\d_]+)*", re.UNICODE)
+#: "$13,341,160" is said (and heard) as the number and then the currency's name
+_CURRENCIES = {"$": "dollars", "\u00a3": "pounds", "\u20ac": "euros"}
+_CURRENCY = re.compile(r"([$\u00a3\u20ac])\s?(\d[\d,]*(?:\.\d+)?)")
 _ORDINAL = re.compile(r"^(\d+)(st|nd|rd|th)$")
 #: common abbreviations the voice expands (so the recogniser writes either form)
 _ABBREVIATIONS = {"mr": "mister", "mrs": "missus", "dr": "doctor"}
@@ -79,12 +82,14 @@ def _number_words(token: str, language: str) -> list[str]:
             spoken = num2words(int(re.sub(r"\D", "", token) or 0), lang="en")
         except (ValueError, OverflowError):
             return [token]
-    return _TOKEN.findall(spoken.replace("-", " ").casefold())
+    words = _TOKEN.findall(spoken.replace("-", " ").casefold())
+    return [w for w in words if w != "and"] if lang == "en" else words  # the spoken form says "three hundred forty"
 
 
 def normalize_words(text: str, language: str) -> list[str]:
     """Lower-case words without punctuation; numbers spelled out; hyphenated words split."""
-    folded = unicodedata.normalize("NFKC", text).replace("-", " ").replace("\u2014", " ").replace("\u2013", " ")
+    folded = _CURRENCY.sub(lambda m: f"{m.group(2)} {_CURRENCIES[m.group(1)]} ", unicodedata.normalize("NFKC", text))
+    folded = folded.replace("-", " ").replace("\u2014", " ").replace("\u2013", " ")
     out: list[str] = []
     for token in _TOKEN.findall(folded):
         if token[0].isdigit():
