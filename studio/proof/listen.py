@@ -203,7 +203,14 @@ def _owner(t: float, spans: list[tuple[float, float]]) -> int:
 
 def _normalised(words: list[dict], offset: float, lang: str) -> list[Word]:
     out: list[Word] = []
+    carry = ""  # a currency sign the recogniser wrote as a word of its own ("$", "3,786,830")
     for w in words:
+        if w["word"].strip() in ("$", "\u00a3", "\u20ac"):
+            carry = w["word"].strip()
+            continue
+        if carry:
+            w = {**w, "word": carry + w["word"].strip()}
+            carry = ""
         prob = w.get("probability")
         for text in normalize_words(w["word"], lang):
             out.append(Word(text, float(w["start"]) - offset, float(w["end"]) - offset,
