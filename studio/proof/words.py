@@ -86,9 +86,16 @@ def _number_words(token: str, language: str) -> list[str]:
     return [w for w in words if w != "and"] if lang == "en" else words  # the spoken form says "three hundred forty"
 
 
+def _money(m: re.Match[str]) -> str:
+    """"$1,250.50" as "1,250 dollars and 50 cents" ("$3.00": "3 dollars"), as the spoken form says it."""
+    whole, _, cents = m.group(2).rstrip(",").partition(".")
+    tail = f" and {cents} cents" if cents.strip("0") else ""
+    return f"{whole} {_CURRENCIES[m.group(1)]}{tail} "
+
+
 def normalize_words(text: str, language: str) -> list[str]:
     """Lower-case words without punctuation; numbers spelled out; hyphenated words split."""
-    folded = _CURRENCY.sub(lambda m: f"{m.group(2)} {_CURRENCIES[m.group(1)]} ", unicodedata.normalize("NFKC", text))
+    folded = _CURRENCY.sub(_money, unicodedata.normalize("NFKC", text))
     folded = folded.replace("-", " ").replace("\u2014", " ").replace("\u2013", " ")
     out: list[str] = []
     for token in _TOKEN.findall(folded):
