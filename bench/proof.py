@@ -1,7 +1,7 @@
 """Proof-listening on an evaluation set with planted errors: recall, clean sentences flagged, speed, memory.
 
     python bench/proof.py [--per-source 150] [--per-kind 40] [--seed 7] [--part held|tune] [--tune]
-                          [--show N] [--fresh] [--json out.json]
+                          [--recordings] [--show N] [--fresh] [--json out.json]
 
 The set (:mod:`proof_set`): four kinds of public-domain text, one planted error per
 planted sentence, each planted kind spread over the four sources; every (source,
@@ -107,6 +107,68 @@ def listen(mode: str, items: list[dict], audio_file: Path, seed: int, cache: Pat
     cache.write_bytes(pickle.dumps({"index": subset, "heard": heard, "cost": cost}))
 
 
+def recordings(items: list[dict], audio_file: Path, seed: int) -> None:
+    """``--audio/--text`` on the held half's clean sentences: one recording per kind of prose.
+
+    Each recording starts with a heading ("Chapter one.") and a 2.5 s pause, then the
+    sentences with the voice's gaps (0.25 s, and 0.6 s after every fifth sentence).
+    """
+    import tempfile
+    import wave
+
+    from studio.audio.pcm import to_int16
+    from studio.proof.check import Checker
+    from studio.proof.recording import proof_recording
+
+    proof = proof_items(items, audio_file, seed, new=False)
+    rate = proof[0].rate
+    checker = Checker.open()
+    flagged = cut = total = 0
+    started = time.monotonic()
+    seconds = 0.0
+    with tempfile.TemporaryDirectory() as tmp:
+        for n, source in enumerate(SOURCES, 1):
+            chosen = [i for i, it in enumerate(items) if it["part"] == "held" and it["kind"] == "clean"
+                      and it["source"] == source]
+            title = _heading(f"Chapter {n}.")
+            parts = [np.zeros(int(0.4 * rate), np.float32), title, np.zeros(int(2.5 * rate), np.float32)]
+            for k, i in enumerate(chosen):
+                gap = 0.6 if k % 5 == 4 else 0.25
+                parts += [proof[i].audio, np.zeros(int(gap * rate), np.float32)]
+            path = Path(tmp) / f"{source}.wav"
+            audio = np.concatenate(parts)
+            seconds += audio.size / rate
+            with wave.open(str(path), "wb") as w:
+                w.setnchannels(1)
+                w.setsampwidth(2)
+                w.setframerate(rate)
+                w.writeframes(to_int16(audio).tobytes())
+            verdicts = proof_recording(checker, path, [f"Chapter {n}."] + [items[i]["text"] for i in chosen], "en")
+            body = verdicts[1:]
+            bad = [v for v in body if v.record.needs_listening]
+            flagged += len(bad)
+            cut += sum(any(f.kind == "cut" for f in v.record.flags) for v in body[:-1])
+            total += len(body)
+            print(f"--audio {source}: {len(bad)} of {len(body)} clean sentences flagged"
+                  + "".join(f"\n    {v.record.reasons} | {v.text[:70]!r} | heard {v.record.heard[:60]!r}" for v in bad))
+    wall = time.monotonic() - started
+    print(f"--audio overall: {flagged} of {total} clean sentences flagged ({flagged / total:.1%}); "
+          f"'cut short' at inner sentence ends: {cut}; {seconds:.0f} s of audio in {wall:.0f} s "
+          f"({seconds / wall:.1f}x real time, model load included); load average {load_average()}")
+
+
+def _heading(text: str) -> np.ndarray:
+    from studio.engine.base import SynthesisSettings
+    from studio.engine.presets import DEFAULT_PRESET, open_preset
+    from studio.engine.voice.catalog import get_voice
+    from studio.jobs.render import SynthRequest, each_synthesizer
+
+    engine = open_preset(DEFAULT_PRESET, get_voice(None))
+    engine.load()
+    (audio,) = each_synthesizer(engine, SynthesisSettings())([SynthRequest(0, text, "en")])
+    return np.asarray(audio, np.float32)
+
+
 def wer_errors(expected: str, heard: str) -> int:
     from studio.proof.words import align_words, expected_text, normalize_words
 
@@ -182,6 +244,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--part", default="held", choices=("held", "tune"))
     ap.add_argument("--tune", action="store_true")
+    ap.add_argument("--recordings", action="store_true", help="--audio/--text on the held clean sentences")
     ap.add_argument("--fresh", action="store_true", help="listen again (measures speed and memory)")
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--show", type=int, default=0)
@@ -222,6 +285,9 @@ def main() -> int:
 
     new_items = proof_items(items, audio_file, args.seed, new=True)
     old_items = proof_items(items, audio_file, args.seed, new=False)
+    if args.recordings:
+        recordings(items, audio_file, args.seed)
+        return 0
     if args.tune:
         tune(items, new_items, runs["full"]["heard"])
         return 0

@@ -24,11 +24,17 @@ import numpy as np
 
 from studio.audio.resample import resample
 from studio.core.errors import StudioError
-from studio.project.proofs import PASSED, ProofRecord
+from studio.project.proofs import PASSED, ProofFlag, ProofRecord
 from studio.proof.check import Checker, ProofItem
 from studio.proof.listen import RATE, whisper_language
 from studio.proof.words import normalize_words
 
+
+
+#: quiet kept before and after a sentence's sound when its piece is checked
+EDGE_S = 0.15
+#: how far the recogniser's word times may be off when a boundary's pause is looked for
+SLACK_S = 0.1
 
 
 @dataclass(frozen=True)
@@ -63,9 +69,11 @@ def proof_recording(checker: Checker, audio_path: Path, sentences: list[str], la
     mono = np.asarray(audio, np.float32).reshape(-1)
     if mono.size == 0:
         raise StudioError(f"{audio_path} holds no audio")
-    heard = _heard_words(checker, resample(mono, rate, RATE), language)
+    audio16 = resample(mono, rate, RATE)
+    heard = _heard_words(checker, audio16, language)
     total = len(mono) / rate
     spans = _locate(sentences, heard, total, language)
+    spans = _fill_gaps(checker, audio16, sentences, spans, total, language)
     cuts = _boundaries(mono, rate, sentences, spans, total)
     items, placed = [], []
     for k, text in enumerate(sentences):
@@ -73,7 +81,10 @@ def proof_recording(checker: Checker, audio_path: Path, sentences: list[str], la
         piece = mono[int(a * rate):int(b * rate)]
         head, tail = quiet_edges(piece, rate) if piece.size else (0.0, 0.0)
         placed.append((a + min(head, b - a), max(a + min(head, b - a), b - tail)))
-        items.append(ProofItem(piece, rate, text, language, own_render=False))
+        # a heading's long pause before it (or a long one after) is left out: the recogniser
+        # loses speech that follows seconds of silence in its window
+        keep = piece[int(max(0.0, head - EDGE_S) * rate):max(1, piece.size - int(max(0.0, tail - EDGE_S) * rate))]
+        items.append(ProofItem(keep if head < (b - a) else piece, rate, text, language, own_render=False))
     records = checker.check(items)
     last = len(sentences) - 1
     records = [rec if k == last else _no_inner_cut(rec) for k, rec in enumerate(records)]
@@ -82,13 +93,45 @@ def proof_recording(checker: Checker, audio_path: Path, sentences: list[str], la
 
 
 def _no_inner_cut(record: ProofRecord) -> ProofRecord:
-    """An inner boundary runs into the next sentence: its loud last frames are not a cut."""
-    flags = tuple(f for f in record.flags if not (f.kind == "cut" and not f.expected))
+    """An inner boundary runs into the next sentence: its loud last frames are not a cut, and
+    last words not heard are missing words (the recording goes on), not a sentence cut short."""
+    flags = tuple(f if f.kind != "cut" else ProofFlag("missing", 2, f"words missing: \u201c{f.expected}\u201d",
+                                                      f.expected, f.heard, f.start, f.end)
+                  for f in record.flags if not (f.kind == "cut" and not f.expected))
     if flags == record.flags:
         return record
     status = record.status if flags else PASSED
     return ProofRecord(status, max((f.severity for f in flags), default=0), record.score, record.heard, flags,
                        record.note, record.model)
+
+
+def _fill_gaps(checker: Checker, audio16: np.ndarray, sentences: list[str], spans: list[tuple[float, float] | None],
+               total: float, language: str) -> list[tuple[float, float] | None]:
+    """Sentences none of whose words the whole-recording pass matched: that stretch transcribed again alone.
+
+    Why: over a long recording the recogniser now and then skips a stretch of speech
+    (a 30 s chunk decoded short); the words are there, and a second look at just the
+    stretch between the neighbours it did place finds them.
+    """
+    out = list(spans)
+    k = 0
+    while k < len(out):
+        if out[k] is not None:
+            k += 1
+            continue
+        j = k
+        while j < len(out) and out[j] is None:
+            j += 1
+        a = out[k - 1][1] if k and out[k - 1] is not None else 0.0  # type: ignore[index]
+        b = out[j][0] if j < len(out) and out[j] is not None else total  # type: ignore[index]
+        if b - a > 0.5:
+            piece = audio16[int(a * RATE):int(b * RATE)]
+            words = [(t, s + a, e + a) for t, s, e in _heard_words(checker, piece, language)]
+            found = _locate(sentences[k:j], words, b, language)
+            for m, span in enumerate(found):
+                out[k + m] = span
+        k = j
+    return out
 
 
 def _heard_words(checker: Checker, audio16: np.ndarray, language: str) -> list[tuple[str, float, float]]:
@@ -111,7 +154,15 @@ def _quietest(levels: np.ndarray, a: float, b: float, frame: float) -> float:
         return a
     run = min(10, window.size)
     smooth = np.convolve(window, np.ones(run) / run, mode="valid")
-    return (i + int(np.argmin(smooth)) + run / 2) * frame
+    low = int(np.argmin(smooth)) + run // 2
+    # the middle of the whole quiet stretch around it (within 6 dB of its floor), not an edge of it
+    floor = float(window[min(low, window.size - 1)]) + 6.0
+    lo = hi = min(low, window.size - 1)
+    while lo > 0 and window[lo - 1] <= floor:
+        lo -= 1
+    while hi < window.size - 1 and window[hi + 1] <= floor:
+        hi += 1
+    return (i + (lo + hi + 1) / 2) * frame
 
 
 def _boundaries(mono: np.ndarray, rate: int, sentences: list[str], spans: list[tuple[float, float] | None],
@@ -125,7 +176,8 @@ def _boundaries(mono: np.ndarray, rate: int, sentences: list[str], spans: list[t
     for k in range(1, n):
         before, after = spans[k - 1], spans[k]
         if before is not None and after is not None and after[0] >= before[1] - 0.05:
-            cuts[k] = _quietest(levels, max(0.0, before[1] - 0.1), min(total, max(after[0], before[1]) + 0.1), FRAME_S)
+            cuts[k] = _quietest(levels, max(0.0, before[1] - SLACK_S), min(total, max(after[0], before[1]) + SLACK_S),
+                                FRAME_S)
     known = [k for k, c in enumerate(cuts) if c is not None]
     for p, q in zip(known, known[1:]):
         pos, end = float(cuts[p]), float(cuts[q])  # type: ignore[arg-type]
