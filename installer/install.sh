@@ -47,6 +47,10 @@ if [ "$dev" = 1 ]; then
   command -v Xvfb >/dev/null || need+=(xvfb)
   ldconfig -p 2>/dev/null | grep -q libxkbcommon-x11 || need+=(libxkbcommon-x11-0 libegl1 libgl1 libfontconfig1 libdbus-1-3)
   # human-written passages in 8 languages: the language detection's evaluation set
+  # the King James Bible: one of the proof-listening evaluation set's four kinds of text (bench/proof_set.py)
+  for pkg in bible-kjv bible-kjv-text; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+  done
   for pkg in fortunes fortunes-de fortunes-es fortunes-it fortunes-br fortunes-pl fortunes-ru fortunes-cs; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
   done

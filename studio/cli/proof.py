@@ -39,7 +39,8 @@ def add_model_arguments(p: argparse.ArgumentParser | argparse._ArgumentGroup, *,
     """The recogniser options (shared with ``studio render --proof``, where ``--device`` would
     read as the voice's device, so only ``--asr-device`` is offered there)."""
     p.add_argument("--asr-model", metavar="M",
-                   help="speech model: a faster-whisper model folder or name (default: the embedded Whisper base)")
+                   help="speech model: a faster-whisper model folder or name (small.en, medium, large-v3-turbo, "
+                   "distil-large-v3 ...; downloaded once into the cache, checked) (default: the embedded Whisper base)")
     p.add_argument("--asr-device", *(("--device",) if short_device else ()), dest="asr_device", choices=("auto", "cpu", "cuda"), default="auto",
                    help="where the speech model runs (default: CUDA when a GPU is present)")
     p.add_argument("--retry", type=int, default=2, metavar="N",
@@ -49,7 +50,16 @@ def add_model_arguments(p: argparse.ArgumentParser | argparse._ArgumentGroup, *,
 def open_checker(args: argparse.Namespace) -> Any:  # -> studio.proof.check.Checker
     from studio.proof.check import Checker
 
-    return Checker.open(args.asr_model, args.asr_device)
+    shown: dict[str, int] = {}
+
+    def progress(p: Any) -> None:  # a first download of a named model: a line per tenth
+        tenth = 10 * p.done // p.total if p.total else 0
+        if shown.get(p.file) != tenth:
+            shown[p.file] = tenth
+            print(f"downloading speech model {p.name}: {p.file} {p.done >> 20} of {p.total >> 20} MiB",
+                  file=sys.stderr, flush=True)
+
+    return Checker.open(args.asr_model, args.asr_device, progress=progress)
 
 
 def _cmd_proof(args: argparse.Namespace) -> int:

@@ -42,10 +42,28 @@ class ProofEntry:
         return "; ".join(f.reason for f in self.flags)
 
     @property
+    def advice(self) -> str:
+        """What to do, in plain words, for the kinds of flag this sentence has."""
+        kinds = {f.kind for f in self.flags}
+        if kinds == {"pronunciation"}:
+            return ("The voice said what it was given, so a new take will not change it: add a pronunciation "
+                    "for the word, or edit the sentence's spoken form.")
+        if kinds & {"substituted", "pronunciation"}:
+            return "Listen: if the word is said wrong, add a pronunciation; if it sounds right, mark it as fine."
+        return "Listen: if it sounds wrong, re-render it as a new take; if it sounds right, mark it as fine."
+
+    @property
+    def retake_helps(self) -> bool:
+        """A new take can change it (not when only the phonemes the voice was given are in doubt)."""
+        return any(f.kind != "pronunciation" for f in self.flags)
+
+    @property
     def word(self) -> str:
         """The expected word a pronunciation entry would be for: the longest one the recogniser
         did not hear (names and rare words are long; "the" and "his" are heard)."""
         for f in self.flags:
+            if f.kind == "pronunciation":
+                return f.expected
             missed = [w for w in f.expected.split() if w not in set(f.heard.split())]
             if missed:
                 return max(missed, key=len)

@@ -10,6 +10,7 @@ Modules: :mod:`.model` (which recogniser, where its files are), :mod:`.words`
 (normalised expected and heard words, phonetic closeness), :mod:`.listen` (one
 encoder pass per ~28 s of audio: free transcription and forced scoring of the
 expected words), :mod:`.signal` (clipping, noise bursts, silences, cut-off ends),
-:mod:`.judge` (flags with a severity and a reason), :mod:`.results` (the verdicts
-stored in the project), :mod:`.recording` (a whole recording aligned to its text).
+:mod:`.judge` (flags with a severity and a reason), :mod:`.pronounce` (a heteronym
+read against its context, without listening), :mod:`.download` (a named bigger model
+fetched once into the cache), :mod:`.recording` (a whole recording aligned to its text).
 """

@@ -17,9 +17,10 @@ import numpy as np
 
 from studio.audio.resample import resample
 from studio.core.lexicon import Lexicon
-from studio.project.proofs import NOT_CHECKED, PASSED, ProofRecord
+from studio.project.proofs import FLAGGED, NOT_CHECKED, PASSED, ProofRecord
 from studio.proof.judge import DEFAULT, Thresholds, judge
-from studio.proof.listen import RATE, Listener, whisper_language
+from studio.proof.listen import RATE, Heard, Listener, whisper_language
+from studio.proof.pronounce import pronunciation_flags
 from studio.proof.model import ModelChoice, choose_model, load_model
 from studio.proof.signal import check_signal
 from studio.proof.words import expected_text, normalize_words
@@ -36,6 +37,10 @@ class ProofItem:
     text: str
     language: str
     lexicon: Lexicon = Lexicon()
+    #: what the voice was given (its spoken form, respellings included); None: unknown (a recording)
+    spoken: str | None = None
+    #: the studio's own voice made it (False: ``--audio``, perhaps a human narrator)
+    own_render: bool = True
 
 
 class Checker:
@@ -49,8 +54,10 @@ class Checker:
         self.busy_seconds = 0.0
 
     @classmethod
-    def open(cls, model: str | None = None, device: str | None = None, threads: int = 0) -> Checker:
-        choice = choose_model(model, device)
+    def open(cls, model: str | None = None, device: str | None = None, threads: int = 0,
+             progress: Callable[[Any], None] | None = None) -> Checker:
+        """Load the recogniser once (``progress``: a first download's :class:`~studio.proof.download.Progress`)."""
+        choice = choose_model(model, device, progress)
         started = time.monotonic()
         loaded = load_model(choice, threads)
         log.info("speech model %s loaded on %s/%s in %.1f s", choice.label, choice.device, choice.compute_type,
@@ -63,8 +70,12 @@ class Checker:
 
     def check(self, items: Sequence[ProofItem], progress: Callable[[int], None] | None = None) -> list[ProofRecord]:
         """One verdict per item, in order. Languages the recogniser lacks are "not checked"."""
+        return self.verdicts(items, self.hear(items, progress))
+
+    def hear(self, items: Sequence[ProofItem], progress: Callable[[int], None] | None = None) -> list[Heard | ProofRecord]:
+        """What the recogniser made of each item, or a verdict given without listening."""
         started = time.monotonic()
-        out: list[ProofRecord | None] = [None] * len(items)
+        out: list[Heard | ProofRecord | None] = [None] * len(items)
         by_language: dict[str, list[int]] = {}
         for i, item in enumerate(items):
             lang = whisper_language(item.language)
@@ -79,19 +90,33 @@ class Checker:
         for lang, indices in by_language.items():
             audios = [resample(items[i].audio, items[i].rate, RATE) for i in indices]
             texts = [expected_text(items[i].text, items[i].language, items[i].lexicon) for i in indices]
-            heard = self.listener.listen(audios, texts, lang)
-            for i, h in zip(indices, heard):
-                item = items[i]
-                lexicon_words = frozenset(w for m in item.lexicon.find(item.text, item.language)
-                                          for w in normalize_words(m.entry.value if m.entry.kind == "alias"
-                                                                   else item.text[m.start:m.end], item.language))
-                record = judge(h, lang, check_signal(item.audio, item.rate), lexicon_words=lexicon_words,
-                               duration=item.audio.size / item.rate, t=self.thresholds)
-                out[i] = ProofRecord(record.status, record.severity, record.score, record.heard, record.flags,
-                                     model=self.label)
-                self.audio_seconds += item.audio.size / item.rate
+            for i, h in zip(indices, self.listener.listen(audios, texts, lang)):
+                out[i] = h
+                self.audio_seconds += items[i].audio.size / items[i].rate
             done += len(indices)
             if progress is not None:
                 progress(done)
         self.busy_seconds += time.monotonic() - started
         return [r for r in out if r is not None]
+
+    def verdicts(self, items: Sequence[ProofItem], heard: Sequence[Heard | ProofRecord],
+                 t: Thresholds | None = None) -> list[ProofRecord]:
+        """The judgement of what was heard (and of the phonemes the voice was given)."""
+        out = []
+        for item, h in zip(items, heard):
+            if isinstance(h, ProofRecord):
+                out.append(h)
+                continue
+            lexicon_words = frozenset(w for m in item.lexicon.find(item.text, item.language)
+                                      for w in normalize_words(m.entry.value if m.entry.kind == "alias"
+                                                               else item.text[m.start:m.end], item.language))
+            record = judge(h, whisper_language(item.language) or "en", check_signal(item.audio, item.rate),
+                           lexicon_words=lexicon_words, duration=item.audio.size / item.rate,
+                           t=t or self.thresholds, own_render=item.own_render)
+            checks = pronunciation_flags(item.text, item.spoken, item.language, item.lexicon) \
+                if item.spoken is not None else []
+            flags = record.flags + tuple(checks)
+            status = FLAGGED if flags else record.status
+            out.append(ProofRecord(status, max((f.severity for f in flags), default=0), record.score, record.heard,
+                                   flags, model=self.label))
+        return out

@@ -84,6 +84,8 @@ class Listener:
     def __init__(self, model: Any) -> None:
         self.model = model
         self._tokenizers: dict[str, Any] = {}
+        self.decoded = 0  # sentences transcribed
+        self.canonical_tokens = True  # False: the tokenizer's own split (the listener before issue 30, measured)
 
     def tokenizer(self, language: str) -> Any:
         if language not in self._tokenizers:
@@ -92,6 +94,33 @@ class Listener:
             self._tokenizers[language] = Tokenizer(self.model.hf_tokenizer, self.model.model.is_multilingual,
                                                    task="transcribe", language=language)
         return self._tokenizers[language]
+
+    def encode(self, tok: Any, text: str) -> list[int]:
+        """The text's tokens as the decoder itself writes them.
+
+        Why not the tokenizer's own output: the embedded model's ``tokenizer.json``
+        splits some common words after a space into a bare space token and the word
+        (" the" as " " + "the"), a sequence the decoder never writes, so its forced
+        probability was near zero in clean audio. Such pairs are joined into the one
+        token the vocabulary has for them.
+        """
+        ids = tok.encode(text)
+        if not self.canonical_tokens:
+            return ids
+        hf = self.model.hf_tokenizer
+        space = hf.token_to_id("\u0120")
+        out: list[int] = []
+        i = 0
+        while i < len(ids):
+            if ids[i] == space and i + 1 < len(ids):
+                joined = hf.token_to_id("\u0120" + (hf.id_to_token(ids[i + 1]) or ""))
+                if joined is not None:
+                    out.append(joined)
+                    i += 2
+                    continue
+            out.append(ids[i])
+            i += 1
+        return out
 
     def listen(self, audios: Sequence[np.ndarray], texts: Sequence[str], language: str) -> list[Heard]:
         """One :class:`Heard` per sentence (16 kHz mono float audio, expected text), in order."""
@@ -129,27 +158,27 @@ class Listener:
         frames = min(int(features.shape[-1]), MAX_FRAMES)
         features = np.pad(features, ((0, 0), (0, max(0, MAX_FRAMES - features.shape[-1]))))[:, :MAX_FRAMES]
         encoded = self.model.encode(features)
+        ids = [self.encode(tok, " " + item.text.strip()) for item in items]
+        counts = [len(tok.split_to_word_tokens(i + [tok.eot])[0]) - 1 for i in ids]
+        expected_tokens = [t for i in ids for t in i]
+        forced = self.model.find_alignment(tok, [expected_tokens], encoded, frames)[0] if expected_tokens else []
+        spans = [(it.offset, it.offset + len(it.audio) / RATE) for it in items]
+        mine: list[list[dict]] = []
+        at = 0
+        for n in counts:
+            mine.append(forced[at:at + n])
+            at += n
         result = self.model.model.generate(encoded, [list(tok.sot_sequence) + [tok.no_timestamps]], beam_size=1,
                                            max_length=448, suppress_blank=True, suppress_tokens=[-1])
         heard_tokens = [t for t in result[0].sequences_ids[0] if t < tok.eot]
         heard = self.model.find_alignment(tok, [heard_tokens], encoded, frames)[0] if heard_tokens else []
-        expected_tokens: list[int] = []
-        counts: list[int] = []
-        for item in items:
-            ids = tok.encode(" " + item.text.strip())
-            expected_tokens += ids
-            counts.append(len(tok.split_to_word_tokens(ids + [tok.eot])[0]) - 1)
-        forced = self.model.find_alignment(tok, [expected_tokens], encoded, frames)[0] if expected_tokens else []
-        spans = [(it.offset, it.offset + len(it.audio) / RATE) for it in items]
         owner = [_owner((float(w["start"]) + float(w["end"])) / 2, spans) for w in heard]
-        at = 0
+        self.decoded += len(items)
         for k, item in enumerate(items):
-            mine = forced[at:at + counts[k]]
-            at += counts[k]
             words = [w for w, o in zip(heard, owner) if o == k]
             out[item.index] = Heard(
                 heard=tuple(_normalised(words, item.offset, lang)),
-                expected=tuple(_normalised(mine, item.offset, lang)),
+                expected=tuple(_normalised(mine[k], item.offset, lang)),
                 raw="".join(w["word"] for w in words).strip(),
             )
 
@@ -174,7 +203,14 @@ def _owner(t: float, spans: list[tuple[float, float]]) -> int:
 
 def _normalised(words: list[dict], offset: float, lang: str) -> list[Word]:
     out: list[Word] = []
+    carry = ""  # a currency sign the recogniser wrote as a word of its own ("$", "3,786,830")
     for w in words:
+        if w["word"].strip() in ("$", "\u00a3", "\u20ac"):
+            carry = w["word"].strip()
+            continue
+        if carry:
+            w = {**w, "word": carry + w["word"].strip()}
+            carry = ""
         prob = w.get("probability")
         for text in normalize_words(w["word"], lang):
             out.append(Word(text, float(w["start"]) - offset, float(w["end"]) - offset,

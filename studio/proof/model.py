@@ -22,10 +22,13 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from studio.core.errors import StudioError
 from studio.core.paths import cache_dir
+
+if TYPE_CHECKING:
+    from studio.proof.download import Progress
 
 log = logging.getLogger(__name__)
 
@@ -126,17 +129,29 @@ def choose_device(requested: str | None, gpus: int) -> tuple[str, str]:
     return "cpu", "int8"
 
 
-def choose_model(name: str | None = None, device: str | None = None) -> ModelChoice:
-    """Resolve ``--asr-model`` (None/"default": the embedded model; a folder; a model name)."""
+def choose_model(name: str | None = None, device: str | None = None,
+                 progress: Callable[[Progress], None] | None = None) -> ModelChoice:
+    """Resolve ``--asr-model`` (None/"default": the embedded model; a folder; a faster-whisper model
+    name such as ``small.en`` or ``large-v3-turbo``, downloaded into the cache the first time)."""
     dev, compute = choose_device(device, cuda_devices() if (device or "auto") != "cpu" else 0)
     if not name or name == DEFAULT_MODEL:
         return ModelChoice(str(default_model_dir()), dev, compute, "whisper-base (embedded)")
     path = Path(name).expanduser()
-    if path.exists() or os.sep in name:
+    hub_name = name.count("/") == 1 and not name.startswith((".", "/", "~"))  # "Org/repo" on the model hub
+    if path.exists() or (os.sep in name and not hub_name):
         if not (path / "model.bin").is_file():
             raise ProofModelError(f"{path} is not a faster-whisper model folder (no model.bin); {HOW_TO_GET}")
         return ModelChoice(str(path), dev, compute, path.name)
-    return ModelChoice(name, dev, compute, name)
+    from studio.proof.download import fetch_model
+
+    folder = fetch_model(name, cache_dir() / "asr" / name.replace("/", "--"), progress or _log_progress)
+    return ModelChoice(str(folder), dev, compute, name)
+
+
+def _log_progress(p: Progress) -> None:
+    step = max(1, p.total // 10)
+    if p.total and (p.done // step != (p.done - (1 << 20)) // step or p.done == p.total):
+        log.info("downloading %s: %s %d of %d MiB", p.name, p.file, p.done >> 20, p.total >> 20)
 
 
 def load_model(choice: ModelChoice, threads: int = 0) -> Any:

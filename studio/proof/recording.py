@@ -1,12 +1,16 @@
 """Proof any recording against its text: where each sentence is, and what is wrong with it.
 
 Why in two passes: a chapter recorded by a narrator (or rendered elsewhere) comes
-as one file, so first the whole recording is transcribed with word times and the
-heard words are matched to the text's words (``difflib``'s matching blocks: linear
-enough for a chapter, and robust to the odd misheard word); a sentence runs from
-its first matched word to its last (sentences with no matched word get the gap
-between their neighbours). Then each sentence's stretch of audio goes through the
-same checker as a project's sentences, so the flags mean the same thing.
+as one file, so first the whole recording is transcribed with word times (speech
+activity detection on, so a long pause after a heading cannot make the recogniser
+lose the sentences after it) and the heard words are matched to the text's words.
+Each boundary between two sentences is then put in the pause between the last
+word of one and the first word of the next, found in the sound itself (the
+quietest stretch there), so a piece never starts or ends inside a sound;
+sentences with no matched word share the stretch between their neighbours by
+length, again cut in pauses. Then each sentence's stretch of audio goes through
+the same checker as a project's sentences, so the flags mean the same thing,
+except that an inner boundary is never "cut short": the next sentence starts there.
 What is expected is the text as given: no lexicon or spoken form stands behind it.
 """
 
@@ -20,13 +24,17 @@ import numpy as np
 
 from studio.audio.resample import resample
 from studio.core.errors import StudioError
-from studio.project.proofs import ProofRecord
+from studio.project.proofs import PASSED, ProofFlag, ProofRecord
 from studio.proof.check import Checker, ProofItem
 from studio.proof.listen import RATE, whisper_language
 from studio.proof.words import normalize_words
 
-PAD_BEFORE_S = 0.15
-PAD_AFTER_S = 0.25
+
+
+#: quiet kept before and after a sentence's sound when its piece is checked
+EDGE_S = 0.15
+#: how far the recogniser's word times may be off when a boundary's pause is looked for
+SLACK_S = 0.1
 
 
 @dataclass(frozen=True)
@@ -61,28 +69,76 @@ def proof_recording(checker: Checker, audio_path: Path, sentences: list[str], la
     mono = np.asarray(audio, np.float32).reshape(-1)
     if mono.size == 0:
         raise StudioError(f"{audio_path} holds no audio")
-    heard = _heard_words(checker, resample(mono, rate, RATE), language)
-    spans = _locate(sentences, heard, len(mono) / rate, language)
+    audio16 = resample(mono, rate, RATE)
+    heard = _heard_words(checker, audio16, language)
     total = len(mono) / rate
+    spans = _locate(sentences, heard, total, language)
+    spans = _fill_gaps(checker, audio16, sentences, spans, total, language)
+    cuts = _boundaries(mono, rate, sentences, spans, total)
     items, placed = [], []
-    for k, (text, (start, end)) in enumerate(zip(sentences, spans)):
-        # up to the next sentence's first word: a last word the recogniser did not match stays in
-        a = max(0.0, start - PAD_BEFORE_S, spans[k - 1][1] if k else 0.0)
-        b = max(end + PAD_AFTER_S, spans[k + 1][0] - PAD_BEFORE_S) if k + 1 < len(spans) else total
-        b = min(b, spans[k + 1][0]) if k + 1 < len(spans) else b
-        piece = mono[int(a * rate):int(min(total, b) * rate)]
-        head, tail = quiet_edges(piece, rate)
-        placed.append((a + head, max(a + head, a + piece.size / rate - tail)))
-        items.append(ProofItem(piece, rate, text, language))
+    for k, text in enumerate(sentences):
+        a, b = cuts[k], cuts[k + 1]
+        piece = mono[int(a * rate):int(b * rate)]
+        head, tail = quiet_edges(piece, rate) if piece.size else (0.0, 0.0)
+        placed.append((a + min(head, b - a), max(a + min(head, b - a), b - tail)))
+        # a heading's long pause before it (or a long one after) is left out: the recogniser
+        # loses speech that follows seconds of silence in its window
+        keep = piece[int(max(0.0, head - EDGE_S) * rate):max(1, piece.size - int(max(0.0, tail - EDGE_S) * rate))]
+        items.append(ProofItem(keep if head < (b - a) else piece, rate, text, language, own_render=False))
     records = checker.check(items)
+    last = len(sentences) - 1
+    records = [rec if k == last else _no_inner_cut(rec) for k, rec in enumerate(records)]
     return [TimedVerdict(i, text, round(s, 2), round(e, 2), rec)
             for i, (text, (s, e), rec) in enumerate(zip(sentences, placed, records))]
+
+
+def _no_inner_cut(record: ProofRecord) -> ProofRecord:
+    """An inner boundary runs into the next sentence: its loud last frames are not a cut, and
+    last words not heard are missing words (the recording goes on), not a sentence cut short."""
+    flags = tuple(f if f.kind != "cut" else ProofFlag("missing", 2, f"words missing: \u201c{f.expected}\u201d",
+                                                      f.expected, f.heard, f.start, f.end)
+                  for f in record.flags if not (f.kind == "cut" and not f.expected))
+    if flags == record.flags:
+        return record
+    status = record.status if flags else PASSED
+    return ProofRecord(status, max((f.severity for f in flags), default=0), record.score, record.heard, flags,
+                       record.note, record.model)
+
+
+def _fill_gaps(checker: Checker, audio16: np.ndarray, sentences: list[str], spans: list[tuple[float, float] | None],
+               total: float, language: str) -> list[tuple[float, float] | None]:
+    """Sentences none of whose words the whole-recording pass matched: that stretch transcribed again alone.
+
+    Why: over a long recording the recogniser now and then skips a stretch of speech
+    (a 30 s chunk decoded short); the words are there, and a second look at just the
+    stretch between the neighbours it did place finds them.
+    """
+    out = list(spans)
+    k = 0
+    while k < len(out):
+        if out[k] is not None:
+            k += 1
+            continue
+        j = k
+        while j < len(out) and out[j] is None:
+            j += 1
+        a = out[k - 1][1] if k and out[k - 1] is not None else 0.0  # type: ignore[index]
+        b = out[j][0] if j < len(out) and out[j] is not None else total  # type: ignore[index]
+        if b - a > 0.5:
+            piece = audio16[int(a * RATE):int(b * RATE)]
+            words = [(t, s + a, e + a) for t, s, e in _heard_words(checker, piece, language)]
+            found = _locate(sentences[k:j], words, b, language)
+            for m, span in enumerate(found):
+                out[k + m] = span
+        k = j
+    return out
 
 
 def _heard_words(checker: Checker, audio16: np.ndarray, language: str) -> list[tuple[str, float, float]]:
     model = checker.listener.model
     segments, _info = model.transcribe(audio16, language=whisper_language(language), beam_size=1,
-                                       word_timestamps=True, condition_on_previous_text=False, vad_filter=False)
+                                       word_timestamps=True, condition_on_previous_text=False, vad_filter=True,
+                                       vad_parameters={"min_silence_duration_ms": 700, "speech_pad_ms": 200})
     out = []
     for seg in segments:
         for w in seg.words or []:
@@ -90,8 +146,59 @@ def _heard_words(checker: Checker, audio16: np.ndarray, language: str) -> list[t
     return out
 
 
+def _quietest(levels: np.ndarray, a: float, b: float, frame: float) -> float:
+    """The middle of the quietest 100 ms between ``a`` and ``b`` seconds (a pause between two sentences)."""
+    i, j = int(a / frame), max(int(a / frame) + 1, int(b / frame))
+    window = levels[i:j]
+    if window.size == 0:
+        return a
+    run = min(10, window.size)
+    smooth = np.convolve(window, np.ones(run) / run, mode="valid")
+    low = int(np.argmin(smooth)) + run // 2
+    # the middle of the whole quiet stretch around it (within 6 dB of its floor), not an edge of it
+    floor = float(window[min(low, window.size - 1)]) + 6.0
+    lo = hi = min(low, window.size - 1)
+    while lo > 0 and window[lo - 1] <= floor:
+        lo -= 1
+    while hi < window.size - 1 and window[hi + 1] <= floor:
+        hi += 1
+    return (i + (lo + hi + 1) / 2) * frame
+
+
+def _boundaries(mono: np.ndarray, rate: int, sentences: list[str], spans: list[tuple[float, float] | None],
+                total: float) -> list[float]:
+    """Cut points (seconds), one before each sentence and one at the end, each in a pause."""
+    from studio.proof.signal import FRAME_S, frame_db
+
+    levels = frame_db(mono, rate)
+    n = len(sentences)
+    cuts: list[float | None] = [0.0] + [None] * (n - 1) + [total]
+    for k in range(1, n):
+        before, after = spans[k - 1], spans[k]
+        if before is not None and after is not None and after[0] >= before[1] - 0.05:
+            cuts[k] = _quietest(levels, max(0.0, before[1] - SLACK_S), min(total, max(after[0], before[1]) + SLACK_S),
+                                FRAME_S)
+    known = [k for k, c in enumerate(cuts) if c is not None]
+    for p, q in zip(known, known[1:]):
+        pos, end = float(cuts[p]), float(cuts[q])  # type: ignore[arg-type]
+        for m in range(p + 1, q):
+            prev, mine = spans[m - 1], spans[m]
+            if prev is not None and prev[1] > pos:  # the sentence before ends at its last matched word
+                a, b = prev[1] - 0.1, prev[1] + 0.8
+            elif mine is not None:  # this one starts at its first matched word
+                a, b = mine[0] - 0.8, mine[0] + 0.1
+            else:  # neither: a share of the stretch left, by length
+                lens = [len(sentences[i]) for i in range(m - 1, q)]
+                guess = pos + (end - pos) * lens[0] / max(1, sum(lens))
+                a, b = guess - 0.6, guess + 0.6
+            pos = _quietest(levels, max(pos, a), max(min(end, b), max(pos, a) + 0.05), FRAME_S)
+            cuts[m] = pos
+    return [float(c) for c in cuts]  # type: ignore[arg-type]
+
+
 def _locate(sentences: list[str], heard: list[tuple[str, float, float]], total: float,
-            language: str) -> list[tuple[float, float]]:
+            language: str) -> list[tuple[float, float] | None]:
+    """Each sentence's first and last matched word times (None: no word of it was matched)."""
     owner: list[int] = []
     expected: list[str] = []
     for k, text in enumerate(sentences):
@@ -104,13 +211,4 @@ def _locate(sentences: list[str], heard: list[tuple[str, float, float]], total: 
         for d in range(block.size):
             _, start, end = heard[block.b + d]
             times[owner[block.a + d]] += [start, end]
-    spans: list[tuple[float, float] | None] = [(min(t), max(t)) if t else None for t in times]
-    out: list[tuple[float, float]] = []
-    for k, span in enumerate(spans):
-        if span is not None:
-            out.append(span)
-            continue
-        prev_end = out[-1][1] if out else 0.0
-        nxt = next((s[0] for s in spans[k + 1:] if s is not None), total)
-        out.append((prev_end, max(prev_end, nxt)))
-    return out
+    return [(min(t), min(total, max(t))) if t else None for t in times]

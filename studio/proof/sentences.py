@@ -79,7 +79,7 @@ def check_rows(project: Project, checker: Checker, rows: list[SentenceRow], *,
                     save_result(project.db, row.id, entry.key, row.checksum or entry.checksum, record)
                 continue
             items.append(ProofItem(np.asarray(audio, np.float32), entry.sample_rate, row.text, row.language,
-                                   row.lexicon))
+                                   row.lexicon, spoken=row.spoken or row.text))
             heard_rows.append((row, row.checksum or entry.checksum))
             seconds += entry.duration
         for (row, checksum), record in zip(heard_rows, checker.check(items)):

@@ -8,9 +8,8 @@ here; spelling variants and names are left to :func:`sound_alike`, which compare
 espeak-ng phonemes of both sides (the same espeak the voice speaks with).
 
 :func:`expected_text` is the one place that says what the voice was asked to say.
-Today: the sentence with the project's lexicon respellings applied. When the
-text normaliser (numbers, abbreviations and symbols in spoken form) lands, its
-spoken form plugs in there and nothing else changes.
+It is the sentence's spoken form (the text normaliser's numbers, abbreviations and
+symbols), with the project's lexicon respellings applied.
 """
 
 from __future__ import annotations
@@ -27,44 +26,80 @@ from studio.core.lexicon import Lexicon
 log = logging.getLogger(__name__)
 
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*(?:st|nd|rd|th)?|[^\W\d_]+(?:['\u2019][^\W\d_]+)*", re.UNICODE)
+#: "$13,341,160" is said (and heard) as the number and then the currency's name
+_CURRENCIES = {"$": "dollars", "\u00a3": "pounds", "\u20ac": "euros"}
+_CURRENCY = re.compile(r"([$\u00a3\u20ac])\s?(\d[\d,]*(?:\.\d+)?)")
 _ORDINAL = re.compile(r"^(\d+)(st|nd|rd|th)$")
 #: common abbreviations the voice expands (so the recogniser writes either form)
 _ABBREVIATIONS = {"mr": "mister", "mrs": "missus", "dr": "doctor"}
 
 
 def expected_text(text: str, language: str, lexicon: Lexicon | None = None) -> str:
-    """The sentence as the voice was asked to say it (lexicon respellings applied).
+    """The words the voice was asked to say: the sentence's spoken form, lexicon respellings applied.
 
-    The plug-in point for the spoken form of the text normaliser: return its output
-    here and the comparison follows.
+    Why the spoken form: the voice says "Mount Hecla" and "eighteen forty-two" where the
+    book prints "Mt. Hecla" and "1842". Heteronym respellings ("wownd") go back to the
+    printed word: the recogniser writes the word, and the reading is checked by
+    :mod:`studio.proof.pronounce`, not by ear.
     """
-    return lexicon.respelled(text, language) if lexicon else text
+    from studio.text.normalize import spoken_form
+
+    said = spoken_form(text, language, lexicon)
+    said = lexicon.respelled(said, language) if lexicon else said
+    if language_family(language) != "en":
+        return said
+    printed = {w.casefold() for w in _TOKEN.findall(text)}
+    for alt, word in _respellings().items():
+        if alt.casefold() not in printed:
+            said = re.sub(rf"(?i)\b{re.escape(alt)}\b", word, said)
+    return said
+
+
+@lru_cache(maxsize=1)
+def _respellings() -> dict[str, str]:
+    from studio.text.normalize import heteronyms
+
+    out = {alt: word for word, (alt, _test) in heteronyms.HETERONYMS.items() if alt != word}
+    out.update({alt: word for word, (alt, _nouns) in heteronyms.PROPER.items()})
+    return out
 
 
 def _number_words(token: str, language: str) -> list[str]:
-    from num2words import num2words
+    """A number as the spoken form says it, by the one speller (:mod:`studio.text.normalize.numbers`)."""
+    from studio.text.normalize import numbers
 
     lang = language_family(language) or "en"
     ordinal = _ORDINAL.match(token)
+    plain = token.replace(",", "")
     try:
         if ordinal:
-            spoken = num2words(int(ordinal.group(1)), lang=lang, to="ordinal")
+            spoken = numbers.ordinal(int(ordinal.group(1)), lang)
+        elif plain.isdigit():
+            value = int(plain)
+            is_year = lang == "en" and token == plain and len(plain) == 4 and 1100 <= value <= 1999  # "1,250" is no year
+            spoken = numbers.year(value, lang) if is_year else numbers.cardinal(value, lang)
         else:
-            plain = token.replace(",", "")
-            value = int(plain) if plain.isdigit() else float(plain)
-            year = lang == "en" and isinstance(value, int) and len(plain) == 4 and 1100 <= value <= 1999
-            spoken = num2words(value, lang=lang, to="year" if year else "cardinal")
-    except (NotImplementedError, ValueError, OverflowError):
-        try:
-            spoken = num2words(int(re.sub(r"\D", "", token) or 0), lang="en")
-        except (ValueError, OverflowError):
+            spoken = numbers.decimal(plain, lang)
+    except ValueError:
+        digits = re.sub(r"\D", "", token)
+        if not digits:
             return [token]
-    return _TOKEN.findall(spoken.replace("-", " ").casefold())
+        spoken = numbers.cardinal(int(digits), "en")
+    words = _TOKEN.findall(spoken.replace("-", " ").casefold())
+    return [w for w in words if w != "and"] if lang == "en" else words  # the spoken form says "three hundred forty"
+
+
+def _money(m: re.Match[str]) -> str:
+    """"$1,250.50" as "1,250 dollars and 50 cents" ("$3.00": "3 dollars"), as the spoken form says it."""
+    whole, _, cents = m.group(2).rstrip(",").partition(".")
+    tail = f" and {cents} cents" if cents.strip("0") else ""
+    return f"{whole} {_CURRENCIES[m.group(1)]}{tail} "
 
 
 def normalize_words(text: str, language: str) -> list[str]:
     """Lower-case words without punctuation; numbers spelled out; hyphenated words split."""
-    folded = unicodedata.normalize("NFKC", text).replace("-", " ").replace("\u2014", " ").replace("\u2013", " ")
+    folded = _CURRENCY.sub(_money, unicodedata.normalize("NFKC", text))
+    folded = folded.replace("-", " ").replace("\u2014", " ").replace("\u2013", " ")
     out: list[str] = []
     for token in _TOKEN.findall(folded):
         if token[0].isdigit():
@@ -155,7 +190,7 @@ def phonemes(words: str, language: str) -> str:
     return "".join("".join(s) for s in out).translate(_STRIP_IPA)
 
 
-def _distance(a: str, b: str) -> int:
+def edit_distance(a: str, b: str) -> int:
     prev = list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):
         cur = [i]
@@ -176,4 +211,4 @@ def sound_alike(expected: list[str], heard: list[str], language: str) -> float:
         return 1.0
     if not a or not b:
         return 0.0
-    return 1.0 - _distance(a, b) / max(len(a), len(b))
+    return 1.0 - edit_distance(a, b) / max(len(a), len(b))

@@ -170,13 +170,15 @@ class ProofPanel(QWidget):
         self.details.setHtml(
             f"<p><b>Why:</b> {html.escape(entry.reason)}</p>"
             f"<p><b>Expected:</b> {highlighted(entry.text, expected, '#ffcdd2')}</p>"
-            f"<p><b>Heard:</b> {highlighted(entry.heard, heard, '#fff59d')}</p>")
+            f"<p><b>Heard:</b> {highlighted(entry.heard, heard, '#fff59d')}</p>"
+            f"<p><i>{html.escape(entry.advice)}</i></p>")
         self.sentenceChosen.emit(entry.sentence_id)
 
     def _enable(self, entry: ProofEntry | None) -> None:
         for b in (self.rerender_btn, self.edit_btn, self.fine_btn):
             b.setEnabled(entry is not None)
         self.lexicon_btn.setEnabled(entry is not None and bool(entry.word))
+        self.rerender_btn.setEnabled(entry is not None and entry.retake_helps)
 
     def _act(self, fn) -> None:  # noqa: ANN001
         entry = self.current()
