@@ -15,6 +15,7 @@ last state before that.
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import asdict, fields
 from typing import Any, Mapping
 
@@ -59,6 +60,9 @@ class QueueKeeper:
         self.project, self.queue, self.runner = project, queue, runner
         self._saved = queue.outstanding()
         self.writes = 0
+        # a background write and save_now() (the GUI thread's, at quit) must not interleave: the
+        # one that reads the queue last must also be the one that writes last
+        self._lock = threading.Lock()
 
     def changed(self) -> None:
         """The queue changed (a snapshot went out): store it if what is outstanding differs."""
@@ -81,15 +85,16 @@ class QueueKeeper:
         self.save_now()
 
     def _write(self) -> None:
-        if self.queue.quitting:
-            return
-        state = self.queue.outstanding()
-        if state == self._saved:
-            return
-        specs, paused = state
-        save_queue(self.project.db, [spec_to_json(s) for s in specs], paused)
-        self._saved = state
-        self.writes += 1
+        with self._lock:
+            if self.queue.quitting:
+                return
+            state = self.queue.outstanding()
+            if state == self._saved:
+                return
+            specs, paused = state
+            save_queue(self.project.db, [spec_to_json(s) for s in specs], paused)
+            self._saved = state
+            self.writes += 1
 
     @staticmethod
     def _failed(err: ErrorInfo) -> None:
