@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from studio.core.lexicon import Lexicon
 from studio.engine.base import SynthesisSettings
 from studio.project.cast import Part
+from studio.project.rendition import PartRendition
 from studio.project.unvoiced import SKIPPED
 
 
@@ -46,6 +47,7 @@ class SentenceRow:
     synthesis: SynthesisSettings | None = None  # its own (a rate directed, studio.project.direction), else None
     #: its parts, who speaks each and with which voice, when casting is on (studio.project.cast), else ()
     cast: tuple[Part, ...] = ()
+    parts: tuple[PartRendition, ...] = ()  # the cast parts' words (studio.project.rendition), in that order
 
     @property
     def skipped(self) -> bool:

@@ -82,6 +82,15 @@ class SentenceInputs:
 
 
 @dataclass(frozen=True)
+class PartRendition:
+    """One quoted or narrated part of a cast sentence as its voice is given it."""
+
+    printed: str
+    spoken: str
+    lexicon: Lexicon
+
+
+@dataclass(frozen=True)
 class Rendition:
     """What one sentence is rendered as.
 
@@ -99,6 +108,7 @@ class Rendition:
     synthesis: SynthesisSettings | None
     key: str
     cast: tuple[Part, ...] = ()
+    parts: tuple[PartRendition, ...] = ()  # the cast parts' words, in the order of ``cast``
 
 
 def spoken_words(text: str, language: str, said: str, lexicon: Lexicon, override: str | None = None) -> str:
@@ -127,8 +137,14 @@ def render_as(version: Version, inputs: SentenceInputs, *, voice_id: str | None 
         engine=version.engine, settings_token=own.cache_token(), lexicon=used.digest(),
         cast=cast_key_part(inputs.cast, version.fingerprints),
     )
+    parts = tuple(_part(inputs.text[p.start:p.end], inputs.language, said, used) for p in inputs.cast)
     return Rendition(inputs.text, spoken, inputs.language, said, voice, used, None if own is base else own, key,
-                     inputs.cast)
+                     inputs.cast, parts)
+
+
+def _part(printed: str, language: str, said: str, lexicon: Lexicon) -> PartRendition:
+    used = lexicon.applicable(printed, language) if lexicon else lexicon
+    return PartRendition(printed, spoken_words(printed, language, said, used), used)
 
 
 #: called with the number of renditions each time some are computed (not when reused):

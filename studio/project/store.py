@@ -456,6 +456,6 @@ def _join(rows: list[tuple], rendered: dict[int, Rendition]) -> list[SentenceRow
             id=r[0], chapter=r[1], paragraph=r[2], index=r[3], order=r[4], text=r[5], language=r[6],
             was_split=bool(r[7]), trailing=r[8], state=state, reason=r[10], cache_key=r[11],
             expected_key=x.key, duration=r[12], checksum=r[13], synth_count=r[14], lexicon=x.lexicon, said=x.said,
-            spoken=x.spoken, synthesis=x.synthesis, cast=x.cast,
+            spoken=x.spoken, synthesis=x.synthesis, cast=x.cast, parts=x.parts,
         ))
     return out

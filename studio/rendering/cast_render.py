@@ -20,7 +20,6 @@ from studio.audio.performance import join_parts, perform
 from studio.audio.resample import resample
 from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, SynthesisSettings
-from studio.project.rendition import spoken_words
 from studio.project.records import SentenceRow
 from studio.text.segment import is_speakable
 
@@ -44,12 +43,10 @@ def part_jobs(index: int, row: SentenceRow, narrator_voice: str, base: Synthesis
     """A cast sentence's parts: the narrator's with the sentence's own settings, a
     character's with its voice, speaker and expressiveness (pitch and pace come after)."""
     jobs = []
-    for part in row.cast:
-        printed = row.text[part.start:part.end]
+    for part, words in zip(row.cast, row.parts):  # the words as the sentence's rendition made them
+        printed, spoken, used = words.printed, words.spoken, words.lexicon
         if not is_speakable(printed):
             continue
-        used = row.lexicon.applicable(printed, row.language) if row.lexicon else row.lexicon
-        spoken = spoken_words(printed, row.language, row.said or row.language, used)
         casting = part.casting
         if casting is None:
             jobs.append(PartJob(index, printed, spoken, row.said or row.language, used, narrator_voice, base))
