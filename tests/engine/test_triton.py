@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 import sqlite3
 import threading
 import time
@@ -191,8 +192,21 @@ def test_a_chapter_rendered_through_triton_equals_the_local_render(server, onnx_
     _assert_each_sentence_once(tmp_path / "remote.studio")
 
 
-def test_all_servers_down_fails_the_sentences_with_the_reason(tmp_path: Path) -> None:
-    target = TritonTarget((f"grpc://127.0.0.1:{free_port()}",), outage_s=1.0, max_backoff_s=0.2, batch=2)
+def _free_port_reading_400() -> int:
+    """A free port whose digits start with 400, as a refused connection's text then holds "400"."""
+    for port in range(40000, 40100):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    pytest.skip("no free port in 40000-40099")
+
+
+@pytest.mark.parametrize("port", [free_port, _free_port_reading_400], ids=["any-port", "port-400xx"])
+def test_all_servers_down_fails_the_sentences_with_the_reason(tmp_path: Path, port) -> None:  # noqa: ANN001
+    target = TritonTarget((f"grpc://127.0.0.1:{port()}",), outage_s=1.0, max_backoff_s=0.2, batch=2)
     project = _project(tmp_path, "down", target)
     started = time.monotonic()
     try:

@@ -49,8 +49,8 @@ log = logging.getLogger(__name__)
 
 #: ids are padded to a multiple of this, so requests of similar length share a shape
 PAD_TO = 16
-#: tritonclient status texts (gRPC codes, HTTP statuses) that mean "the request itself is wrong"
-REQUEST_FAULTS = ("INVALID_ARGUMENT", "400")
+#: tritonclient statuses (gRPC codes, HTTP statuses) that mean "the request itself is wrong"
+REQUEST_FAULTS = ("StatusCode.INVALID_ARGUMENT", "400")
 #: ... those that mean "the server is up but not serving the model (yet)": a restarting
 #: server answers before its model is loaded; treated like an unreachable server
 NOT_SERVING = ("NOT_FOUND", "unknown model", "no available versions", "is not ready", "not ready")
@@ -171,7 +171,7 @@ class TritonEngine(Engine):
             except Exception as exc:
                 text = _reason(exc)
                 not_serving = any(code in text for code in NOT_SERVING)
-                if not not_serving and any(code in text for code in REQUEST_FAULTS):
+                if not not_serving and _status(exc) in REQUEST_FAULTS:
                     raise EngineError(f"Triton server {server.url} refused the request: {text}") from exc
                 answered = _answered(exc) and not not_serving
                 timed_out = any(t in text for t in TIMEOUTS)
@@ -270,19 +270,28 @@ def check_servers(target: TritonTarget, model: str, timeout_s: float = 5.0) -> l
     return [probe(s, model, timeout_s) for s in Rotation(target).servers]
 
 
-def _reason(exc: BaseException) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
+def _status(exc: BaseException) -> str:
+    """The gRPC code or HTTP status tritonclient gave, "" for other errors.
+
+    Read from the exception, never from its text: a text holds the server's address, and a
+    port such as 40079 would read as an HTTP 400.
+    """
     status = getattr(exc, "status", None)
     code = status() if callable(status) else None
-    if code and str(code) not in text:
+    return str(code) if code else ""
+
+
+def _reason(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    code = _status(exc)
+    if code and code not in text:
         text = f"[{code}] {text}"
     return text[:300]
 
 
 def _answered(exc: BaseException) -> bool:
     """Whether the server itself answered with an error (vs. no answer at all)."""
-    status = getattr(exc, "status", None)
-    code = str(status() if callable(status) else "")
+    code = _status(exc)
     if not code or "UNAVAILABLE" in code or "CANCELLED" in code or "DEADLINE" in code:
         return False
     return code.isdigit() or code.startswith("StatusCode.")
