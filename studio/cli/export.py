@@ -137,6 +137,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
         out.write(ACX_REMINDER + "\n" if result.acx_format else
                   "(ACX takes one MP3 per chapter: export with --format mp3 for the ACX check)\n")
         out.write(report_text(proof) + "\n")
+    else:  # the book's line (the Proof dock's words); --acx adds each chapter's
+        out.write(f"Proof-listening: {proof['summary']}\n")
     total = sum(f.duration for f in result.files)
     failed = sum(not f.acx.passed for f in result.files)
     out.write(f"{len(result.files)} file(s), {format_duration(total)} of audio; {result.check_name}: "

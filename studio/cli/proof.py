@@ -125,7 +125,9 @@ def _as_render_progress(p: Any) -> Any:
 
 
 def report_project(project: Any, run: Any, chapters: set[int] | None, *, as_json: bool) -> int:
-    """Print each chapter's summary and the flagged sentences; the exit status."""
+    """Print each chapter's summary, the flagged sentences and the book's line (the Proof dock's
+    words, :func:`studio.project.proofs.book_words`); the exit status."""
+    from studio.project.proofs import book_words
     from studio.rendering.proofing import flagged_rows
 
     flagged = flagged_rows(project, chapters)
@@ -134,13 +136,14 @@ def report_project(project: Any, run: Any, chapters: set[int] | None, *, as_json
         print(json.dumps([_row_json(row, rec) for row, rec in flagged], ensure_ascii=False, indent=1))
     else:
         for idx, summary in run.summaries.items():
-            print(f'chapter {idx + 1} "{names.get(idx, "")}": {summary.line()}')
+            print(f'chapter {idx + 1} "{names.get(idx, "")}": {summary.words()}')
         for row, rec in flagged:
             print(f"chapter {row.chapter + 1}, sentence {row.index + 1} (id {row.id}): {'; '.join(rec.reasons)}")
             print(f"    expected: {row.text}")
             print(f"    heard:    {rec.heard}")
         extra = f"; {run.retried} new take(s), {run.improved} better" if run.retried else ""
         print(f"{run.checked} sentence(s) listened to{extra}; {len(flagged)} need listening")
+        print(f"Proof-listening: {book_words(run.summaries)}")
     return EXIT_INCOMPLETE if flagged else 0
 
 

@@ -11,7 +11,7 @@ text as it will be spoken) lives here, and both faces call it with the same
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from pathlib import Path
 
@@ -19,9 +19,9 @@ from studio.core.errors import StudioError
 from studio.engine.base import Engine
 from studio.delivery.credits import Credits
 from studio.delivery.export import default_chapters
-from studio.delivery.proof_state import add_to_manifest, proof_report, require_proof, summarize_all
+from studio.delivery.proof_state import add_to_manifest, proof_report, require_proof
 from studio.delivery.publish import PublishOptions, PublishProgress, PublishResult, book_meta, credits_text, publish
-from studio.project.proofs import ProofSummary, chapter_summaries
+from studio.project.proofs import ProofSummary, book_total, book_words, chapter_summaries
 from studio.project.store import Project
 
 #: the line between the opening and the closing credits in their text form
@@ -39,38 +39,28 @@ class BookExport:
 
 @dataclass(frozen=True)
 class ProofBefore:
-    """The exported chapters' proof state, said before an export: ``book`` added up, and
-    how many chapters still have sentences to review or have not been listened to."""
+    """The exported chapters' proof state (chapter index -> summary), said before an export in
+    the Proof dock's words."""
 
-    book: ProofSummary
-    chapters_to_review: int
-    chapters_not_listened: int
+    summaries: Mapping[int, ProofSummary]
+
+    @property
+    def book(self) -> ProofSummary:
+        return book_total(self.summaries.values())
 
     @property
     def clean(self) -> bool:
-        return self.book.to_review == 0 and self.chapters_not_listened == 0 and self.book.unchecked == 0
+        return all(s.all_passed for s in self.summaries.values())
 
     def line(self) -> str:
-        """"184 sentences to review in 6 chapters; 135 chapters not proof-listened yet" (or "all proof-listened")."""
-        parts = []
-        if self.book.to_review:
-            parts.append(f"{self.book.to_review} sentence{'s' if self.book.to_review != 1 else ''} to review in "
-                         f"{self.chapters_to_review} chapter{'s' if self.chapters_to_review != 1 else ''}")
-        if self.chapters_not_listened:
-            parts.append(f"{self.chapters_not_listened} chapter{'s' if self.chapters_not_listened != 1 else ''} "
-                         "not proof-listened yet")
-        elif self.book.unchecked:
-            parts.append(f"{self.book.unchecked} sentence{'s' if self.book.unchecked != 1 else ''} "
-                         "changed since proof-listening")
-        return "; ".join(parts) if parts else "every sentence proof-listened and resolved"
+        """"184 to review in 6 chapters; 135 chapters not listened yet", as the Proof dock says it."""
+        return book_words(self.summaries)
 
 
 def proof_before(project: Project, chapters: Sequence[int] | None) -> ProofBefore:
     """The proof state of the chapters an export would write (None: the default chapters)."""
     wanted = list(chapters) if chapters is not None else default_chapters(project)
-    summaries = chapter_summaries(project, wanted)
-    return ProofBefore(summarize_all(summaries.values()), sum(1 for s in summaries.values() if s.to_review),
-                       sum(1 for s in summaries.values() if s.passed + s.fine + s.to_review == 0))
+    return ProofBefore(chapter_summaries(project, wanted))
 
 
 def export_book(project: Project, out_dir: str | Path, options: PublishOptions, *, require: bool = False,

@@ -15,37 +15,28 @@ from typing import Sequence
 
 from studio.audio.pcm import atomic_write_bytes
 from studio.core.errors import StudioError
-from studio.project.proofs import ProofSummary, chapter_summaries, summarize
+from studio.project.proofs import book_total, book_words, chapter_summaries
 from studio.project.store import Project
 
 
 def require_proof(project: Project, chapters: Sequence[int]) -> None:
     """StudioError naming every chapter with sentences not proof-listened or still to review."""
     summaries = chapter_summaries(project, chapters)
-    bad = [f"chapter {idx + 1}: {s.line()}" for idx, s in summaries.items()
-           if not s.resolved or s.unchecked or s.passed + s.fine + s.to_review == 0]
+    bad = [f"chapter {idx + 1}: {s.words()}" for idx, s in summaries.items()
+           if not s.resolved or s.unchecked or s.heard == 0]
     if bad:
         raise StudioError("--require-proof: not every chapter is proof-listened and resolved ("
                           + "; ".join(bad) + "); run `studio proof` and review or mark the flagged sentences")
 
 
 def proof_report(project: Project, chapters: Sequence[int]) -> dict[str, object]:
-    """The book's and each chapter's proof summary, as written into ``manifest.json``."""
+    """The book's and each chapter's proof summary, as written into ``manifest.json``: the counts as
+    numbers, and the words the Proof dock and ``studio proof`` say (:func:`~studio.project.proofs.book_words`)."""
     summaries = chapter_summaries(project, chapters)
-    book = summarize_all(summaries.values())
     names = {c.index: c.name for c in project.chapters()}
-    return {"summary": book.line(), **book.to_dict(),
-            "chapters": [{"chapter": idx + 1, "title": names.get(idx, ""), "summary": s.line(), **s.to_dict()}
+    return {"summary": book_words(summaries), **book_total(summaries.values()).to_dict(),
+            "chapters": [{"chapter": idx + 1, "title": names.get(idx, ""), "summary": s.words(), **s.to_dict()}
                          for idx, s in summaries.items()]}
-
-
-def summarize_all(summaries: object) -> ProofSummary:
-    """Chapter summaries added up."""
-    total: dict[str, int] = {}
-    for s in summaries:  # type: ignore[attr-defined]
-        for key, value in s.__dict__.items():
-            total[key] = total.get(key, 0) + value
-    return ProofSummary(**total) if total else summarize([])
 
 
 def add_to_manifest(manifest: Path, report: dict[str, object]) -> None:

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
-from studio.project.proofs import ProofFlag, ProofSummary, chapter_summaries, mark_fine
+from studio.project.proofs import ProofFlag, book_words, chapter_summaries, mark_fine
 from studio.project.store import Project
 from studio.desktop.tasks import TaskRunner
 
@@ -70,46 +70,15 @@ class ProofEntry:
         return ""
 
 
-def chapter_words(s: ProofSummary) -> str:
-    """A chapter's proof state in a few words. "100 % passed" only when every sentence has
-    audio and was heard; otherwise what was heard, and what was not (without audio, changed)."""
-    heard = s.passed + s.fine + s.to_review
-    if heard == 0:
-        return "not listened yet" + (f" ({s.no_audio} without audio)" if s.no_audio else "")
-    if heard == s.sentences and not s.to_review:
-        return "100 % passed"
-    parts = [f"{s.to_review} to review"] if s.to_review else []
-    parts.append(f"{s.passed + s.fine} of {s.sentences} heard and passed")
-    parts += [f"{n} {what}" for n, what in ((s.unchecked, "not listened yet"), (s.not_checked, "could not be checked"),
-                                             (s.no_audio, "without audio")) if n]
-    return "; ".join(parts)
-
-
-def book_words(summaries: dict[int, ProofSummary]) -> str:
-    """The book in one line: "184 to review in 6 chapters; 135 chapters not listened yet"."""
-    if not summaries or all(s.passed + s.fine + s.to_review == 0 for s in summaries.values()):
-        return NOT_LISTENED
-    review = [s.to_review for s in summaries.values() if s.to_review]
-    unheard = sum(1 for s in summaries.values() if s.passed + s.fine + s.to_review == 0)
-    partial = sum(1 for s in summaries.values() if 0 < s.passed + s.fine + s.to_review < s.sentences)
-    parts = [f"{sum(review)} to review in {len(review)} chapter{'s' if len(review) > 1 else ''}" if review
-             else "nothing to review"]
-    if unheard:
-        parts.append(f"{unheard} chapter{'s' if unheard > 1 else ''} not listened yet")
-    if partial:
-        parts.append(f"{partial} chapter{'s' if partial > 1 else ''} partly heard")
-    if not review and not unheard and not partial:
-        return f"All {sum(s.sentences for s in summaries.values())} sentences heard: 100 % passed"
-    return "; ".join(parts)
-
-
-NOT_LISTENED = "Not proof-listened yet: render a chapter, or press Listen now."
+#: the dock before anything was heard: the book's words, and what to do
+NOT_LISTENED = f"{book_words({})}: render a chapter, or press Listen now."
 
 
 @dataclass(frozen=True)
 class ProofView:
     """The book's proof state: flagged sentences worst first, each chapter's state in a few words
-    (:func:`chapter_words`) and the book's in one line (:func:`book_words`)."""
+    (:meth:`ProofSummary.words`) and the book's in one line (:func:`book_words`): the words
+    ``studio proof``, the export report and the manifest say too."""
 
     folder: str
     entries: tuple[ProofEntry, ...]
@@ -125,8 +94,11 @@ def proof_view(project: Project) -> ProofView:
     entries = tuple(ProofEntry(row.id, row.chapter, row.index, row.text, rec.heard, rec.severity, rec.score, rec.flags)
                     for row, rec in flagged_rows(project))
     summaries = chapter_summaries(project)
-    lines = tuple((idx, chapter_words(s)) for idx, s in summaries.items())
-    return ProofView(str(project.folder), entries, lines, book_words(summaries))
+    lines = tuple((idx, s.words()) for idx, s in summaries.items())
+    # the book's line over the chapters the book reads (as `studio proof` and the export count them)
+    included = set(project.chapter_control.included())
+    book = {idx: s for idx, s in summaries.items() if idx in included}
+    return ProofView(str(project.folder), entries, lines, book_words(book) if book else NOT_LISTENED)
 
 
 class ProofController(QObject):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 from studio.core.errors import ProjectError
 
@@ -117,7 +117,8 @@ def mark_fine(db: ProjectDb, sentence_id: int, fine: bool = True) -> None:
 
 @dataclass(frozen=True)
 class ProofSummary:
-    """A chapter's (or the book's) proof state, as the tree, the CLI and the export show it."""
+    """A chapter's (or the book's) proof state as counts; :meth:`words` and :func:`book_words`
+    say it, the same words in the Proof dock, ``studio proof``, the export report and the manifest."""
 
     sentences: int = 0
     passed: int = 0
@@ -128,25 +129,75 @@ class ProofSummary:
     no_audio: int = 0
 
     @property
-    def share_passed(self) -> float:
-        """Passed (or marked fine) out of the sentences that have been checked."""
-        checked = self.passed + self.fine + self.to_review
-        return (self.passed + self.fine) / checked if checked else 0.0
+    def heard(self) -> int:
+        """Sentences whose current audio the recogniser heard (passed, flagged or marked fine)."""
+        return self.passed + self.fine + self.to_review
 
     @property
     def resolved(self) -> bool:
         return self.to_review == 0
 
-    def line(self) -> str:
-        if self.passed + self.fine + self.to_review == 0:
-            return "not proof-listened"
-        text = f"{100 * self.share_passed:.1f} % passed, {self.to_review} to review"
-        extra = [f"{n} {what}" for n, what in ((self.unchecked, "unchecked"), (self.not_checked, "not checked"),
-                                               (self.no_audio, "without audio")) if n]
-        return text + (f" ({', '.join(extra)})" if extra else "")
+    @property
+    def all_passed(self) -> bool:
+        """Every sentence has audio, was heard, and nothing is left to review: the only "100 % passed"."""
+        return self.sentences > 0 and self.heard == self.sentences and not self.to_review
+
+    def words(self) -> str:
+        """The chapter in a few words: "100 % passed" only when :attr:`all_passed`; otherwise what was
+        heard and what was not ("4 to review; 21 of 80 heard and passed; 55 of 80 sentences have no audio yet")."""
+        if self.all_passed:
+            return "100 % passed"
+        n = self.sentences
+        no_audio = ("no audio yet" if self.no_audio == n else
+                    f"{self.no_audio} of {n} {_plural(n, 'sentence')} {'has' if self.no_audio == 1 else 'have'} "
+                    "no audio yet") if self.no_audio else ""
+        if self.heard == 0:
+            return "; ".join(p for p in ("not listened yet" if self.no_audio < n else "", no_audio) if p)
+        parts = [f"{self.to_review} to review"] if self.to_review else []
+        parts.append(f"{self.passed + self.fine} of {n} heard and passed")
+        parts += [f"{k} not listened yet" for k in (self.unchecked,) if k]
+        parts += [f"{k} could not be checked" for k in (self.not_checked,) if k]
+        return "; ".join(parts + ([no_audio] if no_audio else []))
 
     def to_dict(self) -> dict[str, object]:
-        return {**self.__dict__, "share_passed": round(self.share_passed, 4)}
+        """The counts as numbers, for ``manifest.json`` (no share that reads as clean while audio is missing)."""
+        return {**self.__dict__, "heard": self.heard, "all_passed": self.all_passed}
+
+
+def _plural(n: int, word: str) -> str:
+    return word if n == 1 else f"{word}s"
+
+
+def book_words(summaries: Mapping[int, ProofSummary]) -> str:
+    """The book in one line: "184 to review in 6 chapters; 135 chapters not listened yet"; "100 % passed"
+    only when every sentence of every chapter has audio and was heard, nothing left to review."""
+    values = list(summaries.values())
+    if not values:
+        return "Not proof-listened yet"
+    if all(s.all_passed for s in values):
+        return f"All {sum(s.sentences for s in values)} sentences heard: 100 % passed"
+    review = [s.to_review for s in values if s.to_review]
+    unheard = sum(1 for s in values if s.heard == 0)
+    partial = sum(1 for s in values if 0 < s.heard < s.sentences)
+    no_audio = sum(s.no_audio for s in values)
+    parts = [f"{sum(review)} to review in {len(review)} {_plural(len(review), 'chapter')}" if review
+             else "nothing to review" if any(s.heard for s in values) else ""]
+    if unheard:
+        parts.append(f"{unheard} {_plural(unheard, 'chapter')} not listened yet")
+    if partial:
+        parts.append(f"{partial} {_plural(partial, 'chapter')} partly heard")
+    if no_audio:
+        parts.append(f"{no_audio} {_plural(no_audio, 'sentence')} {'has' if no_audio == 1 else 'have'} no audio yet")
+    return "; ".join(p for p in parts if p)
+
+
+def book_total(summaries: Iterable[ProofSummary]) -> ProofSummary:
+    """Chapter summaries added up."""
+    total = dict.fromkeys(ProofSummary.__dataclass_fields__, 0)
+    for s in summaries:
+        for key in total:
+            total[key] += getattr(s, key)
+    return ProofSummary(**total)
 
 
 def summarize(records: Iterable[ProofRecord]) -> ProofSummary:

@@ -39,11 +39,11 @@ def test_app_export_is_the_cli_export_in_the_apps_words(qtbot, window: MainWindo
     opened(qtbot, window, project)
     window.open_export()
     dlg = window.export_dialog
-    qtbot.waitUntil(lambda: "not proof-listened yet" in dlg.proof_line.text(), timeout=WAIT)
+    qtbot.waitUntil(lambda: "not listened yet" in dlg.proof_line.text(), timeout=WAIT)
     assert dlg.minimumSizeHint().height() <= 700  # the dialog fits a 1280 x 720 screen too
-    assert "2 chapters not proof-listened yet" in dlg.proof_line.text()  # said before the export
+    assert "2 chapters not listened yet" in dlg.proof_line.text()  # said before the export, as the Proof dock says it
     dlg.chapters.item(1).setCheckState(Qt.CheckState.Unchecked)  # for the chapters ticked
-    qtbot.waitUntil(lambda: "1 chapter not proof-listened yet" in dlg.proof_line.text(), timeout=WAIT)
+    qtbot.waitUntil(lambda: "1 chapter not listened yet" in dlg.proof_line.text(), timeout=WAIT)
     dlg.chapters.item(1).setCheckState(Qt.CheckState.Checked)
     dlg.set_format("mp3")
     dlg.folder.setText(str(tmp_path / "refused"))
@@ -61,11 +61,11 @@ def test_app_export_is_the_cli_export_in_the_apps_words(qtbot, window: MainWindo
     qtbot.waitUntil(lambda: dlg.result_published is not None, timeout=WAIT)
     text = dlg.status.text()
     assert "ACX check: " in text and "Acx" not in text
-    assert "Proof-listening: not proof-listened" in text  # the proof summary, as in the manifest
+    assert "Proof-listening: 2 chapters not listened yet" in text  # the proof summary, as in the manifest
     assert "choose one under Cover art" in text and "choose another chapter beside Retail sample" in text
     assert "--" not in text  # the dialog's controls, never the command line's flags
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["proof"]["summary"] == "not proof-listened" and len(manifest["proof"]["chapters"]) == 2
+    assert manifest["proof"]["summary"] == "2 chapters not listened yet" and len(manifest["proof"]["chapters"]) == 2
     assert any("--cover" in w for w in manifest["warnings"])  # the file keeps the command line's words
 
 
@@ -93,8 +93,11 @@ def test_each_project_remembers_its_own_export_folder(qtbot, window: MainWindow,
 
 
 def test_words_before_export_and_in_the_app() -> None:
-    before = ProofBefore(ProofSummary(sentences=900, passed=700, to_review=184, unchecked=16), 6, 135)
-    assert before.line() == "184 sentences to review in 6 chapters; 135 chapters not proof-listened yet"
-    assert not before.clean and ProofBefore(ProofSummary(sentences=3, passed=3), 0, 0).clean
+    summaries = {i: ProofSummary(sentences=50, passed=20, to_review=30 if i < 5 else 34) for i in range(6)}
+    summaries.update({i: ProofSummary(sentences=50, unchecked=50) for i in range(6, 141)})
+    before = ProofBefore(summaries)
+    assert before.line() == "184 to review in 6 chapters; 135 chapters not listened yet"  # the Proof dock's words
+    assert not before.clean and ProofBefore({0: ProofSummary(sentences=3, passed=3)}).clean
+    assert not ProofBefore({0: ProofSummary(sentences=3, passed=1, no_audio=2)}).clean
     said = in_app_words("the retail sample is 40 s long (pick another with --sample-chapter); --format mp3 and --acx")
     assert "--" not in said and "Retail sample" in said and "Format" in said

@@ -11,24 +11,27 @@ from support.window import make_window
 from support.render import rendered_test_book
 
 from studio.project import Project
-from studio.project.proofs import FLAGGED, PASSED, ProofFlag, ProofRecord, ProofSummary, save_result
-from studio.desktop.proof import book_words, chapter_words
+from studio.project.proofs import FLAGGED, PASSED, ProofFlag, ProofRecord, ProofSummary, book_words, save_result
 
 WAIT = 120_000  # ms
 
 
 def test_words_for_a_chapter_and_the_book() -> None:
-    assert chapter_words(ProofSummary(sentences=55, passed=55)) == "100 % passed"
+    assert ProofSummary(sentences=55, passed=55).words() == "100 % passed"
     half = ProofSummary(sentences=100, passed=45, no_audio=55)  # read as a clean chapter before
-    assert chapter_words(half) == "45 of 100 heard and passed; 55 without audio" and "100 %" not in chapter_words(half)
-    assert chapter_words(ProofSummary(sentences=9, passed=5, to_review=4)) == "4 to review; 5 of 9 heard and passed"
-    assert chapter_words(ProofSummary(sentences=9, unchecked=9)) == "not listened yet"
+    assert half.words() == "45 of 100 heard and passed; 55 of 100 sentences have no audio yet"
+    assert "100 %" not in half.words() and not half.all_passed
+    assert ProofSummary(sentences=9, passed=5, to_review=4).words() == "4 to review; 5 of 9 heard and passed"
+    assert ProofSummary(sentences=9, unchecked=9).words() == "not listened yet"
+    assert ProofSummary(sentences=9, no_audio=9).words() == "no audio yet"
     book = {i: ProofSummary(sentences=50, passed=40, to_review=10) for i in range(6)}
     book.update({i: ProofSummary(sentences=50, unchecked=50) for i in range(6, 141)})
     # 60, not the 184: the same words, short, whatever the book's size
     assert book_words(book) == "60 to review in 6 chapters; 135 chapters not listened yet"
     assert book_words({0: ProofSummary(sentences=3, passed=3)}) == "All 3 sentences heard: 100 % passed"
-    assert book_words({0: half}) == "nothing to review; 1 chapter partly heard"
+    assert book_words({0: half}) == "nothing to review; 1 chapter partly heard; 55 sentences have no audio yet"
+    assert book_words({0: ProofSummary(sentences=3, unchecked=3), 1: ProofSummary(sentences=2, no_audio=2)}) == \
+        "2 chapters not listened yet; 2 sentences have no audio yet"
 
 
 @pytest.fixture(scope="module")
