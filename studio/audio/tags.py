@@ -57,6 +57,8 @@ class BookMeta:
     disclosure: str = ""
     #: the cast when the book is cast: (character, who voices it) pairs, for the manifest
     cast: tuple[tuple[str, str], ...] = ()
+    #: the copyright notice (the book's rights and the recording's holder), as the closing credits say it
+    copyright: str = ""
 
     @property
     def comment(self) -> str:
@@ -101,13 +103,13 @@ class ChapterMark:
 
 def tag_mp3(path: str | Path, meta: BookMeta, track: Track, chapters: Sequence[ChapterMark] = ()) -> None:
     """ID3v2.3: title, track n/N, album, artist and album artist, narrator, comment
-    with the disclosure, year (TYER: v2.3 has no TDRC), genre, cover, chapters in time order."""
+    with the disclosure, year (TYER: v2.3 has no TDRC), copyright (TCOP), genre, cover, chapters in time order."""
     with tag_errors(path):
         _tag_mp3(path, meta, track, chapters)
 
 
 def _tag_mp3(path: str | Path, meta: BookMeta, track: Track, chapters: Sequence[ChapterMark]) -> None:
-    from mutagen.id3 import APIC, CHAP, COMM, CTOC, TALB, TCOM, TCON, TDRC, TIT2, TPE1, TPE2, TRCK, CTOCFlags
+    from mutagen.id3 import APIC, CHAP, COMM, CTOC, TALB, TCOM, TCON, TCOP, TDRC, TIT2, TPE1, TPE2, TRCK, CTOCFlags
     from mutagen.id3 import delete as delete_id3
 
     delete_id3(str(path))  # ffmpeg's own frames (encoder name) are replaced by ours
@@ -124,6 +126,8 @@ def _tag_mp3(path: str | Path, meta: BookMeta, track: Track, chapters: Sequence[
         tags.add(COMM(encoding=3, lang="eng", desc="", text=meta.comment))
     if meta.year:
         tags.add(TDRC(encoding=3, text=meta.year))  # becomes TYER below
+    if meta.copyright:
+        tags.add(TCOP(encoding=3, text=meta.copyright))
     tags.add(TCON(encoding=3, text=meta.genre))
     if meta.cover is not None:
         tags.add(APIC(encoding=3, mime=meta.cover.mime, type=3, desc="Cover", data=meta.cover.data))
@@ -191,6 +195,8 @@ def _vorbis_fields(meta: BookMeta, track: Track) -> dict[str, str]:
         fields["DESCRIPTION"] = meta.comment
     if meta.year:
         fields["DATE"] = meta.year
+    if meta.copyright:
+        fields["COPYRIGHT"] = meta.copyright
     return fields
 
 
@@ -222,7 +228,7 @@ def _tag_vorbis(path: str | Path, meta: BookMeta, track: Track) -> None:
 
 def tag_mp4(path: str | Path, meta: BookMeta, track: Track | None = None) -> None:
     """MP4/M4B atoms: title, album, author (artist, album artist), narrator (composer),
-    comment and description with the disclosure, year, genre, cover, kind audiobook."""
+    comment and description with the disclosure, year, copyright (cprt), genre, cover, kind audiobook."""
     with tag_errors(path):
         _tag_mp4(path, meta, track)
 
@@ -246,6 +252,8 @@ def _tag_mp4(path: str | Path, meta: BookMeta, track: Track | None) -> None:
         tags["desc"] = [meta.comment]
     if meta.year:
         tags["\xa9day"] = [meta.year]
+    if meta.copyright:
+        tags["cprt"] = [meta.copyright]
     tags["\xa9gen"] = [meta.genre]
     tags["stik"] = [2]  # media kind: audiobook
     if track is not None:

@@ -26,7 +26,8 @@ from studio.core.errors import DiskFull, StudioError, is_disk_full
 
 #: Modules with a ``register(subparsers)`` function, in the order of ``studio --help``.
 COMMAND_MODULES: tuple[str, ...] = (
-    "studio.cli.voices", "studio.cli.inspect", "studio.cli.render", "studio.cli.export", "studio.cli.chapters",
+    "studio.cli.voices", "studio.cli.inspect", "studio.cli.render", "studio.cli.export", "studio.cli.details",
+    "studio.cli.chapters",
     "studio.cli.lexicon", "studio.cli.cast", "studio.cli.proof", "studio.cli.bench", "studio.cli.triton",
 )
 

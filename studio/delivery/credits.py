@@ -20,7 +20,7 @@ from studio.audio.assemble import Clip
 from studio.core.errors import ProjectError, StudioError
 from studio.engine.base import Engine
 from studio.delivery.export import spoken_heading
-from studio.delivery.rights import book_rights, copyright_lines, parse_rights
+from studio.delivery.rights import copyright_for
 from studio.project.credit_keys import record_entry, text_renditions
 from studio.project.store import Project
 from studio.project.records import SentenceRow
@@ -59,13 +59,13 @@ class Credits:
 
 
 def default_credits(project: Project, *, narrator: str, author: str, title: str, producer: str = "",
-                    rights: str = "") -> Credits:
+                    rights: str = "", recording_year: str = "") -> Credits:
     """The wording stores ask for (ACX's opening/closing credit guidelines), from the book's metadata;
     the copyright lines say what the book's own rights say (:mod:`studio.delivery.rights`): never a
-    copyright for an author the book does not name. ``rights`` overrides what the book says."""
+    copyright for an author the book does not name. ``rights`` overrides what the book says;
+    ``recording_year`` (empty: this year) dates the recording's copyright."""
     meta = project.book().metadata
     subtitle = meta.get("subtitle", "")
-    found = parse_rights(rights, "export") if rights.strip() else book_rights(project)
     spoken_narrator = f"a synthetic voice, {voice_name(project)}" if narrator == default_narrator(project) else narrator
     by = f", written by {author}" if author else ""
     opening = [f"{title}." + (f" {subtitle}." if subtitle else ""), f"Written by {author}." if author else "",
@@ -74,7 +74,8 @@ def default_credits(project: Project, *, narrator: str, author: str, title: str,
     cast = ("With the voices of " + _spoken_list([f"{name}, voiced by {voice}" for name, voice in voices]) + "."
             if voices else "")
     closing = ["The end.", f"You have been listening to {title}{by}, narrated by {spoken_narrator}.", cast,
-               *copyright_lines(found, producer=producer), disclosure(project)]
+               *copyright_for(project, rights=rights, producer=producer, year=recording_year or None),
+               disclosure(project)]
     return Credits("\n".join(p for p in opening if p), "\n".join(p for p in closing if p))
 
 

@@ -78,7 +78,7 @@ def write_manifest(path: Path, *, fmt: str, mastering: MasteringConfig, meta: Bo
         "generator": f"studio {__version__}",
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "book": {"title": meta.title, "author": meta.author, "narrator": meta.narrator, "year": meta.year,
-                 "genre": meta.genre, "disclosure": meta.disclosure,
+                 "genre": meta.genre, "disclosure": meta.disclosure, "copyright": meta.copyright,
                  "cast": [{"character": name, "voice": voice} for name, voice in meta.cast],
                  "cover": ({"mime": meta.cover.mime, **cover.to_dict()} if cover else {"mime": meta.cover.mime})
                  if meta.cover else None},

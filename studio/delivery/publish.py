@@ -66,6 +66,7 @@ from studio.delivery.export import (
     safe_filename,
 )
 from studio.delivery.manifest import MANIFEST_NAME, PublishedFile, write_manifest
+from studio.delivery.rights import copyright_for
 from studio.delivery.staging import Staging
 from studio.project.numbering import chapter_number
 from studio.project.store import Project
@@ -234,9 +235,21 @@ def _meta_and_cover(project: Project, options: PublishOptions) -> tuple[BookMeta
         cover, report = fit_cover(cover, options.cover_fit)
     found = re.search(r"\b(1[5-9]|20)\d\d\b", book.metadata.get("date", ""))
     year = options.year or (found.group(0) if found else str(_dt.date.today().year))
-    narrator = (options.narrator or "").strip() or default_narrator(project)
-    return BookMeta(title=book.title, author=book.author, narrator=narrator, year=year, cover=cover,
-                    disclosure=disclosure(project), cast=cast_voices(project)), report
+    settings = project.settings()
+    narrator = (options.narrator or "").strip() or settings.narrator or default_narrator(project)
+    producer, rights, recording_year = _copyright_sources(project, options)
+    notice = " ".join(copyright_for(project, rights=rights, producer=producer, year=recording_year or None))
+    return BookMeta(title=settings.title or book.title, author=settings.author or book.author, narrator=narrator,
+                    year=year, cover=cover, disclosure=disclosure(project), cast=cast_voices(project),
+                    copyright=notice), report
+
+
+def _copyright_sources(project: Project, options: PublishOptions) -> tuple[str, str, str]:
+    """The recording's holder, the book's rights and the recording's year: the export's options,
+    else the project's settings (Book Details, ``studio details``)."""
+    settings = project.settings()
+    return (options.producer if options.producer is not None else settings.producer,
+            options.rights if options.rights is not None else settings.rights, settings.recording_year)
 
 
 def _source_cover(project: Project) -> Cover | None:
@@ -258,10 +271,9 @@ def _source_cover(project: Project) -> Cover | None:
 
 def credits_text(project: Project, options: PublishOptions, meta: BookMeta) -> Credits:
     """The credits as they will be spoken: the producer's wording, else the default."""
-    settings = project.settings()
+    producer, rights, recording_year = _copyright_sources(project, options)
     default = default_credits(project, narrator=meta.narrator, author=meta.author, title=meta.title,
-                              producer=options.producer if options.producer is not None else settings.producer,
-                              rights=options.rights if options.rights is not None else settings.rights)
+                              producer=producer, rights=rights, recording_year=recording_year)
     return Credits(options.opening if options.opening is not None else default.opening,
                    options.closing if options.closing is not None else default.closing)
 

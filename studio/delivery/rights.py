@@ -76,6 +76,12 @@ def book_rights(project: Project) -> BookRights:
     settings = project.settings()
     if settings.rights.strip():
         return parse_rights(settings.rights, "project settings")
+    return book_own_rights(project)
+
+
+def book_own_rights(project: Project) -> BookRights:
+    """What the book itself says about its rights (metadata, then its copyright page), whatever the
+    producer set: what the Book Details dialog offers when the producer's entry is cleared."""
     meta = project.book().metadata
     if meta.get("rights", "").strip():
         source = "EPUB dc:rights" if meta.get("format") == "epub" else "front matter"
@@ -119,4 +125,12 @@ def copyright_lines(rights: BookRights, *, producer: str = "", year: str | None 
     return lines
 
 
-__all__ = ["BookRights", "book_rights", "copyright_lines", "parse_rights"]
+def copyright_for(project: Project, *, rights: str = "", producer: str = "", year: str | None = None) -> list[str]:
+    """The copyright sentences for ``project``: of ``rights`` as stated (empty: what the project's
+    settings or the book say) and the recording's ``producer`` and ``year``; the closing credits
+    speak them and the files' copyright tag carries them."""
+    found = parse_rights(rights, "export") if rights.strip() else book_rights(project)
+    return copyright_lines(found, producer=producer, year=year)
+
+
+__all__ = ["BookRights", "book_own_rights", "copyright_for", "book_rights", "copyright_lines", "parse_rights"]

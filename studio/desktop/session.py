@@ -305,6 +305,14 @@ class ProjectSession(QObject, ChapterEdits, TakeCommands):
 
         self.tasks.run(work, on_done=done, action="save the project settings")
 
+    def book_details(self, on_done: Callable[[object], None]) -> None:
+        """The book's details and where each came from (:func:`studio.delivery.book_details.book_details`),
+        read off the GUI thread for the Book Details dialog; saving goes through :meth:`update_settings`."""
+        from studio.delivery.book_details import book_details
+
+        project = self._need()
+        self.tasks.run(lambda: book_details(project), on_done=on_done, action="read the book's details")
+
     # ------------------------------------------------------------ rendering
 
     def submit(self, spec: JobSpec) -> int:

@@ -51,6 +51,12 @@ class ProjectSettings:
     rights: str = ""
     #: who holds the recording's copyright, for the closing credits ("Recording copyright 2026 by ...")
     producer: str = ""
+    #: the book's details as the producer set them (Book Details, ``studio details``); empty: the
+    #: manuscript's own title and author, the synthetic voice as narrator, this year for the recording
+    title: str = ""
+    author: str = ""
+    narrator: str = ""
+    recording_year: str = ""
 
     def __post_init__(self) -> None:
         if not self.voice_id:
@@ -59,6 +65,8 @@ class ProjectSettings:
             raise ProjectError(f"unknown engine '{self.backend}' (choose one of: {', '.join(BACKENDS)})")
         if self.output_sample_rate is not None and not (8000 <= self.output_sample_rate <= 192000):
             raise ProjectError(f"output sample rate {self.output_sample_rate} Hz is out of range (8000-192000)")
+        if self.recording_year and not (self.recording_year.isdigit() and len(self.recording_year) == 4):
+            raise ProjectError(f"the recording's year '{self.recording_year}' is not a year like 2026")
         if self.unvoiced not in {p.value for p in UnvoicedPolicy}:
             raise ProjectError(f"unknown policy '{self.unvoiced}' for unvoiced passages (native, book or skip)")
 
@@ -85,6 +93,10 @@ class ProjectSettings:
             "unvoiced": self.unvoiced,
             "rights": self.rights,
             "producer": self.producer,
+            "title": self.title,
+            "author": self.author,
+            "narrator": self.narrator,
+            "recording_year": self.recording_year,
         }
 
     @classmethod
@@ -104,6 +116,10 @@ class ProjectSettings:
                 unvoiced=str(rows.get("unvoiced", "native")),
                 rights=str(rows.get("rights") or ""),
                 producer=str(rows.get("producer") or ""),
+                title=str(rows.get("title") or ""),
+                author=str(rows.get("author") or ""),
+                narrator=str(rows.get("narrator") or ""),
+                recording_year=str(rows.get("recording_year") or ""),
             )
         except (KeyError, TypeError, ValueError, StudioError) as err:
             raise ProjectError(f"project settings are damaged ({err})") from err

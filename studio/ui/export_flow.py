@@ -50,7 +50,7 @@ def open_export_dialog(window: ExportHost) -> ExportDialog | None:
     for fmt in ("wav", "mp3"):  # unset: the dialog's default (MP3 publish-ready, WAV as rendered)
         if window.qsettings.value(f"export/publish/{fmt}") is not None:
             dlg.set_publish(str(window.qsettings.value(f"export/publish/{fmt}")).lower() == "true", fmt)
-    dlg.producer.setText(str(window.qsettings.value("export/producer", "") or ""))
+    dlg.producer.setText(s.settings.producer if s.settings is not None else "")  # the project's (Book Details)
     dlg.require_proof.setChecked(str(window.qsettings.value("export/requireProof", "false")).lower() == "true")
 
     def remember(folder: str, fmt: str) -> None:
@@ -70,16 +70,17 @@ def open_export_dialog(window: ExportHost) -> ExportDialog | None:
 
     def run_publish(folder: str, fmt: str, chapters: list[int], choices: PackageChoices) -> None:
         remember(folder, fmt)
-        window.qsettings.setValue("export/producer", choices.producer)
+        if s.settings is not None and choices.producer.strip() != s.settings.producer:  # kept with the project
+            s.update_settings(s.settings.with_changes(producer=choices.producer.strip()))
         window.qsettings.setValue("export/requireProof", "true" if choices.require_proof else "false")
         s.exports.publish(folder, fmt, chapters, choices=choices, on_progress=dlg.on_progress,
                           on_done=lambda done: dlg.on_published(done.result, done.proof), on_error=failed)
 
     dlg.exportRequested.connect(run)
     dlg.publishRequested.connect(run_publish)
-    dlg.creditsWanted.connect(lambda choices: s.exports.credits(
+    dlg.creditsWanted.connect(lambda choices: dlg.isVisible() and s.project is not None and s.exports.credits(
         str(dlg.format.currentData()), dlg.checked_chapters(), choices,
-        on_done=lambda c: dlg.isVisible() and dlg.show_credits(c)))
+        on_done=lambda c: dlg.isVisible() and dlg.show_credits(c)))  # a typing pause may end after a close
     def say_proof() -> None:  # for the chapters ticked now
         s.exports.proof_before(dlg.checked_chapters(), on_done=lambda p: dlg.isVisible() and dlg.show_proof_before(p))
 

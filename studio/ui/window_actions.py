@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QDockWidget, QMenu, QMenuBar, QStatusBar, QStyle, 
 
 from studio.desktop.logsetup import log_file_path
 from studio.ui.lexicon_panel import open_lexicon_dialog
+from studio.ui.book_details_dialog import open_book_details
 from studio.ui.pacing_dialog import open_pacing_dialog
 
 from studio.desktop.session import ProjectSession
@@ -138,6 +139,9 @@ def build_actions(w: ActionHost) -> WindowActions:
         tip="Default voice, a voice per language, and the speed/quality preset")
     act("pacing", "Speed && &Pauses\u2026", lambda: open_pacing_dialog(w), menu=project_menu, project=True,
         tip="How fast the voice speaks, and the pauses between sentences, paragraphs and chapters")
+    act("book_details", "Book &Details\u2026", lambda: open_book_details(w), menu=project_menu, project=True,
+        tip="Title, author, narrator, the book's rights and the recording's copyright, and where each came "
+            "from: what the credits say and the files are tagged with")
     act("export", "&Export Chapters\u2026", w.open_export, menu=project_menu, shortcut="Ctrl+E",
         icon=SP.SP_DialogSaveButton, toolbar=True, label="Export", project=True, tip="Write chapters as WAV or MP3")
     act("lexicon", "Pro&nunciations\u2026", lambda: open_lexicon_dialog(w), menu=project_menu, shortcut="Ctrl+L",

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.epub import XHTML, make_epub, opf, xhtml
+from support.epub import novel
 from support.window import WAIT, open_and_wait
 
 from studio.cli import main
@@ -23,17 +23,6 @@ from studio.ui.main_window import MainWindow
 PUBLIC = ("This edition is released under a Creative Commons CC BY-SA 4.0 licence by Far Shore Editions. "
           "The text itself is in the public domain in the United States.")
 PUBLISHER = "Copyright \u00a9 2019 by Acme Press. All rights reserved."
-
-
-def novel(path: Path, rights: str, author: str = "Herman Melville") -> Path:
-    """A two-chapter EPUB 3 with ``rights`` as its dc:rights."""
-    body = "<p>Call me Ishmael. Some years ago I went to sea.</p><p>It is a way I have of driving off the spleen.</p>"
-    items = [("c1", "c1.xhtml", XHTML), ("c2", "c2.xhtml", XHTML)]
-    meta = (f"<dc:title>The Whale</dc:title><dc:creator>{author}</dc:creator><dc:language>en</dc:language>"
-            f"<dc:date>1851</dc:date><dc:rights>{rights}</dc:rights>")
-    return make_epub(path, {"OEBPS/content.opf": opf(items, ["c1", "c2"], meta=meta),
-                            "OEBPS/c1.xhtml": xhtml(f"<h1>Loomings</h1>{body}"),
-                            "OEBPS/c2.xhtml": xhtml(f"<h1>The Carpet-Bag</h1>{body}")})
 
 
 def project_of(path: Path) -> Project:

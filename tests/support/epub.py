@@ -67,3 +67,14 @@ def epub3_single_file(path: Path) -> Path:
         'href="nav.xhtml" media-type', 'href="nav.xhtml" properties="nav" media-type'
     )
     return make_epub(path, {"OEBPS/content.opf": package, "OEBPS/nav.xhtml": nav, "OEBPS/book.xhtml": xhtml(body)})
+
+
+def novel(path: Path, rights: str, author: str = "Herman Melville") -> Path:
+    """A two-chapter EPUB 3 with ``rights`` as its dc:rights."""
+    body = "<p>Call me Ishmael. Some years ago I went to sea.</p><p>It is a way I have of driving off the spleen.</p>"
+    items = [("c1", "c1.xhtml", XHTML), ("c2", "c2.xhtml", XHTML)]
+    meta = (f"<dc:title>The Whale</dc:title><dc:creator>{author}</dc:creator><dc:language>en</dc:language>"
+            f"<dc:date>1851</dc:date><dc:rights>{rights}</dc:rights>")
+    return make_epub(path, {"OEBPS/content.opf": opf(items, ["c1", "c2"], meta=meta),
+                            "OEBPS/c1.xhtml": xhtml(f"<h1>Loomings</h1>{body}"),
+                            "OEBPS/c2.xhtml": xhtml(f"<h1>The Carpet-Bag</h1>{body}")})
