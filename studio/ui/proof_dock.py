@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QPushButton,
     QSplitter,
     QTableWidget,
@@ -31,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.desktop.proof import NOT_LISTENED, ProofController, ProofEntry, ProofView
+from studio.ui.elided import ElidedLabel
 
 COLUMNS = ("Chapter", "Sentence", "Why", "Score")
 CHAPTER_COLUMNS = ("Chapter", "Proof-listening")
@@ -72,8 +72,10 @@ class ProofPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.view = ProofView("", (), ())
-        self.summary = QLabel(NOT_LISTENED)
-        self.summary.setWordWrap(True)
+        # one line, elided (the whole line in the tooltip): a word-wrapping label has a height for its
+        # width, which made the dock's scroll area give the panel its whole preferred height, so a
+        # short dock scrolled its buttons out of sight
+        self.summary = ElidedLabel(NOT_LISTENED)
         self.summary.setStyleSheet("font-weight: 600;")
         self.listen_btn = QPushButton("Listen now")
         self.listen_btn.setToolTip("Proof-listen every rendered sentence that has not been checked")
@@ -92,6 +94,15 @@ class ProofPanel(QWidget):
         lists.setStretchFactor(1, 2)
         self.details = QTextBrowser()
         self.details.setMaximumHeight(120)
+        # a short dock shrinks the lists and the details first (to a row, then nothing): the summary,
+        # Listen now and the buttons under the lists stay in sight instead of scrolling out of the dock
+        for squeezable in (self.table, self.chapters, self.details):
+            squeezable.setMinimumHeight(1)
+        middle = QSplitter(Qt.Orientation.Vertical)
+        middle.addWidget(lists)
+        middle.addWidget(self.details)
+        middle.setStretchFactor(0, 3)
+        middle.setStretchFactor(1, 1)
         self.rerender_btn = QPushButton("Re-render (new take)")
         self.lexicon_btn = QPushButton("Add pronunciation\u2026")
         self.edit_btn = QPushButton("Edit sentence")
@@ -109,9 +120,10 @@ class ProofPanel(QWidget):
             buttons.addWidget(b)
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.setSpacing(4)
         layout.addLayout(top)
-        layout.addWidget(lists, 1)
-        layout.addWidget(self.details)
+        layout.addWidget(middle, 1)
         layout.addLayout(buttons)
         self._enable(None)
 
@@ -130,7 +142,7 @@ class ProofPanel(QWidget):
                 item = QTableWidgetItem(text)
                 item.setToolTip(e.text)
                 self.table.setItem(r, c, item)
-        self.summary.setText(view.book)
+        self.summary.set_full_text(view.book)
         self.chapters.setRowCount(len(view.chapters))
         for r, (idx, words) in enumerate(view.chapters):
             name = (names or {}).get(idx, "")
@@ -148,7 +160,7 @@ class ProofPanel(QWidget):
 
     def show_progress(self, p: Any) -> None:  # studio.proof.sentences.ProofProgress
         if not p.stopped:
-            self.summary.setText(f"Listening\u2026 {p.done}/{p.total} sentences, {p.flagged} to review so far")
+            self.summary.set_full_text(f"Listening\u2026 {p.done}/{p.total} sentences, {p.flagged} to review so far")
 
     def chapter_rows(self) -> list[tuple[str, str]]:
         t = self.chapters
@@ -221,7 +233,7 @@ def install_proof_dock(window: Any, controller: ProofController | None = None) -
     ctl.viewChanged.connect(lambda v: window.book.model.set_proof(frozenset(e.sentence_id for e in v.entries),
                                                                   dict(v.chapters)))
     ctl.progress.connect(panel.show_progress)
-    ctl.failed.connect(lambda text: panel.summary.setText(f"Proof-listening stopped: {text}"))
+    ctl.failed.connect(lambda text: panel.summary.set_full_text(f"Proof-listening stopped: {text}"))
     panel.listenRequested.connect(ctl.listen)
     panel.markFine.connect(ctl.mark_fine)
     panel.sentenceChosen.connect(lambda sid: window.book.select_sentence(sid))

@@ -55,8 +55,8 @@ def test_dock_summary_is_short_and_chapters_are_rows(qtbot, tmp_path: Path, priv
         win.open_path(folder)
         panel = win.proof
         qtbot.waitUntil(lambda: panel.chapters.rowCount() == 2, timeout=WAIT)
-        assert panel.summary.text() == "1 to review in 1 chapter; 1 chapter not listened yet"
-        assert "\n" not in panel.summary.text() and "ch. " not in panel.summary.text()
+        assert panel.summary.full_text == "1 to review in 1 chapter; 1 chapter not listened yet"
+        assert "\n" not in panel.summary.full_text and "ch. " not in panel.summary.full_text
         assert panel.chapter_rows() == [("1. Morning", f"1 to review; {len(rows) - 1} of {len(rows)} heard and passed"),
                                         ("2. Evening", "not listened yet")]
         assert panel.table.rowCount() == 1 and "tea" in panel.table.item(0, 2).text()

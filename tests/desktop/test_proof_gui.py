@@ -41,7 +41,7 @@ def test_proof_dock_lists_a_planted_error_and_mark_as_fine_is_kept(qtbot, tmp_pa
     # listening starts by itself after the render and finds nothing wrong
     qtbot.waitUntil(lambda: bool(panel.view.chapters) and not win.proof_ctl._running, timeout=LISTEN_WAIT)
     assert panel.table.rowCount() == 0, [e.reason for e in panel.view.entries]
-    assert "100 % passed" in panel.summary.text() and panel.chapter_rows()[0][1] == "100 % passed"
+    assert "100 % passed" in panel.summary.full_text and panel.chapter_rows()[0][1] == "100 % passed"
 
     target = plant(session.project, CHANGED[0], speak(CHANGED[1]))  # the voice said "horse"
     panel.listen_btn.click()
@@ -78,6 +78,6 @@ def test_proof_dock_lists_a_planted_error_and_mark_as_fine_is_kept(qtbot, tmp_pa
         open_and_wait(qtbot, again, folder)
         qtbot.waitUntil(lambda: bool(again.proof.view.chapters), timeout=WAIT)
         assert again.proof.table.rowCount() == 0
-        assert "100 % passed" in again.proof.summary.text()
+        assert "100 % passed" in again.proof.summary.full_text
     finally:
         again.close()

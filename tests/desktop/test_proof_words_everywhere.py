@@ -53,9 +53,9 @@ def dock_lines(qtbot, tmp_path: Path, folder: Path) -> tuple[str, dict[str, str]
     try:
         win.open_path(folder)
         panel = win.proof
-        qtbot.waitUntil(lambda: panel.chapters.rowCount() == 2 and "Not proof-listened" not in panel.summary.text(),
+        qtbot.waitUntil(lambda: panel.chapters.rowCount() == 2 and "Not proof-listened" not in panel.summary.full_text,
                         timeout=WAIT)
-        return panel.summary.text(), {name.split(". ", 1)[1]: words for name, words in panel.chapter_rows()}
+        return panel.summary.full_text, {name.split(". ", 1)[1]: words for name, words in panel.chapter_rows()}
     finally:
         win.close()
 
