@@ -12,8 +12,8 @@ so what is shown is what is spoken and tagged.
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from studio.core.errors import StudioError
 from studio.delivery.credits import default_narrator
@@ -124,5 +124,5 @@ def save_book_details(project: Project, **values: str) -> BookDetails:
     return book_details(project)
 
 
-__all__ = ["BookDetails", "Detail", "FIELDS", "LABELS", "SET_BY_YOU", "book_details", "changes_for", "save_book_details",
-           "source_for"]
+__all__ = ["FIELDS", "LABELS", "SET_BY_YOU", "BookDetails", "Detail", "book_details", "changes_for",
+           "save_book_details", "source_for"]

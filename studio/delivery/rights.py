@@ -133,4 +133,4 @@ def copyright_for(project: Project, *, rights: str = "", producer: str = "", yea
     return copyright_lines(found, producer=producer, year=year)
 
 
-__all__ = ["BookRights", "book_own_rights", "copyright_for", "book_rights", "copyright_lines", "parse_rights"]
+__all__ = ["BookRights", "book_own_rights", "book_rights", "copyright_for", "copyright_lines", "parse_rights"]

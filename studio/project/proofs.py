@@ -14,8 +14,9 @@ module only owns the table, so it holds plain values (flags as small dicts).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from studio.core.errors import ProjectError
 

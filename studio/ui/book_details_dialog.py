@@ -16,6 +16,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QGridLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from studio.delivery.book_details import FIELDS, LABELS, BookDetails, changes_for, source_for
+from studio.project.settings import ProjectSettings
 
 #: what each box is for, as its tooltip says
 TIPS = {
@@ -31,11 +32,12 @@ TIPS = {
 
 
 class BookDetailsDialog(QDialog):
-    applied = Signal(object)  # dict: the settings to change (field -> value, "" for the book's own)
+    applied = Signal(object)  # ProjectSettings: the project's, with the details changed
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, settings: ProjectSettings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Book details")
+        self.settings = settings
         self.details: BookDetails | None = None
         self.boxes: dict[str, QLineEdit] = {}
         self.sources: dict[str, QLabel] = {}
@@ -95,7 +97,7 @@ class BookDetailsDialog(QDialog):
     def _save(self) -> None:
         changes = self.changes()
         if changes:
-            self.applied.emit(changes)
+            self.applied.emit(self.settings.with_changes(**changes))
         self.accept()
 
 
@@ -104,8 +106,8 @@ def open_book_details(window: Any) -> BookDetailsDialog | None:  # window: studi
     s = window.session
     if s.settings is None:
         return None
-    dlg = BookDetailsDialog(window)
-    dlg.applied.connect(lambda changes: s.settings is not None and s.update_settings(s.settings.with_changes(**changes)))
+    dlg = BookDetailsDialog(s.settings, window)
+    dlg.applied.connect(s.update_settings)
     window.book_details_dialog = dlg
     s.book_details(on_done=lambda d: dlg.isVisible() and dlg.show_details(d))
     dlg.open()

@@ -38,7 +38,7 @@ def rendered_novel(tmp_path: Path) -> Path:
 
 
 def test_details_dialog_edits_the_producer_and_the_credits_and_tags_follow(
-        qtbot, window: MainWindow, tmp_path: Path) -> None:  # noqa: ANN001
+        qtbot, window: MainWindow, tmp_path: Path) -> None:
     folder = rendered_novel(tmp_path)
     open_and_wait(qtbot, window, folder)
     window.actions_.named["book_details"].trigger()  # Project > Book Details...
@@ -77,7 +77,7 @@ def test_details_dialog_edits_the_producer_and_the_credits_and_tags_follow(
         assert f"Recording copyright {THIS_YEAR} by Jo Producer." in closing
         assert "Copyright 2019 by Acme Press." in closing and "Narrated by Jo Reader." in \
             spoken_credits(project, PublishOptions()).opening
-        options = dict(sample=False, subtitles=False, year="1851")
+        options = {"sample": False, "subtitles": False, "year": "1851"}
         m4b = publish(project, tmp_path / "m4b", PublishOptions(fmt="m4b", **options), engine=real_engine())
         mp3 = publish(project, tmp_path / "mp3", PublishOptions(fmt="mp3", single_file=True, **options),
                       engine=real_engine())
@@ -89,7 +89,7 @@ def test_details_dialog_edits_the_producer_and_the_credits_and_tags_follow(
     assert json.loads(m4b.manifest.read_text(encoding="utf-8"))["book"]["copyright"] == notice
 
 
-def test_cli_details_shows_sources_and_sets_them(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+def test_cli_details_shows_sources_and_sets_them(tmp_path: Path, capsys) -> None:
     path = novel(tmp_path / "whale.epub", "The text is in the public domain.")
     Project.create(path.with_suffix(".studio"), load_manuscript(path), new_project_settings(get_voice(None))).close()
     folder = str(path.with_suffix(".studio"))

@@ -4,7 +4,6 @@ does not scroll its buttons away (they sat below the fold at a laptop's docked h
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
@@ -27,7 +26,7 @@ def shown_in(widget: QWidget, dock: QWidget) -> QRect:
 
 
 @pytest.mark.parametrize("height", [170, 120])
-def test_a_short_proof_dock_shows_its_buttons(qtbot, window: MainWindow, tmp_path_factory, height: int) -> None:  # noqa: ANN001
+def test_a_short_proof_dock_shows_its_buttons(qtbot, window: MainWindow, tmp_path_factory, height: int) -> None:
     folder = tmp_path_factory.mktemp("small-dock") / "book.studio"
     shutil.copytree(rendered_test_book(tmp_path_factory.mktemp("rendered") / "book.studio"), folder)
     window.open_path(folder)

@@ -38,7 +38,7 @@ def heard_as_rendered(project: Project) -> None:
         save_result(project.db, row.id, row.cache_key, row.checksum, record)
 
 
-def cli_lines(capsys, *argv: str) -> tuple[str, dict[str, str]]:  # noqa: ANN001
+def cli_lines(capsys, *argv: str) -> tuple[str, dict[str, str]]:
     """``studio proof``'s book line and its chapter lines (chapter title -> words)."""
     assert main(["proof", *argv, "--retry", "0"]) == 3  # a sentence needs listening
     out = capsys.readouterr().out
@@ -48,7 +48,7 @@ def cli_lines(capsys, *argv: str) -> tuple[str, dict[str, str]]:  # noqa: ANN001
     return book.group(1), chapters
 
 
-def dock_lines(qtbot, tmp_path: Path, folder: Path) -> tuple[str, dict[str, str]]:  # noqa: ANN001
+def dock_lines(qtbot, tmp_path: Path, folder: Path) -> tuple[str, dict[str, str]]:
     win = make_window(qtbot, tmp_path)
     try:
         win.open_path(folder)
@@ -61,7 +61,7 @@ def dock_lines(qtbot, tmp_path: Path, folder: Path) -> tuple[str, dict[str, str]
 
 
 def test_cli_manifest_and_dock_say_the_same_and_never_100_percent_with_audio_missing(
-        qtbot, tmp_path: Path, capsys) -> None:  # noqa: ANN001
+        qtbot, tmp_path: Path, capsys) -> None:
     folder = tmp_path / "book.studio"
     with Project.create(folder, make_book(), new_project_settings(get_voice(None))) as project:
         keep = [r.id for r in project.sentences() if r.text not in UNRENDERED]
