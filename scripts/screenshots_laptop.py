@@ -60,7 +60,7 @@ def shoot(args: argparse.Namespace, tmp: Path) -> int:
     win.resizeDocks([win.docks["proof"]], [520], Qt.Orientation.Vertical)
     grab(win.docks["proof"], "proof-dock.png")
     log.info("window %dx%d, minimum %dx%d; proof summary: %s", win.width(), win.height(),
-             win.minimumSizeHint().width(), win.minimumSizeHint().height(), win.proof.summary.text())
+             win.minimumSizeHint().width(), win.minimumSizeHint().height(), win.proof.summary.full_text)
     win.close()
     return 0
 
