@@ -60,7 +60,7 @@ class BookModel(QAbstractItemModel):
         self._counts: dict[int, dict[str, int]] = {}
         self.playing: int | None = None
         self.to_review: frozenset[int] = frozenset()  # proof-listening: sentences flagged, not marked fine
-        self.proof_lines: dict[int, str] = {}  # chapter -> "97.8 % passed, 4 to review"
+        self.proof_lines: dict[int, str] = {}  # chapter -> "4 to review; 50 of 54 heard and passed"
 
     # ------------------------------------------------------------ data in
 

@@ -22,7 +22,7 @@ def test_the_dock_lists_a_pronunciation_to_check_with_plain_advice(qtbot) -> Non
     panel = ProofPanel()
     qtbot.addWidget(panel)
     entry = ProofEntry(7, 0, 3, TEXT, record.heard, record.severity, record.score, record.flags)
-    panel.set_view(ProofView("book", (entry,), ((0, "97.0 % passed, 1 to review"),)))
+    panel.set_view(ProofView("book", (entry,), ((0, "1 to review; 32 of 33 heard and passed"),)))
     assert panel.table.rowCount() == 1
     why = panel.table.item(0, 2).text()
     assert "check the pronunciation" in why and "wound" in why
