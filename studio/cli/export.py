@@ -42,7 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cover", type=Path, metavar="IMAGE", help="cover art, JPEG or PNG (default: the EPUB's cover)")
     p.add_argument("--cover-fit", choices=("pad", "crop"), help="make the cover the square stores want: pad a "
                    "portrait or landscape image to a square, or crop its centre (default: as it is, with a warning)")
-    p.add_argument("--narrator", help="narrator tag (default: 'Synthetic voice (<voice name>)')")
+    p.add_argument("--narrator", help="narrator tag and credit (default: the project's, see `studio details`, "
+                   "else 'Synthetic voice (<voice name>)')")
     p.add_argument("--year", help="year tag (default: the manuscript's date, else this year)")
     p.add_argument("--no-subtitles", action="store_true", help="no SRT/WebVTT files")
     c = p.add_argument_group("credits and retail sample")
@@ -57,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--credits-file", type=Path, metavar="FILE", help="speak these credits: the printed form of "
                    "--credits-text, edited")
     c.add_argument("--producer", metavar="NAME", help="the recording's copyright holder: 'Recording copyright "
-                   "<year> by NAME' (default: the project's setting; none: no name)")
+                   "<year> by NAME' (default: the project's, see `studio details`; none: no name)")
     c.add_argument("--rights", metavar="TEXT", help="the book's rights, e.g. 'public domain' or 'Copyright 2019 "
                    "by Acme Press' (default: what the book says: EPUB dc:rights, front matter, copyright page)")
     c.add_argument("--sample", action=argparse.BooleanOptionalAction, default=True, help="a retail sample as its "
