@@ -146,7 +146,7 @@ def main() -> int:
     total = Score()
     t0 = time.perf_counter()
     print(f"{'book':44} {'part':8} {'lines':>5} {'found':>6} {'extra':>5} {'studio':>7} {'nearest':>7} "
-          f"{'verb+who':>9} {'precision':>9}")
+          f"{'verb+who':>9} {'of':>4} {'precision':>9}")
     for book in read_labels():
         if args.part not in ("all", book.part) and not (args.part == "old" and book.part != "blind"):
             continue
@@ -167,7 +167,7 @@ def _pct(a: int, b: int) -> str:
 
 def _row(name: str, part: str, s: Score) -> None:
     print(f"{name:44} {part:8} {s.lines:5d} {_pct(s.found, s.lines):>6} {s.extra:5d} {_pct(s.right, s.lines):>7} "
-          f"{_pct(s.baseline, s.lines):>7} {_pct(s.verb_right, s.verb_lines):>9} "
+          f"{_pct(s.baseline, s.lines):>7} {_pct(s.verb_right, s.verb_lines):>9} {s.verb_lines:4d} "
           f"{_pct(s.attributed_right, s.attributed):>9}")
 
 
