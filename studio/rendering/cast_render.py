@@ -20,6 +20,7 @@ from studio.audio.performance import join_parts, perform
 from studio.audio.resample import resample
 from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, SynthesisSettings
+from studio.project.cast import Casting
 from studio.project.records import SentenceRow
 from studio.text.segment import is_speakable
 
@@ -52,11 +53,17 @@ def part_jobs(index: int, row: SentenceRow, narrator_voice: str, base: Synthesis
             jobs.append(PartJob(index, printed, spoken, row.said or row.language, used, narrator_voice, base))
             continue
         perf = casting.performance
-        own = replace(base, speaker_id=casting.speaker, noise_scale=round(base.noise_scale * perf.expressive, 4),
-                      noise_w=round(base.noise_w * perf.expressive, 4))
         jobs.append(PartJob(index, printed, spoken, row.said or row.language, used,
-                            casting.voice_id or narrator_voice, own, perf.pitch, perf.pace))
+                            casting.voice_id or narrator_voice, cast_settings(base, casting), perf.pitch, perf.pace))
     return jobs
+
+
+def cast_settings(base: SynthesisSettings, casting: Casting) -> SynthesisSettings:
+    """A character's synthesis settings: its speaker, and its expressiveness as the noise scales
+    (pitch and pace are applied to the audio afterwards, :func:`studio.audio.performance.perform`)."""
+    perf = casting.performance
+    return replace(base, speaker_id=casting.speaker, noise_scale=round(base.noise_scale * perf.expressive, 4),
+                   noise_w=round(base.noise_w * perf.expressive, 4))
 
 
 def speak_parts(rows: Sequence[SentenceRow], narrator_voice: str, base: Callable[[SentenceRow], SynthesisSettings],
