@@ -10,7 +10,6 @@ from __future__ import annotations
 import wave
 from pathlib import Path
 
-import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from support.gui import write_manuscript
