@@ -66,3 +66,17 @@ def two_speaker_voice(folder: Path) -> Path:
     config.update(num_speakers=2, speaker_id_map={"ann": 0, "bob": 1})
     Path(f"{path}.json").write_text(json.dumps(config), encoding="utf-8")
     return path
+
+
+def other_language_voice(folder: Path, family: str = "fr", espeak: str = "fr") -> Path:
+    """The bundled voice's model under a config of another language (espeak-ng reads its text
+    with that language's rules): a voice "of another language" for a character."""
+    voice = get_voice(None)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{family}_{family.upper()}-testjoe-medium.onnx"
+    path.symlink_to(voice.model_path)
+    config = json.loads(Path(voice.config_path).read_text(encoding="utf-8"))
+    config["espeak"] = {"voice": espeak}
+    config["language"] = dict(config.get("language", {}), code=f"{family}_{family.upper()}", family=family)
+    Path(f"{path}.json").write_text(json.dumps(config), encoding="utf-8")
+    return path
