@@ -41,13 +41,18 @@ def join_pause(text_before: str) -> float:
     return JOIN_PAUSES.get(tail[-1:], JOIN_PAUSE_DEFAULT) if tail else JOIN_PAUSE_DEFAULT
 
 
-def join_parts(clips: list[np.ndarray], texts: list[str], rate: int) -> np.ndarray:
+def join_parts(clips: list[np.ndarray], texts: list[str], rate: int,
+               bounds: list[tuple[int, int]] | None = None) -> np.ndarray:
     """The parts of one sentence as one clip: edge silence trimmed at each join, the
-    punctuation's pause put back, a short fade on each cut edge."""
+    punctuation's pause put back, a short fade on each cut edge. ``bounds`` (when given)
+    receives each part's ``(start, end)`` sample in the clip (what proof-listening cuts)."""
     if len(clips) == 1:
+        if bounds is not None:
+            bounds.append((0, len(clips[0])))
         return clips[0]
     fade = max(1, int(FADE_S * rate))
     out: list[np.ndarray] = []
+    at = 0
     for i, clip in enumerate(clips):
         a = np.asarray(clip, np.float32)
         start, end = _voiced_bounds(a)
@@ -57,8 +62,12 @@ def join_parts(clips: list[np.ndarray], texts: list[str], rate: int) -> np.ndarr
         if i < len(clips) - 1 and a.size > fade:
             a[-fade:] *= np.linspace(1.0, 0.0, fade, dtype=np.float32)
         out.append(a)
+        if bounds is not None:
+            bounds.append((at, at + a.size))
+        at += a.size
         if i < len(clips) - 1:
             out.append(np.zeros(int(join_pause(texts[i]) * rate), np.float32))
+            at += out[-1].size
     return np.concatenate(out)
 
 

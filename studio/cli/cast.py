@@ -19,13 +19,16 @@ SET_HELP = ("give a character a voice: NAME=VOICE[:SPEAKER][,pitch=+2,pace=0.95,
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("cast", help="list a project's characters and unattributed lines; cast their voices",
                        description="The characters of a project (their line counts, first line and voice) and the "
-                       "lines no rule could attribute. Listing turns nothing on; --set, --merge and --line change "
+                       "lines no rule could attribute. Listing turns nothing on; --set, --merge, --rename and --line change "
                        "the cast, and `studio render --cast` (or --on) speaks it.")
     p.add_argument("project", type=Path, help="project folder")
     p.add_argument("--json", action="store_true", help="write the cast and the unattributed lines as JSON")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VOICE", help=SET_HELP)
     p.add_argument("--merge", action="append", default=[], metavar="KEEP,OTHER",
                    help="make OTHER one character with KEEP (e.g. 'Captain Ahab,Ahab')")
+    p.add_argument("--rename", action="append", default=[], metavar="OLD=NEW",
+                   help="call a character by another name (its voice goes with it; kept when the book is imported "
+                   "again, where the rules find the old name)")
     p.add_argument("--line", action="append", default=[], metavar="CHAPTER:PARAGRAPH:SENTENCE=NAME",
                    help="correct who speaks a sentence (1-based numbers; NAME 'narrator' gives it back to the "
                    "narrator); kept when the book is imported again")
@@ -115,6 +118,11 @@ def _cmd_cast(args: argparse.Namespace) -> int:
         for spec in args.merge:
             keep, _, other = spec.partition(",")
             cast.merge(keep, other)
+        for spec in args.rename:
+            old, sep, new = spec.partition("=")
+            if not sep:
+                raise StudioError(f"--rename {spec!r}: write OLD=NEW")
+            cast.rename(old, new)
         for spec in args.set:
             name, casting = parse_set(spec)
             check_voice(casting)
@@ -125,7 +133,7 @@ def _cmd_cast(args: argparse.Namespace) -> int:
             cast.correct(*_find_block(project, spec))
         if args.on or args.off:
             cast.set_enabled(bool(args.on))
-        if args.merge:
+        if args.merge or args.rename:
             cast.analyse()  # turns and pronouns follow the merged names
         _print(project, args.json, sys.stdout)
     return 0

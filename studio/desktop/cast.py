@@ -24,6 +24,7 @@ class VoiceSpeakers:
     voice_id: str
     name: str
     speakers: tuple[tuple[int, str], ...] = ()  # (speaker id, its name)
+    language: str = ""  # the voice's language family ("en", "fr")
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ def installed_voices() -> tuple[VoiceSpeakers, ...]:
             if config.num_speakers > 1:
                 names = {i: n for n, i in config.speaker_id_map.items()}
                 speakers = tuple((i, names.get(i, str(i))) for i in range(config.num_speakers))
-        out.append(VoiceSpeakers(voice.id, voice.name, speakers))
+        out.append(VoiceSpeakers(voice.id, voice.name, speakers, voice.language_family))
     return tuple(out)
 
 
@@ -119,6 +120,10 @@ class CastController(QObject):
 
     def merge(self, keep: str, other: str) -> None:
         self._change(lambda cast: (cast.merge(keep, other), cast.analyse()), f"merge {other} into {keep}")
+
+    def rename(self, old: str, new: str) -> None:
+        """The character is called ``new`` (kept through a re-import: ``old`` becomes its alias)."""
+        self._change(lambda cast: (cast.rename(old, new), cast.analyse()), f"rename {old} to {new}")
 
     def set_speaker(self, sentence_id: int, name: str) -> None:
         """ "Spoken by...": the sentence's quoted lines are ``name``'s ("" the narrator's)."""

@@ -14,6 +14,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Literal
 
+from studio.project.cast import Casting
+
 JobKind = Literal["book", "chapters", "sentences", "regenerate"]
 JobStatus = Literal["queued", "running", "pausing", "paused", "done", "failed", "cancelled"]
 PlayerState = Literal["idle", "buffering", "playing", "paused", "finished", "error"]
@@ -172,6 +174,8 @@ class PreviewPassage:
     language: str
     voice_id: str
     rate: float | None = None
+    #: a character's speaker and performance (the Cast dock's samples); None: the voice as it is
+    casting: Casting | None = None
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from studio.audio.assemble import Pauses
+from studio.project.cast import Casting
 from studio.project.store import Project
 from studio.desktop.jobqueue import JobQueue
 from studio.desktop.messages import PlaybackPosition, PreviewPassage, PreviewRequest
@@ -148,12 +149,14 @@ class PreviewController(QObject):
         log.debug("preview %d: %s (%d segments, %d to synthesize)", rid, label, len(playlist.segments), len(passages))
         return rid
 
-    def play_text(self, text: str, language: str, voice_id: str, label: str = "") -> int:
-        """Speak free text with a given voice (voice samples in the voices dialog)."""
+    def play_text(self, text: str, language: str, voice_id: str, label: str = "",
+                  casting: Casting | None = None) -> int:
+        """Speak free text with a given voice (voice samples in the voices dialog; with a
+        ``casting``, a character's speaker and performance: the Cast dock's samples)."""
         if self._queue is None:
             return 0
         rid = next(self._ids)
-        passage = PreviewPassage(0, text, language, voice_id)
+        passage = PreviewPassage(0, text, language, voice_id, casting=casting)
         playlist = PlayList(rid, (Segment((-1,), passage=0, offsets=(0,)),), label)
         if not self.player.play(playlist):
             self.problem.emit(self.player.problem or "No audio output.")

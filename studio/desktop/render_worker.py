@@ -22,14 +22,16 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterator, Sequence
 
 import numpy as np
 from PySide6.QtCore import QThread, Signal
 
+from studio.audio.performance import perform
 from studio.engine.base import DelegatingEngine, Engine, PendingBuild, SynthesisSettings
 from studio.stack.build import EngineBuilder, EnginePlan, Isolation, build_engine, plan_for_project
+from studio.rendering.cast_render import cast_settings
 from studio.rendering.render import RenderProgress, SynthRequest, each_synthesizer, render_project
 from studio.project.direction import Direction
 from studio.project.queue_state import sentence_chapters
@@ -307,9 +309,15 @@ class RenderWorker(QThread):
                 settings = self._job_settings or self.project.settings()  # never swap engines mid-job
                 engine = self._engine(passage.voice_id, settings)
                 synthesis = Direction(rate=passage.rate).synthesis(settings.synthesis)  # the render's rate
+                if passage.casting is not None:  # a character's sample: as the cast render speaks its parts
+                    synthesis = cast_settings(synthesis, passage.casting)
                 act.chunks = stream_passage(engine, passage.text, passage.language, synthesis,
                                             lexicon=self.project.lexicon.effective())
             chunk = next(act.chunks, None)
+            if chunk is not None and passage.casting is not None:
+                perf = passage.casting.performance
+                chunk = replace(chunk, samples=perform(np.asarray(chunk.samples, np.float32), chunk.sample_rate,
+                                                       pitch=perf.pitch, pace=perf.pace))
         except Exception as exc:  # noqa: BLE001 - the player says why and skips the passage
             info = describe_error(exc, "synthesize the preview")
             self.feed.fail(rid, passage.index, info.message)

@@ -179,9 +179,30 @@ class AudioCache:
             return None
         return audio
 
+    def store_parts(self, key: str, frames: int, parts: list[dict]) -> None:
+        """Beside a cast sentence's audio of ``frames`` samples: where each part lies and in which
+        language it was said (``start``/``end`` samples, ``language``, ``printed``, ``spoken``), so
+        proof-listening hears a character voiced in another language in that language."""
+        data = json.dumps({"frames": int(frames), "parts": parts}, ensure_ascii=False)
+        atomic_write_bytes(self._parts_path(key), data.encode("utf-8"))
+
+    def parts_of(self, key: str, frames: int) -> list[dict] | None:
+        """The parts :meth:`store_parts` wrote for ``key``, if they describe audio of ``frames``
+        samples (a kept take chosen since is another length: None, and it is heard whole)."""
+        try:
+            data = json.loads(self._parts_path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return data["parts"] if isinstance(data, dict) and data.get("frames") == frames and data.get("parts") \
+            else None
+
+    def _parts_path(self, key: str) -> Path:
+        return self.path_for(key).with_suffix(".parts.json")
+
     def discard(self, key: str) -> None:
         """Remove a (corrupt) file so it cannot be mistaken for good audio later."""
         try:
+            self._parts_path(key).unlink(missing_ok=True)
             self.path_for(key).unlink(missing_ok=True)
         except OSError as err:
             log.warning("could not remove cached audio for %s: %s", key, err)

@@ -289,6 +289,30 @@ class ProjectCast:
             conn.execute("INSERT INTO cast_members (name, alias_of) VALUES (?, ?) ON CONFLICT(name) DO UPDATE"
                          " SET alias_of = excluded.alias_of", (other, keep))
 
+    def rename(self, old: str, new: str) -> None:
+        """``old`` is called ``new`` from now on: its voice goes with it, and ``old`` (with the
+        names merged into it) stays an alias, so the rules that find "Ahab" on a re-import
+        give the line to the renamed character."""
+        old, new = self.aliases()(old.strip()), new.strip()
+        if not old or not new or old == new:
+            raise ProjectError("rename needs two different names: --rename OLD=NEW")
+        owner = self.aliases()(new)
+        if owner != new and owner != old:
+            raise ProjectError(f"{new!r} is already a name of {owner!r}; merge them instead (--merge {owner},{old})")
+        if owner == new and any(m.name == new for m in self.members()):
+            raise ProjectError(f"{new!r} is already a character; merge them instead (--merge {new},{old})")
+        casting = self.castings().get(old, Casting())
+        perf = casting.performance
+        with self.db.write() as conn:
+            conn.execute("DELETE FROM cast_members WHERE name = ?", (new,))  # an alias of old (renaming back)
+            conn.execute("INSERT INTO cast_members (name, voice_id, speaker, pitch, pace, expressive)"
+                         " VALUES (?, ?, ?, ?, ?, ?)",
+                         (new, casting.voice_id, casting.speaker, perf.pitch, perf.pace, perf.expressive))
+            conn.execute("UPDATE cast_members SET alias_of = ? WHERE alias_of = ?", (new, old))
+            conn.execute("INSERT INTO cast_members (name, alias_of) VALUES (?, ?) ON CONFLICT(name) DO UPDATE"
+                         " SET alias_of = excluded.alias_of", (old, new))
+            conn.execute("UPDATE cast_corrections SET name = ? WHERE name = ?", (new, old))
+
     def correct(self, sentence_ids: int | Iterable[int], name: str) -> None:
         """The quoted lines of these sentences (a sentence's whole text if it has none: a letter
         read in a character's voice, a chapter one character tells) are ``name``'s ("" the

@@ -15,7 +15,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from studio.core.language import language_family
-from studio.project.proofs import NO_AUDIO, NOT_CHECKED, UNCHECKED, ProofRecord, results, save_result
+from studio.project.proofs import FLAGGED, NO_AUDIO, NOT_CHECKED, PASSED, UNCHECKED, ProofRecord, results, save_result
 from studio.project.store import Project
 from studio.project.records import SentenceRow
 from studio.proof.check import Checker, ProofItem
@@ -66,7 +66,7 @@ def check_rows(project: Project, checker: Checker, rows: list[SentenceRow], *,
             return out
         batch = rows[start:start + BATCH]
         items: list[ProofItem] = []
-        heard_rows: list[tuple[SentenceRow, str]] = []
+        heard_rows: list[tuple[SentenceRow, str, list[int]]] = []
         for row in batch:
             entry = project.cache_entry(row.cache_key or "")
             audio = project.cache.load(entry) if entry is not None else None
@@ -78,16 +78,45 @@ def check_rows(project: Project, checker: Checker, rows: list[SentenceRow], *,
                 if entry is not None:
                     save_result(project.db, row.id, entry.key, row.checksum or entry.checksum, record)
                 continue
-            items.append(ProofItem(np.asarray(audio, np.float32), entry.sample_rate, row.text, row.language,
-                                   row.lexicon, spoken=row.spoken or row.text))
-            heard_rows.append((row, row.checksum or entry.checksum))
+            first = len(items)
+            items += _items(project, row, entry.key, np.asarray(audio, np.float32), entry.sample_rate)
+            heard_rows.append((row, row.checksum or entry.checksum, list(range(first, len(items)))))
             seconds += entry.duration
-        for (row, checksum), record in zip(heard_rows, checker.check(items)):
+        records = checker.check(items)
+        for row, checksum, mine in heard_rows:
+            record = records[mine[0]] if len(mine) == 1 else joined([records[i] for i in mine],
+                                                                  [items[i].language for i in mine])
             save_result(project.db, row.id, row.cache_key or "", checksum, record)
             out[row.id] = record
             flagged += record.needs_listening
         _emit(progress, ProofProgress(len(out), len(rows), flagged, seconds))
     return out
+
+
+def _items(project: Project, row: SentenceRow, key: str, audio: np.ndarray, rate: int) -> list[ProofItem]:
+    """What to listen to for one sentence: the whole of it, or -- a cast sentence with a
+    character voiced in another language -- each part in the language it was said in."""
+    parts = project.cache.parts_of(key, audio.size) if row.cast else None
+    if not parts:
+        return [ProofItem(audio, rate, row.text, row.language, row.lexicon, spoken=row.spoken or row.text)]
+    # cut in the middle of each join's pause: a part cut at its faded edge would sound cut short
+    cuts = [0] + [(a["end"] + b["start"]) // 2 for a, b in zip(parts, parts[1:])] + [audio.size]
+    return [ProofItem(audio[cuts[i]:cuts[i + 1]], rate, p["printed"], p["language"], row.lexicon, spoken=p["spoken"])
+            for i, p in enumerate(parts)]
+
+
+def joined(records: list[ProofRecord], languages: list[str]) -> ProofRecord:
+    """One sentence's verdict from its parts' (heard one by one, each in its language):
+    flagged if a part is, not checked if a part could not be, else passed."""
+    flags = tuple(f for r in records for f in r.flags)
+    statuses = {r.status for r in records}
+    status = FLAGGED if FLAGGED in statuses else NOT_CHECKED if NOT_CHECKED in statuses else PASSED
+    heard = [r for r in records if r.status in (FLAGGED, PASSED)]
+    notes = [r.note for r in records if r.note and r.note != "nothing to say"]
+    said = ", ".join(dict.fromkeys(languages))
+    return ProofRecord(status, max((r.severity for r in records), default=0), min((r.score for r in heard), default=0.0),
+                       " / ".join(r.heard for r in records if r.heard), flags,
+                       "; ".join(notes) or f"heard part by part ({said})", records[0].model)
 
 
 def _emit(progress: Callable[[ProofProgress], None] | None, value: ProofProgress) -> None:

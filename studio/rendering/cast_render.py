@@ -11,15 +11,17 @@ sentence are joined (:func:`studio.audio.performance.join_parts`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from studio.audio.performance import join_parts, perform
 from studio.audio.resample import resample
+from studio.core.language import language_family
 from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, SynthesisSettings
+from studio.project.cast import Casting
 from studio.project.records import SentenceRow
 from studio.text.segment import is_speakable
 
@@ -39,10 +41,34 @@ class PartJob:
     pace: float = 1.0
 
 
-def part_jobs(index: int, row: SentenceRow, narrator_voice: str, base: SynthesisSettings) -> list[PartJob]:
+@dataclass(frozen=True)
+class SpokenPart:
+    """Where one part of a joined cast sentence lies in its audio, and what and in which
+    language it was said (what proof-listening hears it in)."""
+
+    start: int  # samples
+    end: int
+    language: str
+    printed: str
+    spoken: str
+
+
+@dataclass(frozen=True)
+class SpokenSentence:
+    """A cast sentence's joined audio and its parts."""
+
+    audio: np.ndarray
+    parts: tuple[SpokenPart, ...]
+
+
+def part_jobs(index: int, row: SentenceRow, narrator_voice: str, base: SynthesisSettings,
+              languages: Mapping[str, str] | None = None) -> list[PartJob]:
     """A cast sentence's parts: the narrator's with the sentence's own settings, a
-    character's with its voice, speaker and expressiveness (pitch and pace come after)."""
+    character's with its voice, speaker and expressiveness (pitch and pace come after).
+    A character's voice of another language (``languages``: voice id -> language family)
+    speaks its part in that language."""
     jobs = []
+    own_family = language_family(row.language)
     for part, words in zip(row.cast, row.parts):  # the words as the sentence's rendition made them
         printed, spoken, used = words.printed, words.spoken, words.lexicon
         if not is_speakable(printed):
@@ -52,24 +78,33 @@ def part_jobs(index: int, row: SentenceRow, narrator_voice: str, base: Synthesis
             jobs.append(PartJob(index, printed, spoken, row.said or row.language, used, narrator_voice, base))
             continue
         perf = casting.performance
-        own = replace(base, speaker_id=casting.speaker, noise_scale=round(base.noise_scale * perf.expressive, 4),
-                      noise_w=round(base.noise_w * perf.expressive, 4))
-        jobs.append(PartJob(index, printed, spoken, row.said or row.language, used,
-                            casting.voice_id or narrator_voice, own, perf.pitch, perf.pace))
+        voice_family = (languages or {}).get(casting.voice_id, "")
+        language = voice_family if voice_family and voice_family != own_family else row.said or row.language
+        jobs.append(PartJob(index, printed, spoken, language, used,
+                            casting.voice_id or narrator_voice, cast_settings(base, casting), perf.pitch, perf.pace))
     return jobs
+
+
+def cast_settings(base: SynthesisSettings, casting: Casting) -> SynthesisSettings:
+    """A character's synthesis settings: its speaker, and its expressiveness as the noise scales
+    (pitch and pace are applied to the audio afterwards, :func:`studio.audio.performance.perform`)."""
+    perf = casting.performance
+    return replace(base, speaker_id=casting.speaker, noise_scale=round(base.noise_scale * perf.expressive, 4),
+                   noise_w=round(base.noise_w * perf.expressive, 4))
 
 
 def speak_parts(rows: Sequence[SentenceRow], narrator_voice: str, base: Callable[[SentenceRow], SynthesisSettings],
                 engine_for: Callable[[str], Engine | None], synthesize: Callable[[Engine, SynthesisSettings, list],
                                                                                  list],
-                rate: int, batch_size: int = 8) -> list[np.ndarray | Exception]:
-    """Every sentence's audio at ``rate`` (or the exception one of its parts raised).
+                rate: int, batch_size: int = 8,
+                languages: Mapping[str, str] | None = None) -> list[SpokenSentence | Exception]:
+    """Every sentence's audio at ``rate`` with its parts (or the exception one of its parts raised).
 
     ``synthesize(engine, settings, jobs)`` speaks a batch of parts with one voice and
     settings (the render loop's synthesizer), at most ``batch_size`` at a time (the
     engine plan's batch); ``engine_for`` None means no engine.
     """
-    jobs = [j for i, row in enumerate(rows) for j in part_jobs(i, row, narrator_voice, base(row))]
+    jobs = [j for i, row in enumerate(rows) for j in part_jobs(i, row, narrator_voice, base(row), languages)]
     audio: dict[int, np.ndarray | Exception] = {}
     groups: dict[tuple[str, SynthesisSettings], list[int]] = {}
     for n, job in enumerate(jobs):
@@ -89,15 +124,18 @@ def speak_parts(rows: Sequence[SentenceRow], narrator_voice: str, base: Callable
                     result = resample(result, engine.sample_rate, rate)
                 result = perform(result, rate, pitch=jobs[n].pitch, pace=jobs[n].pace)
             audio[n] = result
-    out: list[np.ndarray | Exception] = []
+    out: list[SpokenSentence | Exception] = []
     for i in range(len(rows)):
         mine = [n for n, job in enumerate(jobs) if job.row == i]
         failed = next((audio[n] for n in mine if isinstance(audio[n], BaseException)), None)
         if failed is not None:
             out.append(failed)  # type: ignore[arg-type] - an exception
         elif not mine:
-            out.append(np.zeros(0, np.float32))
+            out.append(SpokenSentence(np.zeros(0, np.float32), ()))
         else:
+            bounds: list[tuple[int, int]] = []
             clips = [audio[n] for n in mine]
-            out.append(join_parts(clips, [jobs[n].printed for n in mine], rate))  # type: ignore[arg-type]
+            joined = join_parts(clips, [jobs[n].printed for n in mine], rate, bounds)  # type: ignore[arg-type]
+            out.append(SpokenSentence(joined, tuple(SpokenPart(a, b, jobs[n].language, jobs[n].printed,
+                                                               jobs[n].spoken) for n, (a, b) in zip(mine, bounds))))
     return out

@@ -28,16 +28,17 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
 from studio.core.errors import DiskFull, ProjectError, StudioError
+from studio.core.language import language_family
 from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, SynthesisSettings, check_ids_length
 from studio.rendering.cast_render import speak_parts
-from studio.rendering.prep import clean_stale_temp_files, prepare_voices, render_lock, verify_present
+from studio.rendering.prep import clean_stale_temp_files, prepare_voices, render_lock, verify_present, voice_languages
 from studio.rendering.stressed_words import stressed_ids, warn_unheard
 from studio.project.cast import voiced
 from studio.project.settings import ProjectSettings
@@ -236,15 +237,15 @@ def render_project(
 
         rows = select()
         needed = {project.voice_for(r.language, settings) for r in rows} | {settings.voice_id}
-        if project.cast.enabled():  # the characters' own voices enter their lines' keys too
-            needed |= {c.voice_id for c in project.cast.castings().values() if c.voice_id}
-        prepare_voices(project, needed, voice_lookup)
+        cast_voices = {c.voice_id for c in project.cast.castings().values() if c.voice_id} \
+            if project.cast.enabled() else set()  # the characters' own voices enter their lines' keys too
+        prepare_voices(project, needed | cast_voices, voice_lookup)
         rows = select()  # keys now carry the current fingerprints
         if verify_present(project, rows):
             rows = select()
-        return _Renderer(project, engine, settings, engine_for, make_synthesizer or each_synthesizer, progress).run(
-            rows, should_stop, max(1, batch_size)
-        )
+        renderer = _Renderer(project, engine, settings, engine_for, make_synthesizer or each_synthesizer, progress)
+        renderer.voice_languages = voice_languages(cast_voices, voice_lookup)
+        return renderer.run(rows, should_stop, max(1, batch_size))
 
 
 class _Renderer:
@@ -268,6 +269,7 @@ class _Renderer:
         self.owned: list[Engine] = []
         self.loaded: set[str] = set()
         self.synths: dict[tuple[str, SynthesisSettings], BatchSynthesizer] = {}
+        self.voice_languages: dict[str, str] = {}  # the characters' voices' language families
         self.done = self.total = self.failed = self.synthesized = self.reused = 0
         self.audio_seconds = 0.0
         self.synth_chars = 0
@@ -363,9 +365,16 @@ class _Renderer:
                     self._fail(row, f"no engine available for voice {narrator}")
                 continue
             results = speak_parts(rows, narrator, lambda r: r.synthesis or self.settings.synthesis,
-                                  self._engine, self._speak_jobs, engine.sample_rate, self.batch_size)
+                                  self._engine, self._speak_jobs, engine.sample_rate, self.batch_size,
+                                  self.voice_languages)
             for row, result in zip(rows, results):
-                self._store(row, result, engine.sample_rate, 0)
+                if isinstance(result, BaseException):
+                    self._store(row, result, engine.sample_rate, 0)
+                    continue
+                self._store(row, result.audio, engine.sample_rate, 0)
+                if any(language_family(p.language) != language_family(row.language) for p in result.parts):
+                    self.project.cache.store_parts(row.expected_key, result.audio.size,
+                                                   [asdict(p) for p in result.parts])
         self.synth_time += time.monotonic() - started
         self._emit(todo[-1].text)
 

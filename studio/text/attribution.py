@@ -43,6 +43,17 @@ _WHO = rf"(?P<who>{_NAME}|{_DESCR}|{_PRON})"
 #: "said Stubb" / "said the old man" / "says I" ; "Ahab replied" / "he cried"
 _AFTER_VERB = re.compile(rf"\b{_VERB}{_ADV}\s+{_WHO.replace('who', 'who1')}", re.UNICODE)
 _BEFORE_VERB = re.compile(rf"{_WHO.replace('who', 'who2')}{_ADV}\s+(?:had\s+|has\s+)?{_VERB}\b", re.UNICODE)
+#: "the Sparrows chirruped, and said": the subject of a verb joined to the speech verb
+_AND_VERB = re.compile(rf"{_WHO.replace('who', 'who4')}\s+(?:[a-z]+ly\s+)?[a-z]+ed,?\s+and\s+(?:then\s+)?{_VERB}\b",
+                       re.UNICODE)
+_GOES_ON = re.compile(r"\b(?:he|she)\s+(?:continued|added|resumed|went\s+on)\b|"
+                      r"\b(?:continued|added|resumed)\s+(?:he|she)\b\W*$", re.IGNORECASE)
+_SUBJECT_VERBS = ("was were had came went saw sat stood took ran flew put got gave made knew felt met began drew "
+                  "held heard told left spoke rose fell grew threw shook struck caught brought found kept lay turned "
+                  "reprit prit fit").split()
+_SUBJECT = re.compile(rf"(?P<s>{_NAME}|\b(?:the|a|an|The|A|An)\s+(?:[\w\-]+\s+){{0,2}}?[\w\-]+)\s+(?:[a-z]+ly\s+)?"
+                      rf"(?:{'|'.join(_SUBJECT_VERBS)}|[a-z]{{3,}}ed)\b", re.UNICODE)
+_PERSONS = frozenset("person stranger child stranger visitor guest friend fellow servant".split())
 _FR_INVERTED = re.compile(rf"\b{_VERB}-(?:t-)?(?P<who3>il|elle|je)\b")
 _STOP = frozenset(
     "The A An And But Then Now So Yes No Oh Ah Well It It's This That There Here What Why How When Where Who "
@@ -84,6 +95,7 @@ class _Memory:
     gender: dict[str, str] = field(default_factory=dict)
     exchange: list[str] = field(default_factory=list)  # the speakers of the last quote paragraphs
     gap: int = 0  # narration paragraphs since the last quote
+    scene: list[str] = field(default_factory=list)  # people made subjects in that narration
 
     def said(self, name: str) -> None:
         if name and name != "I":
@@ -98,18 +110,27 @@ class _Memory:
         for form in (name, f"the {name}"):
             if form in self.speakers or form in self.exchange:
                 return form
+        words = name.split()
+        if len(words) > 1 and words[0].lower() in _DETERMINERS and words[-1][0].isupper():
+            for known in reversed(self.speakers):  # "the poor old Minister" is "the old Minister"
+                if known.split()[-1] == words[-1] and known.split()[0].lower() in _DETERMINERS:
+                    return known
         return ""
 
     def learn(self, name: str, gender: str) -> None:
         if name and gender and not self.gender.get(name):
             self.gender[name] = gender
 
+    def fits(self, name: str, pronoun: str) -> bool:
+        """Whether he/she (or another pronoun) can mean ``name``: not a group, not the other sex."""
+        want = "m" if pronoun.lower() in _HE else "f" if pronoun.lower() in _SHE else ""
+        g = self.gender.get(name, "") or _gender_of(name)
+        return g != "p" and (not want or not g or g == want)
+
     def last(self, pronoun: str, exclude: set[str] = frozenset()) -> str:  # type: ignore[assignment]
         """The last speaker a pronoun can mean: he/she not a group, nor one of ``exclude``."""
-        want = "m" if pronoun.lower() in _HE else "f" if pronoun.lower() in _SHE else ""
         for name in reversed(self.speakers):
-            g = self.gender.get(name, "") or _gender_of(name)
-            if name not in exclude and (not want or not g or g == want):
+            if name not in exclude and self.fits(name, pronoun):
                 return name
         return UNATTRIBUTED
 
@@ -162,33 +183,60 @@ def _descriptor(words: str) -> str:
 
 def _speaker_in(narration: str, *, before_quote: bool) -> tuple[str, str] | None:
     """``(who, kind)`` named by a speech verb in a piece of narration beside a quote, or None."""
+    found = _speakers_in(narration)
+    return found[-1 if before_quote else 0][1:] if found else None
+
+
+def _speakers_in(narration: str) -> list[tuple[int, str, str]]:
+    """Every ``(position, who, kind)`` a speech verb names in a piece of narration, in order."""
     candidates: list[tuple[int, str]] = []
     for m in _AFTER_VERB.finditer(narration):
         candidates.append((m.start(), m.group("who1")))
-    for m in _BEFORE_VERB.finditer(narration):
-        before = narration[:m.start()].split()
-        if before and before[-1].lower() in _PREPOSITIONS:  # "at the windows cried": not a subject
-            continue
-        who = m.group("who2")
-        if who.split()[0].lower() in _DETERMINERS and _descriptor(who).split() != who.split():
-            continue  # "an Emperor who thought": the verb is not the descriptor's
-        candidates.append((m.start(), who))
+    for pattern, group in ((_BEFORE_VERB, "who2"), (_AND_VERB, "who4")):
+        for m in pattern.finditer(narration):
+            before = narration[:m.start()].split()
+            if before and before[-1].lower() in _PREPOSITIONS:  # "at the windows cried": not a subject
+                continue
+            who = m.group(group)
+            if who.split()[0].lower() in _DETERMINERS and _descriptor(who).split() != who.split():
+                continue  # "an Emperor who thought": the verb is not the descriptor's
+            candidates.append((m.start(), who))
     for m in _FR_INVERTED.finditer(narration):
         candidates.append((m.start(), m.group("who3")))
-    candidates.sort(key=lambda c: c[0], reverse=before_quote)  # nearest the quote first
-    for _, who in candidates:
+    out: list[tuple[int, str, str]] = []
+    for at, who in sorted(candidates):
         word = who.strip()
         if re.fullmatch(_PRON, word):
-            return word, "pronoun"
-        if word.split()[0].lower() in _DETERMINERS:
+            out.append((at, word, "pronoun"))
+        elif word.split()[0].lower() in _DETERMINERS:
             d = _descriptor(word)
             if d:
-                return d, "name"
+                out.append((at, d, "name"))
+        elif _is_name(_clean_name(word)):
+            out.append((at, _clean_name(word), "name"))
+    return out
+
+
+def _subjects(narration: str) -> list[str]:
+    """People a piece of narration makes the subject of a verb ("A man entered", "the old lady
+    put on", "Andrew Stuart reprit"), in order: who a following "he"/"she" most likely means."""
+    out = []
+    for m in _SUBJECT.finditer(narration):
+        before = narration[:m.start()].split()
+        if before and before[-1].lower() in _PREPOSITIONS:
             continue
-        name = _clean_name(word)
-        if _is_name(name):
-            return name, "name"
-    return None
+        who = m.group("s")
+        if who.split()[0].lower() in _DETERMINERS:
+            who = _descriptor(who)
+            head = who.split()[-1] if who else ""
+            if not head or not (head[0].isupper() or head.lower() in _MALE | _FEMALE | _PERSONS):
+                continue  # "the moon rose": not a person
+        else:
+            who = _clean_name(who)
+            if not _is_name(who):
+                continue
+        out.append(who)
+    return out
 
 
 def _vocatives(quote: str, mem: _Memory, alias: Aliases) -> set[str]:
@@ -231,6 +279,7 @@ def attribute(paragraphs: Sequence[str], aliases: Aliases | None = None,
     for p, (text, pspans) in enumerate(zip(paragraphs, spans)):
         quotes = [s for s in pspans if s.quoted]
         if not quotes:
+            mem.scene = (mem.scene + _subjects(text))[-8:]
             mem.gap += 1
             if mem.gap > 1:
                 mem.exchange.clear()
@@ -249,6 +298,7 @@ def attribute(paragraphs: Sequence[str], aliases: Aliases | None = None,
         for name in dict.fromkeys(n for n, _, _ in decided):
             mem.said(name)
         mem.gap = 0
+        mem.scene = []
         prev_speaker = who
     return out
 
@@ -260,9 +310,12 @@ def _own(text: str, pspans: Sequence[Span], k: int, mem: _Memory, alias: Aliases
         if not 0 <= j < len(pspans) or pspans[j].quoted:
             continue
         piece = text[pspans[j].start:pspans[j].end]
-        if before and j > 0 and _speaker_in(piece, before_quote=False) and pspans[j - 1].quoted:
-            continue  # '"a," said X, "b"': the verb belongs to the quote before
         found = _speaker_in(piece, before_quote=before)
+        if before and j > 0 and found and pspans[j - 1].quoted:
+            every = _speakers_in(piece)
+            if len(every) < 2 or not re.search(r"[;.!?]", piece[every[0][0]:every[-1][0]]):
+                continue  # '"a," said X, "b"': the verb belongs to the quote before
+            # '"a!" cried the King; but ... the people cried, "b"': the later verb is this quote's
         if found is None:
             continue
         who, kind = found
@@ -272,11 +325,19 @@ def _own(text: str, pspans: Sequence[Span], k: int, mem: _Memory, alias: Aliases
             return "I", 0.9, "verb+pronoun"
         if who.lower() == "they":
             continue
+        if _GOES_ON.search(piece):
+            return "", 0.85, "goes on"  # '"a," he said. ... "b," he continued': the same speaker
         earlier = "".join(text[s.start:s.end] for s in pspans[:j + int(before)] if not s.quoted)
         local = [mem.known(alias(_clean_name(m.group(0)))) for m in re.finditer(_NAME, earlier)]
         local = [n for n in local if n and n not in addressed and _gender_of(n) != "p"]
-        turn = {mem.exchange[-1]} if len(mem.exchange) == 2 and mem.gap == 0 else set()  # a new paragraph, a new voice
-        name = local[-1] if local else (mem.last(who, addressed | turn) or mem.last(who, addressed))
+        subjects = [alias(n) for n in _subjects(earlier) or mem.scene]
+        subjects = [mem.known(n) or n for n in subjects if mem.fits(mem.known(n) or n, who)]
+        subjects = [n for n in subjects if n not in addressed]
+        # a new paragraph, a new voice: the other one of a pair the pronoun can mean
+        turn = {mem.exchange[-1]} if (len(mem.exchange) == 2 and mem.gap == 0
+                                      and mem.fits(mem.exchange[0], who)) else set()
+        name = (subjects[-1] if subjects else local[-1] if local
+                else (mem.last(who, addressed | turn) or mem.last(who, addressed)))
         if name:
             mem.learn(name, "m" if who.lower() in _HE else "f" if who.lower() in _SHE else "")
             return name, 0.8, "verb+pronoun"
@@ -303,6 +364,10 @@ def _decide(text: str, pspans: Sequence[Span], mem: _Memory, alias: Aliases,
     said = " ".join(trim_marks(text[pspans[k].start:pspans[k].end]) for k in idx)
     addressed = _vocatives(said, mem, alias)
     own = [_own(text, pspans, k, mem, alias, addressed) for k in idx]
+    for i in range(1, len(own)):
+        if own[i] and own[i][2] == "goes on":
+            own[i] = (own[i - 1][0], own[i][1], "continued") if own[i - 1] and own[i - 1][0] else None
+    own[0] = None if own[0] and own[0][2] == "goes on" else own[0]
     if any(own):
         out = []
         for i, o in enumerate(own):

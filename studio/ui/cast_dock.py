@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from studio.project.cast import EXPRESSIVE_RANGE, PACE_RANGE, PITCH_RANGE, Casting, Performance
 from studio.desktop.cast import CastController, CastView, VoiceSpeakers
+from studio.ui.common import SAMPLE_TEXT
 
 COLUMNS = ("Character", "Lines", "Voice", "First line")
 NARRATOR = "Narrator"
@@ -43,7 +44,9 @@ class CastPanel(QWidget):
     enabledChanged = Signal(bool)
     castingChosen = Signal(str, object)  # name, Casting
     mergeChosen = Signal(str, str)  # keep, other
-    playLine = Signal(int)  # sentence id of the character's first line
+    renameChosen = Signal(str, str)  # old, new
+    sampleLine = Signal(object)  # the CastMember whose first line to hear in its voice
+    speakerSample = Signal(str, object, str)  # voice id ("" the narrator's), speaker id or None, language
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -61,10 +64,12 @@ class CastPanel(QWidget):
         self.voice_button.setToolTip("Another voice, a speaker, or a performance of the narrator's voice")
         self.merge_button = QPushButton("Merge into\u2026")
         self.merge_button.setToolTip("The same character under another name (\"Ahab\" into \"Captain Ahab\")")
-        self.play_button = QPushButton("Play a line")
-        self.play_button.setToolTip("Play the character's first line as it is rendered now")
+        self.rename_button = QPushButton("Rename\u2026")
+        self.rename_button.setToolTip("Call the character by another name (kept when the book is imported again)")
+        self.play_button = QPushButton("Play a sample line")
+        self.play_button.setToolTip("Hear the character's first line in its voice, speaker and performance")
         buttons = QHBoxLayout()
-        for b in (self.play_button, self.voice_button, self.merge_button):
+        for b in (self.play_button, self.voice_button, self.merge_button, self.rename_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
@@ -75,6 +80,7 @@ class CastPanel(QWidget):
         self.enabled.toggled.connect(lambda on: self.enabledChanged.emit(on) if on != self.view.enabled else None)
         self.voice_button.clicked.connect(self._ask_voice)
         self.merge_button.clicked.connect(self._ask_merge)
+        self.rename_button.clicked.connect(self._ask_rename)
         self.play_button.clicked.connect(self._play)
 
     def set_view(self, view: CastView) -> None:
@@ -94,6 +100,7 @@ class CastPanel(QWidget):
         has = bool(view.members)
         self.voice_button.setEnabled(has)
         self.play_button.setEnabled(has)
+        self.rename_button.setEnabled(has)
         self.merge_button.setEnabled(len(view.members) > 1)
 
     def selected_name(self) -> str:
@@ -102,8 +109,8 @@ class CastPanel(QWidget):
 
     def _play(self) -> None:
         member = next((m for m in self.view.members if m.name == self.selected_name()), None)
-        if member is not None and member.first_sentence:
-            self.playLine.emit(member.first_sentence)
+        if member is not None and member.first_line:
+            self.sampleLine.emit(member)
 
     def _ask_voice(self) -> None:
         name = self.selected_name()
@@ -111,6 +118,7 @@ class CastPanel(QWidget):
         if member is None:
             return
         dialog = CastingDialog(name, member.casting, self.view.voices, self)
+        dialog.sampleRequested.connect(self.speakerSample.emit)
         if dialog.exec() == QDialog.DialogCode.Accepted:
             self.castingChosen.emit(name, dialog.casting())
 
@@ -123,10 +131,20 @@ class CastPanel(QWidget):
         if ok and keep.strip() and keep.strip() != other:
             self.mergeChosen.emit(keep.strip(), other)
 
+    def _ask_rename(self) -> None:
+        old = self.selected_name()
+        if not old:
+            return
+        new, ok = QInputDialog.getText(self, "Rename", f"New name for {old}:", text=old)
+        if ok and new.strip() and new.strip() != old:
+            self.renameChosen.emit(old, new.strip())
+
 
 class CastingDialog(QDialog):
-    """A character's voice: an installed voice (or the narrator's), one of its speakers, and
-    pitch, pace and expressiveness."""
+    """A character's voice: an installed voice (or the narrator's), one of its speakers (each
+    heard before choosing: *Play sample*), and pitch, pace and expressiveness."""
+
+    sampleRequested = Signal(str, object, str)  # voice id, speaker id or None, the voice's language
 
     def __init__(self, name: str, casting: Casting, voices: tuple[VoiceSpeakers, ...] = (),
                  parent: QWidget | None = None) -> None:
@@ -143,12 +161,18 @@ class CastingDialog(QDialog):
         self.speaker = QComboBox()
         self.voice.currentIndexChanged.connect(lambda _i: self._speakers(None))
         self._speakers(casting.speaker)
+        self.sample_button = QPushButton("Play sample")
+        self.sample_button.setToolTip("Hear a short sentence from this voice and speaker")
+        self.sample_button.clicked.connect(self.play_sample)
+        speaker_row = QHBoxLayout()
+        speaker_row.addWidget(self.speaker, 1)
+        speaker_row.addWidget(self.sample_button)
         self.pitch = self._spin(PITCH_RANGE, casting.performance.pitch, 0.5, " semitones")
         self.pace = self._spin(PACE_RANGE, casting.performance.pace, 0.05, "x")
         self.expressive = self._spin(EXPRESSIVE_RANGE, casting.performance.expressive, 0.1, "x")
         form = QFormLayout(self)
         form.addRow("Voice", self.voice)
-        form.addRow("Speaker", self.speaker)
+        form.addRow("Speaker", speaker_row)
         form.addRow("Pitch", self.pitch)
         form.addRow("Pace", self.pace)
         form.addRow("Expressiveness", self.expressive)
@@ -167,6 +191,12 @@ class CastingDialog(QDialog):
         if chosen is not None and self.speaker.findData(chosen) < 0:
             self.speaker.addItem(str(chosen), chosen)
         self.speaker.setCurrentIndex(max(0, self.speaker.findData(chosen)) if chosen is not None else 0)
+
+    def play_sample(self) -> None:
+        """A short sentence in the chosen voice and speaker, through the app's preview."""
+        voice_id = self.voice.currentData() or ""
+        voice = self.voices.get(voice_id)
+        self.sampleRequested.emit(voice_id, self.speaker.currentData(), voice.language if voice else "")
 
     @staticmethod
     def _spin(bounds: tuple[float, float], value: float, step: float, suffix: str) -> QDoubleSpinBox:
@@ -196,7 +226,27 @@ def install_cast_dock(window: Any, controller: CastController | None = None) -> 
     panel.enabledChanged.connect(ctl.set_enabled)
     panel.castingChosen.connect(ctl.set_casting)
     panel.mergeChosen.connect(ctl.merge)
-    panel.playLine.connect(lambda sid: (window.book.select_sentence(sid), window.book.play_selection()))
+    panel.renameChosen.connect(ctl.rename)
+    session = window.session
+
+    def narrator_language() -> str:
+        return (session.snapshot.language if session.snapshot else "") or "en"
+
+    def sample_line(member: Any) -> None:  # a CastMember: its first line as the render will voice it
+        lang = narrator_language()
+        voice = member.casting.voice_id or session.voice_for(lang)
+        session.preview.play_text(member.first_line, lang, voice, f"sample: {member.name}", member.casting)
+
+    def speaker_sample(voice_id: str, speaker: int | None, language: str) -> None:
+        lang = language or narrator_language()
+        voice = voice_id or session.voice_for(lang)
+        label = f"sample: {voice}" + (f" speaker {speaker}" if speaker is not None else "")
+        text = SAMPLE_TEXT.get(lang.split("_")[0].split("-")[0].lower(), SAMPLE_TEXT["en"])
+        session.preview.play_text(text, lang, voice, label,
+                                  Casting(voice_id, speaker))
+
+    panel.sampleLine.connect(sample_line)
+    panel.speakerSample.connect(speaker_sample)
 
     def spoken_by(node: Any) -> None:
         names = [m.name for m in panel.view.members] + [NARRATOR]

@@ -65,3 +65,30 @@ def test_cast_lists_sets_merges_corrects_and_render_cast_speaks_it(tmp_path: Pat
     run(capsys, "cast", str(folder), "--chapter", "1=narrator")
     said = {r["text"]: r["speaker"] for r in json.loads(run(capsys, "inspect", str(folder), "--spoken", "--json"))}
     assert set(said.values()) == {""}
+
+
+def test_rename_keeps_the_voice_and_survives_a_reimport(tmp_path: Path, capsys) -> None:
+    from studio.text.importer import load_manuscript
+
+    folder = cast_project(tmp_path).folder
+    before = {c["name"]: c["lines"] for c in json.loads(run(capsys, "cast", str(folder), "--json"))["characters"]}
+    data = json.loads(run(capsys, "cast", str(folder), "--set", "Tom=narrator,pitch=-2", "--rename", "Tom=Thomas Hale",
+                          "--json"))
+    got = {c["name"]: (c["lines"], c["pitch"]) for c in data["characters"]}
+    assert got == {"Thomas Hale": (before["Tom"], -2.0), "Mary": (before["Mary"], 0.0)}
+    assert main(["cast", str(folder), "--rename", "Thomas Hale=Mary"]) == 2  # a name another character has
+    assert "'Mary' is already a character" in capsys.readouterr().err
+
+    manuscript = tmp_path / "harbour.md"  # the book imported again, one narration line changed
+    manuscript.write_text(manuscript.read_text(encoding="utf-8").replace("the door closed", "the door shut"),
+                          encoding="utf-8")
+    with Project.open(folder) as project:
+        project.replace_book(load_manuscript(manuscript))
+        project.cast.analyse()
+    data = json.loads(run(capsys, "cast", str(folder), "--json"))
+    got = {c["name"]: (c["lines"], c["pitch"]) for c in data["characters"]}
+    assert got == {"Thomas Hale": (before["Tom"], -2.0), "Mary": (before["Mary"], 0.0)}
+
+    data = json.loads(run(capsys, "cast", str(folder), "--rename", "Thomas Hale=Tom", "--json"))  # and back
+    assert {c["name"]: (c["lines"], c["pitch"]) for c in data["characters"]} == {"Tom": (before["Tom"], -2.0),
+                                                                                 "Mary": (before["Mary"], 0.0)}

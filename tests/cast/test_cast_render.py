@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support.cast import CHAPTER, cast_project
+from support.cast import CHAPTER, cast_project, two_speaker_voice
 from support.voice import DETERMINISTIC
 from support.render import CountingEngine, real_engine
 
@@ -154,36 +154,6 @@ def test_a_corrected_attribution_survives_a_reimport(tmp_path: Path) -> None:
     project.replace_book(load_manuscript(edited))
     project.cast.set_enabled(True)
     assert by_text(project)['"I have it here," he said.'].cast[0].name == "Mary"
-
-
-def two_speaker_voice(folder: Path) -> Path:
-    """The bundled voice with a speaker input: speaker 1 speaks 1.6x slower (its length
-    scale times a table's row), so each speaker's audio is told apart by its length."""
-    onnx = pytest.importorskip("onnx")
-    from onnx import TensorProto, helper, numpy_helper
-
-    voice = get_voice(None)
-    model = onnx.load(str(voice.model_path))
-    graph = model.graph
-    renamed = {"scales": "scales_by_speaker", "sid": "phoneme_embedding"}  # this export calls its embedding "sid"
-    for node in graph.node:
-        node.input[:] = [renamed.get(i, i) for i in node.input]
-    for init in graph.initializer:
-        init.name = renamed.get(init.name, init.name)
-    graph.input.append(helper.make_tensor_value_info("sid", TensorProto.INT64, ["N"]))
-    table = np.array([[1.0, 1.0, 1.0], [1.0, 1.6, 1.0]], np.float32)
-    graph.initializer.extend([numpy_helper.from_array(table, "speaker_scales"),
-                              numpy_helper.from_array(np.array(0, np.int64), "first_row")])
-    graph.node.insert(0, helper.make_node("Gather", ["speaker_scales", "sid"], ["rows_by_speaker"], axis=0))
-    graph.node.insert(1, helper.make_node("Gather", ["rows_by_speaker", "first_row"], ["row_of_speaker"], axis=0))
-    graph.node.insert(2, helper.make_node("Mul", ["scales", "row_of_speaker"], ["scales_by_speaker"]))
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "en_US-duo-medium.onnx"
-    onnx.save(model, str(path))
-    config = json.loads(Path(voice.config_path).read_text(encoding="utf-8"))
-    config.update(num_speakers=2, speaker_id_map={"ann": 0, "bob": 1})
-    Path(f"{path}.json").write_text(json.dumps(config), encoding="utf-8")
-    return path
 
 
 def test_a_two_speaker_voice_speaks_each_character_with_its_speaker(tmp_path: Path) -> None:

@@ -10,18 +10,16 @@ from __future__ import annotations
 import wave
 from pathlib import Path
 
-import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from support.gui import write_manuscript
-from support.window import WAIT, make_window, open_and_wait, sentences, wait_jobs_done
+from support.window import WAIT, RecordingSink, make_window, open_and_wait, sentences, wait_jobs_done
 
 from studio.delivery.export import export_chapter_files
 from studio.project.duration import chapter_estimates
 from studio.project.pauses import pauses_after
 from studio.project.store import Project
 from studio.desktop.scrub import FADE_S, GRAIN_S
-from studio.desktop.sinks import NullSink
 from studio.ui.main_window import MainWindow
 from support.gui import BOOK, exported_seconds
 
@@ -133,30 +131,6 @@ def test_keyboard_habits_move_through_the_sentences(qtbot, window: MainWindow, t
     qtbot.keyClick(view, Qt.Key.Key_Plus)
     qtbot.keyClick(view, Qt.Key.Key_End)
     assert view.focus == spans[-1] and view.offset_s + view.visible_s == pytest.approx(view.data.duration)
-
-
-class RecordingSink(NullSink):
-    """A device-less sink that keeps every block it played that was not silence."""
-
-    def __init__(self) -> None:
-        super().__init__(speed=8.0)
-        self.heard: list[np.ndarray] = []
-
-    def start(self, rate: int, pull) -> None:  # noqa: ANN001
-        def keep(frames: int) -> np.ndarray:
-            block = pull(frames)
-            if block.any():
-                self.heard.append(block.copy())
-            return block
-
-        super().start(rate, keep)
-
-    def played(self, probe: np.ndarray) -> bool:
-        """Whether these exact samples were played (in one piece)."""
-        heard = list(self.heard)
-        stream = np.concatenate(heard) if heard else np.zeros(0, np.float32)
-        starts = np.flatnonzero(stream[: max(0, stream.size - probe.size + 1)] == probe[0])
-        return any(np.array_equal(stream[i:i + probe.size], probe) for i in starts)
 
 
 def test_scrubbing_plays_grains_from_under_the_mouse_and_parks_the_playhead(qtbot, tmp_path: Path) -> None:  # noqa: ANN001

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 from support.gui import shared_factory
 from PySide6.QtCore import QSettings
 
@@ -88,3 +89,27 @@ def direction_dialog(win: MainWindow, ids: list[int]):  # -> DirectionDialog
     dlg = win.direction_dialog
     assert isinstance(dlg, DirectionDialog) and dlg.ids == list(ids)
     return dlg
+
+
+class RecordingSink(NullSink):
+    """A device-less sink that keeps every block it played that was not silence."""
+
+    def __init__(self) -> None:
+        super().__init__(speed=8.0)
+        self.heard: list[np.ndarray] = []
+
+    def start(self, rate: int, pull) -> None:  # noqa: ANN001
+        def keep(frames: int) -> np.ndarray:
+            block = pull(frames)
+            if block.any():
+                self.heard.append(block.copy())
+            return block
+
+        super().start(rate, keep)
+
+    def played(self, probe: np.ndarray) -> bool:
+        """Whether these exact samples were played (in one piece)."""
+        heard = list(self.heard)
+        stream = np.concatenate(heard) if heard else np.zeros(0, np.float32)
+        starts = np.flatnonzero(stream[: max(0, stream.size - probe.size + 1)] == probe[0])
+        return any(np.array_equal(stream[i:i + probe.size], probe) for i in starts)
