@@ -19,6 +19,7 @@ from studio.project.proofs import NO_AUDIO, NOT_CHECKED, UNCHECKED, ProofRecord,
 from studio.project.store import Project
 from studio.project.records import SentenceRow
 from studio.proof.check import Checker, ProofItem
+from studio.proof.names import project_names
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +59,7 @@ def check_rows(project: Project, checker: Checker, rows: list[SentenceRow], *,
                should_stop: Callable[[], bool] | None = None) -> dict[int, ProofRecord]:
     """Listen to ``rows`` (rendered ones), store and return their verdicts."""
     out: dict[int, ProofRecord] = {}
+    names = project_names(project)
     flagged = 0
     seconds = 0.0
     for start in range(0, len(rows), BATCH):
@@ -79,7 +81,7 @@ def check_rows(project: Project, checker: Checker, rows: list[SentenceRow], *,
                     save_result(project.db, row.id, entry.key, row.checksum or entry.checksum, record)
                 continue
             items.append(ProofItem(np.asarray(audio, np.float32), entry.sample_rate, row.text, row.language,
-                                   row.lexicon, spoken=row.spoken or row.text))
+                                   row.lexicon, spoken=row.spoken or row.text, names=names))
             heard_rows.append((row, row.checksum or entry.checksum))
             seconds += entry.duration
         for (row, checksum), record in zip(heard_rows, checker.check(items)):
