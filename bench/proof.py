@@ -15,7 +15,10 @@ process so its extra resident memory is the model's and the listening's):
 * ``previous``: the listener before issue 30 (the tokenizer's split " the", every
   sentence transcribed);
 * ``full`` (``full-tune`` and ``full-held``, one process each half): the shipped
-  listener (forced scores on the decoder's own tokens).
+  listener (forced scores on the decoder's own tokens);
+* ``prompt`` (``prompt-tune``, ``prompt-held``; not run unless named in ``--modes``):
+  the same with the book's vocabulary and the sentence before as the decoder's
+  prompt (:mod:`studio.proof.vocabulary`), the column ``+prompt``.
 
 Alignment first (transcribing only the sentences whose expected words do not fit)
 is simulated on the full listening with ``--tune`` (it was measured and dropped:
@@ -66,13 +69,22 @@ def proof_items(items: list[dict], audio_file: Path, seed: int, *, new: bool) ->
     data = np.load(audio_file)
     rate = int(data["rate"])
     rng = np.random.default_rng(seed)
+    names = book_texts_names()
     out = []
     for i, item in enumerate(items):
         audio = apply_edit(data[f"a{i}"], rate, item, rng)
         # what the project sent to the voice: its spoken form (the heteronym plant: the other reading)
         spoken = (item["said"] if item["kind"] == "heteronym" else item["spoken"]) if new else None
-        out.append(ProofItem(audio, rate, item["text"], "en", spoken=spoken))
+        out.append(ProofItem(audio, rate, item["text"], "en", spoken=spoken, names=names[item["source"]]))
     return out
+
+
+def book_texts_names() -> dict[str, frozenset[str]]:
+    """Each source read as the book it comes from: the names a project of it would know."""
+    from proof_set import source_sentences
+    from studio.proof.names import book_names
+
+    return {source: book_names(source_sentences(source)) for source in SOURCES}
 
 
 def listen(mode: str, items: list[dict], audio_file: Path, seed: int, cache: Path) -> None:
@@ -81,7 +93,7 @@ def listen(mode: str, items: list[dict], audio_file: Path, seed: int, cache: Pat
 
     started = time.monotonic()
     # the full listening serves the tuning too; the other modes are measured on the held half only
-    part = "tune" if mode == "full-tune" else "held"
+    part = "tune" if mode.endswith("-tune") else "held"
     subset = [i for i, it in enumerate(items) if it["part"] == part]
     proof = [proof_items(items, audio_file, seed, new=mode != "previous")[i] for i in subset]
     base = rss_mib()
@@ -89,6 +101,12 @@ def listen(mode: str, items: list[dict], audio_file: Path, seed: int, cache: Pat
     checker = Checker.open()
     if mode == "previous":
         checker.listener.canonical_tokens = False
+    if mode.startswith("prompt"):  # the book's vocabulary as the decoder's prompt (each source its book)
+        from proof_set import source_sentences
+        from studio.proof.vocabulary import Vocabulary, book_vocabulary
+
+        checker.listener.vocabulary = Vocabulary(frozenset().union(
+            *(book_vocabulary(source_sentences(s)).words for s in SOURCES)))
     load_s = time.monotonic() - t0
     t1, cpu1 = time.monotonic(), time.process_time()
     heard = checker.hear(proof)
@@ -277,10 +295,11 @@ def main() -> int:
         for i, h in zip(run["index"], run["heard"]):
             heard[i] = h
         runs[mode] = {**run, "heard": heard}
-    if "full-tune" in runs and "full-held" in runs:  # one listening, run as two processes
-        halves = (runs.pop("full-tune"), runs.pop("full-held"))
-        runs["full"] = {"heard": [a if a is not None else b for a, b in zip(halves[0]["heard"], halves[1]["heard"])],
-                        "cost": halves[1]["cost"]}
+    for name in ("full", "prompt"):
+        if f"{name}-tune" in runs and f"{name}-held" in runs:  # one listening, run as two processes
+            halves = (runs.pop(f"{name}-tune"), runs.pop(f"{name}-held"))
+            runs[name] = {"heard": [a if a is not None else b for a, b in zip(halves[0]["heard"], halves[1]["heard"])],
+                          "cost": halves[1]["cost"]}
     from studio.proof.judge import DEFAULT, PREVIOUS
 
     new_items = proof_items(items, audio_file, args.seed, new=True)
@@ -308,6 +327,8 @@ def main() -> int:
                  ("shipped", DEFAULT, new_items)]
         for name, t, proof in steps:
             columns[name] = judged(items, proof, full["heard"], t)
+    if "prompt" in runs:  # the shipped judgement on a listening with the book's vocabulary as prompt
+        columns["+prompt"] = judged(items, new_items, runs["prompt"]["heard"], DEFAULT)
     table = {name: figures(items, flags, args.part) for name, flags in columns.items()
              if any(f is not None and it["part"] == args.part for it, f in zip(items, flags))}
     any_fig = next(iter(table.values()))
