@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import json
 import os
 import pickle
@@ -79,6 +80,7 @@ def proof_items(items: list[dict], audio_file: Path, seed: int, *, new: bool) ->
     return out
 
 
+@functools.lru_cache(maxsize=1)
 def book_texts_names() -> dict[str, frozenset[str]]:
     """Each source read as the book it comes from: the names a project of it would know."""
     from proof_set import source_sentences
@@ -95,7 +97,8 @@ def listen(mode: str, items: list[dict], audio_file: Path, seed: int, cache: Pat
     # the full listening serves the tuning too; the other modes are measured on the held half only
     part = "tune" if mode.endswith("-tune") else "held"
     subset = [i for i, it in enumerate(items) if it["part"] == part]
-    proof = [proof_items(items, audio_file, seed, new=mode != "previous")[i] for i in subset]
+    every = proof_items(items, audio_file, seed, new=mode != "previous")
+    proof = [every[i] for i in subset]
     base = rss_mib()
     t0 = time.monotonic()
     checker = Checker.open()
