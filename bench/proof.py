@@ -133,29 +133,36 @@ def recordings(items: list[dict], audio_file: Path, seed: int) -> None:
 
     Each recording starts with a heading ("Chapter one.") and a 2.5 s pause, then the
     sentences with the voice's gaps (0.25 s, and 0.6 s after every fifth sentence).
+    Each is checked twice: found by listening, and cut at its subtitles (the studio's
+    own cues, :func:`studio.audio.subtitles.cues_from_spans` of where each sentence was laid).
     """
     import tempfile
     import wave
 
+    from studio.audio.assemble import Span
     from studio.audio.pcm import to_int16
+    from studio.audio.subtitles import cues_from_spans
     from studio.proof.check import Checker
     from studio.proof.recording import proof_recording
 
     proof = proof_items(items, audio_file, seed, new=False)
     rate = proof[0].rate
     checker = Checker.open()
-    flagged = cut = total = 0
-    started = time.monotonic()
+    counts = {"listening": [0, 0, 0, 0.0], "subtitles": [0, 0, 0, 0.0]}  # flagged, cut, total, seconds
     seconds = 0.0
     with tempfile.TemporaryDirectory() as tmp:
         for n, source in enumerate(SOURCES, 1):
             chosen = [i for i, it in enumerate(items) if it["part"] == "held" and it["kind"] == "clean"
                       and it["source"] == source]
-            title = _heading(f"Chapter {n}.")
-            parts = [np.zeros(int(0.4 * rate), np.float32), title, np.zeros(int(2.5 * rate), np.float32)]
-            for k, i in enumerate(chosen):
-                gap = 0.6 if k % 5 == 4 else 0.25
-                parts += [proof[i].audio, np.zeros(int(gap * rate), np.float32)]
+            texts = [f"Chapter {n}."] + [items[i]["text"] for i in chosen]
+            title = _heading(texts[0])
+            parts = [np.zeros(int(0.4 * rate), np.float32)]
+            spans, at = [], parts[0].size
+            for k, audio in enumerate([title] + [proof[i].audio for i in chosen]):
+                gap = 2.5 if k == 0 else (0.6 if k % 5 == 0 else 0.25)
+                parts += [audio, np.zeros(int(gap * rate), np.float32)]
+                spans.append(Span(at, at + audio.size, texts[k]))
+                at += audio.size + int(gap * rate)
             path = Path(tmp) / f"{source}.wav"
             audio = np.concatenate(parts)
             seconds += audio.size / rate
@@ -164,18 +171,24 @@ def recordings(items: list[dict], audio_file: Path, seed: int) -> None:
                 w.setsampwidth(2)
                 w.setframerate(rate)
                 w.writeframes(to_int16(audio).tobytes())
-            verdicts = proof_recording(checker, path, [f"Chapter {n}."] + [items[i]["text"] for i in chosen], "en")
-            body = verdicts[1:]
-            bad = [v for v in body if v.record.needs_listening]
-            flagged += len(bad)
-            cut += sum(any(f.kind == "cut" for f in v.record.flags) for v in body[:-1])
-            total += len(body)
-            print(f"--audio {source}: {len(bad)} of {len(body)} clean sentences flagged"
-                  + "".join(f"\n    {v.record.reasons} | {v.text[:70]!r} | heard {v.record.heard[:60]!r}" for v in bad))
-    wall = time.monotonic() - started
-    print(f"--audio overall: {flagged} of {total} clean sentences flagged ({flagged / total:.1%}); "
-          f"'cut short' at inner sentence ends: {cut}; {seconds:.0f} s of audio in {wall:.0f} s "
-          f"({seconds / wall:.1f}x real time, model load included); load average {load_average()}")
+            cues = [(c.start, c.end, c.text) for c in cues_from_spans(audio, rate, spans, rate)]
+            for how, given in (("listening", None), ("subtitles", cues)):
+                started = time.monotonic()
+                verdicts = proof_recording(checker, path, texts, "en", given)
+                body = verdicts[1:]
+                bad = [v for v in body if v.record.needs_listening]
+                c = counts[how]
+                c[0] += len(bad)
+                c[1] += sum(any(f.kind == "cut" for f in v.record.flags) for v in body[:-1])
+                c[2] += len(body)
+                c[3] += time.monotonic() - started
+                print(f"--audio {source} ({how}): {len(bad)} of {len(body)} clean sentences flagged"
+                      + "".join(f"\n    {v.record.reasons} | {v.text[:70]!r} | heard {v.record.heard[:60]!r}"
+                                for v in bad), flush=True)
+    for how, (flagged, cut, total, wall) in counts.items():
+        print(f"--audio overall ({how}): {flagged} of {total} clean sentences flagged ({flagged / total:.1%}); "
+              f"'cut short' at inner sentence ends: {cut}; {seconds:.0f} s of audio in {wall:.0f} s "
+              f"({seconds / wall:.1f}x real time); load average {load_average()}")
 
 
 def _heading(text: str) -> np.ndarray:
