@@ -81,3 +81,32 @@ def test_the_dock_says_what_to_do_about_a_guessed_word(qtbot) -> None:  # noqa: 
     panel.addPronunciation.connect(words.append)
     panel.lexicon_btn.click()
     assert words == ["mandoline"]
+
+
+def test_a_project_asks_about_a_guessed_word_until_the_producer_adds_it(tmp_path, checker: Checker) -> None:  # noqa: ANN001
+    """The producer's whole path: render, proof, add the word to the lexicon, render again, proof."""
+    from support.render import para, real_engine
+
+    from studio.core.types import Book, Chapter
+    from studio.engine.voice.catalog import get_voice
+    from studio.project import Project
+    from studio.project.opening import new_project_settings
+    from studio.rendering.proofing import flagged_rows, proof_project
+    from studio.rendering.render import render_project
+
+    book = Book(title="Rome", author="Ann Author", language="en", source="memory", chapters=(
+        Chapter("One", (para(NAME, "The people cheered when Coriolanus came home."), para(RARE))),))
+    project = Project.create(tmp_path / "p", book, new_project_settings(get_voice(None)))
+    try:
+        render_project(project, real_engine())
+        proof_project(project, checker, retry=0)
+        asked = {row.text: [f.expected for f in rec.flags if f.kind == "pronunciation"]
+                 for row, rec in flagged_rows(project)}
+        assert asked.get(RARE) == ["mandoline"], asked  # the recurring name is known, the rare word is not
+        assert NAME not in asked, asked
+        project.lexicon.add([LexiconEntry("mandoline", "alias", "mandolin")])
+        render_project(project, real_engine())  # the sentence with the new pronunciation is rendered again
+        proof_project(project, checker, retry=0)
+        assert RARE not in {row.text for row, _rec in flagged_rows(project)}
+    finally:
+        project.close()
