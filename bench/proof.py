@@ -128,8 +128,8 @@ def listen(mode: str, items: list[dict], audio_file: Path, seed: int, cache: Pat
     cache.write_bytes(pickle.dumps({"index": subset, "heard": heard, "cost": cost}))
 
 
-def recordings(items: list[dict], audio_file: Path, seed: int) -> None:
-    """``--audio/--text`` on the held half's clean sentences: one recording per kind of prose.
+def recordings(items: list[dict], audio_file: Path, seed: int, part: str = "held") -> None:
+    """``--audio/--text`` on a half's clean sentences (``--part``): one recording per kind of prose.
 
     Each recording starts with a heading ("Chapter one.") and a 2.5 s pause, then the
     sentences with the voice's gaps (0.25 s, and 0.6 s after every fifth sentence).
@@ -152,7 +152,7 @@ def recordings(items: list[dict], audio_file: Path, seed: int) -> None:
     seconds = 0.0
     with tempfile.TemporaryDirectory() as tmp:
         for n, source in enumerate(SOURCES, 1):
-            chosen = [i for i, it in enumerate(items) if it["part"] == "held" and it["kind"] == "clean"
+            chosen = [i for i, it in enumerate(items) if it["part"] == part and it["kind"] == "clean"
                       and it["source"] == source]
             texts = [f"Chapter {n}."] + [items[i]["text"] for i in chosen]
             title = _heading(texts[0])
@@ -278,7 +278,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--part", default="held", choices=("held", "tune"))
     ap.add_argument("--tune", action="store_true")
-    ap.add_argument("--recordings", action="store_true", help="--audio/--text on the held clean sentences")
+    ap.add_argument("--recordings", action="store_true", help="--audio/--text on the half's clean sentences")
     ap.add_argument("--fresh", action="store_true", help="listen again (measures speed and memory)")
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--show", type=int, default=0)
@@ -321,7 +321,7 @@ def main() -> int:
     new_items = proof_items(items, audio_file, args.seed, new=True)
     old_items = proof_items(items, audio_file, args.seed, new=False)
     if args.recordings:
-        recordings(items, audio_file, args.seed)
+        recordings(items, audio_file, args.seed, args.part)
         return 0
     if args.tune:
         tune(items, new_items, runs["full"]["heard"])

@@ -93,6 +93,11 @@ def proof_recording(checker: Checker, audio_path: Path, sentences: list[str], la
     items = [ProofItem(mono[int(a * rate):max(int(a * rate) + 1, int(b * rate))], rate, text, language,
                        own_render=False) for text, (a, b, _s, _e) in zip(sentences, pieces)]  # type: ignore[misc]
     records = checker.check(items)
+    # a window the recogniser stopped decoding early ("CHAPTER IV", then nothing) leaves its other
+    # sentences unheard: each such sentence is heard again on its own; a real garble stays garbled
+    for k, rec in enumerate(records):
+        if any(f.kind == "garbled" for f in rec.flags):
+            records[k] = checker.check([items[k]])[0]
     last = len(sentences) - 1
     records = [rec if k == last else _no_inner_cut(rec) for k, rec in enumerate(records)]
     return [TimedVerdict(i, text, round(piece[2], 2), round(piece[3], 2), rec)  # type: ignore[index]
