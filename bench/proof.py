@@ -148,7 +148,8 @@ def recordings(items: list[dict], audio_file: Path, seed: int, part: str = "held
     proof = proof_items(items, audio_file, seed, new=False)
     rate = proof[0].rate
     checker = Checker.open()
-    counts = {"listening": [0, 0, 0, 0.0], "subtitles": [0, 0, 0, 0.0]}  # flagged, cut, total, seconds
+    # flagged, cut, total, seconds; "subtitles, own render": judged as the studio's own (what --subtitles does)
+    counts = {"listening": [0, 0, 0, 0.0], "subtitles": [0, 0, 0, 0.0], "subtitles, own render": [0, 0, 0, 0.0]}
     seconds = 0.0
     with tempfile.TemporaryDirectory() as tmp:
         for n, source in enumerate(SOURCES, 1):
@@ -172,9 +173,9 @@ def recordings(items: list[dict], audio_file: Path, seed: int, part: str = "held
                 w.setframerate(rate)
                 w.writeframes(to_int16(audio).tobytes())
             cues = [(c.start, c.end, c.text) for c in cues_from_spans(audio, rate, spans, rate)]
-            for how, given in (("listening", None), ("subtitles", cues)):
+            for how, given in (("listening", None), ("subtitles", cues), ("subtitles, own render", cues)):
                 started = time.monotonic()
-                verdicts = proof_recording(checker, path, texts, "en", given)
+                verdicts = proof_recording(checker, path, texts, "en", given, own_render=how.endswith("own render"))
                 body = verdicts[1:]
                 bad = [v for v in body if v.record.needs_listening]
                 c = counts[how]

@@ -32,7 +32,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--language", default="en", help="language of --audio/--text (ISO 639-1, default: en)")
     p.add_argument("--subtitles", type=Path, metavar="SRT",
                    help="the recording's subtitles (SRT or WebVTT, as the studio exports them with a render): "
-                   "sentences are cut at their times instead of found by listening")
+                   "sentences are cut at their times instead of found by listening, and the recording is judged "
+                   "as the studio's own render (a short word heard swapped is the recogniser's, not the voice's)")
     add_model_arguments(p)
     p.add_argument("--json", action="store_true", help="print the flagged sentences as JSON")
     p.set_defaults(func=_cmd_proof)
@@ -175,7 +176,7 @@ def _recording(args: argparse.Namespace) -> int:
         if not cues:
             raise StudioError(f"{args.subtitles} holds no subtitles")
     checker = open_checker(args)
-    verdicts = proof_recording(checker, args.audio, sentences, args.language, cues)
+    verdicts = proof_recording(checker, args.audio, sentences, args.language, cues, own_render=cues is not None)
     flagged = [v for v in verdicts if v.record.needs_listening]
     if args.json:
         print(json.dumps([{"chapter": 1, "index": v.index + 1, "text": v.text, "heard": v.record.heard,

@@ -65,12 +65,14 @@ def read_sentences(path: Path) -> list[str]:
 
 
 def proof_recording(checker: Checker, audio_path: Path, sentences: list[str], language: str,
-                    cues: list[tuple[float, float, str]] | None = None) -> list[TimedVerdict]:
+                    cues: list[tuple[float, float, str]] | None = None, *,
+                    own_render: bool = False) -> list[TimedVerdict]:
     """Every sentence of ``sentences`` located in the recording and checked.
 
     ``cues``: the recording's subtitles (``(start, end, text)``, as the studio exports them
     for its renders); a sentence their words match is cut at their times, the others are
-    found by listening as without them.
+    found by listening as without them. ``own_render``: the studio's own voice made it, so
+    it is judged as project proofing judges (a swapped short word is the recogniser's).
     """
     from studio.audio.measure import read_audio
 
@@ -91,7 +93,7 @@ def proof_recording(checker: Checker, audio_path: Path, sentences: list[str], la
         found = _from_speech(checker, mono, rate, sentences, total, language)
         pieces = [p if p is not None else f for p, f in zip(pieces, found)]
     items = [ProofItem(mono[int(a * rate):max(int(a * rate) + 1, int(b * rate))], rate, text, language,
-                       own_render=False) for text, (a, b, _s, _e) in zip(sentences, pieces)]  # type: ignore[misc]
+                       own_render=own_render) for text, (a, b, _s, _e) in zip(sentences, pieces)]  # type: ignore[misc]
     records = checker.check(items)
     # a window the recogniser stopped decoding early ("CHAPTER IV", then nothing) leaves its other
     # sentences unheard: each such sentence is heard again on its own; a real garble stays garbled
