@@ -15,7 +15,10 @@ process so its extra resident memory is the model's and the listening's):
 * ``previous``: the listener before issue 30 (the tokenizer's split " the", every
   sentence transcribed);
 * ``full`` (``full-tune`` and ``full-held``, one process each half): the shipped
-  listener (forced scores on the decoder's own tokens).
+  listener (forced scores on the decoder's own tokens);
+* ``prompt`` (``prompt-tune``, ``prompt-held``; not run unless named in ``--modes``):
+  the same with the book's vocabulary and the sentence before as the decoder's
+  prompt (:mod:`studio.proof.vocabulary`), the column ``+prompt``.
 
 Alignment first (transcribing only the sentences whose expected words do not fit)
 is simulated on the full listening with ``--tune`` (it was measured and dropped:
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import json
 import os
 import pickle
@@ -66,13 +70,23 @@ def proof_items(items: list[dict], audio_file: Path, seed: int, *, new: bool) ->
     data = np.load(audio_file)
     rate = int(data["rate"])
     rng = np.random.default_rng(seed)
+    names = book_texts_names()
     out = []
     for i, item in enumerate(items):
         audio = apply_edit(data[f"a{i}"], rate, item, rng)
         # what the project sent to the voice: its spoken form (the heteronym plant: the other reading)
         spoken = (item["said"] if item["kind"] == "heteronym" else item["spoken"]) if new else None
-        out.append(ProofItem(audio, rate, item["text"], "en", spoken=spoken))
+        out.append(ProofItem(audio, rate, item["text"], "en", spoken=spoken, names=names[item["source"]]))
     return out
+
+
+@functools.lru_cache(maxsize=1)
+def book_texts_names() -> dict[str, frozenset[str]]:
+    """Each source read as the book it comes from: the names a project of it would know."""
+    from proof_set import source_sentences
+    from studio.proof.names import book_names
+
+    return {source: book_names(source_sentences(source)) for source in SOURCES}
 
 
 def listen(mode: str, items: list[dict], audio_file: Path, seed: int, cache: Path) -> None:
@@ -81,14 +95,21 @@ def listen(mode: str, items: list[dict], audio_file: Path, seed: int, cache: Pat
 
     started = time.monotonic()
     # the full listening serves the tuning too; the other modes are measured on the held half only
-    part = "tune" if mode == "full-tune" else "held"
+    part = "tune" if mode.endswith("-tune") else "held"
     subset = [i for i, it in enumerate(items) if it["part"] == part]
-    proof = [proof_items(items, audio_file, seed, new=mode != "previous")[i] for i in subset]
+    every = proof_items(items, audio_file, seed, new=mode != "previous")
+    proof = [every[i] for i in subset]
     base = rss_mib()
     t0 = time.monotonic()
     checker = Checker.open()
     if mode == "previous":
         checker.listener.canonical_tokens = False
+    if mode.startswith("prompt"):  # the book's vocabulary as the decoder's prompt (each source its book)
+        from proof_set import source_sentences
+        from studio.proof.vocabulary import Vocabulary, book_vocabulary
+
+        checker.listener.vocabulary = Vocabulary(frozenset().union(
+            *(book_vocabulary(source_sentences(s)).words for s in SOURCES)))
     load_s = time.monotonic() - t0
     t1, cpu1 = time.monotonic(), time.process_time()
     heard = checker.hear(proof)
@@ -107,34 +128,42 @@ def listen(mode: str, items: list[dict], audio_file: Path, seed: int, cache: Pat
     cache.write_bytes(pickle.dumps({"index": subset, "heard": heard, "cost": cost}))
 
 
-def recordings(items: list[dict], audio_file: Path, seed: int) -> None:
-    """``--audio/--text`` on the held half's clean sentences: one recording per kind of prose.
+def recordings(items: list[dict], audio_file: Path, seed: int, part: str = "held") -> None:
+    """``--audio/--text`` on a half's clean sentences (``--part``): one recording per kind of prose.
 
     Each recording starts with a heading ("Chapter one.") and a 2.5 s pause, then the
     sentences with the voice's gaps (0.25 s, and 0.6 s after every fifth sentence).
+    Each is checked twice: found by listening, and cut at its subtitles (the studio's
+    own cues, :func:`studio.audio.subtitles.cues_from_spans` of where each sentence was laid).
     """
     import tempfile
     import wave
 
+    from studio.audio.assemble import Span
     from studio.audio.pcm import to_int16
+    from studio.audio.subtitles import cues_from_spans
     from studio.proof.check import Checker
     from studio.proof.recording import proof_recording
 
     proof = proof_items(items, audio_file, seed, new=False)
     rate = proof[0].rate
     checker = Checker.open()
-    flagged = cut = total = 0
-    started = time.monotonic()
+    # flagged, cut, total, seconds; "subtitles, own render": judged as the studio's own (what --subtitles does)
+    counts = {"listening": [0, 0, 0, 0.0], "subtitles": [0, 0, 0, 0.0], "subtitles, own render": [0, 0, 0, 0.0]}
     seconds = 0.0
     with tempfile.TemporaryDirectory() as tmp:
         for n, source in enumerate(SOURCES, 1):
-            chosen = [i for i, it in enumerate(items) if it["part"] == "held" and it["kind"] == "clean"
+            chosen = [i for i, it in enumerate(items) if it["part"] == part and it["kind"] == "clean"
                       and it["source"] == source]
-            title = _heading(f"Chapter {n}.")
-            parts = [np.zeros(int(0.4 * rate), np.float32), title, np.zeros(int(2.5 * rate), np.float32)]
-            for k, i in enumerate(chosen):
-                gap = 0.6 if k % 5 == 4 else 0.25
-                parts += [proof[i].audio, np.zeros(int(gap * rate), np.float32)]
+            texts = [f"Chapter {n}."] + [items[i]["text"] for i in chosen]
+            title = _heading(texts[0])
+            parts = [np.zeros(int(0.4 * rate), np.float32)]
+            spans, at = [], parts[0].size
+            for k, audio in enumerate([title] + [proof[i].audio for i in chosen]):
+                gap = 2.5 if k == 0 else (0.6 if k % 5 == 0 else 0.25)
+                parts += [audio, np.zeros(int(gap * rate), np.float32)]
+                spans.append(Span(at, at + audio.size, texts[k]))
+                at += audio.size + int(gap * rate)
             path = Path(tmp) / f"{source}.wav"
             audio = np.concatenate(parts)
             seconds += audio.size / rate
@@ -143,18 +172,24 @@ def recordings(items: list[dict], audio_file: Path, seed: int) -> None:
                 w.setsampwidth(2)
                 w.setframerate(rate)
                 w.writeframes(to_int16(audio).tobytes())
-            verdicts = proof_recording(checker, path, [f"Chapter {n}."] + [items[i]["text"] for i in chosen], "en")
-            body = verdicts[1:]
-            bad = [v for v in body if v.record.needs_listening]
-            flagged += len(bad)
-            cut += sum(any(f.kind == "cut" for f in v.record.flags) for v in body[:-1])
-            total += len(body)
-            print(f"--audio {source}: {len(bad)} of {len(body)} clean sentences flagged"
-                  + "".join(f"\n    {v.record.reasons} | {v.text[:70]!r} | heard {v.record.heard[:60]!r}" for v in bad))
-    wall = time.monotonic() - started
-    print(f"--audio overall: {flagged} of {total} clean sentences flagged ({flagged / total:.1%}); "
-          f"'cut short' at inner sentence ends: {cut}; {seconds:.0f} s of audio in {wall:.0f} s "
-          f"({seconds / wall:.1f}x real time, model load included); load average {load_average()}")
+            cues = [(c.start, c.end, c.text) for c in cues_from_spans(audio, rate, spans, rate)]
+            for how, given in (("listening", None), ("subtitles", cues), ("subtitles, own render", cues)):
+                started = time.monotonic()
+                verdicts = proof_recording(checker, path, texts, "en", given, own_render=how.endswith("own render"))
+                body = verdicts[1:]
+                bad = [v for v in body if v.record.needs_listening]
+                c = counts[how]
+                c[0] += len(bad)
+                c[1] += sum(any(f.kind == "cut" for f in v.record.flags) for v in body[:-1])
+                c[2] += len(body)
+                c[3] += time.monotonic() - started
+                print(f"--audio {source} ({how}): {len(bad)} of {len(body)} clean sentences flagged"
+                      + "".join(f"\n    {v.record.reasons} | {v.text[:70]!r} | heard {v.record.heard[:60]!r}"
+                                for v in bad), flush=True)
+    for how, (flagged, cut, total, wall) in counts.items():
+        print(f"--audio overall ({how}): {flagged} of {total} clean sentences flagged ({flagged / total:.1%}); "
+              f"'cut short' at inner sentence ends: {cut}; {seconds:.0f} s of audio in {wall:.0f} s "
+              f"({seconds / wall:.1f}x real time); load average {load_average()}")
 
 
 def _heading(text: str) -> np.ndarray:
@@ -244,7 +279,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--part", default="held", choices=("held", "tune"))
     ap.add_argument("--tune", action="store_true")
-    ap.add_argument("--recordings", action="store_true", help="--audio/--text on the held clean sentences")
+    ap.add_argument("--recordings", action="store_true", help="--audio/--text on the half's clean sentences")
     ap.add_argument("--fresh", action="store_true", help="listen again (measures speed and memory)")
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--show", type=int, default=0)
@@ -277,16 +312,17 @@ def main() -> int:
         for i, h in zip(run["index"], run["heard"]):
             heard[i] = h
         runs[mode] = {**run, "heard": heard}
-    if "full-tune" in runs and "full-held" in runs:  # one listening, run as two processes
-        halves = (runs.pop("full-tune"), runs.pop("full-held"))
-        runs["full"] = {"heard": [a if a is not None else b for a, b in zip(halves[0]["heard"], halves[1]["heard"])],
-                        "cost": halves[1]["cost"]}
+    for name in ("full", "prompt"):
+        if f"{name}-tune" in runs and f"{name}-held" in runs:  # one listening, run as two processes
+            halves = (runs.pop(f"{name}-tune"), runs.pop(f"{name}-held"))
+            runs[name] = {"heard": [a if a is not None else b for a, b in zip(halves[0]["heard"], halves[1]["heard"])],
+                          "cost": halves[1]["cost"]}
     from studio.proof.judge import DEFAULT, PREVIOUS
 
     new_items = proof_items(items, audio_file, args.seed, new=True)
     old_items = proof_items(items, audio_file, args.seed, new=False)
     if args.recordings:
-        recordings(items, audio_file, args.seed)
+        recordings(items, audio_file, args.seed, args.part)
         return 0
     if args.tune:
         tune(items, new_items, runs["full"]["heard"])
@@ -308,6 +344,8 @@ def main() -> int:
                  ("shipped", DEFAULT, new_items)]
         for name, t, proof in steps:
             columns[name] = judged(items, proof, full["heard"], t)
+    if "prompt" in runs:  # the shipped judgement on a listening with the book's vocabulary as prompt
+        columns["+prompt"] = judged(items, new_items, runs["prompt"]["heard"], DEFAULT)
     table = {name: figures(items, flags, args.part) for name, flags in columns.items()
              if any(f is not None and it["part"] == args.part for it, f in zip(items, flags))}
     any_fig = next(iter(table.values()))

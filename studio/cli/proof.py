@@ -30,6 +30,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--audio", type=Path, help="a recording to check (with --text; no project)")
     p.add_argument("--text", type=Path, help="the recording's text, as spoken (numbers and symbols in words)")
     p.add_argument("--language", default="en", help="language of --audio/--text (ISO 639-1, default: en)")
+    p.add_argument("--subtitles", type=Path, metavar="SRT",
+                   help="the recording's subtitles (SRT or WebVTT, as the studio exports them with a render): "
+                   "sentences are cut at their times instead of found by listening, and the recording is judged "
+                   "as the studio's own render (a short word heard swapped is the recogniser's, not the voice's)")
     add_model_arguments(p)
     p.add_argument("--json", action="store_true", help="print the flagged sentences as JSON")
     p.set_defaults(func=_cmd_proof)
@@ -67,6 +71,8 @@ def _cmd_proof(args: argparse.Namespace) -> int:
         if not (args.audio and args.text) or args.project:
             raise StudioError("--audio and --text go together, without a project")
         return _recording(args)
+    if args.subtitles:
+        raise StudioError("--subtitles goes with --audio and --text")
     if args.project is None:
         raise StudioError("give a project folder, or --audio FILE --text FILE")
     if not 0 <= args.retry <= 2:
@@ -161,8 +167,19 @@ def _recording(args: argparse.Namespace) -> int:
     sentences = read_sentences(args.text)
     if not sentences:
         raise StudioError(f"{args.text} holds no sentences")
+    cues = None
+    if args.subtitles:
+        from studio.audio.subtitles import parse_cues
+
+        require_file(args.subtitles)
+        try:
+            cues = parse_cues(args.subtitles.read_text(encoding="utf-8-sig"))
+        except (OSError, UnicodeDecodeError, ValueError) as err:
+            raise StudioError(f"cannot read the subtitles {args.subtitles}: {err}") from err
+        if not cues:
+            raise StudioError(f"{args.subtitles} holds no subtitles")
     checker = open_checker(args)
-    verdicts = proof_recording(checker, args.audio, sentences, args.language)
+    verdicts = proof_recording(checker, args.audio, sentences, args.language, cues, own_render=cues is not None)
     flagged = [v for v in verdicts if v.record.needs_listening]
     if args.json:
         print(json.dumps([{"chapter": 1, "index": v.index + 1, "text": v.text, "heard": v.record.heard,

@@ -20,7 +20,7 @@ from studio.core.lexicon import Lexicon
 from studio.project.proofs import FLAGGED, NOT_CHECKED, PASSED, ProofRecord
 from studio.proof.judge import DEFAULT, Thresholds, judge
 from studio.proof.listen import RATE, Heard, Listener, whisper_language
-from studio.proof.pronounce import pronunciation_flags
+from studio.proof.pronounce import guessed_flags, pronunciation_flags
 from studio.proof.model import ModelChoice, choose_model, load_model
 from studio.proof.signal import check_signal
 from studio.proof.words import expected_text, normalize_words
@@ -41,6 +41,8 @@ class ProofItem:
     spoken: str | None = None
     #: the studio's own voice made it (False: ``--audio``, perhaps a human narrator)
     own_render: bool = True
+    #: lower-cased words of the names the project knows (:mod:`studio.proof.names`): never "guessed"
+    names: frozenset[str] = frozenset()
 
 
 class Checker:
@@ -114,7 +116,7 @@ class Checker:
                            lexicon_words=lexicon_words, duration=item.audio.size / item.rate,
                            t=t or self.thresholds, own_render=item.own_render)
             checks = pronunciation_flags(item.text, item.spoken, item.language, item.lexicon) \
-                if item.spoken is not None else []
+                + guessed_flags(item.spoken, item.language, item.lexicon, item.names) if item.spoken is not None else []
             flags = record.flags + tuple(checks)
             status = FLAGGED if flags else record.status
             out.append(ProofRecord(status, max((f.severity for f in flags), default=0), record.score, record.heard,

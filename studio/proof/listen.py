@@ -86,6 +86,9 @@ class Listener:
         self._tokenizers: dict[str, Any] = {}
         self.decoded = 0  # sentences transcribed
         self.canonical_tokens = True  # False: the tokenizer's own split (the listener before issue 30, measured)
+        #: the book's words as the decoder's prompt (:mod:`studio.proof.vocabulary`); None: no prompt
+        self.vocabulary: Any = None
+        self._texts: Sequence[str] = ()
 
     def tokenizer(self, language: str) -> Any:
         if language not in self._tokenizers:
@@ -128,6 +131,7 @@ class Listener:
         if lang is None:
             raise ValueError(f"the recogniser does not know language {language!r}")
         out: list[Heard | None] = [None] * len(audios)
+        self._texts = texts
         window: list[_Item] = []
         used = 0.0
         for i, (audio, text) in enumerate(zip(audios, texts)):
@@ -168,7 +172,7 @@ class Listener:
         for n in counts:
             mine.append(forced[at:at + n])
             at += n
-        result = self.model.model.generate(encoded, [list(tok.sot_sequence) + [tok.no_timestamps]], beam_size=1,
+        result = self.model.model.generate(encoded, [self._prompt(tok, items)], beam_size=1,
                                            max_length=448, suppress_blank=True, suppress_tokens=[-1])
         heard_tokens = [t for t in result[0].sequences_ids[0] if t < tok.eot]
         heard = self.model.find_alignment(tok, [heard_tokens], encoded, frames)[0] if heard_tokens else []
@@ -181,6 +185,16 @@ class Listener:
                 expected=tuple(_normalised(mine[k], item.offset, lang)),
                 raw="".join(w["word"] for w in words).strip(),
             )
+
+    def _prompt(self, tok: Any, items: list[_Item]) -> list[int]:
+        """The decoder's start, after the book's vocabulary and the sentence before as its prompt when set."""
+        start = list(tok.sot_sequence) + [tok.no_timestamps]
+        if self.vocabulary is None:
+            return start
+        before = self._texts[items[0].index - 1] if items[0].index else ""
+        text = self.vocabulary.prompt([item.text for item in items], before)
+        # Whisper's limit for a prompt: half the 448-token context, less one
+        return [tok.sot_prev] + tok.encode(" " + text)[-223:] + start if text else start
 
     def _long(self, audio: np.ndarray, text: str, lang: str) -> Heard:
         segments, _info = self.model.transcribe(audio, language=lang, beam_size=1, word_timestamps=True,

@@ -11,6 +11,9 @@ sentences with no matched word share the stretch between their neighbours by
 length, again cut in pauses. Then each sentence's stretch of audio goes through
 the same checker as a project's sentences, so the flags mean the same thing,
 except that an inner boundary is never "cut short": the next sentence starts there.
+A render of the studio's own comes with its subtitles, which already know where
+each sentence is: given them, the sentences are cut at their cues' times and only
+sentences no cue holds are found by listening.
 What is expected is the text as given: no lexicon or spoken form stands behind it.
 """
 
@@ -35,6 +38,8 @@ from studio.proof.words import normalize_words
 EDGE_S = 0.15
 #: how far the recogniser's word times may be off when a boundary's pause is looked for
 SLACK_S = 0.1
+#: quiet kept either side of a subtitle cue (at most half the gap to the next cue)
+CUE_PAD_S = 0.25
 
 
 @dataclass(frozen=True)
@@ -59,9 +64,17 @@ def read_sentences(path: Path) -> list[str]:
     return [s.text for para in split_paragraphs(text) for s in split_sentences(para) if is_speakable(s.text)]
 
 
-def proof_recording(checker: Checker, audio_path: Path, sentences: list[str], language: str) -> list[TimedVerdict]:
-    """Every sentence of ``sentences`` located in the recording and checked."""
-    from studio.audio.measure import quiet_edges, read_audio
+def proof_recording(checker: Checker, audio_path: Path, sentences: list[str], language: str,
+                    cues: list[tuple[float, float, str]] | None = None, *,
+                    own_render: bool = False) -> list[TimedVerdict]:
+    """Every sentence of ``sentences`` located in the recording and checked.
+
+    ``cues``: the recording's subtitles (``(start, end, text)``, as the studio exports them
+    for its renders); a sentence their words match is cut at their times, the others are
+    found by listening as without them. ``own_render``: the studio's own voice made it, so
+    it is judged as project proofing judges (a swapped short word is the recogniser's).
+    """
+    from studio.audio.measure import read_audio
 
     if whisper_language(language) is None:
         raise StudioError(f"the speech model does not know language {language!r}; this recording cannot be checked")
@@ -69,27 +82,85 @@ def proof_recording(checker: Checker, audio_path: Path, sentences: list[str], la
     mono = np.asarray(audio, np.float32).reshape(-1)
     if mono.size == 0:
         raise StudioError(f"{audio_path} holds no audio")
+    total = len(mono) / rate
+    pieces: list[tuple[float, float, float, float] | None] = [None] * len(sentences)
+    if cues:
+        pieces = _from_cues(sentences, cues, total, language)
+        if sum(p is not None for p in pieces) < len(sentences) / 2:
+            raise StudioError(f"the subtitles do not belong to this text: {sum(p is not None for p in pieces)} of "
+                              f"{len(sentences)} sentences found in them")
+    if any(p is None for p in pieces):
+        found = _from_speech(checker, mono, rate, sentences, total, language)
+        pieces = [p if p is not None else f for p, f in zip(pieces, found)]
+    items = [ProofItem(mono[int(a * rate):max(int(a * rate) + 1, int(b * rate))], rate, text, language,
+                       own_render=own_render) for text, (a, b, _s, _e) in zip(sentences, pieces)]  # type: ignore[misc]
+    records = checker.check(items)
+    # a window the recogniser stopped decoding early ("CHAPTER IV", then nothing) leaves its other
+    # sentences unheard: each such sentence is heard again on its own; a real garble stays garbled
+    for k, rec in enumerate(records):
+        if any(f.kind == "garbled" for f in rec.flags):
+            records[k] = checker.check([items[k]])[0]
+    last = len(sentences) - 1
+    records = [rec if k == last else _no_inner_cut(rec) for k, rec in enumerate(records)]
+    return [TimedVerdict(i, text, round(piece[2], 2), round(piece[3], 2), rec)  # type: ignore[index]
+            for i, (text, piece, rec) in enumerate(zip(sentences, pieces, records))]
+
+
+def _from_cues(sentences: list[str], cues: list[tuple[float, float, str]], total: float,
+               language: str) -> list[tuple[float, float, float, float] | None]:
+    """Each sentence's piece (start, end to check; start, end of its sound) from the subtitles.
+
+    Why no search for pauses: the studio's cues start and end where its sentences'
+    sound does (found by level in the delivered file), so the piece is the cue with a
+    little quiet either side, never more than half the gap to the next cue (a heading's
+    cue the text lacks stays out of both neighbours). A cue the words of two sentences
+    share (the text split differently) gives neither a piece: they are found by listening.
+    """
+    cues = sorted(cues)
+    spans = _locate(sentences, [(w, a, b) for a, b, text in cues for w in normalize_words(text, language)], total,
+                    language)
+    owners = [{k for k, (a, b, _t) in enumerate(cues) if span is not None and a < span[1] and b > span[0]}
+              for span in spans]
+    out: list[tuple[float, float, float, float] | None] = []
+    for n, span in enumerate(spans):
+        mine = owners[n]
+        shared = any(mine & owners[m] for m in (n - 1, n + 1) if 0 <= m < len(spans))
+        if span is None or not mine or shared:
+            out.append(None)
+            continue
+        first, last = min(mine), max(mine)
+        before = cues[first - 1][1] if first else 0.0
+        after = cues[last + 1][0] if last + 1 < len(cues) else total
+        start, end = cues[first][0], cues[last][1]
+        out.append((max(0.0, start - min(CUE_PAD_S, (start - before) / 2)),
+                    min(total, end + min(CUE_PAD_S, (after - end) / 2)), start, end))
+    return out
+
+
+def _from_speech(checker: Checker, mono: np.ndarray, rate: int, sentences: list[str], total: float,
+                 language: str) -> list[tuple[float, float, float, float]]:
+    """Each sentence's piece (start, end to check; start, end of its sound) found by listening."""
+    from studio.audio.measure import quiet_edges
+
     audio16 = resample(mono, rate, RATE)
     heard = _heard_words(checker, audio16, language)
-    total = len(mono) / rate
     spans = _locate(sentences, heard, total, language)
     spans = _fill_gaps(checker, audio16, sentences, spans, total, language)
     cuts = _boundaries(mono, rate, sentences, spans, total)
-    items, placed = [], []
-    for k, text in enumerate(sentences):
+    out = []
+    for k in range(len(sentences)):
         a, b = cuts[k], cuts[k + 1]
         piece = mono[int(a * rate):int(b * rate)]
         head, tail = quiet_edges(piece, rate) if piece.size else (0.0, 0.0)
-        placed.append((a + min(head, b - a), max(a + min(head, b - a), b - tail)))
+        sound = (a + min(head, b - a), max(a + min(head, b - a), b - tail))
+        if head >= b - a:  # nothing louder than the quiet: checked whole
+            out.append((a, b, *sound))
+            continue
         # a heading's long pause before it (or a long one after) is left out: the recogniser
         # loses speech that follows seconds of silence in its window
-        keep = piece[int(max(0.0, head - EDGE_S) * rate):max(1, piece.size - int(max(0.0, tail - EDGE_S) * rate))]
-        items.append(ProofItem(keep if head < (b - a) else piece, rate, text, language, own_render=False))
-    records = checker.check(items)
-    last = len(sentences) - 1
-    records = [rec if k == last else _no_inner_cut(rec) for k, rec in enumerate(records)]
-    return [TimedVerdict(i, text, round(s, 2), round(e, 2), rec)
-            for i, (text, (s, e), rec) in enumerate(zip(sentences, placed, records))]
+        out.append((a + max(0.0, head - EDGE_S), max(a + max(0.0, head - EDGE_S) + 1 / rate, b - max(0.0, tail - EDGE_S)),
+                    *sound))
+    return out
 
 
 def _no_inner_cut(record: ProofRecord) -> ProofRecord:

@@ -19,6 +19,7 @@ from studio.project.proofs import FLAGGED, NO_AUDIO, NOT_CHECKED, PASSED, UNCHEC
 from studio.project.store import Project
 from studio.project.records import SentenceRow
 from studio.proof.check import Checker, ProofItem
+from studio.proof.names import project_names
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +59,7 @@ def check_rows(project: Project, checker: Checker, rows: list[SentenceRow], *,
                should_stop: Callable[[], bool] | None = None) -> dict[int, ProofRecord]:
     """Listen to ``rows`` (rendered ones), store and return their verdicts."""
     out: dict[int, ProofRecord] = {}
+    names = project_names(project)
     flagged = 0
     seconds = 0.0
     for start in range(0, len(rows), BATCH):
@@ -79,7 +81,7 @@ def check_rows(project: Project, checker: Checker, rows: list[SentenceRow], *,
                     save_result(project.db, row.id, entry.key, row.checksum or entry.checksum, record)
                 continue
             first = len(items)
-            items += _items(project, row, entry.key, np.asarray(audio, np.float32), entry.sample_rate)
+            items += _items(project, row, entry.key, np.asarray(audio, np.float32), entry.sample_rate, names)
             heard_rows.append((row, row.checksum or entry.checksum, list(range(first, len(items)))))
             seconds += entry.duration
         records = checker.check(items)
@@ -93,16 +95,18 @@ def check_rows(project: Project, checker: Checker, rows: list[SentenceRow], *,
     return out
 
 
-def _items(project: Project, row: SentenceRow, key: str, audio: np.ndarray, rate: int) -> list[ProofItem]:
+def _items(project: Project, row: SentenceRow, key: str, audio: np.ndarray, rate: int,
+           names: frozenset[str]) -> list[ProofItem]:
     """What to listen to for one sentence: the whole of it, or -- a cast sentence with a
     character voiced in another language -- each part in the language it was said in."""
     parts = project.cache.parts_of(key, audio.size) if row.cast else None
     if not parts:
-        return [ProofItem(audio, rate, row.text, row.language, row.lexicon, spoken=row.spoken or row.text)]
+        return [ProofItem(audio, rate, row.text, row.language, row.lexicon, spoken=row.spoken or row.text,
+                          names=names)]
     # cut in the middle of each join's pause: a part cut at its faded edge would sound cut short
     cuts = [0] + [(a["end"] + b["start"]) // 2 for a, b in zip(parts, parts[1:])] + [audio.size]
-    return [ProofItem(audio[cuts[i]:cuts[i + 1]], rate, p["printed"], p["language"], row.lexicon, spoken=p["spoken"])
-            for i, p in enumerate(parts)]
+    return [ProofItem(audio[cuts[i]:cuts[i + 1]], rate, p["printed"], p["language"], row.lexicon, spoken=p["spoken"],
+                      names=names) for i, p in enumerate(parts)]
 
 
 def joined(records: list[ProofRecord], languages: list[str]) -> ProofRecord:
