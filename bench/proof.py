@@ -310,16 +310,15 @@ def main() -> int:
         columns["previous"] = judged(items, old_items, runs["previous"]["heard"], PREVIOUS)
     if full:
         steps = [("+tokens", PREVIOUS, old_items),
-                 ("+ratio", dataclasses.replace(PREVIOUS, ratio=DEFAULT.ratio, ratio_fits=DEFAULT.ratio_fits), old_items),
-                 ("+engine", dataclasses.replace(PREVIOUS, ratio=DEFAULT.ratio, ratio_fits=DEFAULT.ratio_fits,
+                 ("+ratio", dataclasses.replace(PREVIOUS, ratio=round1.ratio, ratio_fits=round1.ratio_fits), old_items),
+                 ("+engine", dataclasses.replace(PREVIOUS, ratio=round1.ratio, ratio_fits=round1.ratio_fits,
                                                  function_words=True), old_items),
                  ("+repeat", round1, old_items),
                  ("round 1", round1, new_items),
                  ("+runs", dataclasses.replace(round1, repeat_ngram=True), new_items),
                  ("+dropped", dataclasses.replace(round1, repeat_ngram=True, drop_weakest=DEFAULT.drop_weakest,
                                                   drop_gain=DEFAULT.drop_gain), new_items),
-                 ("+longer", dataclasses.replace(DEFAULT, ratio_weakest=False, ratio=round1.ratio,
-                                                 ratio_fits=round1.ratio_fits), new_items),
+                 ("weakest", dataclasses.replace(DEFAULT, ratio=3.0, ratio_weakest=True), new_items),
                  ("shipped", DEFAULT, new_items)]
         for name, t, proof in steps:
             columns[name] = judged(items, proof, full["heard"], t)

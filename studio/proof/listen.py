@@ -4,20 +4,21 @@ Why sentences are packed into windows: Whisper's encoder always looks at 30 s of
 audio, so one short sentence costs as much as a window full of them (measured on
 the loaded 2-core machine: one 4 s sentence 2.1 s, six sentences in 22 s 2.6 s).
 Sentences of one language are laid end to end with a short gap until about 28 s
-are full, encoded a few windows at a time (a batch keeps both cores busy where one
-window's small matrices do not), then
+are full, encoded once, then
 
 * forced-scored with CTranslate2's ``align``: the probability of each *expected*
   token given the audio, without any decoding. A word the voice said that the
   recogniser would write differently still scores well; a word the voice never
-  said scores near zero;
-* only where the expected words do not fit (:class:`Suspicion`: a weak token, a
-  word stretched or squeezed in time), the sentence is transcribed freely: such
-  sentences are packed into windows of their own, decoded greedily (the "heard"
-  words) and the heard tokens forced-scored too (their word times and
-  probabilities). Greedy decoding is most of the cost, and most sentences of a
-  clean render fit, so this is where the speed comes from. A sentence that fits
-  is "heard as written" (:attr:`Heard.decoded` False).
+  said scores near zero (each word keeps its weakest spoken token: one nil token
+  in a long word is what a changed or missing word leaves);
+* decoded greedily (free transcription, the "heard" words) and the heard tokens
+  forced-scored too (their word times and probabilities).
+
+With a :class:`Suspicion` ("alignment first") only the sentences whose expected
+words do not fit are transcribed, packed into windows of their own (encoded a
+second time); a sentence that fits is "heard as written" (:attr:`Heard.decoded`
+False). It is not the default: measured, it saved no time on clean prose (see
+:data:`SUSPICION`).
 
 Words are given back per sentence, with times relative to the sentence's own audio.
 A sentence longer than a window goes through faster-whisper's own long-form
@@ -41,7 +42,7 @@ RATE = 16_000
 WINDOW_S = 28.0
 GAP_S = 0.4
 MAX_FRAMES = 3000
-BATCH = 2  # windows encoded (and decoded) together
+BATCH = 1  # windows encoded (and decoded) together: 2 measured no faster on two cores and 120 MiB more
 
 
 @dataclass(frozen=True)
@@ -305,19 +306,33 @@ def _owner(t: float, spans: list[tuple[float, float]]) -> int:
     return best
 
 
+def _joined(words: list[dict]) -> list[dict]:
+    """A number the recogniser wrote in pieces made one word again ("$", "1", ",928", ",611." as "$1,928,611.").
+
+    Why: "$1" alone reads "one dollars", and the rest of the figure then differs
+    from the spoken form "one million ... dollars" in three places.
+    """
+    out: list[dict] = []
+    for w in words:
+        text = w["word"].strip()
+        prev = out[-1]["word"].strip() if out else ""
+        currency = prev in ("$", "\u00a3", "\u20ac")
+        if out and (currency or (text[:1] in ",." and text[1:2].isdigit() and prev[-1:].isdigit())):
+            probs = [p for p in (out[-1].get("probability"), w.get("probability")) if p is not None]
+            weak = [p for p in (out[-1].get("weakest"), w.get("weakest")) if p is not None]
+            out[-1] = {**out[-1], "word": out[-1]["word"].rstrip() + text, "end": w["end"],
+                       "probability": float(np.mean(probs)) if probs else None,
+                       "weakest": min(weak) if weak else None}
+        else:
+            out.append(dict(w))
+    return out
+
+
 def _normalised(words: list[dict], offset: float, lang: str) -> list[Word]:
     out: list[Word] = []
-    carry = ""  # a currency sign the recogniser wrote as a word of its own ("$", "3,786,830")
-    for w in words:
-        if w["word"].strip() in ("$", "\u00a3", "\u20ac"):
-            carry = w["word"].strip()
-            continue
-        if carry:
-            w = {**w, "word": carry + w["word"].strip()}
-            carry = ""
-        prob = w.get("probability")
+    for w in _joined(words):
+        prob, weakest = w.get("probability"), w.get("weakest")
         for text in normalize_words(w["word"], lang):
-            weakest = w.get("weakest")
             out.append(Word(text, float(w["start"]) - offset, float(w["end"]) - offset,
                             None if prob is None else float(prob), None if weakest is None else float(weakest)))
     return out

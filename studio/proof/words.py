@@ -32,6 +32,7 @@ _CURRENCY = re.compile(r"([$\u00a3\u20ac])\s?(\d[\d,]*(?:\.\d+)?)")
 _ORDINAL = re.compile(r"^(\d+)(st|nd|rd|th)$")
 #: common abbreviations the voice expands (so the recogniser writes either form)
 _ABBREVIATIONS = {"mr": "mister", "mrs": "missus", "dr": "doctor"}
+_ROMAN = re.compile(r"[ivxlc]+")
 
 
 def expected_text(text: str, language: str, lexicon: Lexicon | None = None) -> str:
@@ -107,7 +108,8 @@ def normalize_words(text: str, language: str) -> list[str]:
             continue
         word = token.casefold().replace("\u2019", "'")
         out.append(_ABBREVIATIONS.get(word, word) if language_family(language) == "en" else word)
-    return out
+    # the recogniser names the numeral it writes ("vol. ii." heard as "Volume Roman II")
+    return [w for i, w in enumerate(out) if not (w == "roman" and _ROMAN.fullmatch(out[i + 1] if i + 1 < len(out) else ""))]
 
 
 @dataclass(frozen=True)

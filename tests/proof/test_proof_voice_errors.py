@@ -18,8 +18,10 @@ RATE = 22050
 
 #: (the text, what the voice was given: a word lost)
 DROPPED = (
-    ("So Jonah arose, and went unto Nineveh, according to the word of the LORD.",
-     "So Jonah arose, and went unto according to the word of the LORD."),
+    ("She opened the heavy wooden door and stepped into the garden.",
+     "She opened the heavy door and stepped into the garden."),
+    ("The captain gave the order and the sailors raised the heavy anchor.",
+     "The captain gave the order and the sailors raised the anchor."),
     ("In 1863 north-west Georgia was involved in the Chattanooga campaign.",
      "In 1863 north-west Georgia was involved in the campaign."),
 )
