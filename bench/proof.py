@@ -318,7 +318,8 @@ def main() -> int:
                  ("+runs", dataclasses.replace(round1, repeat_ngram=True), new_items),
                  ("+dropped", dataclasses.replace(round1, repeat_ngram=True, drop_weakest=DEFAULT.drop_weakest,
                                                   drop_gain=DEFAULT.drop_gain), new_items),
-                 ("weakest", dataclasses.replace(DEFAULT, ratio=3.0, ratio_weakest=True), new_items),
+                 ("+ratio 5", dataclasses.replace(DEFAULT, ratio_weakest=False), new_items),
+                 ("ratio 3", dataclasses.replace(DEFAULT, ratio=3.0), new_items),
                  ("shipped", DEFAULT, new_items)]
         for name, t, proof in steps:
             columns[name] = judged(items, proof, full["heard"], t)

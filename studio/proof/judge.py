@@ -64,7 +64,7 @@ class Thresholds:
 PREVIOUS = Thresholds()
 #: set on the tuning half of the evaluation set (``bench/proof.py --tune``)
 DEFAULT = Thresholds(heard_sure=0.4, ratio=5.0, ratio_fits=0.3, function_words=True, repeat_sure=0.3,
-                     repeat_ngram=True, drop_weakest=0.003, drop_gain=0.1)
+                     repeat_ngram=True, drop_weakest=0.003, drop_gain=0.1, ratio_weakest=True)
 #: closed-class English words the recogniser swaps among themselves ("in"/"and", "that"/"it")
 FUNCTION_WORDS = frozenset(
     "a an the and or but nor so yet in on at of to for from by with as into onto upon than then that this these "
