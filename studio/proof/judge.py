@@ -13,12 +13,20 @@ and heard words differ is therefore only a *candidate*; it is dismissed when
 * the words come from the project's lexicon (the producer chose how they sound)
   and the evidence against them is not strong;
 * (``ratio``) the expected words are about as likely as the heard ones over the same
-  audio: their teacher-forced log-probability per word against the recogniser's own
-  hypothesis. A misheard "in"/"and" is a near tie; a changed word is far behind;
+  audio: their teacher-forced log-probability per word (each expected word scored by
+  its weakest spoken token) against the recogniser's own hypothesis. A misheard
+  "in"/"and" is a near tie; a changed word is far behind;
 * (``own_render``) the studio's own voice said it: a Piper/VITS voice says the
   phonemes it is given, so a short function word swapped, dropped or added is the
   recogniser's habit, not the voice's error. A recording (``--audio``, perhaps a
   human narrator) gets no such allowance.
+
+What is never dismissed, because the voice did it: an expected word whose weakest
+spoken token is nil in the forced scores and that the recogniser did not write
+either ("missing"; also inside a stretch when the heard words sound like the rest
+without it), and the same one to three words heard twice in a row where the text
+does not repeat itself ("repeated", even when the run straddles the stretch the
+word alignment calls different: "there is said" heard as "beras said said").
 
 A sentence where most words fail both tests is one flag, "garbled or wrong-language
 speech", not a dozen word flags. Sound faults (:mod:`studio.proof.signal`) become
@@ -34,7 +42,7 @@ import numpy as np
 from studio.project.proofs import FLAGGED, PASSED, ProofFlag, ProofRecord
 from studio.proof.listen import Heard, Word
 from studio.proof.signal import SignalIssue
-from studio.proof.words import align_words, phonemes, sound_alike
+from studio.proof.words import align_words, numeral_name, phonemes, sound_alike
 
 
 @dataclass(frozen=True)
@@ -174,7 +182,8 @@ def judge(heard: Heard, language: str, signal: list[SignalIssue], *, lexicon_wor
     ``own_render``: the studio's voice made the audio (False for ``--audio`` recordings).
     """
     expected = list(heard.expected)
-    got = list(heard.heard)
+    texts = [w.text for w in heard.heard]
+    got = [w for i, w in enumerate(heard.heard) if not numeral_name(texts, i)]
     flags: list[ProofFlag] = []
     unconfirmed = 0
     differing = 0  # expected words in stretches that do not even sound alike (garbled speech, whatever scores say)

@@ -108,8 +108,12 @@ def normalize_words(text: str, language: str) -> list[str]:
             continue
         word = token.casefold().replace("\u2019", "'")
         out.append(_ABBREVIATIONS.get(word, word) if language_family(language) == "en" else word)
-    # the recogniser names the numeral it writes ("vol. ii." heard as "Volume Roman II")
-    return [w for i, w in enumerate(out) if not (w == "roman" and _ROMAN.fullmatch(out[i + 1] if i + 1 < len(out) else ""))]
+    return [w for i, w in enumerate(out) if not numeral_name(out, i)]
+
+
+def numeral_name(words: list[str], i: int) -> bool:
+    """The recogniser names the numeral it writes ("vol. ii." heard as "Volume Roman II"): not a word said."""
+    return words[i] == "roman" and i + 1 < len(words) and bool(_ROMAN.fullmatch(words[i + 1]))
 
 
 @dataclass(frozen=True)
