@@ -13,12 +13,20 @@ and heard words differ is therefore only a *candidate*; it is dismissed when
 * the words come from the project's lexicon (the producer chose how they sound)
   and the evidence against them is not strong;
 * (``ratio``) the expected words are about as likely as the heard ones over the same
-  audio: their teacher-forced log-probability per word against the recogniser's own
-  hypothesis. A misheard "in"/"and" is a near tie; a changed word is far behind;
+  audio: their teacher-forced log-probability per word (each expected word scored by
+  its weakest spoken token) against the recogniser's own hypothesis. A misheard
+  "in"/"and" is a near tie; a changed word is far behind;
 * (``own_render``) the studio's own voice said it: a Piper/VITS voice says the
   phonemes it is given, so a short function word swapped, dropped or added is the
   recogniser's habit, not the voice's error. A recording (``--audio``, perhaps a
   human narrator) gets no such allowance.
+
+What is never dismissed, because the voice did it: an expected word whose weakest
+spoken token is nil in the forced scores and that the recogniser did not write
+either ("missing"; also inside a stretch when the heard words sound like the rest
+without it), and the same one to three words heard twice in a row where the text
+does not repeat itself ("repeated", even when the run straddles the stretch the
+word alignment calls different: "there is said" heard as "beras said said").
 
 A sentence where most words fail both tests is one flag, "garbled or wrong-language
 speech", not a dozen word flags. Sound faults (:mod:`studio.proof.signal`) become
@@ -34,7 +42,7 @@ import numpy as np
 from studio.project.proofs import FLAGGED, PASSED, ProofFlag, ProofRecord
 from studio.proof.listen import Heard, Word
 from studio.proof.signal import SignalIssue
-from studio.proof.words import align_words, phonemes, sound_alike
+from studio.proof.words import align_words, numeral_name, phonemes, sound_alike
 
 
 @dataclass(frozen=True)
@@ -53,12 +61,18 @@ class Thresholds:
     ratio_fits: float = 1.0  # with ``ratio``: a stretch whose weakest expected word fits this well is dismissed
     function_words: bool = False  # own renders: a stretch of function words only is the recogniser's
     repeat_sure: float | None = None  # a repeated word is flagged when heard at least this surely
+    drop_weakest: float | None = None  # an expected word whose weakest token is below this and is not heard: missing
+    drop_gain: float | None = None  # ... also inside a stretch, when the heard words sound that much more like the rest
+    repeat_ngram: bool = False  # the same one to three words heard twice in a row (not so in the text): repeated
+    longer: float | None = None  # heard phonemes this many times the expected ones (and 4 more): words added
+    ratio_weakest: bool = False  # the ratio scores each expected word by its weakest token, not its tokens' mean
 
 
 #: the judgement before issue 30 (kept to measure against: ``bench/proof.py``)
 PREVIOUS = Thresholds()
 #: set on the tuning half of the evaluation set (``bench/proof.py --tune``)
-DEFAULT = Thresholds(heard_sure=0.4, ratio=3.0, ratio_fits=0.3, function_words=True, repeat_sure=0.3)
+DEFAULT = Thresholds(heard_sure=0.4, ratio=5.0, ratio_fits=0.3, function_words=True, repeat_sure=0.3,
+                     repeat_ngram=True, drop_weakest=0.003, drop_gain=0.1, ratio_weakest=True)
 #: closed-class English words the recogniser swaps among themselves ("in"/"and", "that"/"it")
 FUNCTION_WORDS = frozenset(
     "a an the and or but nor so yet in on at of to for from by with as into onto upon than then that this these "
@@ -86,9 +100,10 @@ def _span(words: list[Word]) -> tuple[float | None, float | None]:
     return (words[0].start, words[-1].end) if words else (None, None)
 
 
-def _logp(words: list[Word]) -> float | None:
-    """Mean log-probability per word (each word's own probability is its tokens' mean)."""
-    got = [w.probability for w in words if w.probability is not None]
+def _logp(words: list[Word], weakest: bool = False) -> float | None:
+    """Mean log-probability per word (each word's own probability is its tokens' mean, or its weakest token's)."""
+    got = [w.weakest if weakest and w.weakest is not None else w.probability for w in words
+           if w.probability is not None]
     return float(np.mean(np.log(np.maximum(got, 1e-6)))) if got else None
 
 
@@ -96,7 +111,7 @@ def _near_tie(exp: list[Word], hrd: list[Word], context: list[Word], t: Threshol
     """The ``ratio`` lever: the expected words score about as well as what the recogniser wrote."""
     if t.ratio is None:
         return False
-    mine = _logp(exp or context)
+    mine = _logp(exp or context, t.ratio_weakest)
     theirs = _logp(hrd)
     if mine is None or theirs is None:
         return False
@@ -119,6 +134,47 @@ def _stutter(exp: list[Word], hrd: list[Word]) -> bool:
     return len(hrd) > len(exp) and any(a == b for a, b in zip(texts, texts[1:]))
 
 
+def _repeated_run(expected: list[str], heard: list[Word], t: Thresholds) -> list[Word]:
+    """Heard words that say the same one to three words twice in a row where the text does not.
+
+    Why before the word alignment: a stutter heard as "said said" or "P&H P&H" straddles the
+    stretch the alignment calls different ("there is said" heard as "beras said said").
+    """
+    if not t.repeat_ngram or t.repeat_sure is None:
+        return []
+    texts = [w.text for w in heard]
+    joined = " " + " ".join(expected) + " "
+    for n in (1, 2, 3):
+        if any(expected[i:i + n] == expected[i + n:i + 2 * n] for i in range(len(expected) - 2 * n + 1)):
+            continue  # the text repeats itself ("Jug Jug", "drip drop drop"): a heard run is its spelling
+        for i in range(len(texts) - 2 * n + 1):
+            run = texts[i:i + n]
+            if run == texts[i + n:i + 2 * n] and f" {' '.join(run + run)} " not in joined:
+                words = heard[i:i + 2 * n]
+                sure = _mean([w.probability for w in words])
+                if sure is not None and sure >= t.repeat_sure:
+                    return words
+    return []
+
+
+def _dropped(exp: list[Word], hrd: list[Word], language: str, t: Thresholds) -> Word | None:
+    """An expected word the voice left out: its forced score is nil, and without it the rest sounds like what was heard."""
+    if t.drop_weakest is None:
+        return None
+    weak = [w for w in exp if w.weakest is not None and w.weakest < t.drop_weakest]
+    if not hrd:
+        return weak[0] if weak else None
+    if t.drop_gain is None or len(exp) <= len(hrd):
+        return None
+    heard = [w.text for w in hrd]
+    base = sound_alike([w.text for w in exp], heard, language)
+    for w in weak:
+        rest = sound_alike([x.text for x in exp if x is not w], heard, language)
+        if rest >= t.alike and rest - base >= t.drop_gain:
+            return w
+    return None
+
+
 def judge(heard: Heard, language: str, signal: list[SignalIssue], *, lexicon_words: frozenset[str] = frozenset(),
           duration: float = 0.0, t: Thresholds = DEFAULT, own_render: bool = True) -> ProofRecord:
     """The verdict on one sentence (status, flags, score 0..100).
@@ -126,14 +182,37 @@ def judge(heard: Heard, language: str, signal: list[SignalIssue], *, lexicon_wor
     ``own_render``: the studio's voice made the audio (False for ``--audio`` recordings).
     """
     expected = list(heard.expected)
-    got = list(heard.heard)
+    texts = [w.text for w in heard.heard]
+    got = [w for i, w in enumerate(heard.heard) if not numeral_name(texts, i)]
     flags: list[ProofFlag] = []
     unconfirmed = 0
     differing = 0  # expected words in stretches that do not even sound alike (garbled speech, whatever scores say)
     cut_off = any(issue.kind == "cut" for issue in signal)
+    run = _repeated_run([w.text for w in expected], got, t)
+    if run:
+        text = " ".join(w.text for w in run)
+        flags.append(ProofFlag("repeated", _SEVERITY["repeated"], f"words repeated: \u201c{text}\u201d", "", text,
+                               run[0].start, run[-1].end))
     for region in align_words([w.text for w in expected], [w.text for w in got]):
         exp, hrd = expected[region.e0:region.e1], got[region.h0:region.h1]
         exp_text, hrd_text = " ".join(w.text for w in exp), " ".join(w.text for w in hrd)
+        left_out = _dropped(exp, hrd, language, t)
+        if left_out is not None:
+            at_end = region.e1 == len(expected) and region.h1 == len(got) and region.e0 > 0 and not hrd
+            kind = "cut" if at_end and cut_off else "missing"
+            reason = (f"cut short: the last words \u201c{exp_text}\u201d are not heard" if kind == "cut"
+                      else f"words missing: \u201c{left_out.text}\u201d")
+            unconfirmed += 1
+            flags.append(ProofFlag(kind, _SEVERITY[kind], reason, left_out.text, hrd_text, left_out.start, left_out.end))
+            continue
+        if t.longer is not None and hrd \
+                and len(phonemes(hrd_text, language)) >= t.longer * len(phonemes(exp_text, language)) + 4:
+            sure = _mean([w.probability for w in hrd])
+            if sure is not None and sure >= t.heard_sure:
+                start, end = _span(hrd)
+                flags.append(ProofFlag("added", _SEVERITY["added"], f"words added: expected \u201c{exp_text}\u201d, "
+                                       f"heard \u201c{hrd_text}\u201d", exp_text, hrd_text, start, end))
+                continue
         before = {w.text for w in expected[max(0, region.e0 - 2):region.e1 + 2]}
         repeated = bool(hrd) and not exp and all(w.text in before for w in hrd)
         if repeated and t.repeat_sure is not None or t.repeat_sure is not None and _stutter(exp, hrd):

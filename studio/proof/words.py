@@ -32,6 +32,7 @@ _CURRENCY = re.compile(r"([$\u00a3\u20ac])\s?(\d[\d,]*(?:\.\d+)?)")
 _ORDINAL = re.compile(r"^(\d+)(st|nd|rd|th)$")
 #: common abbreviations the voice expands (so the recogniser writes either form)
 _ABBREVIATIONS = {"mr": "mister", "mrs": "missus", "dr": "doctor"}
+_ROMAN = re.compile(r"[ivxlc]+")
 
 
 def expected_text(text: str, language: str, lexicon: Lexicon | None = None) -> str:
@@ -107,7 +108,12 @@ def normalize_words(text: str, language: str) -> list[str]:
             continue
         word = token.casefold().replace("\u2019", "'")
         out.append(_ABBREVIATIONS.get(word, word) if language_family(language) == "en" else word)
-    return out
+    return [w for i, w in enumerate(out) if not numeral_name(out, i)]
+
+
+def numeral_name(words: list[str], i: int) -> bool:
+    """The recogniser names the numeral it writes ("vol. ii." heard as "Volume Roman II"): not a word said."""
+    return words[i] == "roman" and i + 1 < len(words) and bool(_ROMAN.fullmatch(words[i + 1]))
 
 
 @dataclass(frozen=True)
