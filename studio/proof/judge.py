@@ -66,13 +66,14 @@ class Thresholds:
     repeat_ngram: bool = False  # the same one to three words heard twice in a row (not so in the text): repeated
     longer: float | None = None  # heard phonemes this many times the expected ones (and 4 more): words added
     ratio_weakest: bool = False  # the ratio scores each expected word by its weakest token, not its tokens' mean
+    tie_nil: float | None = None  # no near tie when an expected word not heard has a token below this
 
 
 #: the judgement before issue 30 (kept to measure against: ``bench/proof.py``)
 PREVIOUS = Thresholds()
 #: set on the tuning half of the evaluation set (``bench/proof.py --tune``)
 DEFAULT = Thresholds(heard_sure=0.4, ratio=5.0, ratio_fits=0.3, function_words=True, repeat_sure=0.3,
-                     repeat_ngram=True, drop_weakest=0.003, drop_gain=0.1, ratio_weakest=True)
+                     repeat_ngram=True, drop_weakest=0.003, drop_gain=0.1, ratio_weakest=True, tie_nil=1e-4)
 #: closed-class English words the recogniser swaps among themselves ("in"/"and", "that"/"it")
 FUNCTION_WORDS = frozenset(
     "a an the and or but nor so yet in on at of to for from by with as into onto upon than then that this these "
@@ -111,6 +112,10 @@ def _near_tie(exp: list[Word], hrd: list[Word], context: list[Word], t: Threshol
     """The ``ratio`` lever: the expected words score about as well as what the recogniser wrote."""
     if t.ratio is None:
         return False
+    if t.tie_nil is not None:  # one word the audio cannot hold at all: a mean over the stretch must not hide it
+        heard = {w.text for w in hrd}
+        if any(w.weakest is not None and w.weakest < t.tie_nil and w.text not in heard for w in exp):
+            return False
     mine = _logp(exp or context, t.ratio_weakest)
     theirs = _logp(hrd)
     if mine is None or theirs is None:
