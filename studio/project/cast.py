@@ -21,7 +21,7 @@ the producer turns it on (:meth:`ProjectCast.set_enabled`).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
@@ -120,19 +120,25 @@ def voiced(parts: Iterable[Part]) -> bool:
     return any(p.casting is not None and not p.casting.neutral for p in parts)
 
 
-def cast_key_part(parts: Iterable[Part], fingerprints: Mapping[str, str]) -> str:
+def cast_key_part(parts: Iterable[Part], fingerprints: Mapping[str, str], languages: Sequence[str] = ()) -> str:
     """What a sentence's cast adds to its cache key: "" when no part is voiced other than
     by the narrator (so such sentences keep their keys and audio); else every part's
-    span, voice (with its model's fingerprint), speaker and performance."""
+    span, voice (with its model's fingerprint), speaker and performance.
+
+    ``languages`` are the parts' languages when one is said in another language than the
+    sentence (else empty, and the key is as before): such a part is written out in its
+    language too, so its audio changes when its voice's language becomes known here.
+    """
     parts = tuple(parts)
     if not voiced(parts):
         return ""
-    return json.dumps([
+    each = [
         [p.start, p.end, p.casting.voice_id if p.casting else "", fingerprints.get(p.casting.voice_id, "")
          if p.casting else "", p.casting.speaker if p.casting else None,
          asdict(p.casting.performance) if p.casting else None]
         for p in parts
-    ], sort_keys=True)
+    ]
+    return json.dumps({"parts": each, "languages": list(languages)} if languages else each, sort_keys=True)
 
 
 class ProjectCast:

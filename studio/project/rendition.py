@@ -36,6 +36,8 @@ class Version:
     token, synthesis settings, the policy for unvoiced passages -- not its pauses:
     silence between clips renders nothing again). ``voice_language`` is the language
     family the default voice speaks; None when the voice is not installed here.
+    ``voice_languages`` is the family each voice a character is cast with speaks ("" when
+    it is not installed here): such a character speaks its part in that language.
     ``book_language`` is where the "book" policy sends an unvoiced passage.
     """
 
@@ -48,12 +50,15 @@ class Version:
     unvoiced: str = "native"
     fingerprints: Mapping[str, str] = field(default_factory=dict)
     lexicon: Lexicon = Lexicon()
+    voice_languages: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, settings: ProjectSettings, *, book_language: str, voice_language: str | None,
-           fingerprints: Mapping[str, str], lexicon: Lexicon) -> Version:
+           fingerprints: Mapping[str, str], lexicon: Lexicon, voice_languages: Mapping[str, str] | None = None
+           ) -> Version:
         return cls(settings.voice_id, settings.engine_token, settings.synthesis, book_language, voice_language,
-                   dict(settings.language_voices), settings.unvoiced, dict(fingerprints), lexicon)
+                   dict(settings.language_voices), settings.unvoiced, dict(fingerprints), lexicon,
+                   dict(voice_languages or {}))
 
     def voice_for(self, language: str) -> str:
         return voice_for(self.language_voices, self.voice_id, language)
@@ -83,10 +88,13 @@ class SentenceInputs:
 
 @dataclass(frozen=True)
 class PartRendition:
-    """One quoted or narrated part of a cast sentence as its voice is given it."""
+    """One quoted or narrated part of a cast sentence as its voice is given it: ``language``
+    is what it is said in (its voice's family when that differs from the sentence's, else
+    the sentence's ``said``), and ``spoken`` is written out in it."""
 
     printed: str
     spoken: str
+    language: str
     lexicon: Lexicon
 
 
@@ -132,19 +140,29 @@ def render_as(version: Version, inputs: SentenceInputs, *, voice_id: str | None 
     said = version.said(inputs.language)
     spoken = spoken_words(inputs.text, inputs.language, said, used, inputs.override)
     own = inputs.direction.synthesis(base, inputs.text, spoken) if inputs.direction is not None else base
+    parts = tuple(_part(inputs.text[p.start:p.end], inputs.language, _part_language(version, p, inputs.language, said),
+                        used) for p in inputs.cast)
+    foreign = [p.language for p in parts] if any(p.language != said for p in parts) else []
     key = cache_key(
         text=spoken, language=said, voice=VoiceIdentity(voice, version.fingerprints.get(voice, "")),
         engine=version.engine, settings_token=own.cache_token(), lexicon=used.digest(),
-        cast=cast_key_part(inputs.cast, version.fingerprints),
+        cast=cast_key_part(inputs.cast, version.fingerprints, foreign),
     )
-    parts = tuple(_part(inputs.text[p.start:p.end], inputs.language, said, used) for p in inputs.cast)
     return Rendition(inputs.text, spoken, inputs.language, said, voice, used, None if own is base else own, key,
                      inputs.cast, parts)
 
 
+def _part_language(version: Version, part: Part, language: str, said: str) -> str:
+    """What a part is said in: a character's voice of another language family speaks its own."""
+    voice = part.casting.voice_id if part.casting is not None else ""
+    family = version.voice_languages.get(voice, "") if voice else ""
+    return family if family and family != language_family(language) else said
+
+
 def _part(printed: str, language: str, said: str, lexicon: Lexicon) -> PartRendition:
+    """``said`` is the part's own language (:func:`_part_language`); its lexicon entries are the sentence's."""
     used = lexicon.applicable(printed, language) if lexicon else lexicon
-    return PartRendition(printed, spoken_words(printed, language, said, used), used)
+    return PartRendition(printed, spoken_words(printed, language, said, used), said, used)
 
 
 #: called with the number of renditions each time some are computed (not when reused):

@@ -268,7 +268,8 @@ class Project:
 
         Computed once per version of the project (:mod:`studio.project.rendition`): the
         database's rendition counter (bumped by triggers on every write that may change
-        one), the user's lexicon file and whether the default voice is installed here.
+        one), the user's lexicon file and whether the default voice and the characters' voices
+        are installed here.
         Never call it on the GUI thread: a new version costs up to a second.
         """
         with self._read_lock:
@@ -277,8 +278,7 @@ class Project:
     def _renditions_at(self, counter: int) -> dict[int, Rendition]:
         user = user_lexicon()
         known = self._rendered
-        if (known is not None and known[0] == counter and known[1] == user
-                and voice_language(known[2].voice_id) == known[2].voice_language):
+        if known is not None and known[0] == counter and known[1] == user and _installed_as_before(known[2]):
             return known[3]
         version = self.version()
         overrides, directed = self.spoken.overrides(), directions(self.db)
@@ -295,8 +295,10 @@ class Project:
     def version(self) -> Version:
         """What every sentence is rendered with besides its own inputs (read now, never kept)."""
         settings = self.settings()
+        cast = {c.voice_id for c in self.cast.castings().values() if c.voice_id} if self.cast.enabled() else set()
         return Version.of(settings, book_language=self.book_language(), voice_language=voice_language(settings.voice_id),
-                          fingerprints=self.voice_fingerprints(), lexicon=self.lexicon.effective())
+                          fingerprints=self.voice_fingerprints(), lexicon=self.lexicon.effective(),
+                          voice_languages={v: voice_language(v) or "" for v in sorted(cast)})
 
     def book_language(self) -> str:
         """The book's main language (without building the whole book)."""
@@ -459,3 +461,10 @@ def _join(rows: list[tuple], rendered: dict[int, Rendition]) -> list[SentenceRow
             spoken=x.spoken, synthesis=x.synthesis, cast=x.cast, parts=x.parts,
         ))
     return out
+
+
+def _installed_as_before(version: Version) -> bool:
+    """Whether the voices a version depends on speak what they spoke then: installing the
+    default voice, or a character's voice, here changes what sentences are said in."""
+    return (voice_language(version.voice_id) == version.voice_language
+            and all((voice_language(v) or "") == family for v, family in version.voice_languages.items()))

@@ -11,14 +11,13 @@ sentence are joined (:func:`studio.audio.performance.join_parts`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from studio.audio.performance import join_parts, perform
 from studio.audio.resample import resample
-from studio.core.language import language_family
 from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, SynthesisSettings
 from studio.project.cast import Casting
@@ -61,25 +60,21 @@ class SpokenSentence:
     parts: tuple[SpokenPart, ...]
 
 
-def part_jobs(index: int, row: SentenceRow, narrator_voice: str, base: SynthesisSettings,
-              languages: Mapping[str, str] | None = None) -> list[PartJob]:
+def part_jobs(index: int, row: SentenceRow, narrator_voice: str, base: SynthesisSettings) -> list[PartJob]:
     """A cast sentence's parts: the narrator's with the sentence's own settings, a
-    character's with its voice, speaker and expressiveness (pitch and pace come after).
-    A character's voice of another language (``languages``: voice id -> language family)
-    speaks its part in that language."""
+    character's with its voice, speaker and expressiveness (pitch and pace come after),
+    each in the language its rendition says it in (a character's voice of another
+    language speaks its part in that language)."""
     jobs = []
-    own_family = language_family(row.language)
     for part, words in zip(row.cast, row.parts):  # the words as the sentence's rendition made them
-        printed, spoken, used = words.printed, words.spoken, words.lexicon
+        printed, spoken, language, used = words.printed, words.spoken, words.language, words.lexicon
         if not is_speakable(printed):
             continue
         casting = part.casting
         if casting is None:
-            jobs.append(PartJob(index, printed, spoken, row.said or row.language, used, narrator_voice, base))
+            jobs.append(PartJob(index, printed, spoken, language, used, narrator_voice, base))
             continue
         perf = casting.performance
-        voice_family = (languages or {}).get(casting.voice_id, "")
-        language = voice_family if voice_family and voice_family != own_family else row.said or row.language
         jobs.append(PartJob(index, printed, spoken, language, used,
                             casting.voice_id or narrator_voice, cast_settings(base, casting), perf.pitch, perf.pace))
     return jobs
@@ -96,15 +91,14 @@ def cast_settings(base: SynthesisSettings, casting: Casting) -> SynthesisSetting
 def speak_parts(rows: Sequence[SentenceRow], narrator_voice: str, base: Callable[[SentenceRow], SynthesisSettings],
                 engine_for: Callable[[str], Engine | None], synthesize: Callable[[Engine, SynthesisSettings, list],
                                                                                  list],
-                rate: int, batch_size: int = 8,
-                languages: Mapping[str, str] | None = None) -> list[SpokenSentence | Exception]:
+                rate: int, batch_size: int = 8) -> list[SpokenSentence | Exception]:
     """Every sentence's audio at ``rate`` with its parts (or the exception one of its parts raised).
 
     ``synthesize(engine, settings, jobs)`` speaks a batch of parts with one voice and
     settings (the render loop's synthesizer), at most ``batch_size`` at a time (the
     engine plan's batch); ``engine_for`` None means no engine.
     """
-    jobs = [j for i, row in enumerate(rows) for j in part_jobs(i, row, narrator_voice, base(row), languages)]
+    jobs = [j for i, row in enumerate(rows) for j in part_jobs(i, row, narrator_voice, base(row))]
     audio: dict[int, np.ndarray | Exception] = {}
     groups: dict[tuple[str, SynthesisSettings], list[int]] = {}
     for n, job in enumerate(jobs):

@@ -17,7 +17,6 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator
 
 from studio.core.errors import ProjectError
-from studio.core.language import language_family
 from studio.project.cache import file_fingerprint
 from studio.project.store import Project
 from studio.project.records import SentenceRow
@@ -80,14 +79,6 @@ def prepare_voices(project: Project, voice_ids: Iterable[str], lookup: Callable[
             if vid in known:
                 log.info("voice %s changed on disk; its sentences will render again", vid)
             project.set_voice_fingerprint(vid, fingerprint)
-
-
-def voice_languages(voice_ids: Iterable[str], lookup: Callable[[str], Any] | None = None) -> dict[str, str]:
-    """Each voice's language family ("fr" for ``fr_FR-...``): a character cast with a voice of
-    another language speaks (and is proof-listened) in it."""
-    if lookup is None:
-        from studio.engine.voice.catalog import get_voice as lookup
-    return {vid: language_family(getattr(lookup(vid), "language", "") or "") for vid in sorted(set(voice_ids))}
 
 
 def verify_present(project: Project, rows: Iterable[SentenceRow]) -> int:

@@ -38,7 +38,7 @@ from studio.core.language import language_family
 from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, SynthesisSettings, check_ids_length
 from studio.rendering.cast_render import speak_parts
-from studio.rendering.prep import clean_stale_temp_files, prepare_voices, render_lock, verify_present, voice_languages
+from studio.rendering.prep import clean_stale_temp_files, prepare_voices, render_lock, verify_present
 from studio.rendering.stressed_words import stressed_ids, warn_unheard
 from studio.project.cast import voiced
 from studio.project.settings import ProjectSettings
@@ -244,7 +244,6 @@ def render_project(
         if verify_present(project, rows):
             rows = select()
         renderer = _Renderer(project, engine, settings, engine_for, make_synthesizer or each_synthesizer, progress)
-        renderer.voice_languages = voice_languages(cast_voices, voice_lookup)
         return renderer.run(rows, should_stop, max(1, batch_size))
 
 
@@ -269,7 +268,6 @@ class _Renderer:
         self.owned: list[Engine] = []
         self.loaded: set[str] = set()
         self.synths: dict[tuple[str, SynthesisSettings], BatchSynthesizer] = {}
-        self.voice_languages: dict[str, str] = {}  # the characters' voices' language families
         self.done = self.total = self.failed = self.synthesized = self.reused = 0
         self.audio_seconds = 0.0
         self.synth_chars = 0
@@ -365,8 +363,7 @@ class _Renderer:
                     self._fail(row, f"no engine available for voice {narrator}")
                 continue
             results = speak_parts(rows, narrator, lambda r: r.synthesis or self.settings.synthesis,
-                                  self._engine, self._speak_jobs, engine.sample_rate, self.batch_size,
-                                  self.voice_languages)
+                                  self._engine, self._speak_jobs, engine.sample_rate, self.batch_size)
             for row, result in zip(rows, results):
                 if isinstance(result, BaseException):
                     self._store(row, result, engine.sample_rate, 0)

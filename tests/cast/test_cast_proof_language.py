@@ -7,12 +7,14 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from support.cast import other_language_voice
 from support.render import real_engine
 from support.voice import DETERMINISTIC
 
 from studio.engine.presets import open_preset
-from studio.engine.voice.catalog import get_voice, piper_voice_info
+from studio.engine.voice.catalog import VOICES_DIR_ENV, get_voice
 from studio.project.cast import Casting, Performance
 from studio.project.opening import new_project_settings, open_for_manuscript
 from studio.project.proofs import results
@@ -31,8 +33,12 @@ The inn was quiet when the stranger came in from the rain.
 LINE = '"Bonjour, madame," said Amélie to the keeper, who was standing behind the long wooden counter by the door.'
 
 
-def test_a_line_cast_in_another_languages_voice_is_proof_listened_in_that_language(tmp_path: Path) -> None:
-    fr = piper_voice_info(other_language_voice(tmp_path / "voices", "fr"))
+def test_a_line_cast_in_another_languages_voice_is_proof_listened_in_that_language(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(VOICES_DIR_ENV, str(tmp_path / "voices"))  # installed: the catalog finds it
+    other_language_voice(tmp_path / "voices", "fr")
+    fr = get_voice("fr_FR-testjoe-medium")
+    assert fr.language_family == "fr"
     (tmp_path / "inn.md").write_text(BOOK, encoding="utf-8")
     settings = replace(new_project_settings(get_voice(None)), synthesis=DETERMINISTIC)
     project = open_for_manuscript(tmp_path / "inn.md", tmp_path / "inn.studio", settings).project
@@ -40,13 +46,13 @@ def test_a_line_cast_in_another_languages_voice_is_proof_listened_in_that_langua
     project.cast.set_casting("Amélie", Casting(voice_id=fr.id))
 
     def render() -> None:
-        done = render_project(project, real_engine(), engine_for=lambda _v: open_preset("fp32-cpu", fr), batch_size=8,
-                              voice_lookup=lambda v: fr if v == fr.id else get_voice(v))
+        done = render_project(project, real_engine(), engine_for=lambda _v: open_preset("fp32-cpu", fr), batch_size=8)
         assert done.failed == 0
 
     render()
     row = next(r for r in project.sentences() if r.text == LINE)
     assert row.language == "en" and [p.name for p in row.cast] == ["Amélie", ""]
+    assert [p.language for p in row.parts] == ["fr", "en"]  # the rendition says what each part is said in
     checker = Checker.open()
     asked: list[tuple[str, str]] = []
     listen = checker.listener.listen
