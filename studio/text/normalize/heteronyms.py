@@ -66,8 +66,8 @@ _AUXILIARIES = frozenset("do does did can could will would shall should must may
 
 
 def _word_before(sentence: str, word: str) -> str:
-    """The word before ``prev`` ahead of the first ``word`` (enough for a heteronym's second neighbour)."""
-    found = re.search(r"([A-Za-z']+)\s+\w+\s+" + re.escape(word) + r"\b", sentence, re.I)
+    """The second word before the first ``word`` ("did" in "did you read"): an auxiliary there keeps the plain verb."""
+    found = re.search(r"([A-Za-z']+)\s+\w+\s+" + re.escape(word) + r"\b", sentence, re.IGNORECASE)
     return found.group(1).lower() if found else ""
 
 
@@ -77,9 +77,9 @@ def _past_read(prev: str, nxt: str, sentence: str) -> bool:
     if re.search(r"\b(?:yesterday|last (?:night|week|year|month)|ago|already)\b", sentence, re.I):
         return prev not in VERB_CUES - {"i", "we", "you", "they"}
     # "the book in which I read this ... was sent": a past auxiliary after "I read" puts the clause in the past
-    after = re.split(r"\b" + re.escape(prev) + r"\s+read\b", sentence, maxsplit=1, flags=re.I)
+    after = re.split(r"\b" + re.escape(prev) + r"\s+read\b", sentence, maxsplit=1, flags=re.IGNORECASE)
     return (prev in ("i", "we", "you", "they") and len(after) == 2 and _word_before(sentence, "read") not in _AUXILIARIES
-            and bool(re.search(r"\b(?:was|were|had)\b", after[1], re.I)))
+            and bool(re.search(r"\b(?:was|were|had)\b", after[1], re.IGNORECASE)))
 
 
 _PARTICLES = "up down around round through along away back its his her the a their my our it them him himself herself itself"
@@ -197,7 +197,7 @@ def respell(m: re.Match[str]) -> str:
     if low == "august" or low not in HETERONYMS:
         return word
     alt, test = HETERONYMS[low]
-    if alt in _VERB_READINGS and prev == "to" and re.search(r"\b" + re.escape(low) + r"\s+to\s+$", text[:m.start()], re.I):
+    if alt in _VERB_READINGS and prev == "to" and re.search(r"\b" + re.escape(low) + r"\s+to\s+$", text[:m.start()], re.IGNORECASE):
         return word  # "from mouth to mouth", "house to house": the same word either side of "to" is a noun
     if not test(prev, nxt, text):
         return word
