@@ -126,6 +126,42 @@ def test_heteronym_table_has_fifty_words_and_leaves_the_usual_reading_alone() ->
         assert spoken_form(sentence, "en") == sentence
 
 
+#: (printed sentence, the respelling the context calls for, or the word left as printed)
+HETERONYM_CONTEXTS = [
+    ('"It is magnificent!" was the cry that went from mouth to mouth.', "mouth"),  # the same noun either side of "to"
+    ("They searched the town from house to house.", "house"),
+    ("He would mouth the words.", "mouthe"),
+    ('"But the book in which I read this," said the Emperor, "was sent to me."', "red"),  # a past auxiliary after "I read"
+    ("I read, much of the night, and go south in the winter.", "read"),
+    ("Did you read it when you were young?", "read"),  # an auxiliary before the subject: the plain verb
+    ("But it wound away into the heart of the forest.", "wownd"),
+    ("The path wound down to the sea.", "wownd"),
+    ("They bent down to the canal that wound through the region.", "wownd"),
+    ("Those who wound others are wounded in turn.", "wound"),  # present tense, /wuːnd/
+    ("That wound will heal.", "wound"),
+    ('"This broken lead heart will not melt in the furnace."', "led"),
+    ("They buried him in a lead coffin.", "led"),
+    ("She was the lead singer.", "lead"),
+    ("We lead the merriest lives in the world.", "lead"),
+    ("He came to some aged widows and orphans.", "aijid"),
+    ("She hoped to meet your aged mother.", "aijid"),
+    ("The poor aged man wept.", "aijid"),
+    ("Those aged between 18 and 65 may apply.", "aged"),
+    ("Those aged sixty may apply.", "aged"),
+    ("Serve some aged cheese.", "aged"),
+]
+
+
+@pytest.mark.parametrize("sentence,reading", HETERONYM_CONTEXTS, ids=[s for s, _ in HETERONYM_CONTEXTS])
+def test_heteronym_context_rules_choose_the_reading(sentence: str, reading: str) -> None:
+    from studio.text.normalize.heteronyms import HETERONYMS
+
+    words = spoken_form(sentence, "en").lower().replace('"', " ").replace(",", " ").replace(".", " ").split()
+    assert reading in words
+    if reading in HETERONYMS:  # left as printed: the other reading must not be there either
+        assert HETERONYMS[reading][0] not in words
+
+
 def test_plain_text_passes_untouched_and_the_pronoun_i_is_no_numeral() -> None:
     for sentence in ("I think I can.", "The sun came up over the hills.", "No, he said."):
         assert spoken_form(sentence, "en") == sentence

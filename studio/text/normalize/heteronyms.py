@@ -26,10 +26,13 @@ VERB_CUES = frozenset(
 )
 OBJECTS = frozenset("the a an his her their its our your my it them him me us this that these those some all every each".split())
 SUBJECTS = frozenset("he she it who that which one everyone nobody someone somebody".split())
+#: the respellings that are a verb's reading (the printed word is then the noun)
+_VERB_READINGS: set[str] = set()
 
 
 def _verb(alt: str, *, after: str = "", before: str = "") -> tuple[str, Callable[[str, str, str], bool]]:
     nexts, prevs = frozenset(after.split()), frozenset(before.split())
+    _VERB_READINGS.add(alt)
 
     def test(prev: str, nxt: str, sentence: str) -> bool:
         if prev in DET:
@@ -59,13 +62,54 @@ def _when(alt: str, *, after: str = "", before: str = "", both: bool = False) ->
     return alt, test
 
 
+_AUXILIARIES = frozenset("do does did can could will would shall should must may might let make made help cannot to".split())
+
+
+def _word_before(sentence: str, word: str) -> str:
+    """The second word before the first ``word`` ("did" in "did you read"): an auxiliary there keeps the plain verb."""
+    found = re.search(r"([A-Za-z']+)\s+\w+\s+" + re.escape(word) + r"\b", sentence, re.IGNORECASE)
+    return found.group(1).lower() if found else ""
+
+
 def _past_read(prev: str, nxt: str, sentence: str) -> bool:
     if prev in ("had", "has", "have", "having", "was", "were", "been", "be", "being", "is", "are", "well", "widely", "once"):
         return True
-    return bool(re.search(r"\b(?:yesterday|last (?:night|week|year|month)|ago|already)\b", sentence, re.I)) and prev not in VERB_CUES - {"i", "we", "you", "they"}
+    if re.search(r"\b(?:yesterday|last (?:night|week|year|month)|ago|already)\b", sentence, re.I):
+        return prev not in VERB_CUES - {"i", "we", "you", "they"}
+    # "the book in which I read this ... was sent": a past auxiliary after "I read" puts the clause in the past
+    after = re.split(r"\b" + re.escape(prev) + r"\s+read\b", sentence, maxsplit=1, flags=re.IGNORECASE)
+    return (prev in ("i", "we", "you", "they") and len(after) == 2 and _word_before(sentence, "read") not in _AUXILIARIES
+            and bool(re.search(r"\b(?:was|were|had)\b", after[1], re.IGNORECASE)))
 
 
-_PARTICLES = "up down around round through along back its his her the a their my our it them him himself herself itself"
+_PARTICLES = "up down around round through along away back its his her the a their my our it them him himself herself itself"
+#: what winds (past "wound", /waʊnd/): "the path wound down", "it wound away"; "who"/"which"/"that" only before a particle
+_WINDERS = "it road roads path paths river rivers stream streams track trail lane way procession line"
+_MOTIONS = "up down around round through along away about back past between across over into out its"
+#: nouns a metal is made into ("broken lead heart"); "lead singer", "lead role" and the like stay /liːd/
+_LEAD_THINGS = ("heart hearts box coffin casket seal seals plate plates pot pots ball balls bar bars ingot ingots tablet tablets "
+                "soldier toy toys type lining sinker sinkers foil dust fumes gutter gutters statue")
+#: things called "aged" for their maturing (one syllable): "some aged cheese"
+_MATURED = "cheese cheeses wine wines whisky whiskey beef steak steaks rum brandy ham vinegar"
+_NUMBER_WORDS = ("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
+                 "eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred")
+
+
+def _wound(prev: str, nxt: str, sentence: str) -> bool:
+    if prev in _WINDERS.split() or (prev in ("who", "which", "that") and nxt in _MOTIONS.split()):
+        return True
+    return prev not in DET and (prev in ("he", "she", "they", "i", "we", "had", "has", "have", "was", "were", "been", "then", "and")
+                                or nxt in _PARTICLES.split())
+
+
+def _aged(prev: str, nxt: str, sentence: str) -> bool:
+    if nxt[:1].isdigit() or nxt in _MATURED.split() or nxt in _NUMBER_WORDS.split():
+        return False
+    if prev in ("an", "the", "very", "his", "her", "their", "my", "our", "and"):
+        return True
+    # "some aged widows", "your aged mother": a determiner before and a noun after ("those aged between 18 and 65" not)
+    return prev in ("some", "your", "its", "these", "those", "poor", "many") and nxt.isalpha() \
+        and nxt not in "between from over under about in at by and or to of for with than".split()
 
 #: word -> (respelling, does this context call for it?); the word's other reading is espeak-ng's own
 HETERONYMS: dict[str, tuple[str, Callable[[str, str, str], bool]]] = {
@@ -98,10 +142,10 @@ HETERONYMS: dict[str, tuple[str, Callable[[str, str, str], bool]]] = {
     "convert": _noun("konvert"), "refund": _noun("ree-fund", before="tax"), "digest": _noun("dyjest"),
     "resume": _noun("rezumay"), "produce": _noun("prod-yoose", before="fresh local farm organic"),
     # vowels
-    "wound": ("wownd", lambda p, n, s: p not in DET and (p in ("he", "she", "they", "i", "we", "had", "has", "have", "was", "were", "been", "then", "and") or n in _PARTICLES.split())),
+    "wound": ("wownd", _wound),
     "read": ("red", _past_read),
-    "lead": _when("led", after="pipe pipes poisoning paint weight weights shot pencil pencils soldiers crystal mine mines ore roof sheet balloon bullet bullets",
-                  before="of molten red white as sheet"),
+    "lead": _when("led", after="pipe pipes poisoning paint weight weights shot pencil pencils soldiers crystal mine mines ore roof sheet balloon bullet bullets "
+                  + _LEAD_THINGS, before="of molten red white as sheet broken melted"),
     "tear": _verb("tair", after="up down apart off open out away into through"),
     "tears": _when("tairs", after="up down apart off open out away into through at", before="he she it who"),
     "wind": _verb("wined", after="up down round around"), "winds": _when("wineds", before="road path river stream trail it that which who he she", after="its up down through around round along past between"),
@@ -119,7 +163,7 @@ HETERONYMS: dict[str, tuple[str, Callable[[str, str, str], bool]]] = {
     "sow": _when("sau", before="a the old fat that this"),
     "axes": _when("axeez", before="x y z two three coordinate principal both horizontal vertical orthogonal major minor perpendicular"),
     "learned": _when("lernid", before="a an the most very so more his her my our their this such learned"),
-    "aged": ("aijid", lambda p, n, s: p in ("an", "the", "very", "his", "her", "their", "my", "our", "and") and not n[:1].isdigit()),
+    "aged": ("aijid", _aged),
     "blessed": _when("blessid", before="the a most thrice this our your", after="virgin mother sacrament event be are art day land isles saints lord assurance"),
     "august": ("aw-gust", lambda p, n, s: True),
 }
@@ -153,6 +197,8 @@ def respell(m: re.Match[str]) -> str:
     if low == "august" or low not in HETERONYMS:
         return word
     alt, test = HETERONYMS[low]
+    if alt in _VERB_READINGS and prev == "to" and re.search(r"\b" + re.escape(low) + r"\s+to\s+$", text[:m.start()], re.IGNORECASE):
+        return word  # "from mouth to mouth", "house to house": the same word either side of "to" is a noun
     if not test(prev, nxt, text):
         return word
     return alt[:1].upper() + alt[1:] if word[:1].isupper() else alt
