@@ -246,6 +246,13 @@ def figures(items: list[dict], flagged: list[bool], part: str) -> dict:
     return out
 
 
+def _objective(f: dict) -> tuple[float, float]:
+    """The lowest planted kind's recall, and the tuning score: recall, half the lowest kind, less the
+    clean flags (three times over for what is above 3 %)."""
+    worst = min(f[k] for k in KINDS if k != "clean")
+    return worst, f["recall"] + 0.5 * worst - 3 * max(0.0, f["clean"] - 0.03) - f["clean"]
+
+
 def tune(items: list[dict], proof: list, heard: list) -> None:
     """A small grid on the tuning half: most recall with clean sentences flagged at most 3 %."""
     from studio.proof.judge import DEFAULT
@@ -258,8 +265,7 @@ def tune(items: list[dict], proof: list, heard: list) -> None:
                     t = dataclasses.replace(DEFAULT, drop_weakest=drop, ratio=ratio, ratio_weakest=weakest,
                                             longer=longer)
                     f = figures(items, judged(items, proof, heard, t), "tune")
-                    worst = min(f[k] for k in KINDS if k != "clean")
-                    score = f["recall"] + 0.5 * worst - 3 * max(0.0, f["clean"] - 0.03) - f["clean"]
+                    worst, score = _objective(f)
                     if best is None or score > best[0]:
                         best = (score, t, f)
                     print(f"dropped below {drop} ratio {ratio} weakest {weakest} longer {longer}: recall "
@@ -267,8 +273,7 @@ def tune(items: list[dict], proof: list, heard: list) -> None:
     print("best on the tuning half:", best[1], {k: round(v, 3) for k, v in best[2].items()})
     for nil in (None, 1e-5, 1e-4, 1e-3, 3e-3):  # then: no near tie when a word not heard has a nil token
         f = figures(items, judged(items, proof, heard, dataclasses.replace(best[1], tie_nil=nil)), "tune")
-        worst = min(f[k] for k in KINDS if k != "clean")
-        score = f["recall"] + 0.5 * worst - 3 * max(0.0, f["clean"] - 0.03) - f["clean"]
+        worst, score = _objective(f)
         print(f"... tie_nil {nil}: recall {f['recall']:.1%} (lowest kind {worst:.0%}) clean {f['clean']:.1%} "
               f"score {score:.3f}", flush=True)
     # alignment first, simulated on the full listening: a sentence the suspicion passes is taken as heard as

@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Iterable
+
+if TYPE_CHECKING:
+    from studio.project.store import Project
 
 
 #: how often a word must be printed with a capital to be a name the book uses
@@ -38,7 +41,7 @@ def book_names(texts: Iterable[str], extra: Iterable[str] = ()) -> frozenset[str
     return frozenset(known)
 
 
-def project_names(project: Any) -> frozenset[str]:  # Project
+def project_names(project: Project) -> frozenset[str]:
     """The names ``project`` knows: its lexicon's words, its cast, and the book's recurring names."""
     extra = [e.grapheme for e in project.lexicon.effective().entries]
     for member in project.cast.members():
