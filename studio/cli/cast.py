@@ -72,11 +72,10 @@ def check_voice(casting) -> None:  # casting: studio.project.cast.Casting
     if not casting.voice_id:
         return
     from studio.engine.voice.catalog import get_voice
-    from studio.engine.voice.config import VoiceConfig
 
     info = get_voice(casting.voice_id)
-    if casting.speaker is not None and info.backend == "piper":
-        speakers = VoiceConfig.from_file(info.config_path).num_speakers
+    if casting.speaker is not None:
+        speakers = max(1, len(info.abilities.speakers))
         if not 0 <= casting.speaker < speakers:
             raise StudioError(f"{casting.voice_id} has {speakers} speaker(s) (0-{speakers - 1}); "
                               f"there is no speaker {casting.speaker}")

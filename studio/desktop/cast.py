@@ -42,18 +42,9 @@ class CastView:
 def installed_voices() -> tuple[VoiceSpeakers, ...]:
     """Every installed voice, with the speakers of the multi-speaker ones (reads the disk)."""
     from studio.engine.voice.catalog import list_voices
-    from studio.engine.voice.config import VoiceConfig
 
-    out = []
-    for voice in list_voices():
-        speakers: tuple[tuple[int, str], ...] = ()
-        if voice.backend == "piper":
-            config = VoiceConfig.from_file(voice.config_path)
-            if config.num_speakers > 1:
-                names = {i: n for n, i in config.speaker_id_map.items()}
-                speakers = tuple((i, names.get(i, str(i))) for i in range(config.num_speakers))
-        out.append(VoiceSpeakers(voice.id, voice.name, speakers, voice.language_family))
-    return tuple(out)
+    return tuple(VoiceSpeakers(voice.id, voice.name, tuple(enumerate(voice.abilities.speakers)), voice.language_family)
+                 for voice in list_voices())
 
 
 def cast_view(project: Project) -> CastView:
