@@ -43,6 +43,7 @@ class Book:
     source: str
     part: str
     aliases: list[list[str]] = field(default_factory=list)
+    things: set[str] = field(default_factory=set)
     labels: dict[int, list[str]] = field(default_factory=dict)
 
 
@@ -57,6 +58,8 @@ def read_labels(path: Path = DATA / "labels.txt") -> list[Book]:
             books.append(Book(m.group(1), m.group(2)))
         elif line.startswith("alias:"):
             books[-1].aliases.append([n.strip() for n in line[6:].split("=")])
+        elif line.startswith("thing:"):
+            books[-1].things.update(n.strip().lower() for n in line[6:].split("="))
         else:
             p, names = line.split(":", 1)
             books[-1].labels[int(p)] = [n.strip() for n in names.split("|")]
