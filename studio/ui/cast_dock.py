@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.project.cast import EXPRESSIVE_RANGE, PACE_RANGE, PITCH_RANGE, Casting, Performance
-from studio.desktop.cast import CastController, CastView, VoiceSpeakers
+from studio.desktop.cast import CastController, CastView, VoiceSpeakers, merge_proposal
 from studio.ui.common import SAMPLE_TEXT
 
 COLUMNS = ("Character", "Lines", "Voice", "First line")
@@ -57,7 +57,7 @@ class CastPanel(QWidget):
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)  # two rows: merge them
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
         self.voice_button = QPushButton("Voice\u2026")
@@ -104,8 +104,16 @@ class CastPanel(QWidget):
         self.merge_button.setEnabled(len(view.members) > 1)
 
     def selected_name(self) -> str:
-        items = self.table.selectedItems()
-        return str(items[0].data(Qt.ItemDataRole.UserRole)) if items else ""
+        """The current row's character (the last one clicked when several are selected)."""
+        item = self.table.item(self.table.currentRow(), 0) if self.table.currentRow() >= 0 else None
+        if item is not None and item.isSelected():
+            return str(item.data(Qt.ItemDataRole.UserRole))
+        names = self.selected_names()
+        return names[0] if names else ""
+
+    def selected_names(self) -> tuple[str, ...]:
+        rows = sorted({i.row() for i in self.table.selectedItems()})
+        return tuple(str(self.table.item(r, 0).data(Qt.ItemDataRole.UserRole)) for r in rows)
 
     def _play(self) -> None:
         member = next((m for m in self.view.members if m.name == self.selected_name()), None)
@@ -119,15 +127,16 @@ class CastPanel(QWidget):
             return
         dialog = CastingDialog(name, member.casting, self.view.voices, self)
         dialog.sampleRequested.connect(self.speakerSample.emit)
-        if dialog.exec() == QDialog.DialogCode.Accepted:
-            self.castingChosen.emit(name, dialog.casting())
+        if dialog.exec() == QDialog.DialogCode.Accepted and dialog.casting() != member.casting:
+            self.castingChosen.emit(name, dialog.casting())  # closed as it was: nothing changes, nothing renders
 
     def _ask_merge(self) -> None:
         other = self.selected_name()
         names = [m.name for m in self.view.members if m.name != other]
         if not other or not names:
             return
-        keep, ok = QInputDialog.getItem(self, "Merge", f"{other} is the same character as:", names, 0, True)
+        proposed = merge_proposal(other, names, self.selected_names())
+        keep, ok = QInputDialog.getItem(self, "Merge", f"{other} is the same character as:", names, proposed, True)
         if ok and keep.strip() and keep.strip() != other:
             self.mergeChosen.emit(keep.strip(), other)
 
