@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from studio.text.attribution import Aliases, attribute, nearest_name  # noqa: E402
 from studio.text.dialogue import split_dialogue  # noqa: E402
+from studio.text.people import THE_NARRATOR, find_people  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "cast_data"
 #: the shared EPUBs: in shared/ beside the checkout (or beside the folder of a worktree)
@@ -92,6 +93,7 @@ def _epub(path: Path):  # noqa: ANN202 - a studio Book
 
 
 def _norm(name: str, aliases: Aliases) -> str:
+    name = "I" if name == THE_NARRATOR else name  # the first-person narrator, by the name the studio gives
     name = re.sub(r"^(the|a|an)\s+", "", aliases(name).strip(), flags=re.I).lower()
     return name
 
@@ -125,7 +127,7 @@ def score_book(book: Book) -> Score | None:
     aliases = Aliases(book.aliases)
     t0 = time.perf_counter()
     spans = split_dialogue(paragraphs)
-    lines = attribute(paragraphs, spans=spans)
+    lines = find_people(lines := attribute(paragraphs, spans=spans), paragraphs, spans=spans).apply(lines)
     seconds = time.perf_counter() - t0
     base = nearest_name(paragraphs, spans=spans)
     by_par: dict[int, list[tuple[str, str]]] = {}

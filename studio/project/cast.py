@@ -26,7 +26,8 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 from studio.core.errors import ProjectError
-from studio.text.attribution import Aliases, Line, attribute, cast_list
+from studio.text.attribution import Aliases, Line, attribute
+from studio.text.people import cast_list
 from studio.text.dialogue import paragraph_spans, split_dialogue
 
 if TYPE_CHECKING:

@@ -96,6 +96,8 @@ class _Memory:
     exchange: list[str] = field(default_factory=list)  # the speakers of the last quote paragraphs
     gap: int = 0  # narration paragraphs since the last quote
     scene: list[str] = field(default_factory=list)  # people made subjects in that narration
+    seen: set[str] = field(default_factory=set)  # the words of the chapter's paragraphs so far
+    tied: dict[str, str] = field(default_factory=dict)  # a descriptor -> the person of an exchange it means
 
     def said(self, name: str) -> None:
         if name and name != "I":
@@ -165,7 +167,7 @@ def _is_name(name: str) -> bool:
 
 _DETERMINERS = frozenset("the his her my our their its a an both all one each le la el".split())
 _NOT_IN_DESCRIPTOR = frozenset("to him her at in with on and as for from but that then who which was is "
-                               "had has again once what when aloud".split())
+                               "had has again once what when aloud rather quite very too still now".split())
 _PREPOSITIONS = frozenset("at in on to from of with by into upon under over through".split())
 
 
@@ -279,6 +281,7 @@ def attribute(paragraphs: Sequence[str], aliases: Aliases | None = None,
     for p, (text, pspans) in enumerate(zip(paragraphs, spans)):
         quotes = [s for s in pspans if s.quoted]
         if not quotes:
+            mem.seen.update(w.lower() for w in re.findall(r"[\w'\-]+", text))
             mem.scene = (mem.scene + _subjects(text))[-8:]
             mem.gap += 1
             if mem.gap > 1:
@@ -299,6 +302,7 @@ def attribute(paragraphs: Sequence[str], aliases: Aliases | None = None,
             mem.said(name)
         mem.gap = 0
         mem.scene = []
+        mem.seen.update(w.lower() for w in re.findall(r"[\w'\-]+", text))
         prev_speaker = who
     return out
 
@@ -319,8 +323,12 @@ def _own(text: str, pspans: Sequence[Span], k: int, mem: _Memory, alias: Aliases
         if found is None:
             continue
         who, kind = found
+        if kind == "name" and who.lower() in ("the other", "the other one"):
+            if len(mem.exchange) == 2:  # "rejoined the other": the other one of the pair
+                return mem.exchange[0], 0.8, "verb+pronoun"
+            continue
         if kind == "name":
-            return _possessive(alias(who), mem), 0.95, "verb+name"
+            return _tied(_possessive(alias(who), mem), mem), 0.95, "verb+name"
         if who in ("I", "je", "yo"):
             return "I", 0.9, "verb+pronoun"
         if who.lower() == "they":
@@ -342,6 +350,27 @@ def _own(text: str, pspans: Sequence[Span], k: int, mem: _Memory, alias: Aliases
             mem.learn(name, "m" if who.lower() in _HE else "f" if who.lower() in _SHE else "")
             return name, 0.8, "verb+pronoun"
     return None
+
+
+def _tied(name: str, mem: _Memory) -> str:
+    """A descriptor the chapter never used before, said in a two-person exchange, for one of the
+    two: the one whose title is its head ("the one-armed captain" after "Captain Boomer"), or the
+    one whose turn it is when it says whose kin he is ("her son" to his mother)."""
+    if name in mem.tied:
+        return mem.tied[name]
+    words = name.split()
+    if (len(words) < 2 or words[0].lower() not in _DETERMINERS or mem.known(name) or len(mem.exchange) != 2
+            or mem.gap or words[-1].lower() in mem.seen or _gender_of(name) == "p"):
+        return name
+    head = words[-1].lower()
+    titled = [n for n in mem.exchange if head in (w.lower().rstrip(".") for w in n.split()[:-1])]
+    turn = mem.exchange[0]
+    if len(titled) == 1:
+        mem.tied[name] = titled[0]
+    elif (words[0].lower() in ("his", "her", "their") and turn != "I"
+          and mem.fits(turn, {"m": "he", "f": "she"}.get(_gender_of(name), "they"))):
+        mem.tied[name] = turn
+    return mem.tied.get(name, name)
 
 
 def _possessive(name: str, mem: _Memory) -> str:
@@ -428,31 +457,3 @@ def nearest_name(paragraphs: Sequence[str], spans: Sequence[Sequence[Span]] | No
                 best = names[-1] if names else UNATTRIBUTED
             out.append(best)
     return out
-
-
-@dataclass(frozen=True)
-class Character:
-    """A cast entry: a character, how many lines they have and their first one."""
-
-    name: str
-    lines: int
-    first_line: str
-    aliases: tuple[str, ...] = ()
-
-
-def cast_list(lines: Iterable[Line], aliases: Aliases | None = None) -> list[Character]:
-    """Characters by number of lines (most first); aliases counted under one name."""
-    alias = aliases or Aliases()
-    counts: dict[str, int] = {}
-    first: dict[str, str] = {}
-    seen: dict[str, set[str]] = {}
-    for line in lines:
-        if not line.speaker:
-            continue
-        name = alias(line.speaker)
-        counts[name] = counts.get(name, 0) + 1
-        first.setdefault(name, line.text)
-        if line.speaker != name:
-            seen.setdefault(name, set()).add(line.speaker)
-    return [Character(n, c, first[n], tuple(sorted(seen.get(n, ())))) for n, c in
-            sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
