@@ -140,6 +140,10 @@ class CastController(QObject):
         self._change(lambda cast: (cast.rename(old, new), cast.analyse()), f"rename {old} to {new}",
                      label=f"Rename {old} to {new}")
 
+    def split(self, name: str) -> None:
+        """A name or descriptor tied to a character becomes a character of its own."""
+        self._change(lambda cast: cast.split(name), f"split {name}", label=f"Split {name}")
+
     def set_speaker(self, sentence_id: int, name: str) -> None:
         """ "Spoken by...": the sentence's quoted lines are ``name``'s ("" the narrator's)."""
         self._change(lambda cast: cast.correct(sentence_id, name), "change who speaks the sentence",
