@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from studio.text.dialogue import INCISE_VERBS, Span, split_dialogue, trim_marks
 
@@ -98,6 +98,7 @@ class _Memory:
     scene: list[str] = field(default_factory=list)  # people made subjects in that narration
     seen: set[str] = field(default_factory=set)  # the words of the chapter's paragraphs so far
     tied: dict[str, str] = field(default_factory=dict)  # a descriptor -> the person of an exchange it means
+    asked: bool = False  # the last quote paragraph ended on a question (what follows answers it)
 
     def said(self, name: str) -> None:
         if name and name != "I":
@@ -281,6 +282,10 @@ def attribute(paragraphs: Sequence[str], aliases: Aliases | None = None,
     for p, (text, pspans) in enumerate(zip(paragraphs, spans)):
         quotes = [s for s in pspans if s.quoted]
         if not quotes:
+            reported = [w for _at, w, kind in _speakers_in(text) if w == "I" or kind == "name" and mem.known(alias(w))]
+            if reported and mem.gap == 0:  # "I protested my innocence": a turn taken in reported speech
+                prev_speaker = mem.known(alias(reported[-1])) or reported[-1]
+                mem.said(prev_speaker)
             mem.seen.update(w.lower() for w in re.findall(r"[\w'\-]+", text))
             mem.scene = (mem.scene + _subjects(text))[-8:]
             mem.gap += 1
@@ -302,9 +307,25 @@ def attribute(paragraphs: Sequence[str], aliases: Aliases | None = None,
             mem.said(name)
         mem.gap = 0
         mem.scene = []
+        mem.asked = trim_marks(text[quotes[-1].start:quotes[-1].end]).endswith("?")
         mem.seen.update(w.lower() for w in re.findall(r"[\w'\-]+", text))
         prev_speaker = who
-    return out
+    return _introduced(out)
+
+
+#: someone who speaks before the chapter names anyone ("he demanded"), until a line of theirs says who
+STRANGER = "the stranger"
+_INTRODUCED = re.compile(rf"\b(?:I am|I'm|my name is|speaking to|call me)\s+(?P<n>{_NAME})")
+
+
+def _introduced(lines: list[Line]) -> list[Line]:
+    """The stranger's lines under the name a line of theirs gives ("Thou art speaking to Captain Peleg")."""
+    for line in lines:
+        m = _INTRODUCED.search(line.text) if line.speaker == STRANGER else None
+        if m and _is_name(_clean_name(m.group("n"))):
+            name = _clean_name(m.group("n"))
+            return [replace(x, speaker=name) if x.speaker == STRANGER else x for x in lines]
+    return lines
 
 
 def _own(text: str, pspans: Sequence[Span], k: int, mem: _Memory, alias: Aliases,
@@ -346,6 +367,8 @@ def _own(text: str, pspans: Sequence[Span], k: int, mem: _Memory, alias: Aliases
                                       and mem.fits(mem.exchange[0], who)) else set()
         name = (subjects[-1] if subjects else local[-1] if local
                 else (mem.last(who, addressed | turn) or mem.last(who, addressed)))
+        if not name and who.lower() in _HE | _SHE and not mem.speakers:
+            name = STRANGER  # "he demanded" before anyone is named: someone the chapter names later
         if name:
             mem.learn(name, "m" if who.lower() in _HE else "f" if who.lower() in _SHE else "")
             return name, 0.8, "verb+pronoun"
@@ -388,11 +411,12 @@ def _decide(text: str, pspans: Sequence[Span], mem: _Memory, alias: Aliases,
     """Each quote's speaker in one paragraph: its own verb, else its neighbour's in the
     paragraph, else the paragraph's (continued speech, an action beat, turns, a name addressed)."""
     idx = [k for k, s in enumerate(pspans) if s.quoted]
-    if pspans[idx[0]].continued and prev_speaker:
-        return [(prev_speaker, 0.9, "continued")] * len(idx)
     said = " ".join(trim_marks(text[pspans[k].start:pspans[k].end]) for k in idx)
     addressed = _vocatives(said, mem, alias)
     own = [_own(text, pspans, k, mem, alias, addressed) for k in idx]
+    if pspans[idx[0]].continued and prev_speaker and not mem.asked and not (own[0] and own[0][0] not in
+                                                                             ("", prev_speaker)):
+        return [(prev_speaker, 0.9, "continued")] * len(idx)  # a speech over paragraphs, not an answer
     for i in range(1, len(own)):
         if own[i] and own[i][2] == "goes on":
             own[i] = (own[i - 1][0], own[i][1], "continued") if own[i - 1] and own[i - 1][0] else None
@@ -419,9 +443,17 @@ def _paragraph_speaker(text: str, pspans: Sequence[Span], idx: list[int], mem: _
                 return name, 0.7, "beat"
     said = " ".join(text[pspans[k].start:pspans[k].end] for k in idx)
     narration = "".join(text[s.start:s.end] for s in pspans if not s.quoted)
+    addressed = _vocatives(trim_marks(said), mem, alias)
+    if not re.search(rf"\b{_VERB}\b", narration):
+        # an entrance: the person the narration just before the speech made the subject of a verb
+        before = text[pspans[0].start:pspans[0].end] if idx[0] > 0 else ""
+        entered = [mem.known(alias(n)) or alias(n) for n in (_subjects(before) if before.strip() else
+                                                             mem.scene if mem.gap else [])]
+        entered = [n for n in entered if n not in addressed and _gender_of(n) != "p"]
+        if entered and (idx[0] > 0 or mem.known(entered[-1])):
+            return entered[-1], 0.6, "entrance"
     if re.search(rf"\b{_VERB}\b", narration) or len(narration.strip()) > len(said):
         return UNATTRIBUTED, 0.0, "unattributed"  # someone the rules cannot name speaks, or a scene moves on
-    addressed = _vocatives(trim_marks(said), mem, alias)
     if len(mem.exchange) == 2 and mem.gap <= 1:
         other = mem.exchange[0] if mem.exchange[1] == prev_speaker else mem.exchange[1]
         if other in addressed:

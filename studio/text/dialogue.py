@@ -177,7 +177,8 @@ def _close_double(text: str, start: int) -> int:
     i = start + 1
     while i < len(text):
         ch = text[i]
-        if ch == closer and (closer != '"' or not _is_opening(text, i) or i + 1 == len(text)):
+        if ch == closer and (closer != '"' or not _is_opening(text, i) or i + 1 == len(text)
+                             or text[i - 1] in _DASHES):  # '"Stop—"—and': a dash ends the speech
             return i + 1
         if mark == '"' and ch in "\u201d":  # a mixed-up closing mark
             return i + 1
