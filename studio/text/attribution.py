@@ -450,7 +450,7 @@ def _paragraph_speaker(text: str, pspans: Sequence[Span], idx: list[int], mem: _
         entered = [mem.known(alias(n)) or alias(n) for n in (_subjects(before) if before.strip() else
                                                              mem.scene if mem.gap else [])]
         entered = [n for n in entered if n not in addressed and _gender_of(n) != "p"]
-        if entered and (idx[0] > 0 or mem.known(entered[-1])):
+        if entered and (idx[0] > 0 or mem.known(entered[-1]) or not entered[-1].split()[0].lower() in _DETERMINERS):
             return entered[-1], 0.6, "entrance"
     if re.search(rf"\b{_VERB}\b", narration) or len(narration.strip()) > len(said):
         return UNATTRIBUTED, 0.0, "unattributed"  # someone the rules cannot name speaks, or a scene moves on

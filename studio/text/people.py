@@ -40,6 +40,8 @@ _THINGS = frozenset(
     "answer reply question letter note paper book books page cry noise sound sounds echo steeple church "
     "tombstone stone wheels wheel music report smoke ship boat mast sail sails deck table chair candle candles "
     "lamp lamps hat head eyes hand hands face lips mouth heart tongue silence".split())
+#: words after a descriptor's head ("the wheels inside the box", "the overseer of the workmen")
+_AFTER_HEAD = frozenset("of in inside outside behind beside near over under into upon on at by from with".split())
 _APPOSITION = re.compile(rf"(?P<name>{_NAME}),\s+(?P<d>(?:the|a|an)\s+(?:[\w'\-]+\s+){{0,3}}?[\w'\-]+)"
                          r"(?=\s*[,;:.!?\u2014)]|\s+(?:who|whom|whose|that)\b)")
 _APPOSITION_BEFORE = re.compile(rf"\b(?P<d>(?:the|The)\s+(?:[\w'\-]+\s+){{0,3}}?[\w'\-]+),\s+(?P<name>{_NAME})"
@@ -98,7 +100,11 @@ def is_thing(name: str) -> bool:
         return False
     if name.isupper() and len(name) > 3 and name != name.lower():  # a heading, not a person
         return True
-    return is_descriptor(name) and words[-1].lower() in _THINGS
+    if not is_descriptor(name):
+        return False
+    kept = [w.lower() for w in words[1:]]
+    cut = next((i for i, w in enumerate(kept) if i and w in _AFTER_HEAD), len(kept))
+    return kept[cut - 1] in _THINGS  # "the wheels inside the box": its head is "wheels"
 
 
 def narrator_name(paragraphs: Sequence[str], spans: Sequence[Sequence] | None = None) -> str:
