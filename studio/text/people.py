@@ -137,16 +137,25 @@ def find_people(lines: Sequence[Line], paragraphs: Sequence[str], *, separate: I
             n = parent[n]
         return n
 
-    def union(a: str, b: str) -> None:
-        if a in parent and b in parent and a not in keep_apart and b not in keep_apart:
-            parent[find(a)] = find(b)
+    apart = _answering(lines)
+    members: dict[str, set[str]] = {n: {n} for n in names}
+
+    def union(a: str, b: str, sure: bool = False) -> None:
+        """One person; a guess (``sure`` False) never joins two who answer each other."""
+        if a not in parent or b not in parent or a in keep_apart or b in keep_apart:
+            return
+        ra, rb = find(a), find(b)
+        if ra == rb or not sure and any((x, y) in apart for x in members.get(ra, {ra}) for y in members.get(rb, {rb})):
+            return  # two who answer each other are two people ("the Duck" and "the old Duck")
+        parent[ra] = rb
+        members[rb] = members.get(rb, {rb}) | members.pop(ra, {ra})
 
     narrator = ""
     if "I" in parent:
         narrator = narrator_name(paragraphs, spans)
         parent[narrator] = parent.get(narrator, narrator)
         counts[narrator] += 0
-        union("I", narrator)
+        union("I", narrator, True)
     _merge_names([n for n in parent if not is_descriptor(n) and n != "I"], union)
     ties = _appositions(paragraphs)
     for d in [n for n in parent if is_descriptor(n)]:
@@ -156,7 +165,7 @@ def find_people(lines: Sequence[Line], paragraphs: Sequence[str], *, separate: I
             if not target:
                 parent[tied] = tied
                 target = tied
-            union(d, target)
+            union(d, target, True)
     _merge_descriptors([n for n in parent if is_descriptor(n)], union, find)
     groups: dict[str, list[str]] = {}
     for n in parent:
@@ -171,6 +180,21 @@ def find_people(lines: Sequence[Line], paragraphs: Sequence[str], *, separate: I
         persons.append(Person(head, tuple(sorted(n for n in proper if n != head)) + (("I",) if "I" in members else ()),
                               tuple(sorted(n for n in members if is_descriptor(n) and n != head))))
     return People(persons, dropped)
+
+
+def _answering(lines: Sequence[Line]) -> set[tuple[str, str]]:
+    """Pairs of speakers where one answers the other (their lines in paragraphs one after the other)."""
+    out: set[tuple[str, str]] = set()
+    first: dict[int, str] = {}
+    last: dict[int, str] = {}
+    for line in lines:
+        first.setdefault(line.paragraph, line.speaker)
+        last[line.paragraph] = line.speaker
+    for p, who in first.items():
+        before = last.get(p - 1, "")
+        if who and before and who != before:
+            out |= {(who, before), (before, who)}
+    return out
 
 
 def _the(descriptor: str) -> str:
@@ -213,10 +237,10 @@ def _merge_names(names: list[str], union) -> None:  # noqa: ANN001 - the union o
             for g in genders:  # "Mr. Bennet" with "Mr Bennet": only the same title's forms
                 same = [n for n, t in forms if t and _gender_of(t) == g]
                 for n in same[1:]:
-                    union(n, same[0])
+                    union(n, same[0], True)
             continue
         for n, _t in forms[1:]:
-            union(n, forms[0][0])
+            union(n, forms[0][0], True)
     singles = [n for n in names if " " not in n]
     for s in singles:  # "Mary" and "Mary Hale"
         longer = [n for n in names if " " in n and not _TITLE_RE.match(n) and n.split()[0] == s]
@@ -232,7 +256,7 @@ def _merge_descriptors(descriptors: list[str], union, find) -> None:  # noqa: AN
     split = {d: _head_and_mods(d) for d in descriptors}
     by_form: dict[str, str] = {}
     for d in descriptors:  # "a man", then "the man"
-        union(d, by_form.setdefault(_the(d).lower(), d))
+        union(d, by_form.setdefault(_the(d).lower(), d), True)
     for d, (head, mods) in split.items():
         for other, (ohead, omods) in split.items():
             if other != d and mods & omods and _same_sex(d, other):
