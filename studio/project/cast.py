@@ -247,6 +247,9 @@ class ProjectCast:
         lines = []
         texts = dict(self.db.read().execute("SELECT id, text FROM sentences"))
         merged: dict[str, set[str]] = {}
+        for name, keep in self.db.read().execute(  # the producer's merges and renames
+                "SELECT name, alias_of FROM cast_members WHERE alias_of IS NOT NULL"):
+            merged.setdefault(alias(keep), set()).add(name)
         first: dict[str, int] = {}
         for sid, raw in self.db.read().execute("SELECT sentence_id, parts FROM cast_lines ORDER BY sentence_id"):
             for start, end, name, conf, how in json.loads(raw):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import QDialog
+from PySide6.QtWidgets import QDialog, QInputDialog
 from support.cast import CHAPTER
 from support.gui import write_manuscript
 from support.window import WAIT, open_and_wait, sentences, wait_jobs_done
@@ -58,6 +58,16 @@ def test_recast_and_merge_queue_exactly_the_changed_rendered_sentences(qtbot, wi
     assert job.spec.sentence_ids == (tom.id,)
     assert mary_unrendered.id not in job.spec.sentence_ids
     wait_jobs_done(qtbot, window)
+
+    # the dock shows who is who: Tom is one of Mary Hale's names; Split... parts him again
+    qtbot.waitUntil(lambda: panel.table.rowCount() == 1, timeout=WAIT)
+    assert panel.table.item(0, 0).text() == "Mary Hale" and "Tom" in panel.table.item(0, 3).text().split(", ")
+    panel.table.selectRow(0)
+    monkeypatch.setattr(QInputDialog, "getItem", staticmethod(lambda *a, **k: ("Tom", True)))
+    panel.split_button.click()
+    qtbot.waitUntil(lambda: bool(jobs(window, "Split Tom")), timeout=WAIT)
+    assert jobs(window, "Split Tom")[0].spec.sentence_ids == (tom.id,)  # his line in his own voice again
+    qtbot.waitUntil(lambda: panel.table.rowCount() == 2, timeout=WAIT)
 
 
 
