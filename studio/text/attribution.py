@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from studio.text.dialogue import INCISE_VERBS, Span, split_dialogue, trim_marks
+from studio.text.dialogue import INCISE_VERBS, Span, split_dialogue, stage_label, trim_marks
 
 UNATTRIBUTED = ""
 
@@ -292,8 +292,10 @@ def attribute(paragraphs: Sequence[str], aliases: Aliases | None = None,
             if mem.gap > 1:
                 mem.exchange.clear()
             continue
+        staged = stage_label(paragraphs[p - 1] if p and not pspans[0].start and len(pspans) == 1 else text)
         decided = [(spelled.setdefault(w.casefold(), w) if w else w, c, h)  # "the prince" is "the Prince"
-                   for w, c, h in _decide(text, pspans, mem, alias, prev_speaker)]
+                   for w, c, h in ([(alias(staged[0]), 0.95, "stage")] * len(quotes) if staged else
+                                   _decide(text, pspans, mem, alias, prev_speaker))]
         for q, (who, conf, how) in zip(quotes, decided):
             out.append(Line(p, q.start, q.end, trim_marks(text[q.start:q.end]), who, conf, how))
         who = decided[-1][0]

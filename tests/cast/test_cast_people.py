@@ -116,3 +116,15 @@ def test_studio_cast_json_shows_each_characters_names_and_descriptors(tmp_path: 
     assert main(["cast", str(folder), "--split", "the one-armed captain", "--json"]) == 0  # a wrong tie parted
     data = {c["name"]: c for c in json.loads(capsys.readouterr().out)["characters"]}
     assert data["Boomer"]["lines"] == 1 and data["the one-armed captain"]["lines"] == 1
+
+
+def test_speeches_printed_as_a_play_go_to_the_named_speakers() -> None:
+    scene = ["Midnight, the forecastle.", "FRENCH SAILOR.",
+             "Hist, boys! let's have a jig or two before we ride to anchor in Blanket Bay.",
+             "SICILIAN SAILOR. Ay, ay, and the lads shall dance!", "(They dance.)", "STUBB.",
+             "Aye, aye, a jolly time!", '"Who goes there?" said Stubb.',
+             "CHAPTER II.", "It was a dark night.", "II. The Rabbi.", "OK. Then it rained."]
+    lines = attribute(scene)
+    assert [(line.paragraph, line.speaker) for line in lines] == [
+        (2, "French Sailor"), (3, "Sicilian Sailor"), (6, "Stubb"), (7, "Stubb")]
+    assert lines[1].text == "Ay, ay, and the lads shall dance!"  # the name is the narrator's to read
