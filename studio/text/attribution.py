@@ -168,7 +168,8 @@ def _is_name(name: str) -> bool:
 
 _DETERMINERS = frozenset("the his her my our their its a an both all one each le la el".split())
 _NOT_IN_DESCRIPTOR = frozenset("to him her at in with on and as for from but that then who which was is "
-                               "had has again once what when aloud rather quite very too still now".split())
+                               "had has again once what when aloud rather quite very too still now "
+                               "he she i they we it you".split())
 _PREPOSITIONS = frozenset("at in on to from of with by into upon under over through".split())
 
 
@@ -196,13 +197,18 @@ def _speakers_in(narration: str) -> list[tuple[int, str, str]]:
     for m in _AFTER_VERB.finditer(narration):
         candidates.append((m.start(), m.group("who1")))
     for pattern, group in ((_BEFORE_VERB, "who2"), (_AND_VERB, "who4")):
-        for m in pattern.finditer(narration):
+        pos, verbs = 0, set()
+        while m := pattern.search(narration, pos):
+            pos = m.start() + 1  # a subject refused, a shorter one before the same verb may do ("in his tone he said")
+            if m.end() in verbs:
+                continue
             before = narration[:m.start()].split()
             if before and before[-1].lower() in _PREPOSITIONS:  # "at the windows cried": not a subject
                 continue
             who = m.group(group)
             if who.split()[0].lower() in _DETERMINERS and _descriptor(who).split() != who.split():
                 continue  # "an Emperor who thought": the verb is not the descriptor's
+            verbs.add(m.end())
             candidates.append((m.start(), who))
     for m in _FR_INVERTED.finditer(narration):
         candidates.append((m.start(), m.group("who3")))

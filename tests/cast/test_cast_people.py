@@ -96,8 +96,10 @@ def test_a_straight_quote_after_a_dash_closes_the_quote() -> None:
 def test_things_are_never_speakers() -> None:
     assert is_thing("the lighted tomahawk") and is_thing("his tone") and is_thing("CROW'S-NESTS")
     assert not is_thing("the old man") and not is_thing("Stubb")
-    book = ['"Whizz!" said the wheels inside the box.', '"Hark!" said the old man.']
-    assert speakers(book) == ["", "the old man"]
+    book = ['"Whizz!" said the wheels inside the box.', '"Hark!" said the old man.',
+            '"Dam-me!" the lighted tomahawk growled in the dark.',
+            'Stubb stood by the mast.', '"Halloa!" and then in a lower tone he said, "what now?"']
+    assert speakers(book) == ["", "the old man", "", "Stubb", "Stubb"]  # not "his tone he"
 
 
 @pytest.mark.parametrize("as_json", [True])
