@@ -18,9 +18,9 @@ SET_HELP = ("give a character a voice: NAME=VOICE[:SPEAKER][,pitch=+2,pace=0.95,
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("cast", help="list a project's characters and unattributed lines; cast their voices",
-                       description="The characters of a project (their line counts, first line and voice) and the "
-                       "lines no rule could attribute. Listing turns nothing on; --set, --merge, --rename, --split and --line change "
-                       "the cast, and `studio render --cast` (or --on) speaks it.")
+                       description="The characters of a project (their line counts, other names, first line and "
+                       "voice) and the lines no rule could attribute. Listing turns nothing on; --set, --merge, "
+                       "--rename, --split and --line change the cast, and `studio render --cast` (or --on) speaks it.")
     p.add_argument("project", type=Path, help="project folder")
     p.add_argument("--json", action="store_true", help="write the cast and the unattributed lines as JSON")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VOICE", help=SET_HELP)
@@ -163,7 +163,8 @@ def _print(project, as_json: bool, out: TextIO) -> None:  # project: studio.proj
               f"{len(lost)} unattributed line(s) (read by the narrator)\n")
     if members:
         rows = [("CHARACTER", "LINES", "VOICE", "ALSO CALLED", "FIRST LINE")]
-        rows += [(m.name, str(m.lines), m.casting.words(), ", ".join(m.also_called)[:50], m.first_line[:50]) for m in members]
+        rows += [(m.name, str(m.lines), m.casting.words(), ", ".join(m.also_called)[:50], m.first_line[:50])
+                 for m in members]
         print_table(rows, out)
     for u in lost[:20]:
         out.write(f"  unattributed: {u.text[:70]}\n")

@@ -44,7 +44,8 @@ _INCISE_RE = re.compile(
 
 
 #: a speaker's name in capitals before a speech, the way a play prints it ("FRENCH SAILOR. Hist, boys!")
-_STAGE = re.compile(r"^\s*(?P<label>[A-Z][A-Z'\u2019\-]+(?: [A-Z][A-Z'\u2019\-]+){0,3})(?:\s*\([^)]*\))?\s*[.:](?:\s+|$)")
+_STAGE = re.compile(r"^\s*(?P<label>[A-Z][A-Z'\u2019\-]+(?: [A-Z][A-Z'\u2019\-]+){0,3})"
+                    r"(?:\s*\([^)]*\))?\s*[.:](?:\s+|$)")
 _NOT_A_SPEAKER = re.compile(r"^(?:CHAPTER|BOOK|PART|VOLUME|SECTION|ACT|SCENE|THE END|FINIS|NOTE|[IVXLC]+)\b")
 _MARKS = set(_DOUBLE_OPEN) | {"\u201d", "\u00bb"}  # double quote marks: a paragraph with them is not a play's
 

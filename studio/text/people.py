@@ -22,13 +22,22 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from studio.text.attribution import _NAME, _TITLES, Aliases, Line, _clean_name, _gender_of, _is_name
+from studio.text.attribution import (
+    NAME_PATTERN,
+    TITLES_PATTERN,
+    Aliases,
+    Line,
+    clean_name,
+    descriptor_of,
+    gender_of,
+    is_name,
+)
 from studio.text.dialogue import split_dialogue
 
 THE_NARRATOR = "the narrator"
 
 _DET = ("the", "a", "an")
-_TITLE_RE = re.compile(rf"^(?P<t>{_TITLES})\.?\s+(?P<rest>.+)$")
+_TITLE_RE = re.compile(rf"^(?P<t>{TITLES_PATTERN})\.?\s+(?P<rest>.+)$")
 #: modifiers too common to tell two people apart ("the old man", "the old woman")
 _GENERIC = frozenset("old little young poor good other great big small dear two three first second last same "
                      "elder eldest younger youngest new whole tall fat kind pretty beautiful ugly strange "
@@ -42,9 +51,9 @@ _THINGS = frozenset(
     "lamp lamps hat head eyes hand hands face lips mouth heart tongue silence".split())
 #: words after a descriptor's head ("the wheels inside the box", "the overseer of the workmen")
 _AFTER_HEAD = frozenset("of in inside outside behind beside near over under into upon on at by from with".split())
-_APPOSITION = re.compile(rf"(?P<name>{_NAME}),\s+(?P<d>(?:the|a|an)\s+(?:[\w'\-]+\s+){{0,3}}?[\w'\-]+)"
+_APPOSITION = re.compile(rf"(?P<name>{NAME_PATTERN}),\s+(?P<d>(?:the|a|an)\s+(?:[\w'\-]+\s+){{0,3}}?[\w'\-]+)"
                          r"(?=\s*[,;:.!?\u2014)]|\s+(?:who|whom|whose|that)\b)")
-_APPOSITION_BEFORE = re.compile(rf"\b(?P<d>(?:the|The)\s+(?:[\w'\-]+\s+){{0,3}}?[\w'\-]+),\s+(?P<name>{_NAME})"
+_APPOSITION_BEFORE = re.compile(rf"\b(?P<d>(?:the|The)\s+(?:[\w'\-]+\s+){{0,3}}?[\w'\-]+),\s+(?P<name>{NAME_PATTERN})"
                                 r"(?=\s*[,;:.!?\u2014])")
 _NARRATOR_NAMED = re.compile(
     r"\b(?:[Cc]all me|I called myself|[Mm]y name (?:is|was)|I am called|I was called|they called me)\s+"
@@ -114,8 +123,8 @@ def narrator_name(paragraphs: Sequence[str], spans: Sequence[Sequence] | None = 
     for text, pspans in zip(paragraphs, spans):
         narration = " ".join(text[s.start:s.end] for s in pspans if not s.quoted)
         m = _NARRATOR_NAMED.search(narration)
-        if m and _is_name(_clean_name(m.group("n"))):
-            return _clean_name(m.group("n"))
+        if m and is_name(clean_name(m.group("n"))):
+            return clean_name(m.group("n"))
     return THE_NARRATOR
 
 
@@ -204,17 +213,15 @@ def _the(descriptor: str) -> str:
 
 def _appositions(paragraphs: Sequence[str]) -> dict[str, str]:
     """Descriptors set beside one name in the text ("Boomer, the one-armed captain,"): descriptor -> name."""
-    from studio.text.attribution import _descriptor
-
     seen: dict[str, set[str]] = {}
     for text in paragraphs:
         for pattern in (_APPOSITION, _APPOSITION_BEFORE):
             for m in pattern.finditer(text):
-                name = _clean_name(m.group("name"))
-                d = _descriptor(m.group("d"))
-                if not d or not _is_name(name) or " " in name and name.split()[0].lower() in _DET:
+                name = clean_name(m.group("name"))
+                d = descriptor_of(m.group("d"))
+                if not d or not is_name(name) or " " in name and name.split()[0].lower() in _DET:
                     continue
-                if is_thing(d) or _gender_of(d) == "p":
+                if is_thing(d) or gender_of(d) == "p":
                     continue
                 seen.setdefault(_the(d), set()).add(name)
     return {d: next(iter(n)) for d, n in seen.items() if len(n) == 1}
@@ -231,11 +238,11 @@ def _merge_names(names: list[str], union) -> None:  # noqa: ANN001 - the union o
     for key, forms in by_bare.items():
         if len(forms) < 2:
             continue
-        genders = {_gender_of(t) for _n, t in forms if t} - {""}
+        genders = {gender_of(t) for _n, t in forms if t} - {""}
         fulls = {n for n, t in forms if len(n.split()) > 1 and not t}
         if len(genders) > 1 or len(fulls) > 1:
             for g in genders:  # "Mr. Bennet" with "Mr Bennet": only the same title's forms
-                same = [n for n, t in forms if t and _gender_of(t) == g]
+                same = [n for n, t in forms if t and gender_of(t) == g]
                 for n in same[1:]:
                     union(n, same[0], True)
             continue
@@ -312,7 +319,7 @@ def _plain_mods(descriptor: str) -> list[str]:
 
 
 def _same_sex(a: str, b: str) -> bool:
-    ga, gb = _gender_of(a), _gender_of(b)
+    ga, gb = gender_of(a), gender_of(b)
     return not ga or not gb or ga == gb
 
 

@@ -21,8 +21,8 @@ def jobs(window: MainWindow, prefix: str) -> list:
     return [j for j in window.queue.snapshot.jobs if j.spec.label.startswith(prefix)]
 
 
-def test_recast_and_merge_queue_exactly_the_changed_rendered_sentences(qtbot, window: MainWindow,  # noqa: ANN001
-                                                                        tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+def test_recast_and_merge_queue_exactly_the_changed_rendered_sentences(  # noqa: ANN001
+        qtbot, window: MainWindow, tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
     open_and_wait(qtbot, window, write_manuscript(tmp_path / "books", CHAPTER, name="harbour.md"))
     panel, ctl = window.cast, window.cast_ctl
     qtbot.waitUntil(lambda: panel.table.rowCount() == 2, timeout=WAIT)
