@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from studio.cli import main
 from studio.project.opening import new_project_settings, open_for_manuscript
 from studio.engine.voice.catalog import get_voice
@@ -102,9 +100,7 @@ def test_things_are_never_speakers() -> None:
     assert speakers(book) == ["", "the old man", "", "Stubb", "Stubb"]  # not "his tone he"
 
 
-@pytest.mark.parametrize("as_json", [True])
-def test_studio_cast_json_shows_each_characters_names_and_descriptors(tmp_path: Path, capsys,  # noqa: ANN001
-                                                                        as_json: bool) -> None:
+def test_studio_cast_json_shows_each_characters_names_and_descriptors(tmp_path: Path, capsys) -> None:  # noqa: ANN001
     ms = tmp_path / "pequod.md"
     ms.write_text("# Leg and Arm\n\nAhab hailed the ship. Boomer, the one-armed captain, came to the rail.\n\n"
                   '"Hast seen the White Whale?" cried Captain Ahab.\n\n"Speak!" said Ahab.\n\n'
