@@ -1,0 +1,290 @@
+"""A Coqui checkpoint behind the studio's Engine interface, with coqui-tts as the library.
+
+Why coqui's own classes (``setup_model``, ``load_checkpoint``, the model's tokenizer and
+audio processor) and not a copy: the checkpoints are coqui's, and whatever coqui fixes
+in its models reaches the studio with an upgrade. What the studio adds around them:
+
+* the passage's language passed explicitly to the tokenizer and, for a multilingual
+  model, to the model (a wrong language tag gives wrong phonemes): the language rides
+  in front of the ids as :data:`LANGUAGE_MARK` + its language id, because the render loop
+  hands the engine ids and settings only;
+* the speaker from the settings (``speaker_id``), refused when the model has no such one;
+* sampling seeded by the sentence (:func:`studio.engine.noise.sentence_seed`), so a
+  sentence rendered twice is the same audio;
+* Tacotron 2 sentences batched with masks (:mod:`studio.engine.coqui.batching`); the
+  other models speak one sentence at a time (their sampling noise is per item);
+* the vocoder pairing of :mod:`studio.engine.coqui.vocoder`, or Griffin-Lim said aloud.
+
+torch and coqui-tts are imported in :meth:`CoquiEngine.load`, never at import.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from studio.core.errors import EngineError, StudioError
+from studio.core.lexicon import Lexicon
+from studio.engine.base import Engine, SynthesisSettings
+from studio.engine.coqui.checkpoint import LABELS, MEL_MODELS, Checkpoint, read_checkpoint
+from studio.engine.coqui.vocoder import check_fit, find_vocoder
+from studio.engine.noise import sentence_seed
+
+_LOGGER = logging.getLogger(__name__)
+
+#: ids at or above this carry a language id (``LANGUAGE_MARK + id``) as the sequence's first item
+LANGUAGE_MARK = 1 << 20
+_DTYPES = {"float32": "float32", "float16": "float16", "dynamic-int8": "float32"}
+
+
+class CoquiEngine(Engine):
+    """One Coqui checkpoint (a VoiceInfo of the ``coqui`` family) on torch.
+
+    ``precision``: ``float32``, ``float16`` (CUDA) or ``dynamic-int8`` (torch's dynamic
+    quantization of the model's Linear and LSTM layers, CPU). The vocoder is found and
+    checked here, before anything loads, so a vocoder that does not fit stops a render
+    before it starts.
+    """
+
+    name = "torch"
+
+    def __init__(self, voice: Any, *, device: str = "cpu", precision: str = "float32",
+                 threads: int | None = None, models_dir: Path | None = None) -> None:
+        if precision not in _DTYPES:
+            raise EngineError(f"unknown precision {precision!r} for a Coqui voice")
+        try:
+            self.checkpoint: Checkpoint = read_checkpoint(Path(voice.config_path).parent)
+        except StudioError as exc:
+            raise EngineError(str(exc)) from exc
+        self.voice_id = str(voice.id)
+        self.device, self.precision, self.threads = str(device), precision, threads
+        self.vocoder_folder: Path | None = None
+        if self.checkpoint.model in MEL_MODELS:
+            if models_dir is None:
+                from studio.engine.voice.catalog import coqui_models_dir
+
+                models_dir = coqui_models_dir()
+            self.vocoder_folder = find_vocoder(self.checkpoint, models_dir)
+            if self.vocoder_folder is not None:
+                try:
+                    check_fit(self.checkpoint, self.vocoder_folder)
+                except StudioError as exc:
+                    raise EngineError(str(exc)) from exc
+        self.model: Any = None
+        self.vocoder: Any = None
+        self.vocoder_ap: Any = None
+        self.quantized_layers = 0
+        self._lock = threading.RLock()
+
+    # ------------------------------------------------------------- interface
+
+    @property
+    def sample_rate(self) -> int:
+        return self.checkpoint.sample_rate
+
+    def load(self) -> None:
+        with self._lock:
+            if self.model is not None:
+                return
+            import torch
+
+            if self.threads:
+                torch.set_num_threads(self.threads)
+            if self.device.startswith("cuda") and not torch.cuda.is_available():
+                raise EngineError("no CUDA device: torch.cuda.is_available() is False")
+            model = self._load_model()
+            if self.precision == "dynamic-int8":
+                model, self.quantized_layers = _quantize(model)
+            device = torch.device(self.device)
+            model = model.to(device)
+            if self.precision == "float16":
+                model = model.half()
+            if self.vocoder_folder is not None:
+                from studio.engine.coqui.vocoder import load_vocoder
+
+                try:
+                    self.vocoder, self.vocoder_ap = load_vocoder(self.vocoder_folder, device)
+                except Exception as exc:  # coqui raises anything on a bad checkpoint
+                    raise EngineError(f"vocoder {self.vocoder_folder}: cannot be loaded "
+                                      f"({type(exc).__name__}: {exc})") from exc
+            elif self.checkpoint.model in MEL_MODELS:
+                _LOGGER.warning("voice %s has no vocoder: rendering with Griffin-Lim (a fallback; audio "
+                                "is rougher). Put the vocoder it pairs with in %s/vocoder/",
+                                self.voice_id, self.checkpoint.folder)
+            self.model = model
+
+    def _load_model(self) -> Any:
+        """coqui's model for the checkpoint, its config's paths pointed into the folder."""
+        import logging as _logging
+
+        from TTS.config import load_config
+        from TTS.tts.models import setup_model
+
+        _logging.getLogger("TTS").setLevel(_logging.WARNING)
+        ck = self.checkpoint
+        config = load_config(str(ck.config_path))
+        _localize_paths(config, ck)
+        try:
+            model = setup_model(config)
+        except Exception as exc:  # an incomplete config raises anything
+            raise EngineError(f"{ck.folder.name}: coqui-tts cannot build the model from its config "
+                              f"({type(exc).__name__}: {exc})") from exc
+        try:
+            model.load_checkpoint(config, str(ck.checkpoint_path), eval=True)
+        except Exception as exc:  # truncated file, another model's weights, ...
+            raise EngineError(f"{ck.checkpoint_path}: the checkpoint cannot be loaded (truncated, or not "
+                              f"this config's model): {type(exc).__name__}: {str(exc)[:200]}") from exc
+        return model.eval()
+
+    def text_to_ids(self, text: str, language: str, lexicon: Lexicon | None = None) -> list[int]:
+        """The model's own tokenizer, told the passage's language; respellings applied first
+        (phoneme entries need the studio's espeak front end, which these models do not take)."""
+        self.load()
+        name = self.checkpoint.language_name(language) if self.checkpoint.language_names else None
+        multilingual = len(self.checkpoint.language_names) > 1
+        if multilingual and name is None:
+            raise EngineError(f"voice {self.voice_id} does not speak {language!r} "
+                              f"(it speaks {', '.join(self.checkpoint.language_names)})")
+        if lexicon:
+            text = lexicon.respelled(text, language)
+        ids = list(self.model.tokenizer.text_to_ids(text, language=name))
+        if multilingual:
+            return [LANGUAGE_MARK + self.checkpoint.language_names.index(name), *ids]
+        return ids
+
+    def synthesize_batch(self, ids: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[np.ndarray]:
+        self.load()
+        speaker = self._speaker(settings)
+        items = [_split_language(seq) for seq in ids]
+        with self._lock:
+            import torch
+
+            with torch.inference_mode():
+                if self.checkpoint.model == "tacotron2":
+                    return self._tacotron2(items, speaker, settings)
+                return [self._one(tokens, language, speaker, settings) for language, tokens in items]
+
+    def describe(self) -> str:
+        import torch
+
+        where = f"CPU ({torch.get_num_threads()} threads)" if self.device == "cpu" else self.device
+        text = f"coqui {LABELS[self.checkpoint.model]} on PyTorch {torch.__version__}, {where}, {self.precision}"
+        if self.precision == "dynamic-int8":
+            text += f" ({self.quantized_layers} Linear/LSTM layers quantized)"
+        if self.checkpoint.model in MEL_MODELS:
+            text += (f"; vocoder {self.vocoder_folder.name} ({self.vocoder_folder})" if self.vocoder_folder
+                     else "; no vocoder found: Griffin-Lim fallback")
+        if self.checkpoint.batching:
+            text += "; masked batches"
+        return text
+
+    def close(self) -> None:
+        with self._lock:
+            self.model = self.vocoder = None
+
+    # ------------------------------------------------------------- synthesis
+
+    def _speaker(self, settings: SynthesisSettings) -> int | None:
+        speakers = self.checkpoint.speakers
+        if not speakers:
+            if settings.speaker_id not in (None, 0):
+                raise EngineError(f"voice {self.voice_id} has one speaker; there is no speaker {settings.speaker_id}")
+            return None
+        sid = 0 if settings.speaker_id is None else int(settings.speaker_id)
+        if not 0 <= sid < len(speakers):
+            raise EngineError(f"voice {self.voice_id} has {len(speakers)} speakers (0-{len(speakers) - 1}); "
+                              f"there is no speaker {sid}")
+        return sid
+
+    def _aux(self, tokens: Sequence[int], language: int | None, speaker: int | None) -> tuple[Any, dict]:
+        import torch
+
+        device = torch.device(self.device)
+        x = torch.as_tensor([list(tokens)], dtype=torch.long, device=device)
+        aux = {"x_lengths": torch.tensor([len(tokens)], device=device), "d_vectors": None,
+               "speaker_ids": None if speaker is None else torch.tensor([speaker], device=device),
+               "language_ids": None if language is None else torch.tensor([language], device=device)}
+        return x, aux
+
+    def _one(self, tokens: Sequence[int], language: int | None, speaker: int | None,
+             settings: SynthesisSettings) -> np.ndarray:
+        """Glow-TTS or VITS, one sentence, its noise seeded by the sentence."""
+        import torch
+
+        model = self.model
+        model.length_scale = settings.length_scale
+        model.inference_noise_scale = settings.noise_scale
+        if hasattr(model, "inference_noise_scale_dp"):
+            model.inference_noise_scale_dp = settings.noise_w
+        torch.manual_seed(sentence_seed(tokens, settings) & 0x7FFF_FFFF_FFFF_FFFF)
+        x, aux = self._aux(tokens, language, speaker)
+        out = model.inference(x, aux_input=aux)["model_outputs"]
+        if self.checkpoint.model in MEL_MODELS:
+            return self._vocode(out[0].float())
+        return _audio(out[0].float().reshape(-1))
+
+    def _tacotron2(self, items: list[tuple[int | None, list[int]]], speaker: int | None,
+                   settings: SynthesisSettings) -> list[np.ndarray]:
+        from studio.engine.coqui.batching import tacotron2_mels
+
+        seeds = [sentence_seed(tokens, settings) for _, tokens in items]
+        tokens = [t for _, t in items]
+        if self.checkpoint.batching:
+            mels = tacotron2_mels(self.model, tokens, [speaker or 0] * len(items), seeds)
+        else:  # windowed or dynamic-convolution attention look at one item: one at a time
+            mels = [tacotron2_mels(self.model, [t], [speaker or 0], [s])[0] for t, s in zip(tokens, seeds)]
+        return [self._vocode(mel.float()) for mel in mels]
+
+    def _vocode(self, mel: Any) -> np.ndarray:
+        """A ``[frames, mels]`` mel in the model's normalisation to audio, by the vocoder or Griffin-Lim."""
+        import torch
+
+        ap = self.model.ap
+        spec = ap.denormalize(mel.cpu().numpy().T)  # [mels, frames]
+        if self.vocoder is None:
+            return _audio(ap.inv_melspectrogram(spec))
+        spec = self.vocoder_ap.normalize(spec)
+        device = next(self.vocoder.parameters()).device
+        wav = self.vocoder.inference(torch.as_tensor(spec, dtype=torch.float32, device=device).unsqueeze(0))
+        return _audio(wav.float().reshape(-1))
+
+
+def _split_language(seq: Sequence[int]) -> tuple[int | None, list[int]]:
+    if seq and seq[0] >= LANGUAGE_MARK:
+        return int(seq[0]) - LANGUAGE_MARK, [int(i) for i in seq[1:]]
+    return None, [int(i) for i in seq]
+
+
+def _audio(wav: Any) -> np.ndarray:
+    array = wav.detach().cpu().numpy() if hasattr(wav, "detach") else np.asarray(wav)
+    return np.clip(np.asarray(array, dtype=np.float32).reshape(-1), -1.0, 1.0)
+
+
+def _quantize(model: Any) -> tuple[Any, int]:
+    """torch's dynamic int8 quantization of the Linear and LSTM layers, with their count."""
+    import torch
+
+    kinds = (torch.nn.Linear, torch.nn.LSTM, torch.nn.LSTMCell)
+    quantized = torch.ao.quantization.quantize_dynamic(model, set(kinds), dtype=torch.qint8)
+    count = sum(1 for m in quantized.modules() if type(m).__module__.startswith("torch.ao.nn.quantized"))
+    return quantized, count
+
+
+def _localize_paths(config: Any, checkpoint: Checkpoint) -> None:
+    """Point the config's speaker/language files at the folder's copies (configs keep the
+    paths of the machine the model was trained on)."""
+    from studio.engine.coqui.checkpoint import local_file
+
+    for holder in (config, getattr(config, "model_args", None)):
+        if holder is None:
+            continue
+        for key in ("speakers_file", "language_ids_file", "d_vector_file", "speaker_ids_file"):
+            named = holder.get(key) if hasattr(holder, "get") else getattr(holder, key, None)
+            if named and not Path(str(named)).is_file():
+                found = local_file(checkpoint.folder, named)
+                if found is not None:
+                    setattr(holder, key, str(found))
