@@ -52,11 +52,14 @@ def _common(config, language: str = "en") -> None:
         config.audio[key] = value
 
 
-def tacotron2(folder: Path, seed: int = 0, max_decoder_steps: int = 120, stop_at: int | None = None) -> Path:
+def tacotron2(folder: Path, seed: int = 0, max_decoder_steps: int = 120, stop_below: float | None = None) -> Path:
     """A Tacotron 2 (coqui's default sizes: the LSTMs and Linears dynamic-int8 quantizes).
 
-    ``stop_at``: bias the stop token so the decoder stops after about that many frames
-    (random weights never would); None leaves it as trained (random).
+    A random stop token never fires where a trained one would (its logit sits near 0, so
+    coqui's rule stops every sentence after two frames). ``stop_below``: the stop token
+    fires once its untrained logit falls below this value instead, which happens after a
+    few frames for some sentences and never for others (they run ``max_decoder_steps``):
+    mixed lengths, each decided by the item's own stop token. None keeps it as built.
     """
     import torch
     from TTS.tts.configs.tacotron2_config import Tacotron2Config
@@ -67,10 +70,11 @@ def tacotron2(folder: Path, seed: int = 0, max_decoder_steps: int = 120, stop_at
     config = Tacotron2Config(max_decoder_steps=max_decoder_steps, r=1)
     _common(config)
     model = Tacotron2.init_from_config(config).eval()
-    if stop_at is not None:  # the stop token rises with the attention's position: the last input chars
-        with torch.no_grad():
-            model.decoder.stopnet[-1].linear_layer.weight.mul_(0.01)
-            model.decoder.stopnet[-1].linear_layer.bias.fill_(-4.0)
+    if stop_below is not None:
+        layer = model.decoder.stopnet[-1].linear_layer
+        with torch.no_grad():  # logit' = 1000 * (stop_below - logit)
+            layer.weight.mul_(-1000.0)
+            layer.bias.copy_(1000.0 * (stop_below - layer.bias))
     return _save(model, config, folder)
 
 

@@ -137,7 +137,7 @@ class CoquiEngine(Engine):
             model.load_checkpoint(config, str(ck.checkpoint_path), eval=True)
         except Exception as exc:  # truncated file, another model's weights, ...
             raise EngineError(f"{ck.checkpoint_path}: the checkpoint cannot be loaded (truncated, or not "
-                              f"this config's model): {type(exc).__name__}: {str(exc)[:200]}") from exc
+                              f"this config's model): {type(exc).__name__}: {' '.join(str(exc).split())[:200]}") from exc
         return model.eval()
 
     def text_to_ids(self, text: str, language: str, lexicon: Lexicon | None = None) -> list[int]:
@@ -220,11 +220,12 @@ class CoquiEngine(Engine):
         model.inference_noise_scale = settings.noise_scale
         if hasattr(model, "inference_noise_scale_dp"):
             model.inference_noise_scale_dp = settings.noise_w
-        torch.manual_seed(sentence_seed(tokens, settings) & 0x7FFF_FFFF_FFFF_FFFF)
+        seed = sentence_seed(tokens, settings)
+        torch.manual_seed(seed & 0x7FFF_FFFF_FFFF_FFFF)
         x, aux = self._aux(tokens, language, speaker)
         out = model.inference(x, aux_input=aux)["model_outputs"]
         if self.checkpoint.model in MEL_MODELS:
-            return self._vocode(out[0].float())
+            return self._vocode(out[0].float(), seed)
         return _audio(out[0].float().reshape(-1))
 
     def _tacotron2(self, items: list[tuple[int | None, list[int]]], speaker: int | None,
@@ -237,15 +238,17 @@ class CoquiEngine(Engine):
             mels = tacotron2_mels(self.model, tokens, [speaker or 0] * len(items), seeds)
         else:  # windowed or dynamic-convolution attention look at one item: one at a time
             mels = [tacotron2_mels(self.model, [t], [speaker or 0], [s])[0] for t, s in zip(tokens, seeds)]
-        return [self._vocode(mel.float()) for mel in mels]
+        return [self._vocode(mel.float(), seed) for mel, seed in zip(mels, seeds)]
 
-    def _vocode(self, mel: Any) -> np.ndarray:
-        """A ``[frames, mels]`` mel in the model's normalisation to audio, by the vocoder or Griffin-Lim."""
+    def _vocode(self, mel: Any, seed: int) -> np.ndarray:
+        """A ``[frames, mels]`` mel in the model's normalisation to audio, by the vocoder or
+        Griffin-Lim (whose random starting phases coqui draws from numpy's global generator)."""
         import torch
 
         ap = self.model.ap
         spec = ap.denormalize(mel.cpu().numpy().T)  # [mels, frames]
         if self.vocoder is None:
+            np.random.seed(seed % (1 << 32))
             return _audio(ap.inv_melspectrogram(spec))
         spec = self.vocoder_ap.normalize(spec)
         device = next(self.vocoder.parameters()).device
