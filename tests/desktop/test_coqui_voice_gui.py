@@ -1,0 +1,50 @@
+"""A Coqui voice chosen in the desktop: the Preset tab offers only the presets it can run, and
+the book's banner counts every language a multilingual voice speaks."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from PySide6.QtCore import Qt
+
+from studio.desktop.facts import list_voice_choices
+from support.coqui import coqui_voices  # noqa: F401 - a fixture, named as an argument
+from support.presets import CPU_ONLY, SETTINGS, machine
+
+
+@pytest.fixture
+def coqui_installed(coqui_voices, tmp_path, monkeypatch):
+    monkeypatch.setenv("STUDIO_VOICES_DIR", str(coqui_voices))
+    monkeypatch.setenv("TTS_HOME", str(tmp_path / "tts-home"))
+    monkeypatch.setenv("STUDIO_CACHE_DIR", str(tmp_path / "cache"))
+    return coqui_voices
+
+
+def test_the_preset_tab_never_says_runs_here_for_a_preset_the_voice_cannot_run(qtbot, coqui_installed):
+    from studio.ui.voices_dialog import VoicesDialog
+
+    choices = {v.id: v for v in list_voice_choices()}
+    assert choices["tinytaco"].presets == ("fp32-torch", "dynamic-int8", "fp16-cuda")
+    settings = replace(SETTINGS, voice_id="tinytaco")
+    dlg = VoicesDialog(settings, ["en"])
+    qtbot.addWidget(dlg)
+    dlg.set_facts(machine(CPU_ONLY))
+    table = dlg.presets
+    for name in ("fp32-cpu", "int8-cpu"):  # they run on this machine, not this voice
+        row = table.row_of(name)
+        assert row.text(2) == "The chosen voice cannot run it (pick one of the voice's own presets)."
+        assert not row.flags() & Qt.ItemFlag.ItemIsSelectable and "tinytaco cannot run it" in row.toolTip(2)
+    assert table.row_of("fp32-torch").text(2) == "Yes" and table.row_of("dynamic-int8").text(2) == "Yes"
+    assert table.row_of("fp32-torch").text(0).startswith("Best quality, on PyTorch \u2014 engine default")
+    rows = [table.tree.topLevelItem(i) for i in range(table.tree.topLevelItemCount())]
+    assert all(r.text(2) != "Yes" for r in rows if r.text(1) not in ("fp32-torch", "dynamic-int8"))
+    assert table.recommendation.preset in ("fp32-torch", "dynamic-int8")
+
+
+def test_a_multilingual_voice_voices_each_of_its_languages(coqui_installed):
+    from studio.project.unvoiced import said, voice_language
+
+    assert voice_language("tinyyourtts") == "en,fr" and voice_language("tinyvits") == "en"
+    assert said("skip", [], "en", voice_language("tinyyourtts"), "fr") == "fr"  # French is voiced
+    assert said("skip", [], "en", voice_language("tinyyourtts"), "de") == "skip/de"
