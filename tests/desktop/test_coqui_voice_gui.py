@@ -48,3 +48,26 @@ def test_a_multilingual_voice_voices_each_of_its_languages(coqui_installed):
     assert voice_language("tinyyourtts") == "en,fr" and voice_language("tinyvits") == "en"
     assert said("skip", [], "en", voice_language("tinyyourtts"), "fr") == "fr"  # French is voiced
     assert said("skip", [], "en", voice_language("tinyyourtts"), "de") == "skip/de"
+
+
+def test_the_desktop_renders_a_book_with_a_coqui_voice(qtbot, coqui_installed, tmp_path):
+    from studio.stack.build import build_engine
+    from support.gui import write_manuscript
+    from support.window import WAIT, make_window, open_and_wait, sentences, wait_jobs_done
+
+    win = make_window(qtbot, tmp_path, build=build_engine)
+    try:
+        open_and_wait(qtbot, win, write_manuscript(tmp_path / "books"))
+        with qtbot.waitSignal(win.session.settingsChanged, timeout=WAIT):
+            win.session.update_settings(replace(win.session.settings, voice_id="tinyvits", preset=""))
+        from studio.ui.book_view import banner_line
+
+        assert win.session.settings.voice_id == "tinyvits"
+        assert "no English voice" not in banner_line(win.session.snapshot)[0]
+        win.session.render_chapters([1])
+        wait_jobs_done(qtbot, win)
+        assert win.queue.snapshot.jobs[0].status == "done", win.log_pane.toPlainText()
+        assert win.book.model.counts(1)["done"] == len(sentences(win, 1))
+        assert "loaded voice tinyvits (fp32-torch)" in win.log_pane.toPlainText()  # its own preset, not fp32-cpu
+    finally:
+        win.close()
