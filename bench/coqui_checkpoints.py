@@ -149,3 +149,50 @@ def vits(folder: Path, seed: int = 0, speakers: tuple[str, ...] = (), languages:
         config.speakers_file, config.num_speakers, config.use_speaker_embedding = args.speakers_file, len(speakers), True
     model = Vits.init_from_config(config).eval()
     return _save(model, config, folder)
+
+
+def xtts(folder: Path, seed: int = 0, languages: tuple[str, ...] = ("en", "fr")) -> Path:
+    """A small XTTS v2 (a 2-layer GPT; the HiFi-GAN decoder and speaker encoder have coqui's fixed
+    sizes) with its tokenizer file ``vocab.json``: a BPE trained here with the ``tokenizers``
+    library on a few sentences, with the special tokens coqui's ``VoiceBpeTokenizer`` uses.
+    Its audio-token limit is small, so an untrained GPT that never emits its stop token still
+    ends each request after 40 codes."""
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    from TTS.tts.configs.xtts_config import XttsConfig
+    from TTS.tts.layers.xtts.tokenizer import VoiceBpeTokenizer
+    from TTS.tts.models.xtts import Xtts, XttsArgs
+
+    _quiet()
+    torch.manual_seed(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    special = ["[STOP]", "[UNK]", "[SPACE]", "[START]", *(f"[{lang}]" for lang in languages)]
+    tokenizer = Tokenizer(models.BPE(unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    trainer = trainers.BpeTrainer(vocab_size=160, special_tokens=special,
+                                  initial_alphabet=list("abcdefghijklmnopqrstuvwxyz.,!?;:'-"))
+    tokenizer.train_from_iterator(["the river was quiet today and the garden was green",
+                                   "hello there my friend", "bonjour mes amis"], trainer)
+    tokenizer.save(str(folder / "vocab.json"))
+    args = XttsArgs(gpt_layers=2, gpt_n_model_channels=64, gpt_n_heads=2, decoder_input_dim=64,
+                    gpt_max_audio_tokens=40, gpt_max_text_tokens=200, gpt_max_prompt_tokens=20,
+                    gpt_num_audio_tokens=258, gpt_start_audio_token=256, gpt_stop_audio_token=257)
+    config = XttsConfig(model_args=args, languages=list(languages))
+    model = Xtts.init_from_config(config)
+    model.tokenizer = VoiceBpeTokenizer(vocab_file=str(folder / "vocab.json"))
+    model.init_models()
+    config.save_json(str(folder / "config.json"))
+    torch.save({"model": model.state_dict()}, folder / "model.pth")
+    return folder
+
+
+def speech_like(seconds: float = 8.0, rate: int = 22050, seed: int = 0):
+    """A voiced-sounding test recording (a gliding pitch with syllable-rate pauses), float32 mono."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    t = np.arange(int(seconds * rate)) / rate
+    pitch = 140 + 30 * np.sin(2 * np.pi * 0.7 * t)
+    voice = sum(np.sin(2 * np.pi * k * np.cumsum(pitch) / rate) / k for k in range(1, 6))
+    syllables = 0.6 + 0.4 * np.sin(2 * np.pi * 4 * t)
+    return (0.2 * voice * syllables + 0.002 * rng.standard_normal(t.size)).astype(np.float32)

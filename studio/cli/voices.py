@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from studio.cli.common import print_table
 from studio.core.errors import StudioError
@@ -24,6 +25,32 @@ def register(sub: argparse._SubParsersAction) -> None:
     add.add_argument("--force", action="store_true", help="download again even if the voice is installed")
     add.add_argument("--timeout", type=float, default=30.0, metavar="S", help="network timeout (default: 30)")
     add.set_defaults(func=_cmd_add)
+    clone = actions.add_parser("clone", help="make a voice from a recording of one person speaking (XTTS v2)",
+                               description="Take a voice from 6-30 seconds of one person speaking (no music): the "
+                               "clip is checked (too short, clipped, mostly silence, too quiet or hours long is "
+                               "refused with the reason), trimmed and resampled, the speaker computed once and "
+                               "stored with the new voice, with the person's consent statement, which the "
+                               "credits and the manifest carry.")
+    clone.add_argument("name", help="the new voice's id")
+    clone.add_argument("--from", dest="recording", type=Path, required=True, metavar="WAV",
+                       help="the recording (any format ffmpeg reads)")
+    clone.add_argument("--model", required=True, metavar="VOICE", help="the XTTS v2 voice to clone with")
+    clone.add_argument("--consent", required=True, metavar="TEXT",
+                       help="the recorded person's consent statement, e.g. 'Ann Lee agrees to this use, 2026-12-05'")
+    clone.set_defaults(func=_cmd_clone)
+
+
+def _cmd_clone(args: argparse.Namespace) -> int:
+    from studio.audio.reference_clip import prepare_reference
+    from studio.engine.voice.catalog import coqui_voice_info, default_voices_dir, get_voice
+    from studio.engine.voice.cloning import clone_voice, reference_rate
+
+    base = get_voice(args.model)
+    clip = prepare_reference(args.recording, reference_rate(base))
+    folder = clone_voice(base, args.name, clip.audio, clip.rate, args.consent, clip.source, default_voices_dir())
+    voice = coqui_voice_info(folder)
+    sys.stdout.write(f"{voice.id}\t{clip.kept_s:.1f} s of speech at {clip.loudness_db:.0f} dBFS\t{folder}\n")
+    return 0
 
 
 def _cmd_add(args: argparse.Namespace) -> int:

@@ -45,9 +45,12 @@ def default_narrator(project: Project) -> str:
 
 
 def disclosure(project: Project) -> str:
-    """The one sentence, in tags, manifest and closing credits, that says the narration is synthetic."""
-    return (f"This audiobook is narrated by a synthetic, computer-generated voice ({voice_name(project)}), "
+    """The one sentence, in tags, manifest and closing credits, that says the narration is synthetic
+    (and, for a voice taken from a recording, the recorded person's consent)."""
+    said = (f"This audiobook is narrated by a synthetic, computer-generated voice ({voice_name(project)}), "
             "not by a human narrator.")
+    consent = _voice_consent(project.settings().voice_id)
+    return f"{said} The voice was made from a recording, with consent: {consent}" if consent else said
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,15 @@ def _spoken_performance(perf) -> str:  # perf: studio.project.cast.Performance
     words = ["higher" if perf.pitch > 0 else "lower" if perf.pitch < 0 else "",
              "faster" if perf.pace > 1 else "slower" if perf.pace < 1 else ""]
     return " and ".join(w for w in words if w)
+
+
+def _voice_consent(voice_id: str) -> str:
+    from studio.engine.voice.catalog import get_voice
+
+    try:
+        return get_voice(voice_id).consent
+    except StudioError:
+        return ""
 
 
 def _voice_called(voice_id: str) -> str:

@@ -40,6 +40,8 @@ VOCODER_MODELS = ("hifigan", "melgan", "multiband_melgan", "fullband_melgan", "u
                   "parallel_wavegan")
 #: spectrogram models: they need a vocoder (or Griffin-Lim)
 MEL_MODELS = ("tacotron2", "glow_tts")
+#: a cloned voice's record (:mod:`studio.engine.coqui.cloning`): its speaker's name and consent
+CLONE_FILE = "clone.json"
 #: checkpoint names coqui-tts itself looks for first (``ModelManager._find_files``)
 CHECKPOINT_NAMES = ("model_file.pth", "model.pth", "model_file.pth.tar", "checkpoint.pth")
 
@@ -59,6 +61,8 @@ class Checkpoint:
     speakers: tuple[str, ...] = ()
     #: the author's sampling settings (noise_scale, length_scale, noise_w)
     scales: tuple[float, float, float] = (0.667, 1.0, 0.8)
+    #: a cloned voice: the recorded person's consent statement
+    consent: str = ""
     config: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -72,6 +76,9 @@ class Checkpoint:
 
     @property
     def presets(self) -> tuple[str, ...]:
+        """By architecture; none for an XTTS without a speaker (clone one from it first)."""
+        if self.model == "xtts" and not self.speakers:
+            return ()
         return ARCHITECTURES[self.model]
 
     @property
@@ -150,9 +157,21 @@ def read_checkpoint(folder: Path) -> Checkpoint:
         rate = rate or 24000
     if not isinstance(rate, int) or rate <= 0:
         raise VoiceError(f"{config_path}: no audio sample rate in the Coqui config")
-    args = config.get("model_args") or {}
+    clone = _clone(folder)
+    speakers = (str(clone.get("name") or folder.name),) if clone else _speakers(folder, config)
     return Checkpoint(folder, model, config_path, path, int(rate), _language_names(folder, config),
-                      _speakers(folder, config), _scales(config, args), config)
+                      speakers, _scales(config), str(clone.get("consent", "")), config)
+
+
+def _clone(folder: Path) -> dict[str, Any]:
+    path = folder / CLONE_FILE
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise VoiceError(f"{path}: unreadable ({exc})") from exc
+    return data if isinstance(data, dict) else {}
 
 
 def _check_complete(path: Path) -> None:
@@ -223,7 +242,7 @@ def _speakers(folder: Path, config: dict[str, Any]) -> tuple[str, ...]:
     return tuple(str(i) for i in range(count)) if count > 1 else ()  # a speakers.pth needs torch to read
 
 
-def _scales(config: dict[str, Any], args: dict[str, Any]) -> tuple[float, float, float]:
+def _scales(config: dict[str, Any]) -> tuple[float, float, float]:
     noise = config.get("inference_noise_scale", 0.667)
     length = config.get("length_scale", 1.0)
     noise_w = config.get("inference_noise_scale_dp", 0.8)

@@ -6,8 +6,8 @@ in its models reaches the studio with an upgrade. What the studio adds around th
 
 * the passage's language passed explicitly to the tokenizer and, for a multilingual
   model, to the model (a wrong language tag gives wrong phonemes): the language rides
-  in front of the ids as :data:`LANGUAGE_MARK` + its language id, because the render loop
-  hands the engine ids and settings only;
+  in front of the ids (:mod:`studio.engine.coqui.ids`), because the render loop hands the
+  engine ids and settings only;
 * the speaker from the settings (``speaker_id``), refused when the model has no such one;
 * sampling seeded by the sentence (:func:`studio.engine.noise.sentence_seed`), so a
   sentence rendered twice is the same audio;
@@ -31,13 +31,12 @@ from studio.core.errors import EngineError, StudioError
 from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, SynthesisSettings
 from studio.engine.coqui.checkpoint import LABELS, MEL_MODELS, Checkpoint, read_checkpoint
+from studio.engine.coqui.ids import split_language, with_language
 from studio.engine.coqui.vocoder import check_fit, find_vocoder
 from studio.engine.noise import sentence_seed
 
 _LOGGER = logging.getLogger(__name__)
 
-#: ids at or above this carry a language id (``LANGUAGE_MARK + id``) as the sequence's first item
-LANGUAGE_MARK = 1 << 20
 _DTYPES = {"float32": "float32", "float16": "float16", "dynamic-int8": "float32"}
 
 
@@ -75,6 +74,7 @@ class CoquiEngine(Engine):
                 except StudioError as exc:
                     raise EngineError(str(exc)) from exc
         self.model: Any = None
+        self.speaker: Any = None  # XTTS: the cloned voice's latents
         self.vocoder: Any = None
         self.vocoder_ap: Any = None
         self.quantized_layers = 0
@@ -96,7 +96,13 @@ class CoquiEngine(Engine):
                 torch.set_num_threads(self.threads)
             if self.device.startswith("cuda") and not torch.cuda.is_available():
                 raise EngineError("no CUDA device: torch.cuda.is_available() is False")
-            model = self._load_model()
+            if self.checkpoint.model == "xtts":
+                from studio.engine.coqui.xtts import load_speaker, load_xtts
+
+                self.speaker = load_speaker(self.checkpoint.folder, torch.device(self.device))
+                model = load_xtts(self.checkpoint, torch.device(self.device))
+            else:
+                model = self._load_model()
             if self.precision == "dynamic-int8":
                 model, self.quantized_layers = _quantize(model)
             device = torch.device(self.device)
@@ -151,21 +157,29 @@ class CoquiEngine(Engine):
                               f"(it speaks {', '.join(self.checkpoint.language_names)})")
         if lexicon:
             text = lexicon.respelled(text, language)
-        ids = list(self.model.tokenizer.text_to_ids(text, language=name))
-        if multilingual:
-            return [LANGUAGE_MARK + self.checkpoint.language_names.index(name), *ids]
-        return ids
+        language_id = self.checkpoint.language_names.index(name) if multilingual else None
+        if self.checkpoint.model == "xtts":
+            from studio.engine.coqui.xtts import text_ids
+
+            return text_ids(self.model, text, name or self.checkpoint.language_names[0], language_id)
+        return with_language(self.model.tokenizer.text_to_ids(text, language=name), language_id)
 
     def synthesize_batch(self, ids: Sequence[Sequence[int]], settings: SynthesisSettings) -> list[np.ndarray]:
         self.load()
         speaker = self._speaker(settings)
-        items = [_split_language(seq) for seq in ids]
+        items = [split_language(seq) for seq in ids]
         with self._lock:
             import torch
 
             with torch.inference_mode():
                 if self.checkpoint.model == "tacotron2":
                     return self._tacotron2(items, speaker, settings)
+                if self.checkpoint.model == "xtts":
+                    from studio.engine.coqui.xtts import speak
+
+                    names = self.checkpoint.language_names
+                    return [speak(self.model, tokens, names[language or 0], self.speaker, settings, self.sample_rate)
+                            for language, tokens in items]
                 return [self._one(tokens, language, speaker, settings) for language, tokens in items]
 
     def describe(self) -> str:
@@ -254,12 +268,6 @@ class CoquiEngine(Engine):
         device = next(self.vocoder.parameters()).device
         wav = self.vocoder.inference(torch.as_tensor(spec, dtype=torch.float32, device=device).unsqueeze(0))
         return _audio(wav.float().reshape(-1))
-
-
-def _split_language(seq: Sequence[int]) -> tuple[int | None, list[int]]:
-    if seq and seq[0] >= LANGUAGE_MARK:
-        return int(seq[0]) - LANGUAGE_MARK, [int(i) for i in seq[1:]]
-    return None, [int(i) for i in seq]
 
 
 def _audio(wav: Any) -> np.ndarray:

@@ -78,6 +78,8 @@ class VoiceInfo:
     abilities: VoiceAbilities = VoiceAbilities()
     #: the voice author's recommended synthesis settings (a new project starts from them)
     default_settings: SynthesisSettings = SynthesisSettings()
+    #: a voice taken from a recording: the recorded person's consent statement (credits, manifest)
+    consent: str = ""
 
     @property
     def language_family(self) -> str:
@@ -195,6 +197,7 @@ def coqui_voice_info(
                                  cloning=checkpoint.model == "xtts"),
         default_settings=SynthesisSettings(noise_scale=noise, length_scale=length, noise_w=noise_w,
                                            speaker_id=0 if checkpoint.speakers else None),
+        consent=checkpoint.consent,
     )
 
 
