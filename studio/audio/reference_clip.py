@@ -68,6 +68,10 @@ def prepare_reference(path: str | Path, rate: int) -> ReferenceClip:
     if clipped > MAX_CLIPPED:
         raise StudioError(f"{source.name} is clipped ({clipped:.1%} of its samples at full scale): record it "
                           "again with the level lower")
+    loudest = db(float(window_rms(audio, max(1, int(0.05 * src_rate))).max(initial=0.0)))
+    if loudest < MIN_LOUDNESS_DB:
+        raise StudioError(f"{source.name} is too quiet (its loudest moment is {loudest:.0f} dBFS; speech needs at "
+                          f"least {MIN_LOUDNESS_DB:.0f}): record it closer to the microphone")
     head, tail = quiet_edges(audio, src_rate)
     start, stop = int(head * src_rate), audio.size - int(tail * src_rate)
     speech = audio[start:stop] if stop > start else audio[:0]

@@ -46,3 +46,25 @@ def coqui_env(coqui_voices: Path, tmp_path: Path) -> dict[str, str]:
     return {**os.environ, "STUDIO_VOICES_DIR": str(coqui_voices), "TTS_HOME": str(tmp_path / "tts-home"),
             "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_CACHE_HOME": str(tmp_path / "cache"),
             "XDG_CONFIG_HOME": str(tmp_path / "config"), "OMP_NUM_THREADS": "1"}
+
+
+@pytest.fixture(scope="session")
+def xtts_voices(tmp_path_factory) -> Path:
+    """A voices folder with a tiny XTTS (``tinyxtts``) and ``ann``, a voice cloned from it with a
+    speech-like recording through the same steps as `studio voices clone`."""
+    import coqui_checkpoints as build
+    import soundfile
+
+    from studio.audio.reference_clip import prepare_reference
+    from studio.engine.voice.catalog import get_voice
+    from studio.engine.voice.cloning import clone_voice, reference_rate
+
+    root = tmp_path_factory.mktemp("xtts-voices")
+    build.xtts(root / "tinyxtts")
+    recording = root.parent / "ann.wav"
+    soundfile.write(recording, build.speech_like(9.0, 44100), 44100)
+    base = get_voice("tinyxtts", root, coqui_dir=root / "none")
+    clip = prepare_reference(recording, reference_rate(base))
+    clone_voice(base, "ann", clip.audio, clip.rate, "Ann Lee agrees to this use of her voice, 2026-12-05",
+                recording, root)
+    return root
