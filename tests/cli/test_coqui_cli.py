@@ -90,3 +90,17 @@ def test_a_multi_speaker_models_speakers_are_cast_voices(coqui_env, tmp_path):
                        timeout=300)
     assert again.returncode == 0, again.stderr
     assert "0 failed" in again.stdout and " 0 synthesized" not in again.stdout  # the characters' lines anew
+
+
+def test_a_book_rendered_with_a_coqui_voice_is_proof_listened_and_exported(coqui_env, tmp_path):
+    book = tmp_path / "book.md"
+    book.write_text(BOOK, encoding="utf-8")
+    project = tmp_path / "book.studio"
+    made = studio_cmd("render", str(book), "--project", str(project), "-o", str(tmp_path / "out"), "--voice",
+                      "tinyglow", "--format", "mp3", env=coqui_env, timeout=300)
+    assert made.returncode == 0, made.stderr
+    assert ffprobe_duration(next((tmp_path / "out").glob("*.mp3"))) > 0.5  # exported
+    proof = studio_cmd("proof", str(project), "--json", "--retry", "0", "--device", "cpu", env=coqui_env, timeout=600)
+    assert proof.returncode in (0, 3), proof.stderr  # 3: some need a human ear (random weights mumble)
+    rows = json.loads(proof.stdout)
+    assert all({"text", "heard", "reasons"} <= set(r) for r in rows)  # every verdict has what was heard
