@@ -192,9 +192,16 @@ class CoquiEngine(Engine):
         if self.checkpoint.model in MEL_MODELS:
             text += (f"; vocoder {self.vocoder_folder.name} ({self.vocoder_folder})" if self.vocoder_folder
                      else "; no vocoder found: Griffin-Lim fallback")
-        if self.checkpoint.batching:
-            text += "; masked batches"
+        text += "; masked batches" if self._batches else "; one sentence at a time"
         return text
+
+    @property
+    def _batches(self) -> bool:
+        """Whether a call's sentences go through the decoder together. Not with windowed or
+        dynamic-convolution attention (they look at one item), nor under dynamic-int8: its
+        activations are quantized with one scale per tensor, so an item's mel would depend on
+        its batch-mates (bench/coqui.py measured up to 3e-3 apart)."""
+        return self.checkpoint.batching and self.precision != "dynamic-int8"
 
     def close(self) -> None:
         with self._lock:
@@ -248,9 +255,9 @@ class CoquiEngine(Engine):
 
         seeds = [sentence_seed(tokens, settings) for _, tokens in items]
         tokens = [t for _, t in items]
-        if self.checkpoint.batching:
+        if self._batches:
             mels = tacotron2_mels(self.model, tokens, [speaker or 0] * len(items), seeds)
-        else:  # windowed or dynamic-convolution attention look at one item: one at a time
+        else:  # see _batches: one at a time
             mels = [tacotron2_mels(self.model, [t], [speaker or 0], [s])[0] for t, s in zip(tokens, seeds)]
         return [self._vocode(mel.float(), seed) for mel, seed in zip(mels, seeds)]
 
