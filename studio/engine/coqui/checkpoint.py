@@ -199,6 +199,23 @@ def local_file(folder: Path, named: Any, *fallbacks: str) -> Path | None:
     return None
 
 
+def localize_paths(config: Any, folder: Path) -> None:
+    """Point a loaded coqui config's speaker, language and statistics files at the folder's
+    copies (configs keep the paths of the machine the model was trained on)."""
+    for holder in (config, getattr(config, "model_args", None), getattr(config, "audio", None)):
+        if holder is None:
+            continue
+        for key in ("speakers_file", "language_ids_file", "d_vector_file", "speaker_ids_file", "stats_path"):
+            named = holder.get(key) if hasattr(holder, "get") else getattr(holder, key, None)
+            if named and not Path(str(named)).is_file():
+                found = local_file(folder, named)
+                if found is not None:
+                    if isinstance(holder, dict):
+                        holder[key] = str(found)
+                    else:
+                        setattr(holder, key, str(found))
+
+
 def _json_ids(path: Path | None) -> dict[str, int]:
     if path is None or path.suffix != ".json":
         return {}

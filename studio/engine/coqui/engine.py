@@ -30,7 +30,7 @@ import numpy as np
 from studio.core.errors import EngineError, StudioError
 from studio.core.lexicon import Lexicon
 from studio.engine.base import Engine, SynthesisSettings
-from studio.engine.coqui.checkpoint import LABELS, MEL_MODELS, Checkpoint, read_checkpoint
+from studio.engine.coqui.checkpoint import LABELS, MEL_MODELS, Checkpoint, localize_paths, read_checkpoint
 from studio.engine.coqui.ids import split_language, with_language
 from studio.engine.coqui.vocoder import check_fit, find_vocoder
 from studio.engine.noise import sentence_seed
@@ -133,7 +133,7 @@ class CoquiEngine(Engine):
         _logging.getLogger("TTS").setLevel(_logging.WARNING)
         ck = self.checkpoint
         config = load_config(str(ck.config_path))
-        _localize_paths(config, ck)
+        localize_paths(config, ck.folder)
         try:
             model = setup_model(config)
         except Exception as exc:  # an incomplete config raises anything
@@ -290,19 +290,3 @@ def _quantize(model: Any) -> tuple[Any, int]:
     quantized = torch.ao.quantization.quantize_dynamic(model, set(kinds), dtype=torch.qint8)
     count = sum(1 for m in quantized.modules() if type(m).__module__.startswith("torch.ao.nn.quantized"))
     return quantized, count
-
-
-def _localize_paths(config: Any, checkpoint: Checkpoint) -> None:
-    """Point the config's speaker/language files at the folder's copies (configs keep the
-    paths of the machine the model was trained on)."""
-    from studio.engine.coqui.checkpoint import local_file
-
-    for holder in (config, getattr(config, "model_args", None)):
-        if holder is None:
-            continue
-        for key in ("speakers_file", "language_ids_file", "d_vector_file", "speaker_ids_file"):
-            named = holder.get(key) if hasattr(holder, "get") else getattr(holder, key, None)
-            if named and not Path(str(named)).is_file():
-                found = local_file(checkpoint.folder, named)
-                if found is not None:
-                    setattr(holder, key, str(found))

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.core.errors import VoiceError
-from studio.engine.coqui.checkpoint import Checkpoint, checkpoint_file, read_config
+from studio.engine.coqui.checkpoint import Checkpoint, checkpoint_file, localize_paths, read_config
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -87,6 +87,7 @@ def load_vocoder(folder: Path, device: Any) -> tuple[Any, Any]:
     from TTS.vocoder.models import setup_model
 
     config = load_config(str(folder / "config.json"))
+    localize_paths(config, folder)
     model = setup_model(config)
     path = checkpoint_file(folder)
     model.load_checkpoint(config, str(path), eval=True)
