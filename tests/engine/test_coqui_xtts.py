@@ -127,3 +127,20 @@ def test_the_consent_is_carried_into_the_disclosure_of_credits_and_manifest(xtts
         assert said in default_credits(project, narrator="", author="", title="Book").closing
     finally:
         project.close()
+
+
+def test_an_xtts_voice_says_its_non_commercial_licence_at_export(xtts_voices, tmp_path, monkeypatch):
+    from studio.delivery.credits import licence_warnings
+    from studio.project.opening import new_project_settings, open_for_manuscript
+
+    monkeypatch.setenv("STUDIO_VOICES_DIR", str(xtts_voices))
+    monkeypatch.setenv("TTS_HOME", str(tmp_path / "tts"))
+    assert get_voice("ann").licence == "CPML"  # XTTS's released weights: the Coqui Public Model License
+    book = tmp_path / "book.md"
+    book.write_text("# Book\n\nThe river was quiet today.\n", encoding="utf-8")
+    project = open_for_manuscript(book, tmp_path / "book.studio", new_project_settings(get_voice("ann"))).project
+    try:
+        assert licence_warnings(project) == ["the voice ann is under the Coqui Public Model License: non-commercial "
+                                             "use only: a book read with it cannot be sold"]
+    finally:
+        project.close()

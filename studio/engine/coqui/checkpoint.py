@@ -13,7 +13,9 @@ for a spectrogram model (Tacotron 2, Glow-TTS) the vocoder it pairs with
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import logging
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +23,8 @@ from typing import Any
 
 from studio.core.errors import VoiceError
 from studio.core.language import language_family
+
+_LOGGER = logging.getLogger(__name__)
 
 #: the architectures the studio renders, by coqui's ``model`` name, with their presets.
 #: dynamic-int8 only where the model has LSTM/Linear layers worth quantizing.
@@ -63,6 +67,8 @@ class Checkpoint:
     scales: tuple[float, float, float] = (0.667, 1.0, 0.8)
     #: a cloned voice: the recorded person's consent statement
     consent: str = ""
+    #: the weights' licence as stated (the download record, coqui's model list; XTTS: its CPML)
+    licence: str = ""
     config: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -94,6 +100,19 @@ class Checkpoint:
         exact = [n for n in self.language_names if n.lower() in (language.lower(), language.lower().replace("_", "-"))]
         close = [n for n in self.language_names if language_family(n) == family]
         return (exact or close or [None])[0]
+
+
+def model_cards() -> dict[str, Any]:
+    """coqui-tts's model list (``TTS/.models.json``), read without importing coqui."""
+    spec = importlib.util.find_spec("TTS")
+    if spec is None or not spec.submodule_search_locations:
+        return {}
+    path = Path(list(spec.submodule_search_locations)[0]) / ".models.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        _LOGGER.warning("cannot read coqui's model list %s: %s", path, exc)
+        return {}
 
 
 def checkpoint_file(folder: Path) -> Path | None:
@@ -160,7 +179,26 @@ def read_checkpoint(folder: Path) -> Checkpoint:
     clone = _clone(folder)
     speakers = (str(clone.get("name") or folder.name),) if clone else _speakers(folder, config)
     return Checkpoint(folder, model, config_path, path, int(rate), _language_names(folder, config),
-                      speakers, _scales(config), str(clone.get("consent", "")), config)
+                      speakers, _scales(config), str(clone.get("consent", "")), _licence(folder, model), config)
+
+
+def _licence(folder: Path, model: str) -> str:
+    """What the weights' licence is said to be: the download record, else coqui's model list for
+    a hub folder, else for XTTS the Coqui Public Model License its released weights carry."""
+    record = folder / "download.json"
+    if record.is_file():
+        try:
+            stated = json.loads(record.read_text(encoding="utf-8")).get("licence")
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+            stated = None
+        if stated:
+            return str(stated)
+    if folder.name.startswith("tts_models--") and folder.name.count("--") == 3:
+        _, language, dataset, name = folder.name.split("--")
+        card = model_cards().get("tts_models", {}).get(language, {}).get(dataset, {}).get(name, {})
+        if card.get("license"):
+            return str(card["license"])
+    return "CPML" if model == "xtts" else ""
 
 
 def _clone(folder: Path) -> dict[str, Any]:

@@ -14,16 +14,11 @@ is refused with both values named; only the folder's JSON is read for that (no t
 
 from __future__ import annotations
 
-import importlib.util
-import json
-import logging
 from pathlib import Path
 from typing import Any
 
 from studio.core.errors import VoiceError
-from studio.engine.coqui.checkpoint import Checkpoint, checkpoint_file, localize_paths, read_config
-
-_LOGGER = logging.getLogger(__name__)
+from studio.engine.coqui.checkpoint import Checkpoint, checkpoint_file, localize_paths, model_cards, read_config
 
 #: the audio settings a mel model and its vocoder must share
 FITTING = ("sample_rate", "num_mels", "hop_length", "win_length", "fft_size", "mel_fmin", "mel_fmax")
@@ -65,19 +60,6 @@ def _model_card_vocoder(folder_name: str) -> str | None:
     _, language, dataset, name = folder_name.split("--")
     card = cards.get("tts_models", {}).get(language, {}).get(dataset, {}).get(name, {})
     return card.get("default_vocoder") or None
-
-
-def model_cards() -> dict[str, Any]:
-    """coqui-tts's model list (``TTS/.models.json``), read without importing coqui."""
-    spec = importlib.util.find_spec("TTS")
-    if spec is None or not spec.submodule_search_locations:
-        return {}
-    path = Path(list(spec.submodule_search_locations)[0]) / ".models.json"
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        _LOGGER.warning("cannot read coqui's model list %s: %s", path, exc)
-        return {}
 
 
 def load_vocoder(folder: Path, device: Any) -> tuple[Any, Any]:

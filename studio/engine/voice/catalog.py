@@ -80,6 +80,8 @@ class VoiceInfo:
     default_settings: SynthesisSettings = SynthesisSettings()
     #: a voice taken from a recording: the recorded person's consent statement (credits, manifest)
     consent: str = ""
+    #: the weights' licence where the voice states one (a non-commercial one is said at export)
+    licence: str = ""
 
     @property
     def language_family(self) -> str:
@@ -198,6 +200,7 @@ def coqui_voice_info(
         default_settings=SynthesisSettings(noise_scale=noise, length_scale=length, noise_w=noise_w,
                                            speaker_id=0 if checkpoint.speakers else None),
         consent=checkpoint.consent,
+        licence=checkpoint.licence,
     )
 
 

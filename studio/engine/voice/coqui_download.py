@@ -34,6 +34,11 @@ NON_COMMERCIAL = {"cpml": "Coqui Public Model License: non-commercial use only",
                   "cc by-nc-nd 4.0": "CC BY-NC-ND 4.0: non-commercial use only"}
 
 
+def non_commercial(licence: str) -> str | None:
+    """What a non-commercial licence is called, said plainly (None: not one of those)."""
+    return NON_COMMERCIAL.get(licence.strip().lower())
+
+
 @dataclass(frozen=True)
 class ModelCard:
     name: str
@@ -45,7 +50,7 @@ class ModelCard:
     @property
     def licence_line(self) -> str:
         """What to tell a producer before downloading."""
-        said = NON_COMMERCIAL.get(self.licence.lower())
+        said = non_commercial(self.licence)
         return f"licence of {self.name}: {said or self.licence or 'not stated'}" + (
             " (a book read with it cannot be sold)" if said else "")
 
@@ -53,7 +58,7 @@ class ModelCard:
 def model_card(name: str, models: Mapping[str, Any] | None = None) -> ModelCard:
     """The card of ``type/language/dataset/model`` in the model list; VoiceError if unknown."""
     if models is None:
-        from studio.engine.coqui.vocoder import model_cards
+        from studio.engine.coqui.checkpoint import model_cards
 
         models = model_cards()
     parts = name.split("/")
