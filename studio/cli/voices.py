@@ -45,15 +45,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _cmd_clone(args: argparse.Namespace) -> int:
-    from studio.audio.reference_clip import prepare_reference
-    from studio.engine.voice.catalog import coqui_voice_info, default_voices_dir, get_voice
-    from studio.engine.voice.cloning import clone_voice, reference_rate
+    from studio.stack.cloning import voice_from_recording
 
-    base = get_voice(args.model)
-    clip = prepare_reference(args.recording, reference_rate(base))
-    folder = clone_voice(base, args.name, clip.audio, clip.rate, args.consent, clip.source, default_voices_dir())
-    voice = coqui_voice_info(folder)
-    sys.stdout.write(f"{voice.id}\t{clip.kept_s:.1f} s of speech at {clip.loudness_db:.0f} dBFS\t{folder}\n")
+    folder, clip = voice_from_recording(args.model, args.name, args.recording, args.consent)
+    sys.stdout.write(f"{folder.name}\t{clip.kept_s:.1f} s of speech at {clip.loudness_db:.0f} dBFS\t{folder}\n")
     return 0
 
 

@@ -3,14 +3,18 @@ the book's banner counts every language a multilingual voice speaks."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
 
 from studio.desktop.facts import list_voice_choices
-from support.coqui import coqui_voices  # noqa: F401 - a fixture, named as an argument
+from support.coqui import coqui_voices, xtts_voices  # noqa: F401 - fixtures, named as arguments
 from support.presets import CPU_ONLY, SETTINGS, machine
+
+WAIT_MS = 180_000  # making a voice loads the model and computes the speaker: slow on a loaded 2-core box
 
 
 @pytest.fixture
@@ -71,3 +75,39 @@ def test_the_desktop_renders_a_book_with_a_coqui_voice(qtbot, coqui_installed, t
         assert "loaded voice tinyvits (fp32-torch)" in win.log_pane.toPlainText()  # its own preset, not fp32-cpu
     finally:
         win.close()
+
+
+def test_new_voice_from_a_recording_in_the_voice_library(qtbot, xtts_voices, tmp_path, monkeypatch):
+    import coqui_checkpoints as build
+    import soundfile
+
+    from studio.desktop.voice_library import VoiceLibrary
+    from studio.ui.clone_dialog import CloneDialog
+    from studio.ui.voice_library_panel import VoiceLibraryPanel
+
+    monkeypatch.setenv("STUDIO_VOICES_DIR", str(xtts_voices))
+    monkeypatch.setenv("TTS_HOME", str(tmp_path / "tts-home"))
+    library = VoiceLibrary(url="http://127.0.0.1:9", timeout=1)
+    panel = VoiceLibraryPanel(library)
+    qtbot.addWidget(panel)
+    short, good = tmp_path / "short.wav", tmp_path / "cid.wav"
+    soundfile.write(short, build.speech_like(3.0), 22050)
+    soundfile.write(good, build.speech_like(8.0, 48000), 48000)
+
+    def ask(recording: Path) -> CloneDialog:
+        dialog = CloneDialog(["tinyxtts"])
+        assert not dialog.buttons.button(dialog.buttons.StandardButton.Ok).isEnabled()  # nothing given yet
+        dialog.recording.setText(str(recording))
+        dialog.name.setText("cid")
+        dialog.consent.setText("Cid agrees to this use of his voice, 2026-12-05")
+        dialog.exec = lambda: CloneDialog.DialogCode.Accepted  # the producer presses OK
+        return dialog
+
+    with qtbot.waitSignal(library.failed, timeout=WAIT_MS) as refused:
+        panel.new_voice_from_recording(ask(short))
+    assert "a voice needs at least 6 s" in refused.args[0].message and "6 s" in panel.status.text()
+    with qtbot.waitSignal(library.installed, timeout=WAIT_MS) as made:
+        panel.new_voice_from_recording(ask(good))
+    assert made.args[0].id == "cid" and "fp32-torch" in made.args[0].presets
+    assert json.loads((xtts_voices / "cid" / "clone.json").read_text())["consent"].startswith("Cid agrees")
+    library.shutdown()
