@@ -3,10 +3,9 @@ and the recorded person's consent (kept with the voice, said in the credits and 
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import (
-    QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton,
-    QWidget,
-)
+from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QLabel, QLineEdit, QWidget
+
+from studio.ui.common import browse_row
 
 
 class CloneDialog(QDialog):
@@ -17,11 +16,7 @@ class CloneDialog(QDialog):
         self.setWindowTitle("New voice from a recording")
         self.recording = QLineEdit()
         self.recording.setPlaceholderText("6 to 30 seconds of one person speaking, no music")
-        browse = QPushButton("Browse\u2026")
-        browse.clicked.connect(self._browse)
-        row = QHBoxLayout()
-        row.addWidget(self.recording, 1)
-        row.addWidget(browse)
+        row = browse_row(self.recording, self._browse)
         self.name = QLineEdit()
         self.name.setPlaceholderText("e.g. ann-narrator")
         self.model = QComboBox()
