@@ -106,9 +106,7 @@ class CoquiEngine(Engine):
             if self.precision == "dynamic-int8":
                 model, self.quantized_layers = _quantize(model)
             device = torch.device(self.device)
-            model = model.to(device)
-            if self.precision == "float16":
-                model = model.half()
+            model = model.to(device)  # float16: weights stay float32, the work runs under autocast (see _precision)
             if self.vocoder_folder is not None:
                 from studio.engine.coqui.vocoder import load_vocoder
 
@@ -171,7 +169,7 @@ class CoquiEngine(Engine):
         with self._lock:
             import torch
 
-            with torch.inference_mode():
+            with torch.inference_mode(), self._precision():
                 if self.checkpoint.model == "tacotron2":
                     return self._tacotron2(items, speaker, settings)
                 if self.checkpoint.model == "xtts":
@@ -186,7 +184,8 @@ class CoquiEngine(Engine):
         import torch
 
         where = f"CPU ({torch.get_num_threads()} threads)" if self.device == "cpu" else self.device
-        text = f"coqui {LABELS[self.checkpoint.model]} on PyTorch {torch.__version__}, {where}, {self.precision}"
+        precision = "float16 autocast (weights float32)" if self.precision == "float16" else self.precision
+        text = f"coqui {LABELS[self.checkpoint.model]} on PyTorch {torch.__version__}, {where}, {precision}"
         if self.precision == "dynamic-int8":
             text += f" ({self.quantized_layers} Linear/LSTM layers quantized)"
         if self.checkpoint.model in MEL_MODELS:
@@ -194,6 +193,17 @@ class CoquiEngine(Engine):
                      else "; no vocoder found: Griffin-Lim fallback")
         text += "; masked batches" if self._batches else "; one sentence at a time"
         return text
+
+    def _precision(self) -> Any:
+        """float16 as CUDA autocast: coqui's models build their decoder states and masks in float32
+        at run time, which a model cast with ``.half()`` would refuse to mix with its weights."""
+        import contextlib
+
+        import torch
+
+        if self.precision != "float16":
+            return contextlib.nullcontext()
+        return torch.autocast(device_type="cuda", dtype=torch.float16)
 
     @property
     def _batches(self) -> bool:
