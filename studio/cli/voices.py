@@ -119,7 +119,8 @@ def _cmd_voices(args: argparse.Namespace) -> int:
     for v in voices:
         can = v.abilities
         language = ", ".join(can.languages) if len(can.languages) > 1 else v.language or "?"
-        rows.append((v.id, language, str(len(can.speakers) or 1), ", ".join(can.presets) or "none runs it here",
+        none = "none: take a voice with it (studio voices clone)" if can.cloning else "none runs it here"
+        rows.append((v.id, language, str(len(can.speakers) or 1), ", ".join(can.presets) or none,
                      f"{v.sample_rate} Hz", v.source))
     print_table(rows, sys.stdout)
     return 0
