@@ -33,6 +33,7 @@ def test_an_xtts_needs_a_speaker_and_a_clone_has_one_with_its_consent(xtts_voice
     record = json.loads((xtts_voices / "ann" / "clone.json").read_text())
     assert record["base"] == "tinyxtts" and record["recording"] == "ann.wav"
     assert (xtts_voices / "ann" / "speaker_latents.pth").is_file()  # computed once, stored with the voice
+    assert ann.model_path.name == "speaker_latents.pth"  # the cache keys' fingerprint: another recording, new keys
 
 
 def test_a_cloned_xtts_voice_renders_the_same_audio_twice_in_each_language(xtts_voices, tmp_path):

@@ -46,6 +46,8 @@ VOCODER_MODELS = ("hifigan", "melgan", "multiband_melgan", "fullband_melgan", "u
 MEL_MODELS = ("tacotron2", "glow_tts")
 #: a cloned voice's record (:mod:`studio.engine.coqui.cloning`): its speaker's name and consent
 CLONE_FILE = "clone.json"
+#: a cloned voice's speaker (XTTS conditioning latents), computed once from its recording
+SPEAKER_FILE = "speaker_latents.pth"
 #: checkpoint names coqui-tts itself looks for first (``ModelManager._find_files``)
 CHECKPOINT_NAMES = ("model_file.pth", "model.pth", "model_file.pth.tar", "checkpoint.pth")
 
@@ -70,6 +72,14 @@ class Checkpoint:
     #: the weights' licence as stated (the download record, coqui's model list; XTTS: its CPML)
     licence: str = ""
     config: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def identity_file(self) -> Path:
+        """The file whose checksum names this voice in the audio cache keys: the weights, or for a
+        cloned voice its speaker (its weights are the base model's, fixed when it was cloned; a voice
+        cloned again under the same name from another recording must not reuse the old audio)."""
+        speaker = self.folder / SPEAKER_FILE
+        return speaker if self.consent and speaker.is_file() else self.checkpoint_path
 
     @property
     def label(self) -> str:

@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from studio.core.errors import VoiceError
-from studio.engine.coqui.checkpoint import CLONE_FILE, read_checkpoint
-from studio.engine.coqui.xtts import SPEAKER_FILE, VOCAB_FILE, load_xtts, speaker_latents
+from studio.engine.coqui.checkpoint import CLONE_FILE, SPEAKER_FILE, read_checkpoint
+from studio.engine.coqui.xtts import VOCAB_FILE, load_xtts, speaker_latents
 
 REFERENCE_FILE = "reference.wav"
 #: XTTS's input rate: the reference clip is stored at it

@@ -28,13 +28,12 @@ import numpy as np
 
 from studio.core.errors import EngineError
 from studio.engine.base import SynthesisSettings
-from studio.engine.coqui.checkpoint import Checkpoint
+from studio.engine.coqui.checkpoint import SPEAKER_FILE, Checkpoint
 from studio.engine.coqui.ids import joined, pieces, with_language
 from studio.engine.noise import sentence_seed
 
 _LOGGER = logging.getLogger(__name__)
 
-SPEAKER_FILE = "speaker_latents.pth"
 VOCAB_FILE = "vocab.json"
 #: fade at each seam between two pieces of a sentence
 SEAM_S = 0.01

@@ -191,7 +191,7 @@ def coqui_voice_info(
         backend="coqui",
         language=language,
         sample_rate=checkpoint.sample_rate,
-        model_path=checkpoint.checkpoint_path,
+        model_path=checkpoint.identity_file,  # what the cache keys' fingerprint hashes
         config_path=checkpoint.config_path,
         source=source,
         abilities=VoiceAbilities(languages=checkpoint.languages, speakers=checkpoint.speakers,
