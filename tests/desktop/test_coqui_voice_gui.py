@@ -111,3 +111,10 @@ def test_new_voice_from_a_recording_in_the_voice_library(qtbot, xtts_voices, tmp
     assert made.args[0].id == "cid" and "fp32-torch" in made.args[0].presets
     assert json.loads((xtts_voices / "cid" / "clone.json").read_text())["consent"].startswith("Cid agrees")
     library.shutdown()
+
+
+def test_the_status_bar_names_the_preset_a_coqui_voice_really_renders_with(coqui_installed):
+    from studio.desktop.preset_words import preset_label
+
+    assert preset_label("", "tinyvits", "onnx").startswith("Preset: Best quality, on PyTorch (fp32-torch, engine default)")
+    assert "fp32-cpu" in preset_label("", "not-installed", "onnx")  # unknown here: the backend's default
