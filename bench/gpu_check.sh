@@ -8,6 +8,8 @@
 #   bash bench/gpu_check.sh                   # on the GPU machine; rows in $OUT (/tmp/gpu_check)
 #   bash bench/gpu_check.sh --dry-run         # same code on the CPU, a few sentences, < 60 s
 #   options: --prepared DIR (default .gpu)  --out DIR  --require-tensorrt
+#            --coqui: after the check, Tacotron 2 rows (bench/coqui.py --device cuda, 90 s more;
+#            needs coqui-tts on the GPU machine's Python) in $OUT/coqui.jsonl
 #
 # Steps: unpack the prepared wheels this Python lacks into a temporary folder; run
 # `python3 -m studio.measure.gpu.check` (JSON rows written one by one to
@@ -20,12 +22,14 @@ PREPARED=.gpu
 OUT="${OUT:-/tmp/gpu_check}"
 DRY=""
 REQUIRE=""
+COQUI=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --dry-run) DRY="--dry-run" ;;
         --prepared) PREPARED="$2"; shift ;;
         --out) OUT="$2"; shift ;;
         --require-tensorrt) REQUIRE="--require-tensorrt" ;;
+        --coqui) COQUI=1 ;;
         *) echo "gpu_check.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -64,6 +68,14 @@ timeout -k 5 "$LIMIT" "$PY" -m studio.measure.gpu.check --prepared "$PREPARED" -
 RC=${PIPESTATUS[0]}
 if [ "$RC" = 124 ] || [ "$RC" = 137 ]; then
     echo "gpu_check.sh: TIMED OUT after $LIMIT s: the rows below are what finished"
+fi
+if [ -n "$COQUI" ] && [ -z "$DRY" ]; then
+    if "$PY" -c "import TTS" 2>/dev/null; then
+        echo "== Tacotron 2 rows (at most 90 s)"
+        timeout -k 5 90 "$PY" bench/coqui.py --device cuda --steps 200 --out "$OUT/coqui.jsonl" 2>&1 | tee "$OUT/coqui.log"
+    else
+        echo "== Tacotron 2 rows: skipped, coqui-tts is not installed on this machine"
+    fi
 fi
 echo
 echo "== summary ($(( $(date +%s) - T0 )) s)"

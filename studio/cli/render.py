@@ -222,7 +222,7 @@ def _early_start(args: argparse.Namespace):  # -> studio.stack.build.EarlyStart 
     rendered already, and then nothing should load at all.
     """
     from studio.engine.voice.catalog import get_voice
-    from studio.engine.presets import preset_for_backend
+    from studio.engine.presets import preset_for_voice
     from studio.stack.build import EarlyStart, plan_engine
     from studio.project.opening import default_project_dir
 
@@ -233,7 +233,7 @@ def _early_start(args: argparse.Namespace):  # -> studio.stack.build.EarlyStart 
         voice = get_voice(args.voice)
     except StudioError:
         return None  # _open_project reports it
-    preset = args.preset or preset_for_backend(args.engine).name
+    preset = args.preset or preset_for_voice(voice, args.engine).name
     return EarlyStart(plan_engine(preset, voice, streams=args.streams, isolation=isolation_from_args(args)))
 
 

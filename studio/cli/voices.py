@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from studio.cli.common import print_table
 from studio.core.errors import StudioError
@@ -19,16 +20,63 @@ def register(sub: argparse._SubParsersAction) -> None:
                              description="Download a Piper voice into the voices folder ($STUDIO_VOICES_DIR). "
                              "Each file is checked against the index's size and checksum and only then "
                              "takes its final name, so an interrupted download never leaves a broken voice.")
-    add.add_argument("name", help="voice name, e.g. en_US-lessac-medium")
+    add.add_argument("name", help="voice name, e.g. en_US-lessac-medium, or a Coqui model, e.g. "
+                     "tts_models/en/ljspeech/tacotron2-DDC (with the vocoder it pairs with)")
     add.add_argument("--base-url", default=None, metavar="URL", help="voice repository (default: piper-voices)")
     add.add_argument("--force", action="store_true", help="download again even if the voice is installed")
     add.add_argument("--timeout", type=float, default=30.0, metavar="S", help="network timeout (default: 30)")
+    add.add_argument("--models-file", type=Path, default=None, metavar="JSON",
+                     help="the Coqui model list to use (default: coqui-tts's own)")
+    add.add_argument("--agree", action="store_true", help="accept a Coqui model's licence where it asks (XTTS v2)")
     add.set_defaults(func=_cmd_add)
+    clone = actions.add_parser("clone", help="make a voice from a recording of one person speaking (XTTS v2)",
+                               description="Take a voice from 6-30 seconds of one person speaking (no music): the "
+                               "clip is checked (too short, clipped, mostly silence, too quiet or hours long is "
+                               "refused with the reason), trimmed and resampled, the speaker computed once and "
+                               "stored with the new voice, with the person's consent statement, which the "
+                               "credits and the manifest carry.")
+    clone.add_argument("name", help="the new voice's id")
+    clone.add_argument("--from", dest="recording", type=Path, required=True, metavar="WAV",
+                       help="the recording (any format ffmpeg reads)")
+    clone.add_argument("--model", required=True, metavar="VOICE", help="the XTTS v2 voice to clone with")
+    clone.add_argument("--consent", required=True, metavar="TEXT",
+                       help="the recorded person's consent statement, e.g. 'Ann Lee agrees to this use, 2026-12-05'")
+    clone.set_defaults(func=_cmd_clone)
+
+
+def _cmd_clone(args: argparse.Namespace) -> int:
+    from studio.stack.cloning import voice_from_recording
+
+    folder, clip = voice_from_recording(args.model, args.name, args.recording, args.consent)
+    sys.stdout.write(f"{folder.name}\t{clip.kept_s:.1f} s of speech at {clip.loudness_db:.0f} dBFS\t{folder}\n")
+    return 0
+
+
+def _cmd_add_coqui(args: argparse.Namespace) -> int:
+    """A Coqui model by name: its licence said first, then the model and its vocoder."""
+    import json
+
+    from studio.engine.voice.catalog import coqui_models_dir, coqui_voice_info
+    from studio.engine.voice.coqui_download import download_coqui_voice, model_card
+
+    models = json.loads(args.models_file.read_text(encoding="utf-8")) if args.models_file else None
+    sys.stderr.write(f"studio: {model_card(args.name, models).licence_line}\n")
+    bar = _DownloadProgress(sys.stderr)
+    try:
+        folder = download_coqui_voice(args.name, coqui_models_dir(), models=models, agree=args.agree,
+                                      timeout=args.timeout, progress=bar, force=args.force)
+    finally:
+        bar.finish()
+    info = coqui_voice_info(folder, source="coqui-hub")
+    sys.stdout.write(f"{info.id}\t{info.language}\t{info.sample_rate} Hz\t{folder}\n")
+    return 0
 
 
 def _cmd_add(args: argparse.Namespace) -> int:
     from studio.engine.voice.download import DEFAULT_BASE_URL, download_piper_voice, fetch_voice_index
 
+    if args.name.startswith("tts_models/"):
+        return _cmd_add_coqui(args)
     base = args.base_url or DEFAULT_BASE_URL
     index = fetch_voice_index(base, args.timeout)
     bar = _DownloadProgress(sys.stderr)
@@ -71,7 +119,8 @@ def _cmd_voices(args: argparse.Namespace) -> int:
     for v in voices:
         can = v.abilities
         language = ", ".join(can.languages) if len(can.languages) > 1 else v.language or "?"
-        rows.append((v.id, language, str(len(can.speakers) or 1), ", ".join(can.presets) or "none runs it here",
+        none = "none: take a voice with it (studio voices clone)" if can.cloning else "none runs it here"
+        rows.append((v.id, language, str(len(can.speakers) or 1), ", ".join(can.presets) or none,
                      f"{v.sample_rate} Hz", v.source))
     print_table(rows, sys.stdout)
     return 0

@@ -45,9 +45,12 @@ def default_narrator(project: Project) -> str:
 
 
 def disclosure(project: Project) -> str:
-    """The one sentence, in tags, manifest and closing credits, that says the narration is synthetic."""
-    return (f"This audiobook is narrated by a synthetic, computer-generated voice ({voice_name(project)}), "
+    """The one sentence, in tags, manifest and closing credits, that says the narration is synthetic
+    (and, for a voice taken from a recording, the recorded person's consent)."""
+    said = (f"This audiobook is narrated by a synthetic, computer-generated voice ({voice_name(project)}), "
             "not by a human narrator.")
+    consent = _voice_consent(project.settings().voice_id)
+    return f"{said} The voice was made from a recording, with consent: {consent}" if consent else said
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,34 @@ def _spoken_performance(perf) -> str:  # perf: studio.project.cast.Performance
     words = ["higher" if perf.pitch > 0 else "lower" if perf.pitch < 0 else "",
              "faster" if perf.pace > 1 else "slower" if perf.pace < 1 else ""]
     return " and ".join(w for w in words if w)
+
+
+def licence_warnings(project: Project) -> list[str]:
+    """One warning per voice the book is read with whose weights' licence forbids selling what
+    they make (XTTS v2's Coqui Public Model License): said in the export report and manifest."""
+    from studio.engine.voice.catalog import get_voice
+    from studio.engine.voice.coqui_download import non_commercial
+
+    settings = project.settings()
+    cast = [m.casting.voice_id for m in project.cast.members() if m.casting.voice_id] if project.cast.enabled() else []
+    out = []
+    for voice_id in dict.fromkeys([settings.voice_id, *settings.language_voices.values(), *cast]):
+        try:
+            terms = non_commercial(get_voice(voice_id).licence)
+        except StudioError:
+            continue
+        if terms:
+            out.append(f"the voice {voice_id} is under the {terms}: a book read with it cannot be sold")
+    return out
+
+
+def _voice_consent(voice_id: str) -> str:
+    from studio.engine.voice.catalog import get_voice
+
+    try:
+        return get_voice(voice_id).consent
+    except StudioError:
+        return ""
 
 
 def _voice_called(voice_id: str) -> str:

@@ -53,6 +53,7 @@ from studio.core.files import sha256_file
 from studio.engine.base import Engine
 from studio.delivery.credits import (
     SAMPLE_DEFAULT_S, Credits, cast_voices, credits_clips, default_credits, default_narrator, disclosure, first_prose_chapter,
+    licence_warnings,
     sample_rows,
 )
 from studio.delivery.export import (
@@ -337,6 +338,7 @@ def publish(
     parts, warnings = plan_parts(project, wanted, opts.rules.max_minutes * 60 - opts.mastering.head_s
                                  - opts.mastering.tail_s if not whole_book else float("inf"))
     warnings += list(cover.warnings) if cover else ["no cover art: stores require one (give it with --cover)"]
+    warnings += licence_warnings(project)
     sample = _sample_part(project, opts, wanted, warnings) if opts.sample else None
     for w in warnings:
         log.warning("%s", w)

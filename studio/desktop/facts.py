@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -105,6 +105,17 @@ class MachineFacts:
     bench_path: str = ""
     bench_note: str = ""
     default_preset: str = ""
+
+
+def presets_for_voice(facts: MachineFacts, voice_id: str | None) -> MachineFacts:
+    """The machine's presets as the chosen voice sees them: a preset the voice cannot run
+    does not run here either, and says so (never "Runs here: Yes" for it)."""
+    voice = next((v for v in facts.voices if v.id == voice_id), None)
+    if voice is None or not voice.presets:
+        return facts
+    why = f"the voice {voice.id} cannot run it (its presets: {', '.join(voice.presets)})"
+    return replace(facts, presets=tuple(p if p.name in voice.presets else replace(p, available=False, reason=why)
+                                        for p in facts.presets))
 
 
 def bench_paths(project_folder: str | Path | None) -> list[Path]:

@@ -30,6 +30,7 @@ PLAIN_NAMES: dict[str, str] = {
 #: (words in the raw reason, lower case; the sentence) -- first match wins, so the
 #: specific ones come before the general ones they contain
 PLAIN_REASONS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("cannot run it (its presets",), "The chosen voice cannot run it (pick one of the voice's own presets)."),
     (("tensorrt is not installed",), "TensorRT is not installed."),
     (("tensorrt cannot be imported",), "TensorRT is installed but cannot start (a library it needs is missing)."),
     (("has no cuda support",), "This PyTorch was built without NVIDIA GPU support."),
@@ -71,14 +72,24 @@ def preset_label(preset: str, voice_id: str = "", backend: str = "") -> str:
     say it is the engine default, as the Voices & Presets dialog's row does
     (:func:`default_row_name`), so the two never disagree.
     """
-    name = preset or engine_default_name(backend)
+    name = preset or engine_default_name(backend, voice_id)
     voice = f"  \u00b7  Voice: {voice_id}" if voice_id else ""
     default = "" if preset else ", engine default"
     return f"Preset: {plain_name(name)} ({name}{default}){voice}"
 
 
-def engine_default_name(backend: str) -> str:
-    """The preset a project without one renders with: its backend's FP32 preset."""
+def engine_default_name(backend: str, voice_id: str | None = None) -> str:
+    """The preset a project without one renders with: its backend's FP32 preset, or the first of
+    the voice's own presets when the voice cannot run that (:func:`studio.engine.presets.preset_for_voice`)."""
+    if voice_id:
+        from studio.core.errors import StudioError
+        from studio.engine.presets import preset_for_voice
+        from studio.engine.voice.catalog import get_voice
+
+        try:
+            return preset_for_voice(get_voice(voice_id), backend).name
+        except StudioError:  # not installed here: the backend's default, as before
+            pass
     return preset_for_backend(backend).name
 
 

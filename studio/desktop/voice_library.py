@@ -160,6 +160,23 @@ class VoiceLibrary(QObject):
 
         self.tasks.run(work, on_done=done, on_error=failed, action=f"download {voice_id}")
 
+    def clone(self, model_id: str, name: str, recording: str, consent: str) -> None:
+        """Make voice ``name`` from a recording with an XTTS model (:mod:`studio.stack.cloning`): the
+        clip checked (a refusal arrives as ``failed`` with its reason), the speaker computed once."""
+        def work() -> VoiceChoice:
+            from pathlib import Path
+
+            from studio.stack.cloning import voice_from_recording
+
+            folder, _ = voice_from_recording(model_id, name, Path(recording), consent)
+            return next(v for v in list_voice_choices() if v.id == folder.name)
+
+        def done(choice: VoiceChoice) -> None:
+            self.installed.emit(choice)
+            self.load()
+
+        self.tasks.run(work, on_done=done, action=f"make the voice {name} from {recording}")
+
     def cancel(self) -> None:
         self._cancel.set()
 

@@ -131,6 +131,17 @@ def preset_for_backend(backend: str | None) -> Preset:
     return PRESETS[BACKEND_PRESETS.get(backend or "onnx", DEFAULT_PRESET)]
 
 
+def preset_for_voice(voice: Any, backend: str | None = None) -> Preset:
+    """The preset ``voice`` renders with when nobody chose one: its backend's FP32 preset when
+    the voice runs it, else the first of the voice's own presets that can run here (else its
+    first, which :func:`open_preset` then refuses with the reason)."""
+    preset = preset_for_backend(backend)
+    runs = voice.abilities.presets
+    if not runs or preset.name in runs:
+        return preset
+    return PRESETS[next((name for name in runs if availability(name)[0]), runs[0])]
+
+
 def get_preset(name: str | Preset) -> Preset:
     """The preset called ``name``; PresetUnavailable listing the choices otherwise."""
     if isinstance(name, Preset):

@@ -155,8 +155,8 @@ def render_as(version: Version, inputs: SentenceInputs, *, voice_id: str | None 
 def _part_language(version: Version, part: Part, language: str, said: str) -> str:
     """What a part is said in: a character's voice of another language family speaks its own."""
     voice = part.casting.voice_id if part.casting is not None else ""
-    family = version.voice_languages.get(voice, "") if voice else ""
-    return family if family and family != language_family(language) else said
+    families = (version.voice_languages.get(voice, "") if voice else "").split(",")  # "en,fr": multilingual
+    return families[0] if families[0] and language_family(language) not in families else said
 
 
 def _part(printed: str, language: str, said: str, lexicon: Lexicon) -> PartRendition:

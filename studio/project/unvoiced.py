@@ -20,13 +20,15 @@ SKIPPED = "skip/"
 
 
 def voice_language(voice_id: str) -> str | None:
-    """The language family the voice speaks; None when it is not installed here."""
+    """The language families the voice speaks, comma-separated (``en`` for most voices, ``en,fr``
+    for a multilingual one, from its abilities); None when it is not installed here."""
     from studio.engine.voice.catalog import get_voice
 
     try:
-        return get_voice(voice_id).language_family
+        voice = get_voice(voice_id)
     except StudioError:
         return None
+    return ",".join(voice.abilities.languages) or voice.language_family
 
 
 def said(policy: str, language_voices: Iterable[str], book_language: str, voiced_by_default: str | None,
@@ -42,7 +44,7 @@ def said(policy: str, language_voices: Iterable[str], book_language: str, voiced
     if voiced_by_default is None:
         return language
     chosen = UnvoicedPolicy(policy)
-    voiced = {language_family(k) for k in language_voices} | {voiced_by_default}
+    voiced = {language_family(k) for k in language_voices} | set(voiced_by_default.split(","))
     if chosen is UnvoicedPolicy.NATIVE_PHONEMES or language_family(language) in voiced:
         return language
     return book_language if chosen is UnvoicedPolicy.BOOK_LANGUAGE else SKIPPED + language

@@ -155,9 +155,16 @@ def heap_bounds_for(preset: Preset) -> HeapBounds:
     return SERVING_BOUNDS
 
 
-def effective_preset(settings: "ProjectSettings") -> Preset:
-    """The preset a project renders with (its own, else its backend's FP32 preset)."""
-    return get_preset(settings.preset) if settings.preset else preset_for_backend(settings.backend)
+def effective_preset(settings: "ProjectSettings", voice: "VoiceInfo | None" = None) -> Preset:
+    """The preset a project renders with (its own, else its backend's FP32 preset, or with
+    ``voice`` given, the first of the voice's presets when it cannot run that one)."""
+    if settings.preset:
+        return get_preset(settings.preset)
+    if voice is not None:
+        from studio.engine.presets import preset_for_voice
+
+        return preset_for_voice(voice, settings.backend)
+    return preset_for_backend(settings.backend)
 
 
 def plan_for_project(
@@ -167,7 +174,8 @@ def plan_for_project(
     both call this, with the user's streams and isolation choices."""
     from studio.engine.voice.catalog import get_voice
 
-    return plan_engine(effective_preset(settings), get_voice(settings.voice_id), streams=streams, isolation=isolation,
+    voice = get_voice(settings.voice_id)
+    return plan_engine(effective_preset(settings, voice), voice, streams=streams, isolation=isolation,
                        triton=settings.triton)
 
 

@@ -65,22 +65,31 @@ def choose_preset(
     and ``--voice``). Raises PresetUnavailable when the resulting preset cannot run
     here (e.g. a project rendered on a GPU machine, opened on a laptop).
     """
+    from studio.engine.voice.catalog import get_voice
+
+    voice = get_voice(settings.voice_id)
     changes: dict[str, str] = {}
+    if not preset and settings.preset and settings.preset not in voice.abilities.presets:
+        changes = {"preset": ""}  # chosen for another voice: this voice's own default
     if preset:
         p = get_preset(preset)
-        if effective_preset(settings) != p:
+        if p.name not in voice.abilities.presets:
+            raise PresetUnavailable(f"voice {voice.id} cannot run preset {p.name} "
+                                    f"(its presets: {', '.join(voice.abilities.presets) or 'none'})")
+        if effective_preset(settings, voice) != p:
             changes = {"preset": p.name, "backend": p.backend}
     elif engine and settings.preset and get_preset(settings.preset).backend != engine:
         changes = {"preset": ""}  # --engine alone: that backend's default preset
     wanted = settings.with_changes(**changes) if changes else settings
     if not wanted.preset and not _has_audio(project):
-        wanted = wanted.with_changes(preset=effective_preset(wanted).name)  # nothing cached yet: name the preset
+        named = effective_preset(wanted, voice)  # nothing cached yet: name the preset
+        wanted = wanted.with_changes(preset=named.name, backend=named.backend)
     if wanted != settings:
         settings = wanted
         project.update_settings(settings)
         log.info("project preset: %s", settings.preset or f"{settings.backend} default")
     if settings.triton is None:
-        require_available(effective_preset(settings).name)
+        require_available(effective_preset(settings, voice).name)
     return settings
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QMessageBox, QPushButton, QWidget
 
 #: languages offered in override menus (ISO 639-1); voices' languages are added at run time
 LANGUAGE_NAMES: dict[str, str] = {
@@ -55,3 +55,13 @@ def show_message_box(parent: QWidget, title: str, text: str, detail: str = "",
     box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
     box.open()
     return box
+
+
+def browse_row(edit: QLineEdit, browse) -> QHBoxLayout:  # noqa: ANN001 - a slot
+    """A path field with its "Browse..." button beside it (``browse`` fills the field)."""
+    button = QPushButton("Browse\u2026")
+    button.clicked.connect(browse)
+    row = QHBoxLayout()
+    row.addWidget(edit, 1)
+    row.addWidget(button)
+    return row

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem, QPlainTextEdit, QProgressBar, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
+from studio.ui.common import browse_row
 from studio.project.numbering import chapter_label
 from studio.desktop.export_words import in_app_words
 from studio.desktop.messages import ErrorInfo, ExportProgress, PackageChoices
@@ -51,11 +52,7 @@ class ExportDialog(QDialog):
         self.open_url = open_url
         self.result_progress: ExportProgress | None = None
         self.folder = QLineEdit(folder)
-        browse = QPushButton("Browse\u2026")
-        browse.clicked.connect(self._browse)
-        row = QHBoxLayout()
-        row.addWidget(self.folder, 1)
-        row.addWidget(browse)
+        row = browse_row(self.folder, self._browse)
         self.format = QComboBox()
         self.format.addItem("M4B audiobook (one file, chapter markers, cover)", "m4b")
         self.format.addItem("MP3 (one file per chapter)", "mp3")
@@ -67,11 +64,7 @@ class ExportDialog(QDialog):
         self._publish_choice = dict(PUBLISH_DEFAULT)  # for WAV/MP3; the other formats are always publish-ready
         self.cover = QLineEdit()
         self.cover.setPlaceholderText("the EPUB's cover, if the book has one")
-        pick = QPushButton("Browse\u2026")
-        pick.clicked.connect(self._browse_cover)
-        cover_row = QHBoxLayout()
-        cover_row.addWidget(self.cover, 1)
-        cover_row.addWidget(pick)
+        cover_row = browse_row(self.cover, self._browse_cover)
         form = QFormLayout()
         form.addRow("Folder:", row)
         form.addRow("Format:", self.format)

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from studio.stack.preset_advice import PresetFacts, Recommendation, recommend
 from studio.project.settings import ProjectSettings
-from studio.desktop.facts import BenchFigures, MachineFacts, PresetInfo
+from studio.desktop.facts import BenchFigures, MachineFacts, PresetInfo, presets_for_voice
 from studio.desktop.measure import ABOUT, MeasureProgress, MeasureResult, PresetMeasurer
 from studio.desktop.messages import ErrorInfo
 from studio.desktop.preset_words import default_row_name, engine_default_name, plain_name, plain_reason
@@ -129,6 +129,7 @@ class PresetTable(QWidget):
     def set_facts(self, facts: MachineFacts, settings: ProjectSettings) -> None:
         """Show every preset; keeps the row the user picked (else the project's preset)."""
         keep = self.chosen()[0] if self.chosen() is not None else settings.preset
+        facts = presets_for_voice(facts, settings.voice_id)
         self.facts, self.settings = facts, settings
         self.recommendation = recommend([
             PresetFacts(p.name, p.available, None if p.bench is None or p.bench.error else p.bench.x_real_time)
@@ -141,7 +142,11 @@ class PresetTable(QWidget):
         # a project without a preset renders with its engine's default preset: that preset's own row says
         # so (one "Best quality" in the list, not two), and choosing it keeps "no preset" (nothing re-renders)
         engine_default = "" if settings.preset else engine_default_name(settings.backend)
-        if not any(p.name == engine_default and p.available for p in facts.presets) and not settings.preset:
+        runs = next((v.presets for v in facts.voices if v.id == settings.voice_id), ())
+        if engine_default and runs and engine_default not in runs:
+            # the voice cannot run its backend's default: it renders with the first of its own that runs here
+            engine_default = next((p.name for p in facts.presets if p.available), "")
+        if engine_default and not any(p.name == engine_default and p.available for p in facts.presets):
             default = QTreeWidgetItem([*default_row_name(settings.backend), "Yes", "", ""])
             default.setData(0, _NAME, "")
             default.setData(0, _DETAILS, f"<b>{escape(default_row_name(settings.backend)[0])}</b> "
@@ -151,7 +156,8 @@ class PresetTable(QWidget):
         for info in facts.presets:
             item = self._item(info, info.name == rec.preset)
             if info.name == engine_default and info.available:
-                item.setText(0, item.text(0).replace(plain_name(info.name), default_row_name(settings.backend)[0], 1))
+                item.setText(0, item.text(0).replace(plain_name(info.name),
+                                                     f"{plain_name(info.name)} \u2014 engine default", 1))
                 item.setData(0, _CHOICE, "")
             self.tree.addTopLevelItem(item)
         for i in range(self.tree.topLevelItemCount()):

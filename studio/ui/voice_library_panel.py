@@ -7,6 +7,8 @@ voice, a voice per language), without closing and reopening anything.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QProgressBar, QPushButton, QTableWidget,
@@ -15,6 +17,9 @@ from PySide6.QtWidgets import (
 
 from studio.desktop.messages import ErrorInfo
 from studio.desktop.voice_library import DownloadProgress, Library, LibraryVoice, VoiceLibrary
+
+if TYPE_CHECKING:
+    from studio.ui.clone_dialog import CloneDialog
 
 COLUMNS = ("Voice", "Language", "Quality", "Size", "Status")
 
@@ -52,12 +57,15 @@ class VoiceLibraryPanel(QWidget):
         self.sample_btn = QPushButton("\u25b6 Sample")
         self.sample_btn.setToolTip("Hear a sentence in this voice (installed voices)")
         self.sample_btn.clicked.connect(lambda: self._with(lambda v: self.sampleRequested.emit(v.id)))
+        self.clone_btn = QPushButton("New voice from a recording\u2026")
+        self.clone_btn.setToolTip("Take a voice from a recording of one person speaking (an XTTS v2 model)")
+        self.clone_btn.clicked.connect(self.new_voice_from_recording)
         self.bar = QProgressBar()
         self.bar.setVisible(False)
         self.status = QLabel("Reading the voice catalogue\u2026")
         self.status.setWordWrap(True)
         buttons = QHBoxLayout()
-        for b in (self.download_btn, self.cancel_btn, self.remove_btn, self.sample_btn):
+        for b in (self.download_btn, self.cancel_btn, self.remove_btn, self.sample_btn, self.clone_btn):
             buttons.addWidget(b)
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
@@ -81,6 +89,18 @@ class VoiceLibraryPanel(QWidget):
         self.status.setText(f"{installed} installed, {catalogue} in the catalogue"
                             + (f" \u2014 catalogue not available: {library.catalogue_error}" if library.catalogue_error else ""))
         self._fill()
+
+    def new_voice_from_recording(self, dialog: "CloneDialog | None" = None) -> None:
+        """Ask for the recording, name, model and consent; the library makes the voice in the background."""
+        from studio.stack.cloning import cloning_models
+        from studio.ui.clone_dialog import CloneDialog
+
+        dialog = dialog or CloneDialog(cloning_models(), self)
+        if dialog.exec() != CloneDialog.DialogCode.Accepted:
+            return
+        model, name, recording, consent = dialog.values()
+        self._said(f"Making the voice {name} from {recording}\u2026")
+        self.library.clone(model, name, recording, consent)
 
     def selected(self) -> LibraryVoice | None:
         rows = self.table.selectionModel().selectedRows()

@@ -26,8 +26,6 @@ _LOGGER = logging.getLogger(__name__)
 
 DEFAULT_VOICE_ID = "en_US-joe-medium"
 VOICES_DIR_ENV = "STUDIO_VOICES_DIR"
-#: Checkpoint names coqui-tts itself looks for first (``ModelManager._find_files``).
-_COQUI_MODEL_NAMES = ("model_file.pth", "model.pth", "model_file.pth.tar", "checkpoint.pth")
 
 
 #: every preset a Piper voice runs (the presets were written for Piper voices first)
@@ -80,6 +78,10 @@ class VoiceInfo:
     abilities: VoiceAbilities = VoiceAbilities()
     #: the voice author's recommended synthesis settings (a new project starts from them)
     default_settings: SynthesisSettings = SynthesisSettings()
+    #: a voice taken from a recording: the recorded person's consent statement (credits, manifest)
+    consent: str = ""
+    #: the weights' licence where the voice states one (a non-commercial one is said at export)
+    licence: str = ""
 
     @property
     def language_family(self) -> str:
@@ -171,42 +173,34 @@ def coqui_voice_info(
     """Describe a Coqui checkpoint folder (``config.json`` + ``*.pth``); VoiceError if unusable.
 
     Hub downloads are named like coqui names them (``tts_models/en/ljspeech/vits``)
-    so the id a user downloads is the id they select.
+    so the id a user downloads is the id they select. What the model can do is read
+    from its config without torch (:mod:`studio.engine.coqui.checkpoint`).
     """
-    config_path = folder / "config.json"
-    model_path = _coqui_checkpoint(folder)
-    if model_path is None:
-        raise VoiceError(f"{folder}: no model checkpoint (*.pth) in the folder")
-    try:
-        config = json.loads(config_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise VoiceError(f"{config_path}: unreadable Coqui config ({exc})") from exc
-    if not isinstance(config, dict):
-        raise VoiceError(f"{config_path}: Coqui config must be a JSON object")
-    audio = config.get("audio") or {}
-    sample_rate = audio.get("sample_rate") or audio.get("output_sample_rate") or config.get("output_sample_rate")
-    if not isinstance(sample_rate, int) or sample_rate <= 0:
-        raise VoiceError(f"{config_path}: no audio sample rate in the Coqui config")
+    from studio.engine.coqui.checkpoint import read_checkpoint
 
-    language = str(config.get("phoneme_language") or config.get("language") or "")
+    checkpoint = read_checkpoint(folder)
     if folder.name.startswith("tts_models--") and folder.name.count("--") == 3:
-        language = language or folder.name.split("--")[1]
         voice_id = voice_id or folder.name.replace("--", "/")  # tts_models/en/ljspeech/vits
     voice_id = voice_id or folder.name
-    language = piper_language(language)
-    model_kind = str(config.get("model", "")) or "model"
+    language = piper_language(checkpoint.language_names[0]) if checkpoint.language_names else ""
     label = voice_id.split("/", 2)[-1].replace("/", " ") if voice_id.startswith("tts_models/") else voice_id
+    noise, length, noise_w = checkpoint.scales
     return VoiceInfo(
         id=voice_id,
-        name=f"{label} ({', '.join(x for x in (language, model_kind, 'Coqui') if x)})",
+        name=f"{label} ({', '.join(x for x in (language, checkpoint.label, 'Coqui') if x)})",
         backend="coqui",
         language=language,
-        sample_rate=int(sample_rate),
-        model_path=model_path,
-        config_path=config_path,
+        sample_rate=checkpoint.sample_rate,
+        model_path=checkpoint.identity_file,  # what the cache keys' fingerprint hashes
+        config_path=checkpoint.config_path,
         source=source,
-        # listed, but no preset runs a Coqui checkpoint yet: the render refuses it with that reason
-        abilities=VoiceAbilities(languages=(language_family(language),) if language else ()),
+        abilities=VoiceAbilities(languages=checkpoint.languages, speakers=checkpoint.speakers,
+                                 presets=checkpoint.presets, batching=checkpoint.batching,
+                                 cloning=checkpoint.model == "xtts"),
+        default_settings=SynthesisSettings(noise_scale=noise, length_scale=length, noise_w=noise_w,
+                                           speaker_id=0 if checkpoint.speakers else None),
+        consent=checkpoint.consent,
+        licence=checkpoint.licence,
     )
 
 
@@ -266,16 +260,11 @@ def _add(voices: list[VoiceInfo], make, path: Path) -> None:
 
 
 def _coqui_folders(root: Path) -> list[Path]:
-    """Folders under ``root`` holding a Coqui ``config.json`` (not Piper's ``.onnx.json``)."""
-    return _safe_sorted(c.parent for c in root.rglob("config.json") if _coqui_checkpoint(c.parent))
+    """Folders under ``root`` holding a Coqui ``config.json`` (not Piper's ``.onnx.json``), except
+    vocoders (listed with the voice they pair with) and other programs' ``config.json``."""
+    from studio.engine.coqui.checkpoint import is_voice_folder
 
-
-def _coqui_checkpoint(folder: Path) -> Path | None:
-    for name in _COQUI_MODEL_NAMES:
-        if (folder / name).is_file():
-            return folder / name
-    candidates = sorted(folder.glob("*.pth"))
-    return candidates[0] if len(candidates) == 1 else None
+    return _safe_sorted(c.parent for c in root.rglob("config.json") if is_voice_folder(c.parent))
 
 
 def _safe_sorted(paths, key=None) -> list[Path]:

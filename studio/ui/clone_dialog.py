@@ -1,0 +1,57 @@
+"""New voice from a recording: the recording, the new voice's name, the model that takes it,
+and the recorded person's consent (kept with the voice, said in the credits and manifest)."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QLabel, QLineEdit, QWidget
+
+from studio.ui.common import browse_row
+
+
+class CloneDialog(QDialog):
+    """Asks what :meth:`studio.desktop.voice_library.VoiceLibrary.clone` needs; OK only when all is given."""
+
+    def __init__(self, models: list[str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("New voice from a recording")
+        self.recording = QLineEdit()
+        self.recording.setPlaceholderText("6 to 30 seconds of one person speaking, no music")
+        row = browse_row(self.recording, self._browse)
+        self.name = QLineEdit()
+        self.name.setPlaceholderText("e.g. ann-narrator")
+        self.model = QComboBox()
+        self.model.addItems(models)
+        self.consent = QLineEdit()
+        self.consent.setPlaceholderText("e.g. Ann Lee agrees to this use of her voice, 2026-12-05")
+        note = QLabel("The clip is checked first (too short, clipped, mostly silence, too quiet or hours long is "
+                      "refused with the reason). The consent statement is kept with the voice and said in the "
+                      "book's credits and manifest." if models else
+                      "No installed model can take a voice from a recording: add an XTTS v2 model first.")
+        note.setWordWrap(True)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        form = QFormLayout(self)
+        form.addRow("Recording", row)
+        form.addRow("New voice", self.name)
+        form.addRow("Model", self.model)
+        form.addRow("Consent", self.consent)
+        form.addRow(note)
+        form.addRow(self.buttons)
+        for edit in (self.recording, self.name, self.consent):
+            edit.textChanged.connect(self._ok)
+        self._ok()
+
+    def values(self) -> tuple[str, str, str, str]:
+        """``(model, name, recording, consent)``."""
+        return (self.model.currentText(), self.name.text().strip(), self.recording.text().strip(),
+                self.consent.text().strip())
+
+    def _ok(self) -> None:
+        model, name, recording, consent = self.values()
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(all((model, name, recording, consent)))
+
+    def _browse(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Recording", "", "Audio (*.wav *.flac *.mp3 *.m4a *.ogg)")
+        if path:
+            self.recording.setText(path)
