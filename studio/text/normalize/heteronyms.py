@@ -28,6 +28,8 @@ OBJECTS = frozenset("the a an his her their its our your my it them him me us th
 SUBJECTS = frozenset("he she it who that which one everyone nobody someone somebody".split())
 #: the respellings that are a verb's reading (the printed word is then the noun)
 _VERB_READINGS: set[str] = set()
+#: the respellings that are a noun's reading (the printed word is then the verb)
+_NOUN_READINGS: set[str] = set()
 
 
 def _verb(alt: str, *, after: str = "", before: str = "") -> tuple[str, Callable[[str, str, str], bool]]:
@@ -44,6 +46,7 @@ def _verb(alt: str, *, after: str = "", before: str = "") -> tuple[str, Callable
 
 def _noun(alt: str, *, after: str = "", before: str = "") -> tuple[str, Callable[[str, str, str], bool]]:
     nexts, prevs = frozenset(after.split()), frozenset(before.split())
+    _NOUN_READINGS.add(alt)
 
     def test(prev: str, nxt: str, sentence: str) -> bool:
         return prev in DET or prev in prevs or nxt in nexts
@@ -171,6 +174,13 @@ HETERONYMS: dict[str, tuple[str, Callable[[str, str, str], bool]]] = {
 PROPER = {"Polish": ("Poalish", "people government army language border forces king history capital writer poet national jews city cuisine film"),
           "Job": ("Jobe", "said answered replied cursed")}
 WORDS = re.compile(r"\b(" + "|".join(sorted(HETERONYMS, key=len, reverse=True)) + r"|Polish|Job)\b", re.I)
+
+
+def noun_or_verb(word: str) -> str:
+    """"verb" when ``word``'s respelling is its verb reading, "noun" when its noun's, "" for the
+    heteronyms whose readings are not a noun and a verb ("wound", "lead", "read")."""
+    alt = HETERONYMS.get(word.lower(), ("", None))[0]
+    return "verb" if alt in _VERB_READINGS else "noun" if alt in _NOUN_READINGS else ""
 
 
 def _neighbours(text: str, start: int, end: int) -> tuple[str, str]:

@@ -118,10 +118,16 @@ def _run(run: str, before: str, after: str, started: bool, lone: bool) -> str:
         pause = ";"  # espeak-ng takes ". word" for an abbreviation's dot and drops the pause
     if not started:  # marks before the first word: espeak-ng would drop the pause, and may name a mark
         pause = ""
-    words = " ".join(kept)
+    # a symbol before the run's first pause belongs to the number before it ("81.8°;"), the rest to what follows
+    first = next((k for k, c in enumerate(bare) if c not in kept and pause_of(c)), len(bare))
+    left = "".join(c for c in bare[:first] if c in kept)
+    right = " ".join(c for c in bare[first:] if c in kept)
+    if left and before.isdigit():
+        left = (" " if run[0].isspace() else "") + left
+    else:
+        left, right = "", " ".join(x for x in (" ".join(left), right) if x)
     if not after:  # the end of the text: the last pause, nothing after it
-        return (pause or "") if not words else f" {words}{pause}"
-    if words:
-        return f"{pause} {words} " if pause else f" {words} "
-    return f"{pause} " if pause else " "
+        return f"{left}{' ' + right if right else ''}{pause}"
+    glue = "" if right and after.isdigit() and not run[-1].isspace() else " "  # "$3" stays one reading
+    return f"{left}{pause} {right}{glue}" if right else f"{left}{pause} "
 
