@@ -9,8 +9,6 @@ readings are the noun and the verb are asked about.
 
 from __future__ import annotations
 
-import re
-
 from studio.text import tagger
 from studio.text.normalize import heteronyms
 

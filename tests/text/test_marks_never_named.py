@@ -8,7 +8,6 @@ spoken form's words and nothing else (a mark espeak-ng names, "exclamation", "sl
 from __future__ import annotations
 
 import re
-import sys
 import unicodedata
 from functools import lru_cache
 
