@@ -19,6 +19,8 @@ from studio.text.normalize import spoken_form
     ("on 21ST MARCH 1850", "on twenty-first march eighteen fifty"),
     ("DA", "Da"),
     ("NO!", "No!"),
+    ("BILLINGSGATE, n.", "Billingsgate, n."),  # a dictionary's headword: long, with its vowels
+    ("MEERSCHAUM, n.", "Meerschaum, n."),
 ])
 def test_words_in_capitals_are_words_and_ordinals_in_any_case(printed: str, said: str) -> None:
     assert spoken_form(printed, "en") == said
@@ -28,6 +30,8 @@ def test_words_in_capitals_are_words_and_ordinals_in_any_case(printed: str, said
     ("we saw the US UK deal", "we saw the U S U K deal"),  # acronyms beside acronyms stay spelled
     ("Call the FBI NOW", "Call the F B I now"),
     ("BBC.", "B B C."),
+    ("the HTTPS link", "the H T T P S link"),
+    ("the NSPCC said", "the N S P C C said"),
 ])
 def test_acronyms_stay_spelled(printed: str, said: str) -> None:
     assert spoken_form(printed, "en") == said

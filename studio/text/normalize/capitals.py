@@ -119,7 +119,10 @@ def is_acronym(word: str, running_capitals: bool = False) -> bool:
         return True
     if len(bare) <= 3:
         return not running_capitals or not re.search(r"[AEIOUY]", bare)
-    return bool(re.search(r"[^AEIOUY]{4}", bare)) and not running_capitals
+    # four consonants in a row ("HTTPS") spell a short word; a long one with its vowels ("BILLINGSGATE",
+    # "MEERSCHAUM", a dictionary's headword) is a word the dictionary lacks, read as one
+    vowels = len(re.findall(r"[AEIOUY]", bare))
+    return bool(re.search(r"[^AEIOUY]{4}", bare)) and not running_capitals and (len(bare) <= 6 or vowels * 5 < len(bare))
 
 
 def is_word(word: str, running: bool = False) -> bool:
