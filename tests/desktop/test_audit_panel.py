@@ -1,0 +1,43 @@
+"""The Book Audit panel: a real project, real SQLite, the bundled voice's own front end."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support.gui import write_manuscript
+
+from studio.desktop.tasks import TaskRunner
+from studio.ui.audit_panel import AuditDialog
+
+WAIT = 120_000
+BOOK = """# Audit
+
+## One
+
+The horse ran!—the second horse followed. The FBI came to see Nguyen. Yesterday Nguyen rowed home.
+
+Et tu, Brute? Veni, vidi, vici, dixit Caesar ad senatum populumque Romanum in foro.
+"""
+
+
+@pytest.fixture
+def project(private_dirs: None, tmp_path: Path):
+    from studio.project.opening import open_project
+
+    opened = open_project(write_manuscript(tmp_path / "m", BOOK, "audit.md"), folder=tmp_path / "p")
+    yield opened.project
+    opened.project.close()
+
+
+def test_the_panel_lists_the_findings_by_kind_with_their_sentences(qtbot, project) -> None:
+    dlg = AuditDialog(project, TaskRunner(threads=1))
+    qtbot.addWidget(dlg)
+    qtbot.waitUntil(lambda: dlg.audit is not None, timeout=WAIT)  # read in the background
+    rows = [[dlg.table.item(r, c).text() for c in range(5)] for r in range(dlg.table.rowCount())]
+    kinds = {r[0] for r in rows}
+    assert "symbol" not in kinds  # the voice names no mark: "!—" is the exclamation's pause
+    spelled = next(r for r in rows if r[0] == "spelled")
+    assert spelled[1] == "1" and spelled[3] == "FBI" and "FBI came" in spelled[4]
+    assert any(r[0] == "guessed" and r[3].startswith("Nguyen") for r in rows)
+    assert "spelled: 1" in dlg.summary.text() and "symbol: 0" in dlg.summary.text()
