@@ -41,3 +41,10 @@ def test_the_panel_lists_the_findings_by_kind_with_their_sentences(qtbot, projec
     assert spelled[1] == "1" and spelled[3] == "FBI" and "FBI came" in spelled[4]
     assert any(r[0] == "guessed" and r[3].startswith("Nguyen") for r in rows)
     assert "spelled: 1" in dlg.summary.text() and "symbol: 0" in dlg.summary.text()
+
+
+def test_language_names_come_from_the_detector_when_the_menus_lack_them() -> None:
+    from studio.ui.common import language_label, language_name
+
+    assert language_name("sk") == "Slovak" and language_name("sw") == "Swahili" and language_name("en_US") == "English"
+    assert language_label("sk") == "Slovak (sk)" and language_name("zz") == "zz"
