@@ -14,7 +14,7 @@ def test_function_words_alone_do_not_take_a_passage_the_detector_reads_as_the_co
 
 
 def test_a_very_short_passage_leaves_only_for_another_script() -> None:
-    assert _decide({"sk": 0.95, "en": 0.05}, language.SCRIPT_ONLY_LETTERS - 1, "en", "Ahoj ty tam", "en") == "en"
+    assert _decide({"sk": 0.9999, "en": 0.0001}, language.SCRIPT_ONLY_LETTERS - 1, "en", "Ahoj ty tam", "en") == "en"
     assert _decide({"ru": 1.0}, 5, "en", "Да нет да", "en") == "ru"
 
 
