@@ -48,3 +48,31 @@ def test_language_names_come_from_the_detector_when_the_menus_lack_them() -> Non
 
     assert language_name("sk") == "Slovak" and language_name("sw") == "Swahili" and language_name("en_US") == "English"
     assert language_label("sk") == "Slovak (sk)" and language_name("zz") == "zz"
+
+
+MIXED = """# Two quotations
+
+## One
+
+The old man read aloud from the book every evening, and the children listened by the fire.
+
+Gallia est omnis divisa in partes tres, quarum unam incolunt Belgae, aliam Aquitani, tertiam qui ipsorum lingua Celtae.
+
+Then he closed the book and told them a story of his own about the sea and the ships.
+
+Es war einmal ein König, der hatte drei Töchter, und die jüngste war so schön, dass die Sonne sich wunderte.
+
+And so the evening ended, as every evening did, with the fire low and the house quiet.
+"""
+
+
+def test_the_banner_names_each_language_and_keeps_one_at_a_time(qtbot, window, tmp_path: Path) -> None:  # noqa: ANN001
+    from support.window import open_and_wait
+
+    open_and_wait(qtbot, window, write_manuscript(tmp_path / "m", MIXED, "mixed.md"))
+    banner = window.book.summary
+    assert "look" in banner.full_text and "Latin" in banner.full_text and "German" in banner.full_text
+    assert "Keep the Latin English" in banner.text() and "Keep the German English" in banner.text()
+    banner.linkActivated.emit("keep:de")  # the German passage only
+    qtbot.waitUntil(lambda: "German" not in banner.text(), timeout=WAIT)
+    assert "Latin" in banner.full_text  # the genuine Latin quotation is left alone
