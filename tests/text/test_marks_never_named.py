@@ -50,7 +50,7 @@ def named(text: str) -> str | None:
     phonemes = said(text)
     if _NOT_LETTERS.sub("", phonemes) != words_said(spoken):
         return f"{text!r} -> {phonemes!r}"
-    between = text[text.find("alpha") + 5:text.rfind("beta")]
+    between = spoken[spoken.find("alpha") + 5:spoken.rfind("beta")]  # a mark the normaliser said ("or") is no pause
     if any(pause_of(c) for c in between) and not re.search(r"[,.;:!?]", phonemes):
         return f"{text!r} lost its pause: {phonemes!r}"
     return None
