@@ -71,6 +71,7 @@ def manuscript_lexicon(args: argparse.Namespace, own: Lexicon = Lexicon()) -> Le
 def _project_sentences(project, make, phonemes: bool = False) -> list:  # project: Project; make: SpokenSentence
     """A project's sentences as the render will speak them (overrides and lexicon applied);
     ``phonemes``: with what the render gives each one's voice."""
+    from studio.core.errors import VoiceError
     from studio.project.unvoiced import SKIPPED
     from studio.rendering.phonemes import voice_phonemes
 
@@ -88,7 +89,10 @@ def _project_sentences(project, make, phonemes: bool = False) -> list:  # projec
                   for p in parts] or [narrator]
         said = ""
         if (r := renditions.get(row.id)) is not None and not r.said.startswith(SKIPPED):
-            said = voice_phonemes(r.voice_id)(r.spoken, r.said, r.lexicon)
+            try:
+                said = voice_phonemes(r.voice_id)(r.spoken, r.said, r.lexicon)
+            except VoiceError:  # the project's voice is not installed here: nothing to show
+                said = ""
         out.append(make(row.chapter + 1, counts[row.chapter], paragraph, row.text, row.spoken or row.text, row.language,
                         speaker, " + ".join(dict.fromkeys(voices)), said))
     return out
