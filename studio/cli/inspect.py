@@ -33,9 +33,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--spoken", action="store_true",
                    help="list the sentences whose spoken form (numbers, dates, abbreviations... as the voice "
                    "will say them) differs from the print")
+    p.add_argument("--audit", action="store_true",
+                   help="list, by kind and with their sentences, everything the voice would say other than as a "
+                   "narrator reads it: symbols it would name, words it would spell, sentences in another language's "
+                   "rules, words it can only guess, uncertain heteronyms")
     p.add_argument("--json", action="store_true",
                    help="with --spoken: write every sentence as a JSON object (chapter, index, paragraph, "
-                   "text, spoken, language) instead of the report")
+                   "text, spoken, language, phonemes: what the voice is given) instead of the report; "
+                   "with --audit: the findings")
     p.set_defaults(func=_cmd_inspect)
 
 
@@ -61,9 +66,13 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
         require_file(args.file)
         read = read_manuscript(args.file, max_sentence_chars=args.max_sentence_chars)
         book, own = read.book, read.lexicon
-        if not rate and not args.spoken:
+        if not rate and not args.spoken and not args.audit:
             voice = get_voice(None).id
             durations, rate = book_estimates(book, voice), f"voice {voice}'s measured rate, with pauses"
+    if args.audit:
+        from studio.cli.audit import print_audit
+
+        return print_audit(args, book, sys.stdout, own)
     if args.spoken:
         from studio.cli.spoken import print_spoken
 

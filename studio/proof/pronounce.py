@@ -13,7 +13,6 @@ form does.
 
 from __future__ import annotations
 
-import logging
 import re
 from functools import lru_cache
 
@@ -22,7 +21,6 @@ from studio.core.lexicon import Lexicon
 from studio.project.proofs import ProofFlag
 from studio.proof.words import edit_distance, phonemes
 
-log = logging.getLogger(__name__)
 
 #: the other opinion must be this much closer (phonemes) to one reading to count
 MARGIN = 1
@@ -34,20 +32,12 @@ def _readings() -> dict[str, str]:
     return {word: alt for word, (alt, _test) in heteronyms.HETERONYMS.items() if word != "august"}
 
 
-@lru_cache(maxsize=2048)
 def _tagged(sentence: str) -> tuple[tuple[str, str], ...]:
-    """gruut's reading of each word of the sentence (word, phonemes); empty when gruut is absent."""
-    try:
-        from gruut import sentences
-    except ImportError:
-        log.debug("gruut is not installed: the heteronym check has only the studio's rules")
-        return ()
-    out = []
-    for sent in sentences(sentence, lang="en-us"):
-        for w in sent:
-            if w.phonemes:
-                out.append((w.text.lower(), "".join(w.phonemes)))
-    return tuple(out)
+    """gruut's reading of each word of the sentence (word, phonemes): the studio's one tagger
+    (:mod:`studio.text.tagger`, which the book audit asks too); empty when gruut is absent."""
+    from studio.text import tagger
+
+    return tuple((t.word, t.phonemes) for t in tagger.tagged(sentence))
 
 
 def _plain(ipa: str) -> str:

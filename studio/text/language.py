@@ -42,6 +42,12 @@ PRIOR_LETTERS = 40
 MIN_DISTINCT_WORDS = 3
 #: this many function words of a language are strong evidence for it
 STRONG_FUNCTION_WORDS = 2
+#: passages with fewer letters than this leave their context's language only for another script
+SCRIPT_ONLY_LETTERS = 8
+#: function words take a passage from its context only when the detector's log-odds for their
+#: language over the context's are at least this (an interjection that is a German word, "So",
+#: "Die", in an English line the detector reads as English, leaves it English)
+FUNCTION_WORD_FLOOR = 0.0
 #: the detector's leaders whose function words are counted too (lingua may rank Latin above the Italian it is)
 FUNCTION_WORD_RIVALS = 3
 #: extra log-odds needed when neither language's function words are there to confirm
@@ -191,14 +197,15 @@ def _decide(scores: dict[str, float], letters: int, context: str, sample: str = 
         return context
     if scores.get(context, 0.0) <= 0.0 and best != context:
         return best  # another script: the context's language is no candidate at all
-    if distinct_words(sample) < MIN_DISTINCT_WORDS:
-        return context
+    if distinct_words(sample) < MIN_DISTINCT_WORDS or letters < SCRIPT_ONLY_LETTERS:
+        return context  # a very short passage ("Bravo, Signor!") leaves its context only on script
     in_play = {best, context, book, *list(scores)[:FUNCTION_WORD_RIVALS]}
     counts = {code: function_words(sample, code) for code in in_play if code and code in scores}
     ranked = sorted(counts.values(), reverse=True)
     lead = max(counts, key=lambda c: (counts[c], c == context, c == book)) if counts else ""
-    if lead and ranked[0] >= STRONG_FUNCTION_WORDS and (len(ranked) < 2 or ranked[0] > ranked[1]):
-        return lead
+    if lead and ranked[0] >= STRONG_FUNCTION_WORDS and (len(ranked) < 2 or ranked[0] > ranked[1]) \
+            and (lead == context or _log_ratio(scores, lead, context) >= FUNCTION_WORD_FLOOR):
+        return lead  # the small words confirm it, and the detector does not find the context likelier
     if best == context:
         return best
     if best == book and counts.get(book, 0) > counts.get(context, 0):
@@ -211,6 +218,11 @@ def _decide(scores: dict[str, float], letters: int, context: str, sample: str = 
     elif best in FUNCTION_WORDS and context in FUNCTION_WORDS:
         needed += NO_FUNCTION_WORDS_ODDS
     return best if math.log(scores[best] / scores[context]) > needed else context
+
+
+def _log_ratio(scores: dict[str, float], a: str, b: str) -> float:
+    """log(P(a) / P(b)) by the detector (a language it gives nothing counts as 1e-9)."""
+    return math.log(max(scores.get(a, 0.0), 1e-9) / max(scores.get(b, 0.0), 1e-9))
 
 
 def _context(before: str, after: str, book: str) -> str:

@@ -28,6 +28,7 @@ class SpokenSentence:
     language: str
     speaker: str = ""  # the characters speaking in it, "" the narrator (a project with casting on)
     voice: str = ""  # the voice (and performance) of each of its parts
+    phonemes: str = ""  # what the voice's front end is given (filled by the caller that has the voice)
 
     @property
     def changed(self) -> bool:

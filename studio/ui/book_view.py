@@ -32,7 +32,7 @@ from studio.desktop.search import SearchResult
 from studio.desktop.snapshot import ChapterNode, ParagraphNode, SentenceNode
 from studio.ui.book_filter import BookFilter
 from studio.ui.book_model import ANY_LANGUAGE, COLUMNS, FILTERS, BookModel
-from studio.ui.common import LANGUAGE_NAMES, language_label
+from studio.ui.common import LANGUAGE_NAMES, language_label, language_name
 from studio.ui.elided import ElidedLabel
 
 
@@ -47,11 +47,11 @@ def banner_line(snapshot) -> tuple[str, str]:
     if snapshot is None:
         return "", "All"
     unvoiced = unvoiced_passages(snapshot)
-    book = LANGUAGE_NAMES.get(snapshot.language, snapshot.language or "the book's language")
+    book = language_name(snapshot.language) if snapshot.language else "the book's language"
     how = {"book": f"read as {book}", "skip": "left out"}.get(snapshot.unvoiced_policy, "")
     parts = []
     for lang, found in sorted(unvoiced.items()):
-        name = LANGUAGE_NAMES.get(lang, f"'{lang}'")
+        name = language_name(lang)
         n = len(found)
         said = how or f"read by the {book} voice with {name} rules"
         parts.append(f"{n} passage{'s' if n > 1 else ''} look{'' if n > 1 else 's'} like {name}: no {name} voice, {said}?")
@@ -179,28 +179,36 @@ class BookPanel(QWidget):
         line, self._banner_mode = banner_line(self.model.snapshot)
         snap = self.model.snapshot
         keep = ""
-        if snap is not None and unvoiced_passages(snap):
-            keep = f" \u00b7 <a href=\"keep\">Keep them {escape(LANGUAGE_NAMES.get(snap.language, snap.language))}</a>"
+        found = unvoiced_passages(snap) if snap is not None else {}
+        book = escape(language_name(snap.language)) if snap is not None else ""
+        if len(found) == 1:
+            keep = f" \u00b7 <a href=\"keep\">Keep them {book}</a>"
+        elif found:  # each language its own choice: keeping a stray Slovak English leaves the real Latin alone
+            keep = "".join(f" \u00b7 <a href=\"keep:{lang}\">Keep the {escape(language_name(lang))} {book}</a>"
+                           for lang in sorted(found))
         self.summary.link = f'<a href="show">Show</a>{keep}'
         self.summary.set_full_text(f"\u26a0 {line}" if line else "",
                                    "\n".join(snap.warnings) if snap is not None else "")
         self.summary.setVisible(bool(line))
 
     def _show_flagged(self, link: str = "") -> None:
-        if link == "keep":
-            self.keep_book_language()
+        if link == "keep" or link.startswith("keep:"):
+            self.keep_book_language(link.partition(":")[2])
             return
         self.filter_combo.setCurrentText(self._banner_mode)
         if self.summary.elided():  # the part that did not fit, at once (it stays in the tooltip too)
             QToolTip.showText(self.summary.mapToGlobal(self.summary.rect().bottomLeft()), self.summary.toolTip(),
                               self.summary)
 
-    def keep_book_language(self) -> None:
-        """The banner's choice: every passage without a voice is read in the book's language."""
+    def keep_book_language(self, language: str = "") -> None:
+        """The banner's choice: the passages without a voice (of ``language`` only, when given)
+        are read in the book's language."""
         snap = self.model.snapshot
         if snap is None or not snap.language:
             return
-        for found in unvoiced_passages(snap).values():
+        for lang, found in unvoiced_passages(snap).items():
+            if language and lang != language:
+                continue
             for chapter, paragraph in found:
                 self.languageChosen.emit(chapter, paragraph, snap.language)
 

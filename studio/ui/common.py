@@ -24,9 +24,21 @@ SAMPLE_TEXT: dict[str, str] = {
 }
 
 
+def language_name(code: str) -> str:
+    """A language's name in English ("sk" "Slovak"): the menus' table, else the detector's own
+    (lingua knows every language it can find); the code itself only for one neither knows."""
+    family = code.replace("-", "_").split("_")[0].lower()
+    if family in LANGUAGE_NAMES:
+        return LANGUAGE_NAMES[family]
+    from lingua import IsoCode639_1, Language
+
+    iso = getattr(IsoCode639_1, family.upper(), None)
+    return Language.from_iso_code_639_1(iso).name.title() if iso is not None else code
+
+
 def language_label(code: str) -> str:
-    name = LANGUAGE_NAMES.get(code.split("_")[0].lower())
-    return f"{name} ({code})" if name else code
+    name = language_name(code)
+    return f"{name} ({code})" if name != code else code
 
 
 def fmt_bytes(n: int | None) -> str:

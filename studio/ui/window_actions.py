@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtWidgets import QDockWidget, QMenu, QMenuBar, QStatusBar, QStyle, QToolBar
 
 from studio.desktop.logsetup import log_file_path
+from studio.ui.audit_panel import open_audit_dialog
 from studio.ui.lexicon_panel import open_lexicon_dialog
 from studio.ui.book_details_dialog import open_book_details
 from studio.ui.pacing_dialog import open_pacing_dialog
@@ -146,6 +147,9 @@ def build_actions(w: ActionHost) -> WindowActions:
         icon=SP.SP_DialogSaveButton, toolbar=True, label="Export", project=True, tip="Write chapters as WAV or MP3")
     act("lexicon", "Pro&nunciations\u2026", lambda: open_lexicon_dialog(w), menu=project_menu, shortcut="Ctrl+L",
         project=True, tip="Respellings and phonemes for names and rare words; the words to check")
+    act("audit", "Book &Audit…", lambda: open_audit_dialog(w), menu=project_menu, project=True,
+        tip="Everything the voice would say other than as a narrator reads it: symbols it would name, words it "
+            "would spell, other languages, guessed words, uncertain heteronyms")
     front = act("read_front", "Read &Front Matter (Epigraphs, Extracts, Etymology\u2026)",
                 lambda: s.set_read_front_matter(front.isChecked()), menu=project_menu, project=True,
                 tip="Include the book's epigraphs, extracts, etymology, dedication and preface; contents, copyright "

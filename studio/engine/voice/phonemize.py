@@ -18,6 +18,10 @@ The torch engine reuses this module for Piper-format voices.
 Words in capitals get the normaliser's decision (:func:`studio.text.normalize.capitals.fold`)
 also on text that bypassed it (an override, a preview), so the two never disagree.
 
+Punctuation and symbols reach espeak-ng as :func:`studio.text.normalize.marks.quiet`
+leaves them (the pause a mark means, never a mark espeak-ng would name), whatever the
+text's origin.
+
 Pronunciation lexicon (:mod:`studio.core.lexicon`): applied here, once, for every
 engine and preset. Respellings are substituted in the text; a phoneme entry's IPA
 is spliced into the phoneme stream in place of its word -- the text around it is
@@ -40,7 +44,7 @@ from studio.core.errors import EngineError
 from studio.core.language import language_tag
 from studio.core.lexicon import Lexicon
 from studio.engine.voice.config import VoiceConfig
-from studio.text.normalize import capitals
+from studio.text.normalize import capitals, marks
 from studio.text.segment import is_speakable
 
 _LOGGER = logging.getLogger(__name__)
@@ -203,6 +207,7 @@ class PiperFrontEnd:
         if language_tag(language).startswith("en"):
             # words in capitals as the normaliser decided (espeak-ng spells "IT", "US" on its own)
             text = capitals.fold(text)
+        text = marks.quiet(text)  # the pause a mark means, never its name
         lock, phonemizer = _espeak_handle()
         with lock:
             try:

@@ -119,7 +119,10 @@ def is_acronym(word: str, running_capitals: bool = False) -> bool:
         return True
     if len(bare) <= 3:
         return not running_capitals or not re.search(r"[AEIOUY]", bare)
-    return bool(re.search(r"[^AEIOUY]{4}", bare)) and not running_capitals
+    # four consonants in a row ("HTTPS") spell a short word; a long one with its vowels ("BILLINGSGATE",
+    # "MEERSCHAUM", a dictionary's headword) is a word the dictionary lacks, read as one
+    vowels = len(re.findall(r"[AEIOUY]", bare))
+    return bool(re.search(r"[^AEIOUY]{4}", bare)) and not running_capitals and (len(bare) <= 6 or vowels * 5 < len(bare))
 
 
 def is_word(word: str, running: bool = False) -> bool:
@@ -154,9 +157,27 @@ def say(m: re.Match[str]) -> str:
         return "okay" + plural + possessive.lower()
     if stem in WORD_ACRONYMS or (_numeral(stem) and not known(stem)):
         return m.group(0)
-    if is_acronym(stem, running_capitals(m.string)):
+    if is_acronym(stem, running_capitals(m.string) or beside_a_word(m.string, m.start(), m.end())
+                  or _WORD.findall(m.string) == [word]):  # a word alone in its sentence ("DA", "NO!") is said
         return spell(stem) + ("'s" if plural or possessive else "")
     return word_reading(stem, starts_sentence(m.string, m.start())) + plural + possessive.lower()
+
+
+_NEXT_CAPS = re.compile(r"[\s,;:'\"’”]*([A-Z][A-Z'’]*)(?![\w])")
+_PREV_CAPS = re.compile(r"(?<![\w.])([A-Z][A-Z'’]*)[\s,;:'\"‘“]*$")
+
+
+def beside_a_word(text: str, start: int, end: int) -> bool:
+    """Is the word in capitals at ``text[start:end]`` next to a word in capitals that is only a word
+    ("I AM", "AM I", "WHO IS")? Then it is set in capitals too, as words: "AM" is not "a.m." there."""
+    before, after = _PREV_CAPS.search(text[:start]), _NEXT_CAPS.match(text, end)
+    for found in (before, after):
+        if found is None:
+            continue
+        word = found.group(1).replace("'", "").replace("’", "")
+        if word == "I" or (len(word) > 1 and known(word) == AS_WORD and word not in SPELLED):
+            return True
+    return False
 
 
 def fold(text: str) -> str:

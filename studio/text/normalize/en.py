@@ -231,6 +231,33 @@ def _plain_number_words(token: str, m: re.Match[str]) -> str:
     return number(token)
 
 
+#: an author-date citation's locator: "1996:III,29" (year, volume, page), "1996: 29-31", "2001:45, 47"
+CITATION = re.compile(r"\b(1[5-9]\d{2}|20\d{2})[a-z]?\s?:\s?(?:([IVXLC]+|[ivxlc]+)\s?[,.]\s?)?"
+                      r"(\d{1,4}(?:\s?[-–]\s?\d{1,4})?(?:\s?,\s?\d{1,4}(?:\s?[-–]\s?\d{1,4})?)*)\b(?![:.]\d)")
+_NOT_NAMES = frozenset("in on by at from since until till of the and or but during after before about around "
+                       "circa c year years summer winter spring autumn fall".split())
+_PAGES = re.compile(r"(\d+)(?:\s?[-–]\s?(\d+))?")
+
+
+def _citation(m: re.Match[str]) -> str:
+    """A narrator reads a citation's locator as what it is: "nineteen ninety-six, volume three, page twenty-nine"."""
+    from studio.text.normalize import roman
+
+    before = m.string[:m.start()].rstrip()
+    name = re.search(r"\b([A-Z][\w'’-]+)(?: et al\.)?,?$", before)
+    cited = before.endswith(("(", "[", ";", ",")) or (name and name.group(1).lower() not in _NOT_NAMES)
+    if not m.group(2) and re.search(r":\s", m.group(0)) and not cited:
+        return m.group(0)  # "in 1996: 29 people": a year and a count, not a citation
+    out = year(int(m.group(1)))
+    if m.group(2):
+        out += f", volume {cardinal(roman.value(m.group(2).upper()))}"
+    spans = [(a, b) for a, b in _PAGES.findall(m.group(3))]
+    pages = [number(a) + (f" to {number(b)}" if b else "") for a, b in spans]
+    many = len(spans) > 1 or bool(spans[0][1])
+    listed = pages[0] if len(pages) == 1 else ", ".join(pages[:-1]) + " and " + pages[-1]
+    return f"{out}, {'pages' if many else 'page'} {listed}"
+
+
 def _ordinal(m: re.Match[str]) -> str:
     return ordinal(_int(m.group(1)))
 
@@ -238,6 +265,7 @@ def _ordinal(m: re.Match[str]) -> str:
 def rules() -> list[Rule]:
     """English number rules in the order they are tried (see the module docstring)."""
     return [
+        (CITATION, _citation),
         (re.compile(r"\b([01]?\d|2[0-3])(?::([0-5]\d))?\s?([ap]\.\s?m\.|[AP]\.\s?M\.|[ap]m\b|[AP]M\b)"), _time),
         (re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)()(?!:?\d)"), _time),
         (re.compile(rf"(?<![\w$£€¥₹])(?:(?P<cur>{_CUR})\s?(?P<amount>(?:{_NUM})(?:\.\d+)?){_SCALE}?"
@@ -245,11 +273,11 @@ def rules() -> list[Rule]:
         (re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?(p|¢)(?![\w']|\.\s?m\b)"), _pence),
         (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"), _iso_date),
         (re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})(?![\d/])"), _numeric_date),
-        (re.compile(rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}})\b)?"), _date_mdy),
-        (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})(?:,?\s+(\d{{4}})\b)?"), _date_dmy),
+        (re.compile(rf"\b({_MONTH})\s+(\d{{1,2}})(?i:st|nd|rd|th)?\b(?:,?\s+(\d{{4}})\b)?"), _date_mdy),
+        (re.compile(rf"\b(\d{{1,2}})(?i:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})(?:,?\s+(\d{{4}})\b)?"), _date_dmy),
         (re.compile(rf"\b({_MONTH})\s+(\d{{4}})\b"), _month_year),
         (re.compile(r"(?<![\w/])'?(?:'(\d0)s|(\d{2,3}0)s)\b"), _decade),
-        (re.compile(r"\b(1\d{3}|20\d{2})\s?[-–]\s?(\d{4}|\d{2})\b(?![-–/]\d)"), _year_range),
+        (re.compile(r"\b(1\d{3}|20\d{2})\s?(?:[-–]\s?|/)(\d{4}|\d{2})\b(?![-–/]\d)"), _year_range),
         (re.compile(r"(?<![\w.,])(\d+(?:\.\d+)?)\s?%\s?[-–]\s?(\d+(?:\.\d+)?)\s?%"), lambda m: f"{number(m.group(1))} to {number(m.group(2))} percent"),
         (re.compile(r"(?<![\w.,])(\d+(?:\.\d+)?)\s?[-–]\s?(\d+(?:\.\d+)?)\s?%"), lambda m: f"{number(m.group(1))} to {number(m.group(2))} percent"),
         (re.compile(r"(?<![\w.,])(-?\d+(?:,\d{3})*(?:\.\d+)?)\s?%"), lambda m: f"{number(m.group(1))} percent"),
@@ -258,7 +286,7 @@ def rules() -> list[Rule]:
         (re.compile(r"(?<![\w/.])(?:(\d+)\s+)?(?:(\d{1,2})/(\d{1,2})|([½⅓⅔¼¾⅕⅛⅜⅝⅞]))(?![\w/])"), _fraction),
         (re.compile(r"(?<![\w.])(\d+)\s?[′']\s?(?:(\d{1,2})\s?[″\"])?(?=[\s,.;:!?)]|$)(?<![′'])|(?<![\w.])(\d+)[′']"), _height_either),
         (units.pattern("en"), _unit),
-        (re.compile(r"\b(\d{1,3}(?:,\d{3})*|\d+)(?:st|nd|rd|th)\b"), _ordinal),
+        (re.compile(r"\b(\d{1,3}(?:,\d{3})*|\d+)(?i:st|nd|rd|th)\b"), _ordinal),
         (re.compile(r"(?<![\w.])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w])|(?<=[a-zA-Z])\d+\b"), _plain_number),
     ]
 
@@ -291,6 +319,19 @@ def _height_either(m: re.Match[str]) -> str:
         n = int(m.group(3))
         return f"{cardinal(n)} {'foot' if n == 1 else 'feet'}"
     return _height(m)
+
+
+#: a slash between two words ("and/or", "his/her", "paragraph/run-in"); not a path ("/usr/bin"), a
+#: web address (read earlier) or a unit ("km/h")
+SLASHED = re.compile(r"(?<![\w/.:])([^\W\d_][\w'’-]*)/([^\W\d_][\w'’-]*)(?![\w/]|\.\w)")
+
+
+def slashed(m: re.Match[str]) -> str:
+    """"and/or" "and or", "his/her" "his or her": a narrator reads the slash as "or", never "slash"."""
+    a, b = m.group(1), m.group(2)
+    if f"{a}/{b}" in units.EN:
+        return m.group(0)
+    return f"{a} or" if a.lower() in ("and", "either") and b.lower() == "or" else f"{a} or {b}"
 
 
 #: symbols said as words wherever they stand (after the number rules took theirs)

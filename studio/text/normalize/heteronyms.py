@@ -28,6 +28,8 @@ OBJECTS = frozenset("the a an his her their its our your my it them him me us th
 SUBJECTS = frozenset("he she it who that which one everyone nobody someone somebody".split())
 #: the respellings that are a verb's reading (the printed word is then the noun)
 _VERB_READINGS: set[str] = set()
+#: the respellings that are a noun's reading (the printed word is then the verb)
+_NOUN_READINGS: set[str] = set()
 
 
 def _verb(alt: str, *, after: str = "", before: str = "") -> tuple[str, Callable[[str, str, str], bool]]:
@@ -44,6 +46,7 @@ def _verb(alt: str, *, after: str = "", before: str = "") -> tuple[str, Callable
 
 def _noun(alt: str, *, after: str = "", before: str = "") -> tuple[str, Callable[[str, str, str], bool]]:
     nexts, prevs = frozenset(after.split()), frozenset(before.split())
+    _NOUN_READINGS.add(alt)
 
     def test(prev: str, nxt: str, sentence: str) -> bool:
         return prev in DET or prev in prevs or nxt in nexts
@@ -102,6 +105,23 @@ def _wound(prev: str, nxt: str, sentence: str) -> bool:
                                 or nxt in _PARTICLES.split())
 
 
+#: what a bow said /boʊ/ goes with (the weapon, the ribbon, the fiddler's); otherwise it is the
+#: bending, said /baʊ/, as are a ship's bow and a bow to someone ("made his bow", "a graceful bow")
+_BOW_THINGS = re.compile(r"\b(?:arrows?|archers?|archery|strings?|ribbons?|violins?|fiddles?|cellos?|tie|knot|"
+                         r"hair|window|legged|shot|drew|bent|quiver)\b", re.IGNORECASE)
+_CLOSE_VERB = _verb("cloze", after="up down off ranks shop")[1]
+_VERB_READINGS.discard("cloze")
+
+
+def _bow(prev: str, nxt: str, sentence: str) -> bool:
+    return not _BOW_THINGS.search(sentence) or prev in VERB_CUES or nxt in ("down", "before", "low", "deeply", "out")
+
+
+def _close(prev: str, nxt: str, sentence: str) -> bool:
+    """"cloze" for the verb and for the noun that means the end ("at the close of the song")."""
+    return (prev in ("the", "a", "its", "his", "her", "their") and nxt == "of") or _CLOSE_VERB(prev, nxt, sentence)
+
+
 def _aged(prev: str, nxt: str, sentence: str) -> bool:
     if nxt[:1].isdigit() or nxt in _MATURED.split() or nxt in _NUMBER_WORDS.split():
         return False
@@ -128,7 +148,7 @@ HETERONYMS: dict[str, tuple[str, Callable[[str, str, str], bool]]] = {
     "attribute": _verb("attribbute"),
     "desert": _verb("dessert", after="them him her us me you"),
     # a voiced last consonant for the verb
-    "use": _verb("yooz"), "close": _verb("cloze", after="up down off ranks shop"),
+    "use": _verb("yooz"), "close": ("cloze", lambda p, n, s: _close(p, n, s)),
     "excuse": _verb("excuze", after="me"), "abuse": _verb("abuze"), "house": _verb("howz"),
     "mouth": _verb("mouthe", after="words platitudes off"),
     # -ate: "-it" for the adjective and noun, "-ayt" for the verb
@@ -149,7 +169,7 @@ HETERONYMS: dict[str, tuple[str, Callable[[str, str, str], bool]]] = {
     "tear": _verb("tair", after="up down apart off open out away into through"),
     "tears": _when("tairs", after="up down apart off open out away into through at", before="he she it who"),
     "wind": _verb("wined", after="up down round around"), "winds": _when("wineds", before="road path river stream trail it that which who he she", after="its up down through around round along past between"),
-    "bow": _verb("bau", after="down before low deeply out", before="a take took taking the"),
+    "bow": ("bau", lambda p, n, s: _bow(p, n, s)),
     "row": _when("rau", before="blazing furious terrible huge big family flaming almighty public", after="with about over between"),
     "lives": _when("livz", before="he she it who that which one everyone nobody someone somebody", after="in on at with near alone here there by off under next happily together"),
     "live": _when("lyve", after="music broadcast broadcasts performance performances audience wire wires ammunition bait show shows "
@@ -173,6 +193,13 @@ PROPER = {"Polish": ("Poalish", "people government army language border forces k
 WORDS = re.compile(r"\b(" + "|".join(sorted(HETERONYMS, key=len, reverse=True)) + r"|Polish|Job)\b", re.I)
 
 
+def noun_or_verb(word: str) -> str:
+    """"verb" when ``word``'s respelling is its verb reading, "noun" when its noun's, "" for the
+    heteronyms whose readings are not a noun and a verb ("wound", "lead", "read")."""
+    alt = HETERONYMS.get(word.lower(), ("", None))[0]
+    return "verb" if alt in _VERB_READINGS else "noun" if alt in _NOUN_READINGS else ""
+
+
 def _neighbours(text: str, start: int, end: int) -> tuple[str, str]:
     before = re.search(r"([A-Za-z']+)[\s,]*$", text[:start])
     after = re.match(r"[\s]*([A-Za-z']+)", text[end:])
@@ -181,10 +208,49 @@ def _neighbours(text: str, start: int, end: int) -> tuple[str, str]:
     return prev, nxt
 
 
+#: hyphenated compounds that take a heteronym's other reading: the word -> the compounds' other parts
+COMPOUND_READINGS = {
+    "lead": ("led", frozenset("lined coloured colored grey gray covered based free acid glazed sheathed weighted "
+                              "poisoning poisoned pencil pipe roofed".split())),
+    "read": ("red", frozenset("well widely much little best half ill deeply".split())),
+    "wound": ("wownd", frozenset("up".split())),
+}
+
+
+def in_compound(text: str, start: int, end: int) -> str:
+    """The hyphenated compound the word at ``text[start:end]`` is part of ("counting-house"), or ""."""
+    if not ((start > 1 and text[start - 1] in "-‐" and text[start - 2].isalpha())
+            or (end + 1 < len(text) and text[end] in "-‐" and text[end + 1].isalpha())):
+        return ""
+    left = re.search(r"[A-Za-z'’\-‐]*$", text[:start]).group(0)
+    right = re.match(r"[A-Za-z'’\-‐]*", text[end:]).group(0)
+    return (left + text[start:end] + right).strip("-‐")
+
+
+def _compound_reading(word: str, compound: str) -> str:
+    """A heteronym inside a compound is read as the compound wants (mostly the noun: "counting-house"):
+    decided by the compound, never by the sentence around it."""
+    alt, others = COMPOUND_READINGS.get(word.lower(), ("", frozenset()))
+    parts = {p.lower() for p in re.split(r"[-‐]", compound)} - {word.lower()}
+    if alt and parts & others:
+        return alt[:1].upper() + alt[1:] if word[:1].isupper() else alt
+    return word
+
+
 def respell(m: re.Match[str]) -> str:
     """The match's reading in context: a respelling, or the word as printed."""
+    return reading(m)
+
+
+def reading(m: re.Match[str], *, tagged: bool = False) -> str:
+    """:func:`respell`; ``tagged``: also ask gruut's tagger where the neighbours give no cue -- the
+    candidate ``bench/heteronym_eval.py`` measures; it was no better on the labelled set and costs
+    0.15-0.25 s a sentence, so the render does not use it (the book audit lists where the two disagree)."""
     word = m.group(0)
     text = m.string
+    compound = in_compound(text, m.start(), m.end())
+    if compound:
+        return _compound_reading(word, compound)
     prev, nxt = _neighbours(text, m.start(), m.end())
     if word in PROPER:
         alt, nouns = PROPER[word]
@@ -199,6 +265,30 @@ def respell(m: re.Match[str]) -> str:
     alt, test = HETERONYMS[low]
     if alt in _VERB_READINGS and prev == "to" and re.search(r"\b" + re.escape(low) + r"\s+to\s+$", text[:m.start()], re.IGNORECASE):
         return word  # "from mouth to mouth", "house to house": the same word either side of "to" is a noun
-    if not test(prev, nxt, text):
+    use_alt = test(prev, nxt, text)
+    if tagged and not use_alt and prev not in DET and low not in _TAGGER_BLIND:
+        # no cue either way from the neighbours ("Indexers use headings"): the tagger reads the sentence
+        use_alt = bool(_tagger_reading(text, m, low))
+    if not use_alt:
         return word
     return alt[:1].upper() + alt[1:] if word[:1].isupper() else alt
+
+
+#: noun/verb heteronyms whose respelling is also a noun's reading ("at the close", "a low bow"):
+#: a part of speech cannot choose between their readings, so the neighbour rules do
+_TAGGER_BLIND = frozenset({"close", "bow", "house"})
+
+
+def _tagger_reading(text: str, m: re.Match[str], word: str) -> bool | None:
+    """Does gruut's tagger (:mod:`studio.text.tagger`, proof-listening's too) call for the respelling of
+    this noun/verb heteronym? None: not a noun/verb heteronym, or the tagger has no clear answer."""
+    kind = noun_or_verb(word)
+    if not kind:
+        return None
+    from studio.text import tagger
+
+    nth = len(re.findall(r"\b" + re.escape(word) + r"\b", text[:m.start()], re.IGNORECASE))
+    pos = tagger.part_of_speech(text, word, nth)
+    if not pos:
+        return None
+    return pos == kind

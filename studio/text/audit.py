@@ -1,0 +1,125 @@
+"""A book audit: every place the voice would say something other than as a narrator reads it.
+
+Why before rendering: a symbol's name spoken ("exclamation"), a word spelled letter by
+letter, an English passage given another language's rules or a word the phonemizer can
+only guess is heard only in the finished audio, hours later. The audit lists them by
+kind, with their sentences (``studio inspect BOOK --audit``, the desktop's audit panel).
+
+Symbols are found with the voice's own front end as the oracle (the caller hands in
+its ``phonemize``, the one the render uses): a sentence's phonemes must hold the
+phonemes of its words and nothing else, so a mark espeak-ng names anywhere shows up as
+letters the words do not have. Everything else is read from the text: the capitals
+rule's spellings, the sentences whose language is not the book's, the lexicon report's
+guessed words and the heteronyms the rules and the part-of-speech tagger disagree on.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass
+
+from studio.core.language import language_family
+from studio.text.normalize import capitals, marks
+from studio.text.spoken_report import SpokenSentence
+
+#: the kinds of finding, in the order a producer reads them, with what each means
+KINDS: dict[str, str] = {
+    "symbol": "a symbol or punctuation mark the voice would say by name",
+    "spelled": "a word in capitals the voice would spell letter by letter",
+    "language": "a sentence read by another language's rules than the book's",
+    "guessed": "a word the phonemizer can only guess (no lexicon entry)",
+    "heteronym": "a word said two ways whose reading here is not certain",
+}
+Phonemize = Callable[[str, str], str]
+#: the pauses the oracle splits a sentence at (not an abbreviation's dot: espeak-ng reads "N." as "north")
+_PAUSE_AT_WORD_END = re.compile(r"[,;:!?…]|(?<=[a-z]{3})\.(?=\s|$)")
+_NOT_LETTERS = re.compile(r"[\sˈˌ,.;:!?…]")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One place to listen to: ``chapter`` and ``index`` as ``studio inspect --spoken`` numbers them."""
+
+    kind: str
+    chapter: int
+    index: int
+    text: str
+    detail: str
+    language: str = ""
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Audit:
+    book_language: str
+    sentences: int
+    words: int
+    findings: tuple[Finding, ...]
+
+    def of_kind(self, kind: str) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.kind == kind)
+
+    def counts(self) -> dict[str, int]:
+        return {kind: len(self.of_kind(kind)) for kind in KINDS}
+
+
+def named_marks(spoken: str, language: str, phonemize: Phonemize) -> str:
+    """What ``phonemize`` says in ``spoken`` beyond its words ("" when nothing): the phoneme
+    words it adds, found by comparing with the pieces between its pauses said one by one
+    (no mark left in them to name, and no joining of words across a pause)."""
+    said = phonemize(spoken, language)
+    pieces = [p for p in _PAUSE_AT_WORD_END.split(marks.quiet(spoken)) if p.strip()]
+    bare = " ".join(phonemize(p, language) for p in pieces)
+    if _NOT_LETTERS.sub("", said) == _NOT_LETTERS.sub("", bare):
+        return ""
+    a, b = (re.sub(r"[,.;:!?…]", " ", x.replace("ˈ", "").replace("ˌ", "")).split() for x in (bare, said))
+    added = [w for op, _i1, _i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b).get_opcodes()
+             if op in ("insert", "replace") for w in b[j1:j2]]
+    return " ".join(added) or said
+
+
+_SPELLED = re.compile(r"(?:[A-Z] )+[A-Z](?:'s)?")
+
+
+def spelled_words(text: str) -> list[str]:
+    """The words in capitals of ``text`` the capitals rule spells letter by letter (English)."""
+    return [m.group(0) for m in capitals.CAPITALS.finditer(text) if _SPELLED.fullmatch(capitals.say(m))]
+
+
+def audit_sentences(
+    sentences: Sequence[SpokenSentence], book_language: str, *, phonemize: Phonemize | None = None,
+    guessed: Iterable[tuple[str, int, str]] = (), heteronyms: Callable[[str], list[str]] | None = None,
+) -> Audit:
+    """The findings for ``sentences`` (a book's, as :func:`studio.text.spoken_report.book_sentences`
+    lists them). ``phonemize(text, language)``: the voice's front end (None: symbols not checked);
+    ``guessed``: (word, count, first sentence) from the lexicon report; ``heteronyms(text)``: the
+    words of an English sentence whose reading is uncertain."""
+    book = language_family(book_language) or "en"
+    findings: list[Finding] = []
+    first: dict[str, SpokenSentence] = {}
+    words = 0
+    for s in sentences:
+        words += len(s.text.split())
+        family = language_family(s.language) or book
+        first.setdefault(s.text, s)
+        if phonemize is not None and any(marks.is_mark(c) for c in s.spoken):
+            extra = named_marks(s.spoken, s.language, phonemize)
+            if extra:
+                findings.append(Finding("symbol", s.chapter, s.index, s.text, extra, s.language))
+        if family == "en":
+            findings.extend(Finding("spelled", s.chapter, s.index, s.text, w, s.language) for w in spelled_words(s.text))
+            if heteronyms is not None:
+                findings.extend(Finding("heteronym", s.chapter, s.index, s.text, w, s.language) for w in heteronyms(s.text))
+        if family != book:
+            findings.append(Finding("language", s.chapter, s.index, s.text, family, s.language))
+    for word, count, sentence in guessed:
+        where = first.get(sentence)
+        findings.append(Finding("guessed", where.chapter if where else 0, where.index if where else 0, sentence,
+                                f"{word} ({count}x)"))
+    order = list(KINDS)
+    findings.sort(key=lambda f: (order.index(f.kind), f.chapter, f.index))
+    return Audit(book, len(sentences), words, tuple(findings))
