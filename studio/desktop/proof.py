@@ -46,6 +46,9 @@ class ProofEntry:
     def advice(self) -> str:
         """What to do, in plain words, for the kinds of flag this sentence has."""
         kinds = {f.kind for f in self.flags}
+        if "symbol" in kinds:
+            return ("The voice read a symbol's name aloud, and a new take will say it again: write what should be "
+                    "said in the sentence's spoken form (or leave the symbol out), or mark it as fine.")
         if kinds == {"pronunciation"}:
             return ("The voice said what it was given, so a new take will not change it: add a pronunciation "
                     "for the word, or edit the sentence's spoken form.")
@@ -56,7 +59,7 @@ class ProofEntry:
     @property
     def retake_helps(self) -> bool:
         """A new take can change it (not when only the phonemes the voice was given are in doubt)."""
-        return any(f.kind != "pronunciation" for f in self.flags)
+        return any(f.kind not in ("pronunciation", "symbol") for f in self.flags)
 
     @property
     def word(self) -> str:

@@ -206,8 +206,14 @@ class Listener:
                             suspects.append(_Item(item.index, item.audio, item.text))
                         else:
                             out[item.index] = Heard(tuple(mine), tuple(mine), " ".join(w.text for w in mine), False)
-        for batch in _batches(_pack(suspects), self.batch):
-            self._transcribe(tok, batch, lang, out)
+        while suspects:
+            for batch in _batches(_pack(suspects), self.batch):
+                self._transcribe(tok, batch, lang, out)
+            # the decoder can stop early in a window (after a chapter title and its pause it wrote "Chapter 1."
+            # and nothing of the eight sentences after it): what it left unheard starts a window of its own
+            again = [_Item(it.index, it.audio, it.text) for it in suspects
+                     if it.offset > 0 and not getattr(out[it.index], "heard", True)]
+            suspects = again if len(again) < len(suspects) else []
         return [h if h is not None else Heard((), (), "") for h in out]
 
     def _encode(self, batch: list[list[_Item]]) -> tuple[Any, list[int]]:
