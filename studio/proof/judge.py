@@ -43,7 +43,7 @@ import numpy as np
 from studio.project.proofs import FLAGGED, PASSED, ProofFlag, ProofRecord
 from studio.proof.listen import Heard, Word
 from studio.proof.signal import SignalIssue
-from studio.proof.words import align_words, numeral_name, phonemes, sound_alike, symbol_names
+from studio.proof.words import align_words, currency_guessed, numeral_name, phonemes, sound_alike, symbol_names
 
 
 @dataclass(frozen=True)
@@ -221,13 +221,14 @@ def judge(heard: Heard, language: str, signal: list[SignalIssue], *, lexicon_wor
     """
     expected = list(heard.expected)
     texts = [w.text for w in heard.heard]
-    got = [w for i, w in enumerate(heard.heard) if not numeral_name(texts, i)]
+    expected_texts = {w.text for w in expected}
+    got = [w for i, w in enumerate(heard.heard)
+           if not numeral_name(texts, i) and not currency_guessed(texts, i, expected_texts)]
     flags: list[ProofFlag] = []
     unconfirmed = 0
     differing = 0  # expected words in stretches that do not even sound alike (garbled speech, whatever scores say)
     cut_off = any(issue.kind == "cut" for issue in signal)
     names = symbol_names(said, language) if t.symbols else {}
-    expected_texts = {w.text for w in expected}
     run = _repeated_run([w.text for w in expected], got, t, language, shouted)
     if run:
         text = " ".join(w.text for w in run)

@@ -149,6 +149,19 @@ def exclaimed(text: str, language: str) -> frozenset[str]:
     return frozenset(short) | frozenset(w for w in normalize_words(text, language) if w in INTERJECTIONS)
 
 
+_NUMBER_WORDS = frozenset(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million "
+    "billion".split())
+
+
+def currency_guessed(words: list[str], i: int, expected: set[str]) -> bool:
+    """The recogniser's own dollar sign ("2000" written "$2,000"): "dollars" after a number, where the
+    text names no dollar."""
+    return words[i] in ("dollar", "dollars") and i > 0 and words[i - 1] in _NUMBER_WORDS \
+        and not expected & {"dollar", "dollars"}
+
+
 @dataclass(frozen=True)
 class Region:
     """A stretch where expected and heard words differ: ``expected[e0:e1]`` vs ``heard[h0:h1]``."""
