@@ -84,3 +84,19 @@ def test_a_title_and_one_word_headings_are_heard_with_their_own_audio(tmp_path: 
     title = next(rec for text, rec in heard.items() if text.startswith("Characteristics"))
     assert title.heard.lower().count("index") == 1, title.heard
     assert "index" in heard["Index entries"].heard.lower(), heard["Index entries"].heard
+
+
+def test_the_recognisers_own_dollar_sign_is_not_a_word_added() -> None:
+    """Whisper writes a number it hears as money ("2000" as "$2,000"); the text named no dollar."""
+    from studio.proof.judge import judge
+    from studio.proof.listen import Heard, Word
+    from studio.proof.words import normalize_words
+
+    def words(text: str) -> tuple[Word, ...]:
+        return tuple(Word(w, 0.3 * i, 0.3 * i + 0.25, 0.9, 0.9) for i, w in enumerate(normalize_words(text, "en")))
+
+    heard = Heard(words("only forty had a population exceeding $2,000"),
+                  words("only forty had a population exceeding 2000"), "only 40 had a population exceeding $2,000")
+    assert judge(heard, "en", []).status == PASSED
+    priced = Heard(words("it was sold for two thousand dollars dollars"), words("it was sold for 2000 dollars"), "")
+    assert {f.kind for f in judge(priced, "en", []).flags} == {"repeated"}  # the text names dollars: judged
