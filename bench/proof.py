@@ -255,8 +255,16 @@ def _objective(f: dict) -> tuple[float, float]:
 
 def tune(items: list[dict], proof: list, heard: list) -> None:
     """A small grid on the tuning half: most recall with clean sentences flagged at most 3 %."""
-    from studio.proof.judge import DEFAULT
+    from studio.proof.judge import DEFAULT, ROUND2
 
+    for differing in (None, 1.0, 2.0, 3.0, 5.0):  # round 3: what counts towards "garbled"
+        for short in (0, 2, 3, 5):
+            t = dataclasses.replace(ROUND2, symbols=True, differing_tie=differing, short=short)
+            f = figures(items, judged(items, proof, heard, t), "tune")
+            worst, score = _objective(f)
+            print(f"round 3: differing_tie {differing} short {short}: recall {f['recall']:.1%} (lowest kind "
+                  f"{worst:.0%}) clean {f['clean']:.1%} " + " ".join(f"{s} {f['clean:' + s]:.0%}" for s in SOURCES)
+                  + f" score {score:.3f}", flush=True)
     best = None
     for drop in (0.003, 0.01, 0.03):
         for ratio in (3.0, 4.0, 5.0, 6.0):
@@ -338,7 +346,7 @@ def main() -> int:
             halves = (runs.pop(f"{name}-tune"), runs.pop(f"{name}-held"))
             runs[name] = {"heard": [a if a is not None else b for a, b in zip(halves[0]["heard"], halves[1]["heard"])],
                           "cost": halves[1]["cost"]}
-    from studio.proof.judge import DEFAULT, PREVIOUS, Thresholds
+    from studio.proof.judge import DEFAULT, PREVIOUS, ROUND2, Thresholds
 
     round1 = Thresholds(heard_sure=0.4, ratio=3.0, ratio_fits=0.3, function_words=True, repeat_sure=0.3)
     new_items = proof_items(items, audio_file, args.seed, new=True)
@@ -367,9 +375,11 @@ def main() -> int:
                  ("+runs", dataclasses.replace(round1, repeat_ngram=True), new_items),
                  ("+dropped", dataclasses.replace(round1, repeat_ngram=True, drop_weakest=DEFAULT.drop_weakest,
                                                   drop_gain=DEFAULT.drop_gain), new_items),
-                 ("+ratio 5", dataclasses.replace(DEFAULT, ratio_weakest=False, tie_nil=None), new_items),
-                 ("ratio 3", dataclasses.replace(DEFAULT, ratio=3.0, tie_nil=None), new_items),
-                 ("round 2", dataclasses.replace(DEFAULT, tie_nil=None), new_items),
+                 ("+ratio 5", dataclasses.replace(ROUND2, ratio_weakest=False, tie_nil=None), new_items),
+                 ("ratio 3", dataclasses.replace(ROUND2, ratio=3.0, tie_nil=None), new_items),
+                 ("+tie_nil", ROUND2, new_items),
+                 ("round 2", ROUND2, new_items),
+                 ("+symbols", dataclasses.replace(ROUND2, symbols=True), new_items),
                  ("shipped", DEFAULT, new_items)]
         for name, t, proof in steps:
             columns[name] = judged(items, proof, full["heard"], t)

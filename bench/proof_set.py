@@ -27,6 +27,7 @@ from __future__ import annotations
 import random
 import re
 import shutil
+import os
 import subprocess
 from pathlib import Path
 
@@ -35,7 +36,8 @@ import numpy as np
 KINDS = ("changed", "dropped", "repeated", "tripled", "language", "cut", "silence", "clipping", "noise",
          "heteronym")
 SOURCES = ("kjv", "dialogue", "nonfiction", "verse")
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "fixtures" / "epub"
+#: the shared EPUBs beside the checkout (another place: STUDIO_SHARED_EPUBS, e.g. from a git worktree)
+SHARED = Path(os.environ.get("STUDIO_SHARED_EPUBS") or Path(__file__).resolve().parent.parent.parent / "shared" / "fixtures" / "epub")
 KJV_PASSAGES = ("Ge1:1-31", "Ge2:1-25", "Ge3:1-24", "Ge6:1-22", "Ge7:1-24", "Ge8:1-22", "Ge22:1-24", "Ge37:1-36",
                 "Ex2:1-25", "Ex3:1-22", "Ru1:1-22", "Ru2:1-23", "1Sa17:1-58", "Jon1:1-17", "Jon3:1-10",
                 "Lu2:1-52", "Lu15:11-32", "Ac27:1-44", "Jg16:1-31", "Es1:1-22")

@@ -92,11 +92,43 @@ def _cmd_proof(args: argparse.Namespace) -> int:
         project.close()
 
 
-def proof_after_render(args: argparse.Namespace, project: Any, chapters: list[int], engine: Any, engine_for: Any,
-                       batch_size: int) -> int:
-    """``studio render --proof``: listen to what was rendered (new takes with the render's engine); exit status."""
-    run = run_proof(project, open_checker(args), set(chapters), args, engine=engine, engine_for=engine_for,
-                    batch_size=batch_size)
+def chapter_proofer(args: argparse.Namespace, project: Any, bar: ProgressLine) -> Any:
+    """``studio render --proof``: each chapter heard back as soon as it is rendered, a line per chapter."""
+    from studio.rendering.proofing import ChapterProofer, overlaps
+    from studio.proof.model import choose_device, cuda_devices
+
+    loaded: list[Any] = []
+    names = {c.index: c.name for c in project.chapters()}
+
+    def checker() -> Any:
+        if not loaded:
+            loaded.append(open_checker(args))
+        return loaded[0]
+
+    def say(line: str) -> None:
+        bar.finish()
+        print(f"studio: {line}", file=sys.stderr, flush=True)
+
+    def heard(h: Any) -> None:
+        words = h.summary.words() if h.summary is not None else "nothing to hear"
+        say(f'chapter {h.chapter + 1} "{names.get(h.chapter, "")}" heard back: {words}')
+
+    device = choose_device(args.asr_device, cuda_devices() if args.asr_device != "cpu" else 0)[0]
+    return ChapterProofer(project, checker, overlap=overlaps(device), heard=heard,
+                          rendered=lambda c: say(f'chapter {c + 1} "{names.get(c, "")}" rendered'))
+
+
+def proof_after_render(args: argparse.Namespace, project: Any, chapters: list[int], proofer: Any, engine: Any,
+                       engine_for: Any, batch_size: int) -> int:
+    """After ``studio render --proof``: new takes of the glitches the chapters' proofs found; exit status."""
+    from studio.project.proofs import chapter_summaries
+    from studio.rendering.proofing import ProofRun, retry_glitches
+
+    retried = improved = 0
+    if proofer.verdicts and args.retry > 0:
+        retried, improved = retry_glitches(project, proofer.checker(), proofer.verdicts, engine, retry=args.retry,
+                                           engine_for=engine_for, batch_size=batch_size)
+    run = ProofRun(len(proofer.verdicts), retried, improved, chapter_summaries(project, set(chapters)))
     return report_project(project, run, set(chapters), as_json=False)
 
 

@@ -16,7 +16,7 @@ from typing import TextIO
 from studio.cli.bench import add_preset_arguments
 from studio.cli.triton import add_render_arguments as add_triton_arguments, triton_changes
 from studio.cli.pacing import add_render_arguments as add_pacing_arguments, pacing_changes
-from studio.cli.proof import add_model_arguments, proof_after_render
+from studio.cli.proof import add_model_arguments, chapter_proofer, proof_after_render
 from studio.cli.common import EXIT_INCOMPLETE, RETRY_MESSAGE, ProgressLine, format_duration, parse_chapters
 from studio.audio.formats import FORMATS
 from studio.core.errors import StudioError
@@ -117,6 +117,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
             early.close()
         raise
     bar = ProgressLine(sys.stderr)
+    proofer = None
     try:
         settings = apply_choices(project, voice_id=args.voice, backend=args.engine)
         if args.cast and not project.cast.enabled():
@@ -141,12 +142,16 @@ def _cmd_render(args: argparse.Namespace) -> int:
         engine, factory = engine or build_engine(plan), voice_engines(plan)
         stored = "" if settings.preset else f" (project has no preset: {settings.backend} default)"
         sys.stderr.write(f"studio: {plan.describe()}{stored}\n")
+        proofer = chapter_proofer(args, project, bar) if args.proof else None
         try:
             result = render_project(project, engine, chapters=set(chapters), progress=bar, engine_for=factory,
-                                    batch_size=plan.batch_size)
+                                    batch_size=plan.batch_size, on_chapter=proofer)
+            if proofer is not None:
+                proofer.wait()
         finally:
             bar.finish()
-        proofed = proof_after_render(args, project, chapters, engine, factory, plan.batch_size) if args.proof else 0
+        proofed = proof_after_render(args, project, chapters, proofer, engine, factory,
+                                     plan.batch_size) if proofer is not None else 0
         silent = [r for r in project.sentences(chapters) if r.skipped]
         broken = incomplete_chapters(project, chapters)
         titles = {c.index: c.name for c in project.chapters()}
@@ -157,6 +162,8 @@ def _cmd_render(args: argparse.Namespace) -> int:
     finally:
         if early is not None:
             early.close()
+        if proofer is not None:
+            proofer.close()
         if engine is not None:
             engine.close()
         project.close()

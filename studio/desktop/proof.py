@@ -1,17 +1,18 @@
-"""Proof-listening in the desktop app: a background listener below rendering, and its findings as values.
+"""Proof-listening in the desktop app: each chapter heard as its render ends, and its findings as values.
 
-Why its own task thread and a stop between batches: listening takes about a
-third of a core per second of speech on a small CPU, and must never delay a
-render or the window. The listener starts after every finished render job,
-checks only sentences whose current audio has no verdict, and steps aside the
-moment a render runs (``should_stop`` between batches of 48 sentences); the next
-finished job picks up where it stopped. The recogniser is loaded once, on first
-use, on the same thread.
+Why chapter by chapter inside the render job: a producer should read a chapter's proof minutes
+after its render, not after the book. The render worker hands each finished chapter over
+(:class:`~studio.rendering.proofing.ChapterProofer`): with cores to spare it is heard while the next
+chapter renders, on two cores before the next starts, and either way the next chapter is not
+reported rendered before it has its verdicts. After every job a background listener checks
+whatever is still unheard (a sentence edited, a new take), stepping aside while a render runs.
+The recogniser is loaded once, on first use.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -19,7 +20,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from studio.project.proofs import ProofFlag, book_words, chapter_summaries, mark_fine
 from studio.project.store import Project
-from studio.desktop.tasks import TaskRunner
+from studio.desktop.tasks import TaskRunner, describe_error
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +46,9 @@ class ProofEntry:
     def advice(self) -> str:
         """What to do, in plain words, for the kinds of flag this sentence has."""
         kinds = {f.kind for f in self.flags}
+        if "symbol" in kinds:
+            return ("The voice read a symbol's name aloud, and a new take will say it again: write what should be "
+                    "said in the sentence's spoken form (or leave the symbol out), or mark it as fine.")
         if kinds == {"pronunciation"}:
             return ("The voice said what it was given, so a new take will not change it: add a pronunciation "
                     "for the word, or edit the sentence's spoken form.")
@@ -55,7 +59,7 @@ class ProofEntry:
     @property
     def retake_helps(self) -> bool:
         """A new take can change it (not when only the phonemes the voice was given are in doubt)."""
-        return any(f.kind != "pronunciation" for f in self.flags)
+        return any(f.kind not in ("pronunciation", "symbol") for f in self.flags)
 
     @property
     def word(self) -> str:
@@ -102,11 +106,18 @@ def proof_view(project: Project) -> ProofView:
 
 
 class ProofController(QObject):
-    """Runs proof-listening for a :class:`~studio.desktop.session.ProjectSession`'s project."""
+    """Runs proof-listening for a :class:`~studio.desktop.session.ProjectSession`'s project.
+
+    Two ways in: each chapter as soon as a render job has finished it (the session's ``after_chapter``,
+    on the render worker's thread: :class:`~studio.rendering.proofing.ChapterProofer`, heard while the
+    next chapter renders, or before it on two cores), and after every job whatever is still unheard.
+    """
 
     viewChanged = Signal(object)  # ProofView
     progress = Signal(object)  # studio.proof.sentences.ProofProgress
     failed = Signal(str)
+    chapterHeard = Signal(object)  # studio.rendering.proofing.ChapterHeard
+    _relay = Signal(object)  # (ChapterHeard, ProofView) from the hearing thread to the GUI thread
 
     def __init__(self, session: Any, parent: QObject | None = None, *,
                  open_checker: Callable[[], Any] | None = None, synchronous: bool = False) -> None:
@@ -120,6 +131,10 @@ class ProofController(QObject):
         self._again = False
         self._stop = False
         self.auto = True  # listen after every finished render job (the dock's check box)
+        self._loading = threading.Lock()
+        self._proofer: Any = None  # studio.rendering.proofing.ChapterProofer of the open project
+        self._relay.connect(self._heard)
+        session.after_chapter = self.chapter_rendered
         session.opened.connect(lambda _snap: self.refresh())
         session.jobFinished.connect(lambda _job: self.listen() if self.auto else None)
         session.closed.connect(self._closed)
@@ -133,22 +148,55 @@ class ProofController(QObject):
 
     def _closed(self) -> None:
         self._stop = True
+        self._close_proofer()
         self.viewChanged.emit(ProofView("", (), ()))
 
     def shutdown(self) -> None:
         """Stop listening at the next batch and wait for it (the app is quitting)."""
         self._stop = True
+        self._close_proofer()
         self.tasks.wait()
 
-    def checker(self) -> Any:
-        if self._checker is None:
-            if self._open_checker is not None:
-                self._checker = self._open_checker()
-            else:
-                from studio.proof.check import Checker
+    def _close_proofer(self) -> None:
+        proofer, self._proofer = self._proofer, None
+        if proofer is not None:
+            proofer.close()
 
-                self._checker = Checker.open()
-        return self._checker
+    def checker(self) -> Any:
+        with self._loading:  # the chapter hearing thread and the task thread may both ask first
+            if self._checker is None:
+                if self._open_checker is not None:
+                    self._checker = self._open_checker()
+                else:
+                    from studio.proof.check import Checker
+
+                    self._checker = Checker.open()
+            return self._checker
+
+    def chapter_rendered(self, chapter: int) -> None:
+        """On the render worker's thread: hear the finished chapter (the chapter before it heard first)."""
+        project = self.session.project
+        if not self.auto or project is None:
+            return
+        if self._proofer is None or self._proofer.project is not project:
+            from studio.rendering.proofing import ChapterProofer, overlaps
+
+            self._stop = False
+            self._proofer = ChapterProofer(project, self.checker, overlap=overlaps(self.checker().choice.device),
+                                           heard=lambda h: self._relay.emit((h, proof_view(project))),
+                                           should_stop=lambda: self._stop)
+        try:
+            self._proofer(chapter)
+        except Exception as exc:  # noqa: BLE001 - a missing speech model must not fail the render job
+            self._relay.emit(exc)
+
+    def _heard(self, value: Any) -> None:
+        if isinstance(value, Exception):
+            self.failed.emit(describe_error(value, "proof-listen").message)
+            return
+        heard, view = value
+        self._show(view)
+        self.chapterHeard.emit(heard)
 
     def refresh(self) -> None:
         project = self.session.project
@@ -168,6 +216,9 @@ class ProofController(QObject):
 
         def work(report: Callable[[Any], None]) -> ProofView:
             from studio.proof.sentences import check_rows, to_check
+
+            if self._proofer is not None:
+                self._proofer.wait()  # the last chapter the job handed over is being heard
 
             rows = to_check(project, project.sentences())
             if rows:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, replace
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 from PySide6.QtCore import QThread, Signal
@@ -112,6 +112,7 @@ class RenderWorker(QThread):
         self._last_emit = 0.0
         self._job_settings: ProjectSettings | None = None
         self._yielded = False
+        self.after_chapter: Callable[[int], None] | None = None  # the render loop's ``on_chapter``
 
     # ------------------------------------------------------------ loop
 
@@ -154,7 +155,7 @@ class RenderWorker(QThread):
                 should_stop=lambda: self._should_stop(job_id),
                 engine_for=lambda vid: _Borrowed(self._engine(vid, settings)),
                 make_synthesizer=self._watched_synthesizer,
-                batch_size=self._plan.batch_size,
+                batch_size=self._plan.batch_size, on_chapter=self._chapter_done,
             )
             self._touched = set(chapters)
             message = f"{result.synthesized} synthesized, {result.reused} from cache, {result.failed} failed"
@@ -170,6 +171,13 @@ class RenderWorker(QThread):
             self._flush(force=True)
             self.stats.set_rendering(False)
             self._settle(job_id, status, message)
+
+    def _chapter_done(self, chapter: int) -> None:
+        """A chapter has nothing left to render: its states shown, then handed to proof-listening."""
+        self._touched.add(chapter)
+        self._flush(force=True)
+        if self.after_chapter is not None:
+            self.after_chapter(chapter)
 
     def _settle(self, job_id: int, status: str, message: str) -> None:
         """Finish the job, or (it stepped aside for an urgent one) queue it again to resume after it."""

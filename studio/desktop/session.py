@@ -96,6 +96,9 @@ class ProjectSession(QObject, ChapterEdits, TakeCommands):
         self.project: Project | None = None
         self.queue: JobQueue | None = None
         self.worker: RenderWorker | None = None
+        #: called on the render worker's thread once a chapter has nothing left to render (proof-listening's
+        #: :class:`~studio.rendering.proofing.ChapterProofer`); a render job waits while it runs
+        self.after_chapter: Callable[[int], None] | None = None
         self.keeper: QueueKeeper | None = None
         self.queueChanged.connect(lambda _snap: self.keeper is not None and self.keeper.changed())
         self.snapshot: BookSnapshot | None = None
@@ -153,6 +156,7 @@ class ProjectSession(QObject, ChapterEdits, TakeCommands):
         self.worker = RenderWorker(project, self.queue, self.stats, self.preview.player,
                                    build=self.build, isolation=self.isolation)
         w = self.worker
+        w.after_chapter = lambda chapter: self.after_chapter(chapter) if self.after_chapter is not None else None
         w.queueChanged.connect(self.queueChanged)
         w.statesChanged.connect(self._states)  # the snapshot first, so listeners never see it behind
         w.statesChanged.connect(self.statesChanged)

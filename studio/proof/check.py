@@ -23,7 +23,7 @@ from studio.proof.listen import RATE, Heard, Listener, whisper_language
 from studio.proof.pronounce import guessed_flags, pronunciation_flags
 from studio.proof.model import ModelChoice, choose_model, load_model
 from studio.proof.signal import check_signal
-from studio.proof.words import expected_text, normalize_words
+from studio.proof.words import exclaimed, expected_text, normalize_words
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +114,8 @@ class Checker:
                                                                else item.text[m.start:m.end], item.language))
             record = judge(h, whisper_language(item.language) or "en", check_signal(item.audio, item.rate),
                            lexicon_words=lexicon_words, duration=item.audio.size / item.rate,
-                           t=t or self.thresholds, own_render=item.own_render)
+                           t=t or self.thresholds, own_render=item.own_render, said=item.spoken or item.text,
+                           shouted=exclaimed(item.text, item.language))
             checks = pronunciation_flags(item.text, item.spoken, item.language, item.lexicon) \
                 + guessed_flags(item.spoken, item.language, item.lexicon, item.names) if item.spoken is not None else []
             flags = record.flags + tuple(checks)

@@ -35,6 +35,7 @@ flags of their own.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,7 +43,7 @@ import numpy as np
 from studio.project.proofs import FLAGGED, PASSED, ProofFlag, ProofRecord
 from studio.proof.listen import Heard, Word
 from studio.proof.signal import SignalIssue
-from studio.proof.words import align_words, numeral_name, phonemes, sound_alike
+from studio.proof.words import align_words, currency_guessed, numeral_name, phonemes, sound_alike, symbol_names
 
 
 @dataclass(frozen=True)
@@ -67,13 +68,22 @@ class Thresholds:
     longer: float | None = None  # heard phonemes this many times the expected ones (and 4 more): words added
     ratio_weakest: bool = False  # the ratio scores each expected word by its weakest token, not its tokens' mean
     tie_nil: float | None = None  # no near tie when an expected word not heard has a token below this
+    #: a stretch whose expected words score within this many nats per word of the heard ones (or fit at
+    #: ``ratio_fits``) is not counted towards "garbled": the recogniser's spelling of an interjection
+    differing_tie: float | None = None
+    short: int = 0  # sentences of at most this many words are garbled only by words that fail every test
+    symbols: bool = False  # a heard name of a symbol left in what the voice was given is flagged
+    #: an interjection ("Huzza!", "Ha!") is weighed against the recogniser's guess by its tokens' mean: a rare
+    #: spelling has one unlikely token even when said right
+    interjections: bool = False
 
 
 #: the judgement before issue 30 (kept to measure against: ``bench/proof.py``)
 PREVIOUS = Thresholds()
 #: set on the tuning half of the evaluation set (``bench/proof.py --tune``)
-DEFAULT = Thresholds(heard_sure=0.4, ratio=5.0, ratio_fits=0.3, function_words=True, repeat_sure=0.3,
-                     repeat_ngram=True, drop_weakest=0.003, drop_gain=0.1, ratio_weakest=True, tie_nil=1e-4)
+ROUND2 = Thresholds(heard_sure=0.4, ratio=5.0, ratio_fits=0.3, function_words=True, repeat_sure=0.3,
+                    repeat_ngram=True, drop_weakest=0.003, drop_gain=0.1, ratio_weakest=True, tie_nil=1e-4)
+DEFAULT = dataclasses.replace(ROUND2, symbols=True, interjections=True)
 #: closed-class English words the recogniser swaps among themselves ("in"/"and", "that"/"it")
 FUNCTION_WORDS = frozenset(
     "a an the and or but nor so yet in on at of to for from by with as into onto upon than then that this these "
@@ -82,7 +92,7 @@ FUNCTION_WORDS = frozenset(
     "do did does shall will would should could can may might must unto".split())
 #: flags a new synthesis can fix (the text and the lexicon are not at fault)
 GLITCH_KINDS = frozenset({"garbled", "cut", "silence", "noise", "clipping", "repeated", "added", "missing"})
-_SEVERITY = {"pronunciation": 1, "garbled": 3, "cut": 3, "missing": 2, "substituted": 2, "added": 2, "repeated": 2, "silence": 2,
+_SEVERITY = {"pronunciation": 1, "symbol": 2, "garbled": 3, "cut": 3, "missing": 2, "substituted": 2, "added": 2, "repeated": 2, "silence": 2,
              "clipping": 2, "noise": 2}
 
 
@@ -108,9 +118,11 @@ def _logp(words: list[Word], weakest: bool = False) -> float | None:
     return float(np.mean(np.log(np.maximum(got, 1e-6)))) if got else None
 
 
-def _near_tie(exp: list[Word], hrd: list[Word], context: list[Word], t: Thresholds) -> bool:
+def _near_tie(exp: list[Word], hrd: list[Word], context: list[Word], t: Thresholds,
+              ratio: float | None = None) -> bool:
     """The ``ratio`` lever: the expected words score about as well as what the recogniser wrote."""
-    if t.ratio is None:
+    ratio = t.ratio if ratio is None else ratio
+    if ratio is None:
         return False
     if t.tie_nil is not None:  # one word the audio cannot hold at all: a mean over the stretch must not hide it
         heard = {w.text for w in hrd}
@@ -120,7 +132,7 @@ def _near_tie(exp: list[Word], hrd: list[Word], context: list[Word], t: Threshol
     theirs = _logp(hrd)
     if mine is None or theirs is None:
         return False
-    return mine - theirs >= -t.ratio
+    return mine - theirs >= -ratio
 
 
 def _recogniser_habit(exp: list[Word], hrd: list[Word], own_render: bool, t: Thresholds) -> bool:
@@ -139,7 +151,8 @@ def _stutter(exp: list[Word], hrd: list[Word]) -> bool:
     return len(hrd) > len(exp) and any(a == b for a, b in zip(texts, texts[1:]))
 
 
-def _repeated_run(expected: list[str], heard: list[Word], t: Thresholds) -> list[Word]:
+def _repeated_run(expected: list[str], heard: list[Word], t: Thresholds, language: str = "en",
+                  shouted: frozenset[str] = frozenset()) -> list[Word]:
     """Heard words that say the same one to three words twice in a row where the text does not.
 
     Why before the word alignment: a stutter heard as "said said" or "P&H P&H" straddles the
@@ -149,17 +162,34 @@ def _repeated_run(expected: list[str], heard: list[Word], t: Thresholds) -> list
         return []
     texts = [w.text for w in heard]
     joined = " " + " ".join(expected) + " "
+    units = [(expected[i:i + n], 1) for n in (1, 2, 3) for i in range(len(expected) - 2 * n + 1)
+             if expected[i:i + n] == expected[i + n:i + 2 * n]]  # the text's own repeats ("Alas! alas!"), once
+    if t.interjections:
+        units += [([w], 2) for w in dict.fromkeys(expected) if w in shouted]  # "Oho!" heard as "oh, oh", twice
     for n in (1, 2, 3):
         if any(expected[i:i + n] == expected[i + n:i + 2 * n] for i in range(len(expected) - 2 * n + 1)):
             continue  # the text repeats itself ("Jug Jug", "drip drop drop"): a heard run is its spelling
         for i in range(len(texts) - 2 * n + 1):
             run = texts[i:i + n]
-            if run == texts[i + n:i + 2 * n] and f" {' '.join(run + run)} " not in joined:
+            if run == texts[i + n:i + 2 * n] and f" {' '.join(run + run)} " not in joined \
+                    and not any(sound_alike(u, run * times, language)
+                                >= t.alike for u, times in units):  # "oh last oh last", "oh oh"
                 words = heard[i:i + 2 * n]
                 sure = _mean([w.probability for w in words])
                 if sure is not None and sure >= t.repeat_sure:
                     return words
     return []
+
+
+def _exclamation(exp: list[Word], hrd: list[Word], shouted: frozenset[str], language: str, t: Thresholds) -> bool:
+    """An interjection the recogniser spelt its own way ("Huzza" as "hazaw", "Oho" as "oh, oh"): it sounds
+    alike, or the audio fits it about as well as the guess, its tokens' mean weighed (a rare spelling has one
+    unlikely token even when said right)."""
+    if not exp or not hrd or len(exp) > 2 or len(hrd) > 2 * len(exp) or any(w.text not in shouted for w in exp):
+        return False
+    if sound_alike([w.text for w in exp], [w.text for w in hrd], language) >= t.alike:
+        return True
+    return _near_tie(exp, hrd, [], dataclasses.replace(t, ratio_weakest=False, tie_nil=None))
 
 
 def _dropped(exp: list[Word], hrd: list[Word], language: str, t: Thresholds) -> Word | None:
@@ -181,19 +211,25 @@ def _dropped(exp: list[Word], hrd: list[Word], language: str, t: Thresholds) -> 
 
 
 def judge(heard: Heard, language: str, signal: list[SignalIssue], *, lexicon_words: frozenset[str] = frozenset(),
-          duration: float = 0.0, t: Thresholds = DEFAULT, own_render: bool = True) -> ProofRecord:
+          duration: float = 0.0, t: Thresholds = DEFAULT, own_render: bool = True,
+          said: str = "", shouted: frozenset[str] = frozenset()) -> ProofRecord:
     """The verdict on one sentence (status, flags, score 0..100).
 
-    ``own_render``: the studio's voice made the audio (False for ``--audio`` recordings).
+    ``own_render``: the studio's voice made the audio (False for ``--audio`` recordings). ``said``: the
+    text the voice was given (its symbols' names heard are flagged, never dismissed as the recogniser's).
+    ``shouted``: the sentence's interjections (:func:`~studio.proof.words.exclaimed`).
     """
     expected = list(heard.expected)
     texts = [w.text for w in heard.heard]
-    got = [w for i, w in enumerate(heard.heard) if not numeral_name(texts, i)]
+    expected_texts = {w.text for w in expected}
+    got = [w for i, w in enumerate(heard.heard)
+           if not numeral_name(texts, i) and not currency_guessed(texts, i, expected_texts)]
     flags: list[ProofFlag] = []
     unconfirmed = 0
     differing = 0  # expected words in stretches that do not even sound alike (garbled speech, whatever scores say)
     cut_off = any(issue.kind == "cut" for issue in signal)
-    run = _repeated_run([w.text for w in expected], got, t)
+    names = symbol_names(said, language) if t.symbols else {}
+    run = _repeated_run([w.text for w in expected], got, t, language, shouted)
     if run:
         text = " ".join(w.text for w in run)
         flags.append(ProofFlag("repeated", _SEVERITY["repeated"], f"words repeated: \u201c{text}\u201d", "", text,
@@ -201,6 +237,12 @@ def judge(heard: Heard, language: str, signal: list[SignalIssue], *, lexicon_wor
     for region in align_words([w.text for w in expected], [w.text for w in got]):
         exp, hrd = expected[region.e0:region.e1], got[region.h0:region.h1]
         exp_text, hrd_text = " ".join(w.text for w in exp), " ".join(w.text for w in hrd)
+        named = [w for w in hrd if w.text in names and w.text not in expected_texts]
+        if named:  # the voice read a symbol aloud: what it was given is at fault, whatever the scores say
+            start, end = _span(named)
+            flags.append(ProofFlag("symbol", _SEVERITY["symbol"], f"a symbol read aloud: \u201c{named[0].text}\u201d "
+                                   f"for \u201c{names[named[0].text]}\u201d", exp_text, hrd_text, start, end))
+            continue
         left_out = _dropped(exp, hrd, language, t)
         if left_out is not None:
             at_end = region.e1 == len(expected) and region.h1 == len(got) and region.e0 > 0 and not hrd
@@ -209,6 +251,8 @@ def judge(heard: Heard, language: str, signal: list[SignalIssue], *, lexicon_wor
                       else f"words missing: \u201c{left_out.text}\u201d")
             unconfirmed += 1
             flags.append(ProofFlag(kind, _SEVERITY[kind], reason, left_out.text, hrd_text, left_out.start, left_out.end))
+            continue
+        if t.interjections and _exclamation(exp, hrd, shouted, language, t):
             continue
         if t.longer is not None and hrd \
                 and len(phonemes(hrd_text, language)) >= t.longer * len(phonemes(exp_text, language)) + 4:
@@ -234,7 +278,9 @@ def judge(heard: Heard, language: str, signal: list[SignalIssue], *, lexicon_wor
         alike = sound_alike([w.text for w in exp], [w.text for w in hrd], language) if exp and hrd else None
         if alike is not None and alike >= t.alike:
             continue
-        differing += len(exp)
+        if t.differing_tie is None or not (exp and hrd and _near_tie(exp, hrd, [], t, t.differing_tie)
+                                           or fits is not None and fits >= t.ratio_fits):
+            differing += len(exp)
         if t.ratio is not None and exp and hrd:
             if _near_tie(exp, hrd, [], t) or (fits is not None and fits >= t.ratio_fits):
                 continue
@@ -270,7 +316,7 @@ def judge(heard: Heard, language: str, signal: list[SignalIssue], *, lexicon_wor
             flags.append(ProofFlag("substituted", _SEVERITY["substituted"],
                                    f"words substituted: expected \u201c{exp_text}\u201d, heard \u201c{hrd_text}\u201d",
                                    exp_text, hrd_text, start, end))
-    lost = max(unconfirmed, differing) if t.ratio is not None else unconfirmed
+    lost = max(unconfirmed, differing) if t.ratio is not None and len(expected) > t.short else unconfirmed
     if expected and (lost >= 3 or len(expected) < 6) and lost / len(expected) >= t.garbled_share:
         unconfirmed = lost
         flags = [f for f in flags if f.kind not in ("missing", "substituted", "added", "repeated", "cut")]

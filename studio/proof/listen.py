@@ -34,7 +34,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from studio.core.language import language_family
-from studio.proof.words import normalize_words
+from studio.proof.words import Region, align_words, edit_distance, normalize_words
 
 log = logging.getLogger(__name__)
 
@@ -206,8 +206,14 @@ class Listener:
                             suspects.append(_Item(item.index, item.audio, item.text))
                         else:
                             out[item.index] = Heard(tuple(mine), tuple(mine), " ".join(w.text for w in mine), False)
-        for batch in _batches(_pack(suspects), self.batch):
-            self._transcribe(tok, batch, lang, out)
+        while suspects:
+            for batch in _batches(_pack(suspects), self.batch):
+                self._transcribe(tok, batch, lang, out)
+            # the decoder can stop early in a window (after a chapter title and its pause it wrote "Chapter 1."
+            # and nothing of the eight sentences after it): what it left unheard starts a window of its own
+            again = [_Item(it.index, it.audio, it.text) for it in suspects
+                     if it.offset > 0 and not getattr(out[it.index], "heard", True)]
+            suspects = again if len(again) < len(suspects) else []
         return [h if h is not None else Heard((), (), "") for h in out]
 
     def _encode(self, batch: list[list[_Item]]) -> tuple[Any, list[int]]:
@@ -251,7 +257,7 @@ class Listener:
         heard = self._align(tok, tokens, encoded, frames)
         for window, mine, words in zip(batch, expected, heard):
             spans = [(it.offset, it.offset + len(it.audio) / RATE) for it in window]
-            owner = [_owner((float(w["start"]) + float(w["end"])) / 2, spans) for w in words]
+            owner = _owners(words, mine, spans, lang)
             self.decoded += len(window)
             for k, item in enumerate(window):
                 own = [w for w, o in zip(words, owner) if o == k]
@@ -308,6 +314,66 @@ class Listener:
         expected = [Word(w, 0.0, 0.0, None) for w in normalize_words(text, lang)]
         self.decoded += 1
         return Heard(tuple(_normalised(words, 0.0, lang)), tuple(expected), "".join(w["word"] for w in words).strip())
+
+
+def _owners(words: list[dict], expected: list[list[Word]], spans: list[tuple[float, float]], lang: str) -> list[int]:
+    """The sentence each heard word of a window belongs to.
+
+    Why not by time alone: a short heading's words are timed at the edge of its audio, and one
+    timed a little early went to the sentence before ("Index entries" heard as "entries" and the
+    title before it as "... the Good Index Index": a heading garbled, a title repeated). A heard
+    word the word alignment pairs with an expected word goes to that word's sentence, and so do
+    the words of a differing stretch within one sentence. Time decides what differs across a
+    boundary, and a heard word at a boundary that repeats the sentence before it stays there.
+    """
+    owner = [_owner((float(w["start"]) + float(w["end"])) / 2, spans) for w in words]
+    sentence = [k for k, mine in enumerate(expected) for _ in mine]
+    texts = [w.text for mine in expected for w in mine]
+    heard: list[str] = []
+    raw: list[int] = []  # the heard word each normalised one came from
+    for i, w in enumerate(words):
+        for text in normalize_words(w["word"], lang):
+            heard.append(text)
+            raw.append(i)
+    regions = align_words(texts, heard) + [Region(len(texts), len(texts), len(heard), len(heard))]
+    e = h = 0
+    for region in regions:
+        for d in range(region.e0 - e):  # the words both sides agree on
+            owner[raw[h + d]] = sentence[e + d]
+        inside = set(sentence[region.e0:region.e1])
+        if len(inside) > 1 and region.h1 > region.h0:
+            groups = sorted(inside)
+            split = _split([" ".join(t for t, k in zip(texts[region.e0:region.e1], sentence[region.e0:region.e1])
+                                     if k == g) for g in groups], heard[region.h0:region.h1])
+            for j, g in zip(range(region.h0, region.h1), split):
+                owner[raw[j]] = groups[g]
+        elif len(inside) == 1:
+            k = inside.pop()
+            before = set(texts[max(0, region.e0 - 3):region.e0]) if region.e0 and sentence[region.e0 - 1] != k else set()
+            for j in range(region.h0, region.h1):
+                if heard[j] in before and owner[raw[j]] == k - 1:
+                    continue  # the sentence before said its last word again
+                before = set()
+                owner[raw[j]] = k
+        e, h = region.e1, region.h1
+    return owner
+
+
+def _split(expected: list[str], heard: list[str]) -> list[int]:
+    """Heard words shared out in order among the sentences of a stretch that differs across a
+    boundary: the shares whose letters are closest to each sentence's expected words."""
+    n, m = len(expected), len(heard)
+    cost = {(0, 0): (0.0, [])}
+    for g in range(n):
+        nxt: dict[tuple[int, int], tuple[float, list[int]]] = {}
+        for (_, used), (c, path) in cost.items():
+            ends = [m] if g == n - 1 else range(used, m + 1)
+            for end in ends:
+                d = edit_distance(expected[g], " ".join(heard[used:end]))
+                if (g + 1, end) not in nxt or c + d < nxt[(g + 1, end)][0]:
+                    nxt[(g + 1, end)] = (c + d, path + [g] * (end - used))
+        cost = nxt
+    return cost[(n, m)][1]
 
 
 def _owner(t: float, spans: list[tuple[float, float]]) -> int:

@@ -116,6 +116,52 @@ def numeral_name(words: list[str], i: int) -> bool:
     return words[i] == "roman" and i + 1 < len(words) and bool(_ROMAN.fullmatch(words[i + 1]))
 
 
+#: English names a voice says for a symbol left in what it was given ("Hoot!" read "hoot exclamation")
+SYMBOL_NAMES = {"/": ("slash", "stroke"), ":": ("colon",), ";": ("semicolon",), "!": ("exclamation",),
+                "?": ("question",), "*": ("asterisk", "star"), "#": ("hash", "hashtag"), "|": ("bar", "vertical"),
+                "\\": ("backslash",), "~": ("tilde",), "^": ("caret", "circumflex"), "_": ("underscore",),
+                "=": ("equals",), "<": ("less",), ">": ("greater",), "(": ("bracket", "parenthesis"),
+                ")": ("bracket", "parenthesis"), "[": ("bracket",), "]": ("bracket",), "{": ("brace",),
+                "}": ("brace",), "&": ("ampersand",)}
+
+
+def symbol_names(said: str, language: str) -> dict[str, str]:
+    """The names of the symbols left in what the voice was given: name -> symbol (English only)."""
+    if language_family(language) != "en":
+        return {}
+    return {name: c for c in set(said) & set(SYMBOL_NAMES) for name in SYMBOL_NAMES[c]}
+
+
+#: words said as exclamations, which the recogniser writes its own way ("Ha" as "Ah", "Huzza" as "hazaw")
+INTERJECTIONS = frozenset(
+    "ah aha ahem alack alas avast aye bah bravo eh egad fie gadzooks ha hah haha hallo halloa hark heigh hem hey "
+    "hist ho hoho hollo holloa hoot huh hullo humph hurrah hurray huzza huzzah la lo lor nay o oh oho ooh "
+    "pah pooh pish pshaw psst sh shh tush tut ugh whew whoa wow yea zounds".split())
+_CLAUSE = re.compile(r"([^,.;:!?\"\u201c\u201d\u2018\u2019()\u2014]+)!")
+
+
+def exclaimed(text: str, language: str) -> frozenset[str]:
+    """Interjections of the printed text: known ones, and any exclamation of one or two words ("Hoot!")."""
+    if language_family(language) != "en":
+        return frozenset()
+    short = [w for m in _CLAUSE.finditer(text) if len(words := normalize_words(m.group(1), language)) <= 2
+             for w in words]
+    return frozenset(short) | frozenset(w for w in normalize_words(text, language) if w in INTERJECTIONS)
+
+
+_NUMBER_WORDS = frozenset(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million "
+    "billion".split())
+
+
+def currency_guessed(words: list[str], i: int, expected: set[str]) -> bool:
+    """The recogniser's own dollar sign ("2000" written "$2,000"): "dollars" after a number, where the
+    text names no dollar."""
+    return words[i] in ("dollar", "dollars") and i > 0 and words[i - 1] in _NUMBER_WORDS \
+        and not expected & {"dollar", "dollars"}
+
+
 @dataclass(frozen=True)
 class Region:
     """A stretch where expected and heard words differ: ``expected[e0:e1]`` vs ``heard[h0:h1]``."""

@@ -13,6 +13,8 @@ the producer decides.
 from __future__ import annotations
 
 import logging
+import os
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -59,17 +61,112 @@ def proof_project(project: Project, checker: Checker, *, chapters: set[int] | No
     """
     rows = to_check(project, project.sentences(chapters), again=again)
     verdicts = check_rows(project, checker, rows, progress=progress, should_stop=should_stop)
-    retried = improved = 0
     stopped = len(verdicts) < len(rows)
+    retried = improved = 0
     if engine is not None and not stopped:
-        for _ in range(max(0, min(retry, MAX_RETRIES))):
-            glitchy = [sid for sid, rec in verdicts.items() if is_glitch(rec)]
-            if not glitchy or (should_stop is not None and should_stop()):
-                break
-            retried += len(glitchy)
-            better = _new_takes(project, checker, glitchy, verdicts, engine, engine_for, batch_size)
-            improved += better
+        retried, improved = retry_glitches(project, checker, verdicts, engine, retry=retry, engine_for=engine_for,
+                                           batch_size=batch_size, should_stop=should_stop)
     return ProofRun(len(verdicts), retried, improved, chapter_summaries(project, chapters), stopped)
+
+
+def retry_glitches(project: Project, checker: Checker, verdicts: dict[int, ProofRecord], engine: Engine, *,
+                   retry: int = MAX_RETRIES, engine_for: Any = None, batch_size: int = 1,
+                   should_stop: Callable[[], bool] | None = None) -> tuple[int, int]:
+    """Up to ``retry`` new takes of each glitchy sentence in ``verdicts`` (updated): ``(retried, improved)``."""
+    retried = improved = 0
+    for _ in range(max(0, min(retry, MAX_RETRIES))):
+        glitchy = [sid for sid, rec in verdicts.items() if is_glitch(rec)]
+        if not glitchy or (should_stop is not None and should_stop()):
+            break
+        retried += len(glitchy)
+        improved += _new_takes(project, checker, glitchy, verdicts, engine, engine_for, batch_size)
+    return retried, improved
+
+
+@dataclass(frozen=True)
+class ChapterHeard:
+    """A chapter heard back while the book renders: its summary and how many sentences were listened to."""
+
+    chapter: int
+    summary: ProofSummary | None
+    checked: int
+
+
+def overlaps(device: str) -> bool:
+    """Whether a chapter is heard while the next renders: with the recogniser on a GPU or four cores
+    and more. On two cores both would only slow each other down, so the chapter is heard first."""
+    return device == "cuda" or (os.cpu_count() or 1) >= 4
+
+
+class ChapterProofer:
+    """Hears each chapter back as soon as its render ends (the render loop's ``on_chapter``).
+
+    Why at most one chapter behind: the next chapter's render is not reported finished before the
+    chapter before it has its verdicts, so a producer reads a chapter's proof minutes after its
+    render, never only after the book. With ``overlap`` the chapter is heard on a thread of its own
+    while the next one renders; without, before the next one starts.
+    """
+
+    def __init__(self, project: Project, checker: Callable[[], Checker], *, overlap: bool,
+                 heard: Callable[[ChapterHeard], None] | None = None,
+                 rendered: Callable[[int], None] | None = None,
+                 should_stop: Callable[[], bool] | None = None) -> None:
+        self.project = project
+        self.checker = checker  # loads the recogniser on first use (a chapter with nothing rendered needs none)
+        self.overlap = overlap
+        self.heard = heard
+        self.rendered = rendered  # told once a chapter counts as rendered (the one before it heard)
+        self.should_stop = should_stop
+        self.verdicts: dict[int, ProofRecord] = {}
+        self._thread: threading.Thread | None = None
+        self._error: BaseException | None = None
+        self._closed = False
+
+    def _stopping(self) -> bool:
+        return self._closed or (self.should_stop is not None and self.should_stop())
+
+    def close(self) -> None:
+        """Stop hearing at the next batch and wait for it (the render failed or was interrupted)."""
+        self._closed = True
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        self._error = None
+
+    def __call__(self, chapter: int) -> None:
+        self.wait()
+        if self.rendered is not None:
+            self.rendered(chapter)
+        if not self.overlap:
+            self._hear(chapter)
+        else:
+            self._thread = threading.Thread(target=self._hear, args=(chapter,), name=f"proof-chapter-{chapter}",
+                                            daemon=True)
+            self._thread.start()
+        self._raise()
+
+    def wait(self) -> None:
+        """Until the chapter being heard has its verdicts (its error raised here)."""
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        self._raise()
+
+    def _raise(self) -> None:
+        error, self._error = self._error, None
+        if error is not None:
+            raise error
+
+    def _hear(self, chapter: int) -> None:
+        try:
+            rows = to_check(self.project, self.project.sentences({chapter}))
+            found = check_rows(self.project, self.checker(), rows, should_stop=self._stopping) if rows else {}
+            self.verdicts.update(found)
+            if self.heard is not None:
+                summary = chapter_summaries(self.project, {chapter}).get(chapter)
+                self.heard(ChapterHeard(chapter, summary, len(found)))
+        except BaseException as exc:  # noqa: BLE001 - raised in the render's thread at the next chapter
+            self._error = exc
 
 
 def _new_takes(project: Project, checker: Checker, ids: list[int], verdicts: dict[int, ProofRecord],

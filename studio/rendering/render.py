@@ -210,6 +210,7 @@ def render_project(
     batch_size: int = 1,
     voice_lookup: Callable[[str], Any] | None = None,
     sentence_ids: Iterable[int] | None = None,
+    on_chapter: Callable[[int], None] | None = None,
 ) -> RenderProgress:
     """Render every pending sentence of ``chapters`` (0-based; None = all) into the cache.
 
@@ -219,7 +220,9 @@ def render_project(
     ``engine`` speaks the project's default voice; sentences mapped to another voice
     get ``engine_for(voice_id)`` (those engines are closed at the end) or fail when
     no factory is given. Sentences whose audio is already cached are marked done
-    without synthesis. ``make_synthesizer`` None is :func:`each_synthesizer`. Returns the final progress
+    without synthesis. ``make_synthesizer`` None is :func:`each_synthesizer`. ``on_chapter(index)`` is
+    called in the loop once a chapter has nothing left to render (chapters go one after another, so
+    proof-listening can hear a chapter while the next renders). Returns the final progress
     (``stopped`` if ``should_stop`` ended it early). A failed sentence is recorded and
     the job goes on; :class:`~studio.core.errors.DiskFull` and KeyboardInterrupt stop
     it (sentences in flight go back to ``pending``); everything finished is kept.
@@ -244,7 +247,7 @@ def render_project(
         if verify_present(project, rows):
             rows = select()
         renderer = _Renderer(project, engine, settings, engine_for, make_synthesizer or each_synthesizer, progress)
-        return renderer.run(rows, should_stop, max(1, batch_size))
+        return renderer.run(rows, should_stop, max(1, batch_size), on_chapter)
 
 
 class _Renderer:
@@ -276,7 +279,8 @@ class _Renderer:
         self.remaining_chars = 0
         self.t0 = time.monotonic()
 
-    def run(self, rows: list[SentenceRow], should_stop: Callable[[], bool] | None, batch_size: int) -> RenderProgress:
+    def run(self, rows: list[SentenceRow], should_stop: Callable[[], bool] | None, batch_size: int,
+            on_chapter: Callable[[int], None] | None = None) -> RenderProgress:
         self.batch_size = batch_size
         pending = [r for r in rows if r.state != "done"]
         self.total = len(rows)
@@ -284,17 +288,22 @@ class _Renderer:
         self.remaining_chars = sum(len(r.text) for r in pending)
         stopped = False
         self._emit("")
-        cast = [r for r in pending if voiced(r.cast)]  # a character's voice in them: batched by voice apart
-        plain = [r for r in pending if not voiced(r.cast)]
-        step = max(8, batch_size)
-        work = [(b, self._render_batch) for b in self._batches(plain, batch_size)]
-        work += [(cast[i:i + step], self._render_cast) for i in range(0, len(cast), step)]
+        left = {c: 0 for c in dict.fromkeys(r.chapter for r in rows)}  # sentences still to render, per chapter
+        for r in pending:
+            left[r.chapter] += 1
+        work = [w for chapter in left for w in self._work([r for r in pending if r.chapter == chapter], batch_size)]
         try:
+            for chapter in [c for c, n in left.items() if n == 0 and on_chapter is not None]:
+                on_chapter(chapter)  # nothing to render: heard first
             for batch, speak in work:
                 if should_stop is not None and should_stop():
                     stopped = True
                     break
                 speak(batch)
+                chapter = batch[-1].chapter
+                left[chapter] -= len(batch)
+                if left[chapter] == 0 and on_chapter is not None:
+                    on_chapter(chapter)
         except BaseException as exc:
             self._release_in_flight("stopped: disk full" if isinstance(exc, DiskFull) else "interrupted")
             raise
@@ -305,6 +314,14 @@ class _Renderer:
                 except Exception:  # noqa: BLE001 - closing must not mask the result
                     log.exception("closing engine failed")
         return self._emit("", stopped=stopped)
+
+    def _work(self, pending: list[SentenceRow], batch_size: int) -> list[tuple[list[SentenceRow], Callable]]:
+        """One chapter's batches: its plain sentences, then its cast lines (batched by voice apart)."""
+        cast = [r for r in pending if voiced(r.cast)]  # a character's voice in them
+        plain = [r for r in pending if not voiced(r.cast)]
+        step = max(8, batch_size)
+        work: list[tuple[list[SentenceRow], Callable]] = [(b, self._render_batch) for b in self._batches(plain, batch_size)]
+        return work + [(cast[i:i + step], self._render_cast) for i in range(0, len(cast), step)]
 
     def _release_in_flight(self, reason: str) -> None:
         """The job is stopping on an error: sentences marked ``rendering`` go back to
