@@ -157,7 +157,7 @@ class RenderWorker(QThread):
                 batch_size=self._plan.batch_size,
             )
             self._touched = set(chapters)
-            message = f"{result.synthesized} synthesized, {result.reused} from cache, {result.failed} failed"
+            message = result.summary()
             status = "cancelled" if result.stopped else "done"
             if result.stopped and self._yielded:
                 status = "yielded"
