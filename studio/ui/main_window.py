@@ -13,7 +13,7 @@ import logging
 import shutil
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtCore import QByteArray, QRect, QSettings, QSize, Qt
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMessageBox, QScrollArea, QStackedWidget, QWidget,
@@ -56,6 +56,31 @@ from studio.ui.window_actions import build_actions
 log = logging.getLogger(__name__)
 
 MAX_RECENT = 8
+#: the first window's size where the screen has room for it
+PREFERRED_SIZE = (1360, 860)
+#: below this free area (a 1366 x 768 or 1280 x 800 laptop) the window starts maximized, its docks in tabs
+SMALL_SCREEN = (1440, 900)
+#: what a window manager's title bar and frame take beyond the free area's top-left (Qt knows only after showing)
+FRAME_ROOM = (16, 48)
+#: tabbed docks (View > Tab the Docks): Details' column, and the queue's row (the waveform gets its height there)
+RIGHT_TABS = ("readouts", "takes", "progress", "cast")
+BOTTOM_TABS = ("waveform", "proof", "log")
+#: the tabbed right column's width: the Cast and Takes panels' controls side by side
+RIGHT_COLUMN_WIDTH = 440
+BOTTOM_ROW_HEIGHT = 270
+
+
+def small_screen(room: QSize) -> bool:
+    """A screen whose free area is below :data:`SMALL_SCREEN` (its window starts maximized, docks tabbed)."""
+    return room.width() < SMALL_SCREEN[0] or room.height() < SMALL_SCREEN[1]
+
+
+def first_geometry(room: QRect) -> QRect:
+    """The window's first place: :data:`PREFERRED_SIZE`, or less so that it and its frame fit ``room``
+    (the screen's available geometry: panels and docks left out), at the area's top-left."""
+    width = min(PREFERRED_SIZE[0], room.width() - FRAME_ROOM[0])
+    height = min(PREFERRED_SIZE[1], room.height() - FRAME_ROOM[1])
+    return QRect(room.x() + FRAME_ROOM[0] // 2, room.y() + FRAME_ROOM[1] - FRAME_ROOM[0] // 2, width, height)
 PRESET_TIP = "The voice and speed/quality preset this project renders with (Voices & Presets to change)"
 
 
@@ -209,31 +234,35 @@ class MainWindow(QMainWindow):
     def _restore(self) -> None:
         geo = self.qsettings.value("window/geometry")
         state = self.qsettings.value("window/state")
+        screen = self.screen()
+        room = screen.availableGeometry() if screen is not None else None
         if isinstance(geo, QByteArray):
             self.restoreGeometry(geo)
-        else:
-            self.resize(1360, 860)
+        else:  # the first start: inside the screen's free area (it opened 1360 x 860 on a 768-pixel screen)
+            self.setGeometry(first_geometry(room) if room is not None else QRect(0, 0, *PREFERRED_SIZE))
+            if room is not None and small_screen(room.size()):
+                self.setWindowState(self.windowState() | Qt.WindowState.WindowMaximized)
         if isinstance(state, QByteArray):
             self.restoreState(state)
-        elif self._small_screen():
+        elif room is not None and small_screen(room.size()):
             self.tab_docks()
         minutes = float(self.qsettings.value("flags/longChapterMinutes", 60.0))
         self.book.long_minutes.setValue(minutes)
         self.session.set_long_chapter_minutes(minutes)
 
-    def _small_screen(self) -> bool:
-        screen = self.screen()
-        room = screen.availableGeometry() if screen is not None else None
-        return room is not None and (room.width() < 1440 or room.height() < 860)
-
     def tab_docks(self) -> None:
         """View > Tab the Docks: the right column's docks in one tab group, and the bottom's in
-        another (a laptop screen: each dock gets the column's whole height)."""
+        another (a laptop screen: each dock gets the column's whole height, the waveform the bottom's,
+        so that no dock's controls need scrolling at 1366 x 768)."""
         d = self.docks
-        for name in ("readouts", "takes", "progress"):
-            self.tabifyDockWidget(d["details"], d[name])
-        for name in ("log", "proof"):
-            self.tabifyDockWidget(d["queue"], d[name])
+        for name in RIGHT_TABS:
+            if name in d:
+                self.tabifyDockWidget(d["details"], d[name])
+        for name in BOTTOM_TABS:
+            if name in d:
+                self.tabifyDockWidget(d["queue"], d[name])
+        self.resizeDocks([d["details"]], [RIGHT_COLUMN_WIDTH], Qt.Orientation.Horizontal)
+        self.resizeDocks([d["queue"]], [BOTTOM_ROW_HEIGHT], Qt.Orientation.Vertical)
         d["details"].raise_()
         d["queue"].raise_()
 
