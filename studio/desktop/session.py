@@ -24,10 +24,11 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal
 from studio.audio.assemble import Pauses
 from studio.core.errors import StudioError
 from studio.core.language import language_family
-from studio.stack.build import EngineBuilder, Isolation, build_engine
+from studio.stack.build import EngineBuilder, Isolation, build_engine, effective_preset
 from studio.project.opening import Opened, open_project
 from studio.project.numbering import chapters_label
 from studio.project.queue_state import StoredQueue, load_queue
+from studio.project.render_speed import seconds_per_sentence
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project
 from studio.desktop.chapter_edits import ChapterEdits
@@ -126,14 +127,17 @@ class ProjectSession(QObject, ChapterEdits, TakeCommands):
             opened = opener()
             project, action = opened.project, opened.action
             try:
-                return (project, action, build_snapshot(project, long_chapter_minutes=minutes), project.settings(),
-                        load_queue(project.db))
+                settings = project.settings()
+                measured = seconds_per_sentence(project.db, effective_preset(settings).name)
+                return (project, action, build_snapshot(project, long_chapter_minutes=minutes), settings,
+                        load_queue(project.db), measured)
             except BaseException:
                 project.close()
                 raise
 
         def done(value) -> None:
-            project, action, snapshot, settings, stored = value
+            project, action, snapshot, settings, stored, measured = value
+            self.stats.seed(measured)  # the time left is known from the first look, not after a render
             self._install(project, snapshot, settings, stored)
             self.message.emit(f"{action.capitalize()} project {project.folder}")
             if on_done is not None:
@@ -331,7 +335,8 @@ class ProjectSession(QObject, ChapterEdits, TakeCommands):
         """What "Render Book" would do, for the confirmation (bench file read off the GUI thread)."""
         snap, settings = self._snap(), self.settings
         per_sentence = self.stats.seconds_per_sentence()
-        preset = settings.preset if settings is not None else ""
+        # the preset it renders with: a project without one renders with its engine's default preset
+        preset = effective_preset(settings).name if settings is not None else ""
         folder = snap.folder
 
         def work() -> BookPlan:
