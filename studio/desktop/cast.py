@@ -94,7 +94,7 @@ class CastController(QObject):
             self.viewChanged.emit(view)
             self.session.refresh()
 
-        self.session.tasks.run(run, on_done=done, action=action)
+        self.session.tasks.run(self.session._undoable(action, run), on_done=done, action=action)
 
     def set_enabled(self, on: bool) -> None:
         self._change(lambda cast: cast.set_enabled(on), "turn casting on" if on else "turn casting off")
@@ -116,7 +116,7 @@ class CastController(QObject):
             if ids:
                 self.session.render_sentences(ids, label=f"Recast {name}: {len(ids)} sentence(s)")
 
-        self.session.tasks.run(run, on_done=done, action=f"cast {name}")
+        self.session.tasks.run(self.session._undoable(f"cast {name}", run), on_done=done, action=f"cast {name}")
 
     def merge(self, keep: str, other: str) -> None:
         self._change(lambda cast: (cast.merge(keep, other), cast.analyse()), f"merge {other} into {keep}")

@@ -33,6 +33,7 @@ from studio.project.settings import ProjectSettings
 from studio.project.store import Project
 from studio.desktop.chapter_edits import ChapterEdits
 from studio.desktop.exporting import BookExports
+from studio.desktop.history import EditHistory
 from studio.desktop.facts import read_bench
 from studio.desktop.jobqueue import JobQueue
 from studio.desktop.messages import ErrorInfo, JobSpec, StateDelta
@@ -58,7 +59,7 @@ from studio.desktop.tasks import OnError, TaskRunner
 log = logging.getLogger(__name__)
 
 
-class ProjectSession(QObject, ChapterEdits, TakeCommands):
+class ProjectSession(QObject, ChapterEdits, TakeCommands, EditHistory):
     opened = Signal(object)  # BookSnapshot
     closed = Signal()
     snapshotChanged = Signal(object)  # BookSnapshot
@@ -72,6 +73,7 @@ class ProjectSession(QObject, ChapterEdits, TakeCommands):
     takesChanged = Signal(object)  # TakeList
     waveformReady = Signal(object)  # WaveformData
     searchReady = Signal(object)  # SearchResult
+    historyChanged = Signal(object)  # (what Undo would undo, what Redo would redo): labels or None
     error = Signal(object)  # ErrorInfo
     message = Signal(str)
 
@@ -168,6 +170,7 @@ class ProjectSession(QObject, ChapterEdits, TakeCommands):
         self.queueChanged.emit(self.queue.snapshot())
         self.opened.emit(snapshot)
         self.settingsChanged.emit(settings)
+        self.read_history()  # what Edit > Undo would undo, from the project's own history
 
     def close_project(self) -> None:
         """Stop the worker (asynchronously) and close the project when it has stopped."""
@@ -253,7 +256,8 @@ class ProjectSession(QObject, ChapterEdits, TakeCommands):
             project.set_language_override(chapter, paragraph, language)
             return build_chapter(project, snap, chapter)
 
-        self.tasks.run(work, on_done=self._chapter_done, action="change the language")
+        self.tasks.run(self._undoable("change the language", work), on_done=self._chapter_done,
+                       action="change the language")
 
     def edit_sentence(self, sentence_id: int, text: str, rerender: bool = True) -> None:
         """Store the new text; only this sentence's key changes, so only it is re-rendered."""
@@ -274,14 +278,18 @@ class ProjectSession(QObject, ChapterEdits, TakeCommands):
                 self.submit(JobSpec("sentences", f"Edited sentence {sentence_id} ({where})", sentence_ids=(sentence_id,),
                                     sentences_hint=1, urgent=True))
 
-        self.tasks.run(work, on_done=done, action="edit the sentence")
+        self.tasks.run(self._undoable("edit the sentence", work), on_done=done, action="edit the sentence")
 
     def set_spoken(self, sentence_id: int, spoken: str | None) -> None:
         """Say one sentence as ``spoken`` (None: the normaliser's form again); it alone re-renders."""
         project, snap = self._need(), self._snap()
         chapter = next((s.chapter for c in snap.chapters for s in c.sentences if s.id == sentence_id), None)
         if chapter is not None:
-            self.tasks.run(lambda: (project.spoken.set(sentence_id, spoken), build_chapter(project, snap, chapter))[1],
+            def work() -> ChapterNode:
+                project.spoken.set(sentence_id, spoken)
+                return build_chapter(project, snap, chapter)
+
+            self.tasks.run(self._undoable("change how the sentence is spoken", work),
                            on_done=self._chapter_done, action="change how the sentence is spoken")
 
     def _chapter_done(self, node: ChapterNode) -> None:
@@ -307,7 +315,8 @@ class ProjectSession(QObject, ChapterEdits, TakeCommands):
             self._set_snapshot(snapshot)
             self.message.emit("Project settings saved")
 
-        self.tasks.run(work, on_done=done, action="save the project settings")
+        self.tasks.run(self._undoable("change the project settings", work), on_done=done,
+                       action="save the project settings")
 
     def book_details(self, on_done: Callable[[object], None]) -> None:
         """The book's details and where each came from (:func:`studio.delivery.book_details.book_details`),

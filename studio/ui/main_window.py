@@ -417,6 +417,11 @@ class MainWindow(QMainWindow):
         if ids:
             self.session.render_sentences(ids)
 
+    def find_text(self) -> None:
+        """Edit > Find: the book's search field, its text selected (it searches text and spoken forms)."""
+        self.book.search.setFocus()
+        self.book.search.selectAll()
+
     def toggle_playback(self) -> None:
         state = self.session.preview.position().state
         if state in ("playing", "paused", "buffering"):
