@@ -275,7 +275,11 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------ projects
 
     def open_path(self, path: str | Path) -> None:
-        self.session.open_path(path)
+        """A project folder opens as it is; a book opens into the folder of projects (asked once)."""
+        if Path(path).is_file():
+            self.importer.open_manuscript(path)
+        else:
+            self.session.open_path(path)
 
     def ask_open_project(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Open project folder", self._last_dir())
