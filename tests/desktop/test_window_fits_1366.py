@@ -40,3 +40,22 @@ def test_maximized_on_a_laptop_every_dock_shows_its_controls(qtbot, window: Main
         assert room.verticalScrollBar().maximum() == 0 and room.horizontalScrollBar().maximum() == 0, \
             (name, room.viewport().size(), room.widget().minimumSizeHint())
     assert window.docks["waveform"].height() > 200  # more than its ruler
+
+
+def test_a_first_start_on_a_small_screen_is_maximized_inside_it(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+    from PySide6.QtCore import Qt
+    from support.gui import shared_factory
+    from support.window import window_settings
+
+    from studio.desktop.session import ProjectSession
+    from studio.desktop.sinks import NullSink
+
+    session = ProjectSession(build=shared_factory([]), sink_factory=lambda: NullSink(speed=8.0))
+    win = MainWindow(session, window_settings(tmp_path))  # no saved geometry: a first start
+    qtbot.addWidget(win)
+    room = win.screen().availableGeometry()  # the offscreen screen: 800 x 800, a small one
+    assert small_screen(room.size())
+    assert win.windowState() & Qt.WindowState.WindowMaximized
+    assert room.contains(win.geometry())
+    assert {d.windowTitle() for d in win.tabifiedDockWidgets(win.docks["details"])} >= {"Cast", "Takes"}
+    win.close()

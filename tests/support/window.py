@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 from support.gui import shared_factory
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
 
 from studio.desktop.session import ProjectSession
 from studio.desktop.sinks import NullSink
@@ -24,6 +24,7 @@ def make_window(qtbot, tmp_path: Path, engines: list | None = None, **session_kw
     win = MainWindow(session, window_settings(tmp_path))
     win.proof.auto.setChecked(False)  # proof-listening after renders: tests/desktop/test_proof_gui.py
     qtbot.addWidget(win)
+    win.setWindowState(Qt.WindowState.WindowNoState)  # the offscreen screen is small: the window starts maximized
     win.resize(1280, 800)
     win.show()
     return win
