@@ -72,9 +72,8 @@ class ImportFlow:
         Why ask: opening a book used to create its project folder beside the book without asking
         or saying where. False when the producer cancelled the question (nothing is made)."""
         path = Path(path)
-        beside = default_project_dir(path, path.parent)
-        if beside.is_dir():  # made by an earlier version, or by `studio render`: resume it
-            self.session.open_path(beside)
+        if default_project_dir(path, path.parent).is_dir():  # made by an earlier version, or `studio render`
+            self.session.open_path(path)  # resumed there (the book read again when it changed)
             return True
         home = str(self.qsettings.value(PROJECTS_DIR_KEY, "") or "")
         if not home:
@@ -88,12 +87,11 @@ class ImportFlow:
             self.session.open_path(path)
             return True
         folder = default_project_dir(path, home)
-        if folder.is_dir():
-            self.session.open_path(folder)
-            return True
-        Path(home).mkdir(parents=True, exist_ok=True)
-        self.window.statusBar().showMessage(f"The project of {path.name} goes in {folder}", 10000)  # type: ignore[attr-defined]
-        self.start(path, folder)
+        if not folder.is_dir():
+            Path(home).mkdir(parents=True, exist_ok=True)
+            self.window.statusBar().showMessage(  # type: ignore[attr-defined]
+                f"The project of {path.name} goes in {folder}", 10000)
+        self.start(path, folder)  # made, or resumed (the book read again when it changed)
         return True
 
     def start(self, manuscript: str | Path, project_folder: str | Path) -> None:
