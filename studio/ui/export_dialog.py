@@ -18,8 +18,8 @@ from typing import Callable
 from PySide6.QtCore import QTimer, QUrl, Qt, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDialog, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget,
-    QListWidgetItem, QPlainTextEdit, QProgressBar, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+    QCheckBox, QComboBox, QDialog, QFileDialog, QFrame, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget,
+    QListWidgetItem, QPlainTextEdit, QProgressBar, QPushButton, QScrollArea, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
 from studio.project.numbering import chapter_label
@@ -174,7 +174,17 @@ class ExportDialog(QDialog):
         layout.addWidget(self.proof_line)
         layout.addWidget(self.require_proof)
         layout.addWidget(self.progress)
-        layout.addWidget(self.status)
+        # the report (warnings, the cover, proof) scrolls in its own box: the finished dialog grew to 721 px
+        report = QScrollArea()
+        report.setWidgetResizable(True)
+        report.setFrameShape(QFrame.Shape.NoFrame)
+        report.setWidget(self.status)
+        report.setMinimumHeight(2 * self.status.fontMetrics().lineSpacing() + 4)
+        self.report_area = report
+        lines = self.status.fontMetrics().lineSpacing()
+        for box in (self.opening, self.closing, self.chapters, self.results):  # they scroll: 2-3 lines at least
+            box.setMinimumHeight(int(2.5 * lines) + 8)
+        layout.addWidget(report, 1)
         layout.addWidget(self.results, 1)
         layout.addLayout(buttons)
         self._sync_button()

@@ -57,3 +57,23 @@ def test_a_chapter_job_says_how_many_came_from_the_cache(tmp_path: Path) -> None
         result = render_project(project, engine, chapters={0})
     assert result.total == 5 and result.synthesized == 2
     assert result.summary() == "5 sentences: 2 synthesized, 3 from the cache, 0 failed"
+
+
+def test_the_finished_export_dialog_fits_a_laptop_screen(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+    """It was 721 px tall after an export on a 768-pixel screen (issue 41, point 1)."""
+    audio = write_delivery(tmp_path / "a.mp3", speechlike(), 44100, "mp3", META, Track("a"))
+    files = tuple(PublishedFile(audio, f"part {i}", (), check_file(audio).levels, check_file(audio), "0" * 64)
+                  for i in range(12))
+    warnings = tuple(f"warning number {i}: a long line of the export's report about something to check" for i in range(8))
+    project = Project.create(tmp_path / "p", make_book(), ProjectSettings("en_US-joe-medium"))
+    try:
+        snap = build_snapshot(project)
+    finally:
+        project.close()
+    dlg = ExportDialog(snap, BookModel(), str(tmp_path))
+    qtbot.addWidget(dlg)
+    dlg.show()
+    dlg.on_published(PublishResult(files, tmp_path / "manifest.json", warnings=warnings))
+    room = dlg.screen().availableGeometry().height()
+    # the report scrolls in its box, the lists keep a few lines: it fits a maximized laptop window's height
+    assert dlg.minimumSizeHint().height() <= 700 and dlg.height() <= min(room, 710)
