@@ -10,7 +10,8 @@ from PySide6.QtWidgets import QApplication, QScrollArea
 from support.gui import copy_sample
 from support.window import WAIT, open_and_wait
 
-from studio.ui.main_window import PREFERRED_SIZE, MainWindow, first_geometry, small_screen
+from studio.ui.main_window import MainWindow
+from studio.ui.window_layout import PREFERRED_SIZE, first_geometry, small_screen
 
 #: a 1366 x 768 screen less a 28-pixel panel; maximized, a window manager's title bar takes ~30 more
 LAPTOP_ROOM = QRect(0, 28, 1366, 740)
