@@ -18,9 +18,9 @@ SET_HELP = ("give a character a voice: NAME=VOICE[:SPEAKER][,pitch=+2,pace=0.95,
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("cast", help="list a project's characters and unattributed lines; cast their voices",
-                       description="The characters of a project (their line counts, first line and voice) and the "
-                       "lines no rule could attribute. Listing turns nothing on; --set, --merge, --rename and --line change "
-                       "the cast, and `studio render --cast` (or --on) speaks it.")
+                       description="The characters of a project (their line counts, other names, first line and "
+                       "voice) and the lines no rule could attribute. Listing turns nothing on; --set, --merge, "
+                       "--rename, --split and --line change the cast, and `studio render --cast` (or --on) speaks it.")
     p.add_argument("project", type=Path, help="project folder")
     p.add_argument("--json", action="store_true", help="write the cast and the unattributed lines as JSON")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VOICE", help=SET_HELP)
@@ -29,6 +29,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rename", action="append", default=[], metavar="OLD=NEW",
                    help="call a character by another name (its voice goes with it; kept when the book is imported "
                    "again, where the rules find the old name)")
+    p.add_argument("--split", action="append", default=[], metavar="NAME",
+                   help="make a name or descriptor the rules (or a merge) tied to a character one of its own "
+                   "(e.g. 'the captain'); kept when the book is imported again")
     p.add_argument("--line", action="append", default=[], metavar="CHAPTER:PARAGRAPH:SENTENCE=NAME",
                    help="correct who speaks a sentence (1-based numbers; NAME 'narrator' gives it back to the "
                    "narrator); kept when the book is imported again")
@@ -72,11 +75,10 @@ def check_voice(casting) -> None:  # casting: studio.project.cast.Casting
     if not casting.voice_id:
         return
     from studio.engine.voice.catalog import get_voice
-    from studio.engine.voice.config import VoiceConfig
 
     info = get_voice(casting.voice_id)
-    if casting.speaker is not None and info.backend == "piper":
-        speakers = VoiceConfig.from_file(info.config_path).num_speakers
+    if casting.speaker is not None:
+        speakers = max(1, len(info.abilities.speakers))
         if not 0 <= casting.speaker < speakers:
             raise StudioError(f"{casting.voice_id} has {speakers} speaker(s) (0-{speakers - 1}); "
                               f"there is no speaker {casting.speaker}")
@@ -123,6 +125,8 @@ def _cmd_cast(args: argparse.Namespace) -> int:
             if not sep:
                 raise StudioError(f"--rename {spec!r}: write OLD=NEW")
             cast.rename(old, new)
+        for name in args.split:
+            cast.split(name)
         for spec in args.set:
             name, casting = parse_set(spec)
             check_voice(casting)
@@ -145,7 +149,8 @@ def _print(project, as_json: bool, out: TextIO) -> None:  # project: studio.proj
     if as_json:
         json.dump({"casting": cast.enabled(),
                    "characters": [{"name": m.name, "lines": m.lines, "first_line": m.first_line,
-                                   "aliases": list(m.aliases), "voice": m.casting.voice_id,
+                                   "aliases": list(m.aliases), "names": list(m.names),
+                                   "descriptors": list(m.descriptors), "voice": m.casting.voice_id,
                                    "speaker": m.casting.speaker,
                                    "pitch": m.casting.performance.pitch, "pace": m.casting.performance.pace,
                                    "expressive": m.casting.performance.expressive} for m in members],
@@ -156,9 +161,9 @@ def _print(project, as_json: bool, out: TextIO) -> None:  # project: studio.proj
     out.write(f"casting is {'on' if cast.enabled() else 'off'}; {len(members)} character(s), "
               f"{len(lost)} unattributed line(s) (read by the narrator)\n")
     if members:
-        rows = [("CHARACTER", "LINES", "VOICE", "FIRST LINE")]
-        rows += [(m.name + (f" ({', '.join(m.aliases)})" if m.aliases else ""), str(m.lines), m.casting.words(),
-                  m.first_line[:50]) for m in members]
+        rows = [("CHARACTER", "LINES", "VOICE", "ALSO CALLED", "FIRST LINE")]
+        rows += [(m.name, str(m.lines), m.casting.words(), ", ".join(m.also_called)[:50], m.first_line[:50])
+                 for m in members]
         print_table(rows, out)
     for u in lost[:20]:
         out.write(f"  unattributed: {u.text[:70]}\n")

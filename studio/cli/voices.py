@@ -67,9 +67,11 @@ def _cmd_voices(args: argparse.Namespace) -> int:
     voices = list_voices()
     if not voices:
         raise StudioError("no voices found; reinstall the studio to get the bundled voice")
-    engines = {"piper": "onnx, torch", "coqui": "torch"}
-    rows = [("ID", "BACKEND", "ENGINES", "LANGUAGE", "RATE", "SOURCE")]
+    rows = [("ID", "LANGUAGE", "SPEAKERS", "PRESETS", "RATE", "SOURCE")]
     for v in voices:
-        rows.append((v.id, v.backend, engines.get(v.backend, "?"), v.language, f"{v.sample_rate} Hz", v.source))
+        can = v.abilities
+        language = ", ".join(can.languages) if len(can.languages) > 1 else v.language or "?"
+        rows.append((v.id, language, str(len(can.speakers) or 1), ", ".join(can.presets) or "none runs it here",
+                     f"{v.sample_rate} Hz", v.source))
     print_table(rows, sys.stdout)
     return 0

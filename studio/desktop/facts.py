@@ -95,9 +95,12 @@ class VoiceChoice:
     name: str
     language: str
     family: str
-    backend: str
     sample_rate: int
     source: str
+    #: the presets that can run it
+    presets: tuple[str, ...] = ()
+    #: `studio bench` can measure it (it compares against the piper CLI)
+    benchable: bool = False
 
 
 @dataclass(frozen=True)
@@ -179,7 +182,8 @@ def list_voice_choices() -> tuple[VoiceChoice, ...]:
     from studio.text.inspect import language_prefix
 
     return tuple(
-        VoiceChoice(v.id, v.name, v.language, language_prefix(v.language), v.backend, v.sample_rate, v.source)
+        VoiceChoice(v.id, v.name, v.language, language_prefix(v.language), v.sample_rate, v.source,
+                    v.abilities.presets, v.abilities.piper_cli)
         for v in list_voices()
     )
 
@@ -214,7 +218,8 @@ def facts_from_dict(data: Mapping[str, Any]) -> MachineFacts:
         PresetInfo(**{**p, "bench": BenchFigures(**p["bench"]) if p.get("bench") else None}) for p in data["presets"]
     )
     return MachineFacts(
-        voices=tuple(VoiceChoice(**v) for v in data["voices"]), presets=presets,
+        voices=tuple(VoiceChoice(**{**v, "presets": tuple(v.get("presets", ()))}) for v in data["voices"]),
+        presets=presets,
         bench_path=data.get("bench_path", ""), bench_note=data.get("bench_note", ""),
         default_preset=data.get("default_preset", ""),
     )

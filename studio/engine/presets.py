@@ -303,8 +303,12 @@ def open_preset(preset_name: str | Preset, voice=None, *, device: str | None = N
         from studio.engine.voice.catalog import get_voice
 
         voice = get_voice(voice)
-    if preset.engine == "onnx" and getattr(voice, "backend", "piper") != "piper":
-        raise PresetUnavailable(f"preset {preset.name} needs a Piper (.onnx) voice; {voice.id} is {voice.backend}")
+    if preset.name not in voice.abilities.presets:
+        runs = ", ".join(voice.abilities.presets) or "none yet"
+        raise PresetUnavailable(f"voice {voice.id} cannot run preset {preset.name} (its presets: {runs})")
+    if voice.backend != "piper":  # another family's package opens its own engines (studio.engine.<family>)
+        family = importlib.import_module(f"studio.engine.{voice.backend}")
+        return family.open_engine(preset, voice, device=device, threads=threads, **kw)
     try:
         if preset.name == "fp32-cpu":
             from studio.engine.onnx.piper import OnnxPiperEngine

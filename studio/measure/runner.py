@@ -204,8 +204,8 @@ def run_bench(config: BenchConfig, progress: Callable[[str], None] | None = None
     started = time.perf_counter()
     load_start = os.getloadavg()
     voice = get_voice(config.voice)
-    if voice.backend != "piper":
-        raise StudioError(f"studio bench needs a Piper voice (it compares against the piper CLI); {voice.id} is {voice.backend}")
+    if not voice.abilities.piper_cli:
+        raise StudioError(f"studio bench compares against the piper CLI, which cannot speak {voice.id}")
     voice_config = VoiceConfig.from_file(voice.config_path)
     language = voice.language_family
     sentences = book_sentences(config.text_path, config.sentences, language)

@@ -26,7 +26,8 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 from studio.core.errors import ProjectError
-from studio.text.attribution import Aliases, Line, attribute, cast_list
+from studio.text.attribution import Aliases, Line, attribute
+from studio.text.people import cast_list, find_people
 from studio.text.dialogue import paragraph_spans, split_dialogue
 
 if TYPE_CHECKING:
@@ -97,8 +98,15 @@ class CastMember:
     lines: int
     first_line: str
     casting: Casting
-    aliases: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()  # names the producer merged into it
     first_sentence: int = 0  # the sentence of the first line (the dock's "Play a line")
+    names: tuple[str, ...] = ()  # other names the book calls the person by ("Captain Ahab", "I")
+    descriptors: tuple[str, ...] = ()  # "the one-armed captain": what the rules tied to the person
+
+    @property
+    def also_called(self) -> tuple[str, ...]:
+        """Its other names, the names merged into it and its descriptors (what Split can part)."""
+        return tuple(dict.fromkeys((*self.names, *self.aliases, *self.descriptors)))
 
 
 @dataclass(frozen=True)
@@ -183,13 +191,18 @@ class ProjectCast:
             chapters.setdefault(r[1], {}).setdefault(r[2], (r[3], []))[1].append(r)
         fixes = dict(((p, s), n) for p, s, n in conn.execute(
             "SELECT paragraph_text, sentence_text, name FROM cast_corrections"))
-        out: dict[int, list[list]] = {}
+        found = []
         for paragraphs in chapters.values():
             texts = [t for t, _ in paragraphs.values()]
             spans = split_dialogue(texts)
-            lines = attribute(texts, alias, spans)
+            found.append((paragraphs, texts, spans, attribute(texts, alias, spans)))
+        people = find_people([line for *_x, lines in found for line in lines],
+                             [t for _p, texts, _s, _l in found for t in texts], separate=self.separate(),
+                             spans=[s for _p, _t, spans, _l in found for s in spans])
+        out: dict[int, list[list]] = {}
+        for paragraphs, _texts, _spans, lines in found:
             by_par: dict[int, list] = {}
-            for line in lines:
+            for line in people.apply(lines):
                 by_par.setdefault(line.paragraph, []).append(line)
             for p_i, (ptext, sentences) in enumerate(paragraphs.values()):
                 quoted = by_par.get(p_i, [])
@@ -207,6 +220,9 @@ class ProjectCast:
             w.executemany("INSERT INTO cast_lines (sentence_id, parts) VALUES (?, ?)",
                           [(sid, json.dumps(parts)) for sid, parts in out.items()])
             w.execute("INSERT INTO settings (key, value) VALUES ('cast_analysed', 'true') ON CONFLICT(key) DO NOTHING")
+            w.execute("INSERT INTO settings (key, value) VALUES ('cast_people', ?) ON CONFLICT(key) DO UPDATE"
+                      " SET value = excluded.value",
+                      (json.dumps({p.name: [list(p.names), list(p.descriptors)] for p in people.persons}),))
         return len(out)
 
     def state(self) -> CastState:
@@ -231,6 +247,9 @@ class ProjectCast:
         lines = []
         texts = dict(self.db.read().execute("SELECT id, text FROM sentences"))
         merged: dict[str, set[str]] = {}
+        for name, keep in self.db.read().execute(  # the producer's merges and renames
+                "SELECT name, alias_of FROM cast_members WHERE alias_of IS NOT NULL"):
+            merged.setdefault(alias(keep), set()).add(name)
         first: dict[str, int] = {}
         for sid, raw in self.db.read().execute("SELECT sentence_id, parts FROM cast_lines ORDER BY sentence_id"):
             for start, end, name, conf, how in json.loads(raw):
@@ -239,9 +258,38 @@ class ProjectCast:
                     lines.append(Line(0, start, end, texts.get(sid, "")[start:end].strip(), name, conf, how))
                     if alias(name) != name:
                         merged.setdefault(alias(name), set()).add(name)
+        found: dict[str, tuple[set[str], set[str]]] = {}
+        for person, (names, descriptors) in self.people().items():
+            entry = found.setdefault(alias(person), (set(), set()))
+            entry[0].update(names)
+            entry[1].update(descriptors)
         return [CastMember(c.name, c.lines, c.first_line, castings.get(c.name, Casting()),
-                           tuple(sorted(merged.get(c.name, ()))), first.get(c.name, 0))
+                           tuple(sorted(merged.get(c.name, ()))), first.get(c.name, 0),
+                           tuple(sorted(found.get(c.name, (set(), set()))[0] - {c.name})),
+                           tuple(sorted(found.get(c.name, (set(), set()))[1] - {c.name})))
                 for c in cast_list(lines, alias)]
+
+    def people(self) -> dict[str, tuple[list[str], list[str]]]:
+        """Each person the rules found: its other names and its descriptors (as last analysed)."""
+        row = self.db.read().execute("SELECT value FROM settings WHERE key = 'cast_people'").fetchone()
+        return {k: (v[0], v[1]) for k, v in json.loads(row[0]).items()} if row else {}
+
+    def separate(self) -> list[str]:
+        """Names the producer split off: each is a person of its own whatever the rules tie it to."""
+        row = self.db.read().execute("SELECT value FROM settings WHERE key = 'cast_separate'").fetchone()
+        return list(json.loads(row[0])) if row else []
+
+    def split(self, name: str) -> None:
+        """``name`` (a name or descriptor the rules or a merge tied to a person) is a character of its own."""
+        name = name.strip()
+        if not name:
+            raise ProjectError("split needs a name: --split NAME")
+        kept = sorted(set(self.separate()) | {name})
+        with self.db.write() as conn:
+            conn.execute("DELETE FROM cast_members WHERE name = ? AND alias_of IS NOT NULL", (name,))
+            conn.execute("INSERT INTO settings (key, value) VALUES ('cast_separate', ?) ON CONFLICT(key) DO UPDATE"
+                         " SET value = excluded.value", (json.dumps(kept),))
+        self.analyse()
 
     def unattributed(self) -> list[Unattributed]:
         texts = dict(self.db.read().execute("SELECT id, text FROM sentences"))

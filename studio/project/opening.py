@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Literal, Sequence
 from studio.core.errors import ProjectError, StudioError
 from studio.core.files import sha256_file
 from studio.core.lexicon import Lexicon
-from studio.engine.base import SynthesisSettings
 from studio.project.imported_direction import apply_speech
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project
@@ -183,9 +182,4 @@ def apply_choices(project: Project, *, voice_id: str | None = None, backend: str
 def new_project_settings(voice, backend: str = "onnx") -> ProjectSettings:  # voice: VoiceInfo
     """Settings for a new project: the voice author's recommended scales (and, for
     multi-speaker voices, its default speaker) as the starting point."""
-    synthesis = SynthesisSettings()
-    if voice.backend == "piper":
-        from studio.engine.voice.config import VoiceConfig
-
-        synthesis = VoiceConfig.from_file(voice.config_path).default_settings
-    return ProjectSettings(voice_id=voice.id, backend=backend, synthesis=synthesis)
+    return ProjectSettings(voice_id=voice.id, backend=backend, synthesis=voice.default_settings)

@@ -24,6 +24,6 @@ def unknown_ipa(project: Project | None, entry: LexiconEntry) -> tuple[str, list
 
     voice_id = project.voice_for(entry.language or project.book().language) if project is not None else None
     info = get_voice(voice_id)
-    if entry.kind != "phoneme" or info.backend != "piper":
+    if entry.kind != "phoneme" or not info.abilities.phoneme_input:
         return info.id, []
     return info.id, PiperFrontEnd(VoiceConfig.from_file(info.config_path)).unknown_phonemes(entry.value)

@@ -219,10 +219,10 @@ def _triton_engine(plan: EnginePlan) -> Engine:
 
     assert plan.triton is not None
     voice = plan.voice if plan.voice is not None else get_voice(None)
-    if voice.backend != "piper":
+    if not voice.abilities.triton:
         from studio.core.errors import EngineError
 
-        raise EngineError(f"voice {voice.id} is not a Piper voice; Triton serves Piper voices")
+        raise EngineError(f"voice {voice.id} cannot render on Triton servers (its model has no Triton export)")
     return TritonEngine(voice.config_path, plan.triton, plan.triton.model or model_name_for(voice.id, plan.preset))
 
 

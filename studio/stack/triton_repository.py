@@ -59,8 +59,8 @@ def export_voice(voice: Any, preset: str, repo: Path, *, bench_file: Path | None
 
     if preset not in EXPORT_PRESETS:
         raise StudioError(f"preset {preset!r} cannot be exported for Triton (choose: {', '.join(EXPORT_PRESETS)})")
-    if voice.backend != "piper":
-        raise StudioError(f"voice {voice.id} is not a Piper voice; only Piper voices are exported for Triton")
+    if not voice.abilities.triton:
+        raise StudioError(f"voice {voice.id} cannot be exported for Triton (its model has no Triton export)")
     device = EXPORT_PRESETS[preset]
     source = Path(voice.model_path)
     if preset == "int8-cpu":

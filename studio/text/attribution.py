@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from studio.text.dialogue import INCISE_VERBS, Span, split_dialogue, trim_marks
+from studio.text.dialogue import INCISE_VERBS, Span, split_dialogue, stage_label, trim_marks
 
 UNATTRIBUTED = ""
 
@@ -30,16 +30,16 @@ _VERBS = (
     "thought quoth twittered laughed sneered groaned gasped panted bellowed chuckled"
 ).split()
 _VERB = "(?:" + "|".join(sorted(_VERBS + list(INCISE_VERBS), key=len, reverse=True)) + ")"
-_TITLES = ("Mr|Mrs|Miss|Ms|Dr|Captain|Capt|Sir|Lady|Lord|Mister|Master|Mistress|Aunt|Uncle|King|Queen|Prince|"
+TITLES_PATTERN = ("Mr|Mrs|Miss|Ms|Dr|Captain|Capt|Sir|Lady|Lord|Mister|Master|Mistress|Aunt|Uncle|King|Queen|Prince|"
            "Princess|Colonel|Father|Mother|Madame|Monsieur|Mademoiselle|Señor|Señora|Don|Doña|Professor|"
            "Inspector|Mrs|Old|Little|Brother|Sister|Saint|St")
 _CAP = r"[A-ZÀ-ÖØ-Þ][\w’'\-]*"
-_NAME = rf"(?:(?:{_TITLES})\.?\s+)?{_CAP}(?:\s+{_CAP})*"
+NAME_PATTERN = rf"(?:(?:{TITLES_PATTERN})\.?\s+)?{_CAP}(?:\s+{_CAP})*"
 _DESCR = (r"\b(?:the|his|her|my|our|their|its|a|an|both|all\s+the|one\s+of\s+the|each\s+of\s+the|le|la|el)\s+"
           r"(?:[\w\-]+\s+){0,3}[\w\-]+")
 _PRON = r"(?:he|she|I|they|il|elle|él|ella|je|yo)"
 _ADV = r"(?:\s+(?:[a-z]+ly|[a-zé]+ment))?"
-_WHO = rf"(?P<who>{_NAME}|{_DESCR}|{_PRON})"
+_WHO = rf"(?P<who>{NAME_PATTERN}|{_DESCR}|{_PRON})"
 #: "said Stubb" / "said the old man" / "says I" ; "Ahab replied" / "he cried"
 _AFTER_VERB = re.compile(rf"\b{_VERB}{_ADV}\s+{_WHO.replace('who', 'who1')}", re.UNICODE)
 _BEFORE_VERB = re.compile(rf"{_WHO.replace('who', 'who2')}{_ADV}\s+(?:had\s+|has\s+)?{_VERB}\b", re.UNICODE)
@@ -51,7 +51,8 @@ _GOES_ON = re.compile(r"\b(?:he|she)\s+(?:continued|added|resumed|went\s+on)\b|"
 _SUBJECT_VERBS = ("was were had came went saw sat stood took ran flew put got gave made knew felt met began drew "
                   "held heard told left spoke rose fell grew threw shook struck caught brought found kept lay turned "
                   "reprit prit fit").split()
-_SUBJECT = re.compile(rf"(?P<s>{_NAME}|\b(?:the|a|an|The|A|An)\s+(?:[\w\-]+\s+){{0,2}}?[\w\-]+)\s+(?:[a-z]+ly\s+)?"
+_SUBJECT = re.compile(rf"(?P<s>{NAME_PATTERN}|\b(?:the|a|an|The|A|An)\s+(?:[\w\-]+\s+){{0,2}}?[\w\-]+)\s+"
+                      rf"(?:[a-z]+ly\s+)?"
                       rf"(?:{'|'.join(_SUBJECT_VERBS)}|[a-z]{{3,}}ed)\b", re.UNICODE)
 _PERSONS = frozenset("person stranger child stranger visitor guest friend fellow servant".split())
 _FR_INVERTED = re.compile(rf"\b{_VERB}-(?:t-)?(?P<who3>il|elle|je)\b")
@@ -96,6 +97,9 @@ class _Memory:
     exchange: list[str] = field(default_factory=list)  # the speakers of the last quote paragraphs
     gap: int = 0  # narration paragraphs since the last quote
     scene: list[str] = field(default_factory=list)  # people made subjects in that narration
+    seen: set[str] = field(default_factory=set)  # the words of the chapter's paragraphs so far
+    tied: dict[str, str] = field(default_factory=dict)  # a descriptor -> the person of an exchange it means
+    asked: bool = False  # the last quote paragraph ended on a question (what follows answers it)
 
     def said(self, name: str) -> None:
         if name and name != "I":
@@ -124,7 +128,7 @@ class _Memory:
     def fits(self, name: str, pronoun: str) -> bool:
         """Whether he/she (or another pronoun) can mean ``name``: not a group, not the other sex."""
         want = "m" if pronoun.lower() in _HE else "f" if pronoun.lower() in _SHE else ""
-        g = self.gender.get(name, "") or _gender_of(name)
+        g = self.gender.get(name, "") or gender_of(name)
         return g != "p" and (not want or not g or g == want)
 
     def last(self, pronoun: str, exclude: set[str] = frozenset()) -> str:  # type: ignore[assignment]
@@ -135,7 +139,7 @@ class _Memory:
         return UNATTRIBUTED
 
 
-def _gender_of(name: str) -> str:
+def gender_of(name: str) -> str:
     """"m", "f", "p" (a group: "the rogues", "the Town Councillors") or "" when the name does not say."""
     words = [w.rstrip(".").lower() for w in name.split()]
     if words and words[0] in _DETERMINERS and (words[-1] in _PLURALS or words[-1].endswith("s")
@@ -149,27 +153,28 @@ def _gender_of(name: str) -> str:
     return ""
 
 
-def _clean_name(who: str) -> str:
+def clean_name(who: str) -> str:
     who = who.strip().rstrip(",.;:!?")
     words = who.split()
     while words and words[-1] in _STOP:
         words.pop()
-    if len(words) == 1 and re.fullmatch(_TITLES, words[0].rstrip(".")):
+    if len(words) == 1 and re.fullmatch(TITLES_PATTERN, words[0].rstrip(".")):
         return ""  # a title alone ("Mr.") names nobody
     return " ".join(words)
 
 
-def _is_name(name: str) -> bool:
+def is_name(name: str) -> bool:
     return bool(name) and name.split()[0] not in _STOP
 
 
 _DETERMINERS = frozenset("the his her my our their its a an both all one each le la el".split())
 _NOT_IN_DESCRIPTOR = frozenset("to him her at in with on and as for from but that then who which was is "
-                               "had has again once what when aloud".split())
+                               "had has again once what when aloud rather quite very too still now "
+                               "he she i they we it you".split())
 _PREPOSITIONS = frozenset("at in on to from of with by into upon under over through".split())
 
 
-def _descriptor(words: str) -> str:
+def descriptor_of(words: str) -> str:
     """"the old man to him" -> "the old man": a descriptor stops at a preposition or an adverb."""
     kept = [words.split()[0].lower()]
     for w in words.split()[1:]:
@@ -193,13 +198,18 @@ def _speakers_in(narration: str) -> list[tuple[int, str, str]]:
     for m in _AFTER_VERB.finditer(narration):
         candidates.append((m.start(), m.group("who1")))
     for pattern, group in ((_BEFORE_VERB, "who2"), (_AND_VERB, "who4")):
-        for m in pattern.finditer(narration):
+        pos, verbs = 0, set()
+        while m := pattern.search(narration, pos):
+            pos = m.start() + 1  # a subject refused, a shorter one before the same verb may do ("in his tone he said")
+            if m.end() in verbs:
+                continue
             before = narration[:m.start()].split()
             if before and before[-1].lower() in _PREPOSITIONS:  # "at the windows cried": not a subject
                 continue
             who = m.group(group)
-            if who.split()[0].lower() in _DETERMINERS and _descriptor(who).split() != who.split():
+            if who.split()[0].lower() in _DETERMINERS and descriptor_of(who).split() != who.split():
                 continue  # "an Emperor who thought": the verb is not the descriptor's
+            verbs.add(m.end())
             candidates.append((m.start(), who))
     for m in _FR_INVERTED.finditer(narration):
         candidates.append((m.start(), m.group("who3")))
@@ -209,11 +219,11 @@ def _speakers_in(narration: str) -> list[tuple[int, str, str]]:
         if re.fullmatch(_PRON, word):
             out.append((at, word, "pronoun"))
         elif word.split()[0].lower() in _DETERMINERS:
-            d = _descriptor(word)
+            d = descriptor_of(word)
             if d:
                 out.append((at, d, "name"))
-        elif _is_name(_clean_name(word)):
-            out.append((at, _clean_name(word), "name"))
+        elif is_name(clean_name(word)):
+            out.append((at, clean_name(word), "name"))
     return out
 
 
@@ -227,13 +237,13 @@ def _subjects(narration: str) -> list[str]:
             continue
         who = m.group("s")
         if who.split()[0].lower() in _DETERMINERS:
-            who = _descriptor(who)
+            who = descriptor_of(who)
             head = who.split()[-1] if who else ""
             if not head or not (head[0].isupper() or head.lower() in _MALE | _FEMALE | _PERSONS):
                 continue  # "the moon rose": not a person
         else:
-            who = _clean_name(who)
-            if not _is_name(who):
+            who = clean_name(who)
+            if not is_name(who):
                 continue
         out.append(who)
     return out
@@ -243,11 +253,11 @@ def _vocatives(quote: str, mem: _Memory, alias: Aliases) -> set[str]:
     """Names addressed in a line ("Yes, Watson," / "my dear Mr. Bennet"): a known speaker, a
     titled name or one after "dear"."""
     out = set()
-    for m in re.finditer(rf"(?:^|[,!?;]\s+|\b(?P<d>dear)\s+)(?P<n>{_NAME})(?=\s*[,!?;\u2014]|\.(?!\w))", quote):
-        name = alias(_clean_name(m.group("n")))
-        if not _is_name(name):
+    for m in re.finditer(rf"(?:^|[,!?;]\s+|\b(?P<d>dear)\s+)(?P<n>{NAME_PATTERN})(?=\s*[,!?;\u2014]|\.(?!\w))", quote):
+        name = alias(clean_name(m.group("n")))
+        if not is_name(name):
             continue
-        titled = bool(re.match(_TITLES, name)) and " " in name
+        titled = bool(re.match(TITLES_PATTERN, name)) and " " in name
         if mem.known(name) or titled or m.group("d"):
             out.add(mem.known(name) or name)
     return out
@@ -279,19 +289,26 @@ def attribute(paragraphs: Sequence[str], aliases: Aliases | None = None,
     for p, (text, pspans) in enumerate(zip(paragraphs, spans)):
         quotes = [s for s in pspans if s.quoted]
         if not quotes:
+            reported = [w for _at, w, kind in _speakers_in(text) if w == "I" or kind == "name" and mem.known(alias(w))]
+            if reported and mem.gap == 0:  # "I protested my innocence": a turn taken in reported speech
+                prev_speaker = mem.known(alias(reported[-1])) or reported[-1]
+                mem.said(prev_speaker)
+            mem.seen.update(w.lower() for w in re.findall(r"[\w'\-]+", text))
             mem.scene = (mem.scene + _subjects(text))[-8:]
             mem.gap += 1
             if mem.gap > 1:
                 mem.exchange.clear()
             continue
+        staged = stage_label(paragraphs[p - 1] if p and not pspans[0].start and len(pspans) == 1 else text)
         decided = [(spelled.setdefault(w.casefold(), w) if w else w, c, h)  # "the prince" is "the Prince"
-                   for w, c, h in _decide(text, pspans, mem, alias, prev_speaker)]
+                   for w, c, h in ([(alias(staged[0]), 0.95, "stage")] * len(quotes) if staged else
+                                   _decide(text, pspans, mem, alias, prev_speaker))]
         for q, (who, conf, how) in zip(quotes, decided):
             out.append(Line(p, q.start, q.end, trim_marks(text[q.start:q.end]), who, conf, how))
         who = decided[-1][0]
         for name, _, _ in decided:
             if name:
-                mem.learn(name, _gender_of(name))
+                mem.learn(name, gender_of(name))
         addressed = {n for q in quotes for n in _vocatives(trim_marks(text[q.start:q.end]), mem, alias)} - {who}
         if who and len(addressed) == 1:  # "My dear Mr. Bennet," said his lady: the other one of the pair
             mem.said(addressed.pop())
@@ -299,8 +316,25 @@ def attribute(paragraphs: Sequence[str], aliases: Aliases | None = None,
             mem.said(name)
         mem.gap = 0
         mem.scene = []
+        mem.asked = trim_marks(text[quotes[-1].start:quotes[-1].end]).endswith("?")
+        mem.seen.update(w.lower() for w in re.findall(r"[\w'\-]+", text))
         prev_speaker = who
-    return out
+    return _introduced(out)
+
+
+#: someone who speaks before the chapter names anyone ("he demanded"), until a line of theirs says who
+STRANGER = "the stranger"
+_INTRODUCED = re.compile(rf"\b(?:I am|I'm|my name is|speaking to|call me)\s+(?P<n>{NAME_PATTERN})")
+
+
+def _introduced(lines: list[Line]) -> list[Line]:
+    """The stranger's lines under the name a line of theirs gives ("Thou art speaking to Captain Peleg")."""
+    for line in lines:
+        m = _INTRODUCED.search(line.text) if line.speaker == STRANGER else None
+        if m and is_name(clean_name(m.group("n"))):
+            name = clean_name(m.group("n"))
+            return [replace(x, speaker=name) if x.speaker == STRANGER else x for x in lines]
+    return lines
 
 
 def _own(text: str, pspans: Sequence[Span], k: int, mem: _Memory, alias: Aliases,
@@ -319,8 +353,12 @@ def _own(text: str, pspans: Sequence[Span], k: int, mem: _Memory, alias: Aliases
         if found is None:
             continue
         who, kind = found
+        if kind == "name" and who.lower() in ("the other", "the other one"):
+            if len(mem.exchange) == 2:  # "rejoined the other": the other one of the pair
+                return mem.exchange[0], 0.8, "verb+pronoun"
+            continue
         if kind == "name":
-            return _possessive(alias(who), mem), 0.95, "verb+name"
+            return _tied(_possessive(alias(who), mem), mem), 0.95, "verb+name"
         if who in ("I", "je", "yo"):
             return "I", 0.9, "verb+pronoun"
         if who.lower() == "they":
@@ -328,8 +366,8 @@ def _own(text: str, pspans: Sequence[Span], k: int, mem: _Memory, alias: Aliases
         if _GOES_ON.search(piece):
             return "", 0.85, "goes on"  # '"a," he said. ... "b," he continued': the same speaker
         earlier = "".join(text[s.start:s.end] for s in pspans[:j + int(before)] if not s.quoted)
-        local = [mem.known(alias(_clean_name(m.group(0)))) for m in re.finditer(_NAME, earlier)]
-        local = [n for n in local if n and n not in addressed and _gender_of(n) != "p"]
+        local = [mem.known(alias(clean_name(m.group(0)))) for m in re.finditer(NAME_PATTERN, earlier)]
+        local = [n for n in local if n and n not in addressed and gender_of(n) != "p"]
         subjects = [alias(n) for n in _subjects(earlier) or mem.scene]
         subjects = [mem.known(n) or n for n in subjects if mem.fits(mem.known(n) or n, who)]
         subjects = [n for n in subjects if n not in addressed]
@@ -338,10 +376,33 @@ def _own(text: str, pspans: Sequence[Span], k: int, mem: _Memory, alias: Aliases
                                       and mem.fits(mem.exchange[0], who)) else set()
         name = (subjects[-1] if subjects else local[-1] if local
                 else (mem.last(who, addressed | turn) or mem.last(who, addressed)))
+        if not name and who.lower() in _HE | _SHE and not mem.speakers:
+            name = STRANGER  # "he demanded" before anyone is named: someone the chapter names later
         if name:
             mem.learn(name, "m" if who.lower() in _HE else "f" if who.lower() in _SHE else "")
             return name, 0.8, "verb+pronoun"
     return None
+
+
+def _tied(name: str, mem: _Memory) -> str:
+    """A descriptor the chapter never used before, said in a two-person exchange, for one of the
+    two: the one whose title is its head ("the one-armed captain" after "Captain Boomer"), or the
+    one whose turn it is when it says whose kin he is ("her son" to his mother)."""
+    if name in mem.tied:
+        return mem.tied[name]
+    words = name.split()
+    if (len(words) < 2 or words[0].lower() not in _DETERMINERS or mem.known(name) or len(mem.exchange) != 2
+            or mem.gap or words[-1].lower() in mem.seen or gender_of(name) == "p"):
+        return name
+    head = words[-1].lower()
+    titled = [n for n in mem.exchange if head in (w.lower().rstrip(".") for w in n.split()[:-1])]
+    turn = mem.exchange[0]
+    if len(titled) == 1:
+        mem.tied[name] = titled[0]
+    elif (words[0].lower() in ("his", "her", "their") and turn != "I"
+          and mem.fits(turn, {"m": "he", "f": "she"}.get(gender_of(name), "they"))):
+        mem.tied[name] = turn
+    return mem.tied.get(name, name)
 
 
 def _possessive(name: str, mem: _Memory) -> str:
@@ -359,11 +420,12 @@ def _decide(text: str, pspans: Sequence[Span], mem: _Memory, alias: Aliases,
     """Each quote's speaker in one paragraph: its own verb, else its neighbour's in the
     paragraph, else the paragraph's (continued speech, an action beat, turns, a name addressed)."""
     idx = [k for k, s in enumerate(pspans) if s.quoted]
-    if pspans[idx[0]].continued and prev_speaker:
-        return [(prev_speaker, 0.9, "continued")] * len(idx)
     said = " ".join(trim_marks(text[pspans[k].start:pspans[k].end]) for k in idx)
     addressed = _vocatives(said, mem, alias)
     own = [_own(text, pspans, k, mem, alias, addressed) for k in idx]
+    if pspans[idx[0]].continued and prev_speaker and not mem.asked and not (own[0] and own[0][0] not in
+                                                                             ("", prev_speaker)):
+        return [(prev_speaker, 0.9, "continued")] * len(idx)  # a speech over paragraphs, not an answer
     for i in range(1, len(own)):
         if own[i] and own[i][2] == "goes on":
             own[i] = (own[i - 1][0], own[i][1], "continued") if own[i - 1] and own[i - 1][0] else None
@@ -383,16 +445,24 @@ def _decide(text: str, pspans: Sequence[Span], mem: _Memory, alias: Aliases,
 def _paragraph_speaker(text: str, pspans: Sequence[Span], idx: list[int], mem: _Memory, alias: Aliases,
                        prev_speaker: str) -> tuple[str, float, str]:
     if idx[0] > 0:
-        m = re.match(rf"\s*(?P<n>{_NAME})\s+[a-z]", text[pspans[0].start:pspans[0].end])
+        m = re.match(rf"\s*(?P<n>{NAME_PATTERN})\s+[a-z]", text[pspans[0].start:pspans[0].end])
         if m:
-            name = mem.known(alias(_clean_name(m.group("n"))))
+            name = mem.known(alias(clean_name(m.group("n"))))
             if name:
                 return name, 0.7, "beat"
     said = " ".join(text[pspans[k].start:pspans[k].end] for k in idx)
     narration = "".join(text[s.start:s.end] for s in pspans if not s.quoted)
+    addressed = _vocatives(trim_marks(said), mem, alias)
+    if not re.search(rf"\b{_VERB}\b", narration):
+        # an entrance: the person the narration just before the speech made the subject of a verb
+        before = text[pspans[0].start:pspans[0].end] if idx[0] > 0 else ""
+        entered = [mem.known(alias(n)) or alias(n) for n in (_subjects(before) if before.strip() else
+                                                             mem.scene if mem.gap else [])]
+        entered = [n for n in entered if n not in addressed and gender_of(n) != "p"]
+        if entered and (idx[0] > 0 or mem.known(entered[-1]) or not entered[-1].split()[0].lower() in _DETERMINERS):
+            return entered[-1], 0.6, "entrance"
     if re.search(rf"\b{_VERB}\b", narration) or len(narration.strip()) > len(said):
         return UNATTRIBUTED, 0.0, "unattributed"  # someone the rules cannot name speaks, or a scene moves on
-    addressed = _vocatives(trim_marks(said), mem, alias)
     if len(mem.exchange) == 2 and mem.gap <= 1:
         other = mem.exchange[0] if mem.exchange[1] == prev_speaker else mem.exchange[1]
         if other in addressed:
@@ -414,8 +484,8 @@ def nearest_name(paragraphs: Sequence[str], spans: Sequence[Sequence[Span]] | No
         for q in (s for s in pspans if s.quoted):
             best, dist = UNATTRIBUTED, None
             for s in (x for x in pspans if not x.quoted):
-                for m in re.finditer(_NAME, text[s.start:s.end]):
-                    name = _clean_name(m.group(0))
+                for m in re.finditer(NAME_PATTERN, text[s.start:s.end]):
+                    name = clean_name(m.group(0))
                     if not name or name.split()[0] in _STOP:
                         continue
                     at = s.start + m.start()
@@ -423,36 +493,8 @@ def nearest_name(paragraphs: Sequence[str], spans: Sequence[Sequence[Span]] | No
                     if dist is None or d < dist:
                         best, dist = name, d
             if not best and p > 0:
-                names = [_clean_name(m.group(0)) for m in re.finditer(_NAME, paragraphs[p - 1])]
+                names = [clean_name(m.group(0)) for m in re.finditer(NAME_PATTERN, paragraphs[p - 1])]
                 names = [n for n in names if n and n.split()[0] not in _STOP]
                 best = names[-1] if names else UNATTRIBUTED
             out.append(best)
     return out
-
-
-@dataclass(frozen=True)
-class Character:
-    """A cast entry: a character, how many lines they have and their first one."""
-
-    name: str
-    lines: int
-    first_line: str
-    aliases: tuple[str, ...] = ()
-
-
-def cast_list(lines: Iterable[Line], aliases: Aliases | None = None) -> list[Character]:
-    """Characters by number of lines (most first); aliases counted under one name."""
-    alias = aliases or Aliases()
-    counts: dict[str, int] = {}
-    first: dict[str, str] = {}
-    seen: dict[str, set[str]] = {}
-    for line in lines:
-        if not line.speaker:
-            continue
-        name = alias(line.speaker)
-        counts[name] = counts.get(name, 0) + 1
-        first.setdefault(name, line.text)
-        if line.speaker != name:
-            seen.setdefault(name, set()).add(line.speaker)
-    return [Character(n, c, first[n], tuple(sorted(seen.get(n, ())))) for n, c in
-            sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]

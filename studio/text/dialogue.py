@@ -43,6 +43,26 @@ _INCISE_RE = re.compile(
 )
 
 
+#: a speaker's name in capitals before a speech, the way a play prints it ("FRENCH SAILOR. Hist, boys!")
+_STAGE = re.compile(r"^\s*(?P<label>[A-Z][A-Z'\u2019\-]+(?: [A-Z][A-Z'\u2019\-]+){0,3})"
+                    r"(?:\s*\([^)]*\))?\s*[.:](?:\s+|$)")
+_NOT_A_SPEAKER = re.compile(r"^(?:CHAPTER|BOOK|PART|VOLUME|SECTION|ACT|SCENE|THE END|FINIS|NOTE|[IVXLC]+)\b")
+_MARKS = set(_DOUBLE_OPEN) | {"\u201d", "\u00bb"}  # double quote marks: a paragraph with them is not a play's
+
+
+def stage_label(text: str) -> tuple[str, int] | None:
+    """``(speaker, where the speech starts)`` when a paragraph opens with a speaker's name in
+    capitals ("STUBB. Aye, aye!"; a paragraph that is only the name: the speech is the next
+    paragraph), else None. Chapter and part headings are not speakers."""
+    m = _STAGE.match(text)
+    if not m or len(m.group("label").replace(" ", "")) < 3 or _NOT_A_SPEAKER.match(m.group("label")):
+        return None
+    rest = text[m.end():]
+    if rest.strip() and (not re.search(r"[a-z]", rest) or any(c in _MARKS for c in text)):
+        return None
+    return " ".join(w.capitalize() for w in m.group("label").split()), m.end()
+
+
 @dataclass(frozen=True)
 class Span:
     """Characters ``start:end`` of a paragraph: quoted speech or narration.
@@ -60,9 +80,18 @@ def split_dialogue(paragraphs: Sequence[str]) -> list[list[Span]]:
     """Every paragraph's spans, in order, covering its text without gaps or overlaps."""
     out: list[list[Span]] = []
     carried = ""  # the opening mark of a quote left open by the previous paragraph
+    staged = False  # the previous paragraph was a speaker's name alone, as a play prints it
     for i, text in enumerate(paragraphs):
         following = paragraphs[i + 1] if i + 1 < len(paragraphs) else ""
-        spans, carried = paragraph_spans(text, carried=carried, following=following)
+        label = stage_label(text)
+        if label and label[1] < len(text.rstrip()):  # "STUBB. Aye, aye!": the name, then the speech
+            spans, carried = [Span(0, label[1], False), Span(label[1], len(text), True)], ""
+        elif staged and text.strip() and not text.lstrip().startswith("(") and not label and \
+                not any(c in _MARKS for c in text):
+            spans, carried = [Span(0, len(text), True)], ""
+        else:
+            spans, carried = paragraph_spans(text, carried=carried, following=following)
+        staged = bool(label) and label[1] >= len(text.rstrip())
         out.append(spans)
     return out
 
@@ -177,7 +206,8 @@ def _close_double(text: str, start: int) -> int:
     i = start + 1
     while i < len(text):
         ch = text[i]
-        if ch == closer and (closer != '"' or not _is_opening(text, i) or i + 1 == len(text)):
+        if ch == closer and (closer != '"' or not _is_opening(text, i) or i + 1 == len(text)
+                             or text[i - 1] in _DASHES):  # '"Stop—"—and': a dash ends the speech
             return i + 1
         if mark == '"' and ch in "\u201d":  # a mixed-up closing mark
             return i + 1

@@ -31,10 +31,10 @@ from PySide6.QtWidgets import (
 )
 
 from studio.project.cast import EXPRESSIVE_RANGE, PACE_RANGE, PITCH_RANGE, Casting, Performance
-from studio.desktop.cast import CastController, CastView, VoiceSpeakers
+from studio.desktop.cast import CastController, CastView, VoiceSpeakers, merge_proposal
 from studio.ui.common import SAMPLE_TEXT
 
-COLUMNS = ("Character", "Lines", "Voice", "First line")
+COLUMNS = ("Character", "Lines", "Voice", "Also called", "First line")
 NARRATOR = "Narrator"
 
 
@@ -45,6 +45,7 @@ class CastPanel(QWidget):
     castingChosen = Signal(str, object)  # name, Casting
     mergeChosen = Signal(str, str)  # keep, other
     renameChosen = Signal(str, str)  # old, new
+    splitChosen = Signal(str)  # a name or descriptor to make a character of its own
     sampleLine = Signal(object)  # the CastMember whose first line to hear in its voice
     speakerSample = Signal(str, object, str)  # voice id ("" the narrator's), speaker id or None, language
 
@@ -57,19 +58,21 @@ class CastPanel(QWidget):
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)  # two rows: merge them
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
         self.voice_button = QPushButton("Voice\u2026")
         self.voice_button.setToolTip("Another voice, a speaker, or a performance of the narrator's voice")
         self.merge_button = QPushButton("Merge into\u2026")
         self.merge_button.setToolTip("The same character under another name (\"Ahab\" into \"Captain Ahab\")")
         self.rename_button = QPushButton("Rename\u2026")
         self.rename_button.setToolTip("Call the character by another name (kept when the book is imported again)")
+        self.split_button = QPushButton("Split\u2026")
+        self.split_button.setToolTip("Make one of the character's other names or descriptors a character of its own")
         self.play_button = QPushButton("Play a sample line")
         self.play_button.setToolTip("Hear the character's first line in its voice, speaker and performance")
         buttons = QHBoxLayout()
-        for b in (self.play_button, self.voice_button, self.merge_button, self.rename_button):
+        for b in (self.play_button, self.voice_button, self.merge_button, self.rename_button, self.split_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
@@ -81,6 +84,7 @@ class CastPanel(QWidget):
         self.voice_button.clicked.connect(self._ask_voice)
         self.merge_button.clicked.connect(self._ask_merge)
         self.rename_button.clicked.connect(self._ask_rename)
+        self.split_button.clicked.connect(self._ask_split)
         self.play_button.clicked.connect(self._play)
 
     def set_view(self, view: CastView) -> None:
@@ -92,20 +96,32 @@ class CastPanel(QWidget):
                              "(the narrator reads them)" if view.folder else "Open a project to see its characters.")
         self.table.setRowCount(len(view.members))
         for row, m in enumerate(view.members):
-            name = m.name + (f" ({', '.join(m.aliases)})" if m.aliases else "")
-            for col, text in enumerate((name, str(m.lines), m.casting.words(), m.first_line)):
+            also = ", ".join(m.also_called)
+            for col, text in enumerate((m.name, str(m.lines), m.casting.words(), also, m.first_line)):
                 item = QTableWidgetItem(text)
+                if col == 3:
+                    item.setToolTip("Other names, merged names and descriptors of this character; "
+                                    "Split\u2026 makes one of them a character of its own")
                 item.setData(Qt.ItemDataRole.UserRole, m.name)
                 self.table.setItem(row, col, item)
         has = bool(view.members)
         self.voice_button.setEnabled(has)
         self.play_button.setEnabled(has)
         self.rename_button.setEnabled(has)
+        self.split_button.setEnabled(any(m.also_called for m in view.members))
         self.merge_button.setEnabled(len(view.members) > 1)
 
     def selected_name(self) -> str:
-        items = self.table.selectedItems()
-        return str(items[0].data(Qt.ItemDataRole.UserRole)) if items else ""
+        """The current row's character (the last one clicked when several are selected)."""
+        item = self.table.item(self.table.currentRow(), 0) if self.table.currentRow() >= 0 else None
+        if item is not None and item.isSelected():
+            return str(item.data(Qt.ItemDataRole.UserRole))
+        names = self.selected_names()
+        return names[0] if names else ""
+
+    def selected_names(self) -> tuple[str, ...]:
+        rows = sorted({i.row() for i in self.table.selectedItems()})
+        return tuple(str(self.table.item(r, 0).data(Qt.ItemDataRole.UserRole)) for r in rows)
 
     def _play(self) -> None:
         member = next((m for m in self.view.members if m.name == self.selected_name()), None)
@@ -119,17 +135,27 @@ class CastPanel(QWidget):
             return
         dialog = CastingDialog(name, member.casting, self.view.voices, self)
         dialog.sampleRequested.connect(self.speakerSample.emit)
-        if dialog.exec() == QDialog.DialogCode.Accepted:
-            self.castingChosen.emit(name, dialog.casting())
+        if dialog.exec() == QDialog.DialogCode.Accepted and dialog.casting() != member.casting:
+            self.castingChosen.emit(name, dialog.casting())  # closed as it was: nothing changes, nothing renders
 
     def _ask_merge(self) -> None:
         other = self.selected_name()
         names = [m.name for m in self.view.members if m.name != other]
         if not other or not names:
             return
-        keep, ok = QInputDialog.getItem(self, "Merge", f"{other} is the same character as:", names, 0, True)
+        proposed = merge_proposal(other, names, self.selected_names())
+        keep, ok = QInputDialog.getItem(self, "Merge", f"{other} is the same character as:", names, proposed, True)
         if ok and keep.strip() and keep.strip() != other:
             self.mergeChosen.emit(keep.strip(), other)
+
+    def _ask_split(self) -> None:
+        member = next((m for m in self.view.members if m.name == self.selected_name()), None)
+        if member is None or not member.also_called:
+            return
+        name, ok = QInputDialog.getItem(self, "Split", f"Which of {member.name}'s names is someone else?",
+                                        list(member.also_called), 0, False)
+        if ok and name:
+            self.splitChosen.emit(name)
 
     def _ask_rename(self) -> None:
         old = self.selected_name()
@@ -227,6 +253,7 @@ def install_cast_dock(window: Any, controller: CastController | None = None) -> 
     panel.castingChosen.connect(ctl.set_casting)
     panel.mergeChosen.connect(ctl.merge)
     panel.renameChosen.connect(ctl.rename)
+    panel.splitChosen.connect(ctl.split)
     session = window.session
 
     def narrator_language() -> str:

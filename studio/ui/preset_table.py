@@ -227,7 +227,7 @@ class PresetTable(QWidget):
         if self.measurer is None or self.facts is None or self.settings is None:
             return
         voice = next((v for v in self.facts.voices if v.id == self.settings.voice_id), None)
-        voice_id = voice.id if voice is not None and voice.backend == "piper" else None  # the bench speaks Piper
+        voice_id = voice.id if voice is not None and voice.benchable else None  # else the bundled voice
         if self.measurer.start(self.runnable(), voice_id, self.project_folder):
             self._busy(True, "Starting\u2026")
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from studio.text.attribution import Aliases, attribute, cast_list, nearest_name
+from studio.text.attribution import Aliases, attribute, nearest_name
+from studio.text.people import cast_list
 from studio.text.dialogue import split_dialogue
 
 

@@ -41,9 +41,9 @@ def test_voices_lists_the_bundled_voice() -> None:
     proc = studio_cmd("voices")
     assert proc.returncode == 0, proc.stderr
     header, *rows = proc.stdout.splitlines()
-    assert header.split()[:4] == ["ID", "BACKEND", "ENGINES", "LANGUAGE"]
+    assert header.split()[:4] == ["ID", "LANGUAGE", "SPEAKERS", "PRESETS"]
     joe = next(r for r in rows if r.startswith("en_US-joe-medium"))
-    assert "onnx" in joe and "en_US" in joe and "22050 Hz" in joe
+    assert "fp32-cpu" in joe and "en_US" in joe and "22050 Hz" in joe
 
 
 def test_inspect_sample_reports_chapters_languages_and_flags() -> None:

@@ -62,6 +62,9 @@ def test_bundled_voice_comes_first(tmp_path, empty_coqui):
     assert default.language == "en_US" and default.language_family == "en"
     assert default.model_path.is_file() and default.config_path.is_file()
     assert get_voice(None) == default
+    can = default.abilities
+    assert can.languages == ("en",) and can.speakers == () and "fp32-cpu" in can.presets
+    assert can.phoneme_input and can.batching and can.triton and can.piper_cli
 
 
 def test_user_piper_and_coqui_voices(tmp_path, empty_coqui):
@@ -80,6 +83,17 @@ def test_user_piper_and_coqui_voices(tmp_path, empty_coqui):
     assert mine.model_path.name == "model_file.pth"
     hub = get_voice("tts_models/en/ljspeech/vits", user, coqui_dir=empty_coqui)
     assert (hub.backend, hub.source, hub.language_family) == ("coqui", "coqui-hub", "en")
+    assert hub.abilities.languages == ("en",)
+
+
+def test_a_preset_the_voice_cannot_run_is_refused_with_its_presets(tmp_path, empty_coqui):
+    from studio.core.errors import PresetUnavailable
+    from studio.engine.presets import open_preset
+
+    _install_coqui(tmp_path / "voices" / "my-vits")
+    voice = get_voice("my-vits", tmp_path / "voices", coqui_dir=empty_coqui)
+    with pytest.raises(PresetUnavailable, match=rf"{voice.id} cannot run preset fp32-cpu \(its presets: "):
+        open_preset("fp32-cpu", voice)
 
 
 def test_broken_voices_are_skipped_with_a_warning(tmp_path, empty_coqui, caplog):

@@ -19,6 +19,7 @@ from typing import Literal
 
 from studio.core.errors import StudioError, VoiceError
 from studio.core.language import language_family, piper_language
+from studio.engine.base import SynthesisSettings
 from studio.engine.voice.config import VoiceConfig
 
 _LOGGER = logging.getLogger(__name__)
@@ -27,6 +28,33 @@ DEFAULT_VOICE_ID = "en_US-joe-medium"
 VOICES_DIR_ENV = "STUDIO_VOICES_DIR"
 #: Checkpoint names coqui-tts itself looks for first (``ModelManager._find_files``).
 _COQUI_MODEL_NAMES = ("model_file.pth", "model.pth", "model_file.pth.tar", "checkpoint.pth")
+
+
+#: every preset a Piper voice runs (the presets were written for Piper voices first)
+PIPER_PRESETS = ("fp32-cpu", "fp32-torch", "dynamic-int8", "int8-cpu", "bf16-cpu", "fp16-cuda", "tensorrt-int8")
+
+
+@dataclass(frozen=True)
+class VoiceAbilities:
+    """What a voice can do. The code above the engine asks these, never which family
+    (Piper, Coqui, Kokoro) a voice belongs to, so a new family needs no change there."""
+
+    #: ISO 639-1 families it speaks, its own first
+    languages: tuple[str, ...] = ()
+    #: speaker names by speaker id (empty: one speaker)
+    speakers: tuple[str, ...] = ()
+    #: the presets that can run it (:mod:`studio.engine.presets`), in display order
+    presets: tuple[str, ...] = ()
+    #: several sentences in one call are faster, and each item's audio is its own
+    batching: bool = False
+    #: it speaks the IPA of the studio's espeak-ng front end, so a lexicon's phoneme entries apply
+    phoneme_input: bool = False
+    #: it can be exported to a Triton model repository and rendered there
+    triton: bool = False
+    #: the piper command line speaks it: `studio bench`'s reference
+    piper_cli: bool = False
+    #: it takes a speaker from a reference recording
+    cloning: bool = False
 
 
 @dataclass(frozen=True)
@@ -39,7 +67,8 @@ class VoiceInfo:
 
     id: str
     name: str
-    backend: Literal["piper", "coqui"]
+    #: the voice family: which engine package opens it (only the engine layer reads this)
+    backend: Literal["piper", "coqui", "kokoro"]
     language: str
     sample_rate: int
     model_path: Path
@@ -48,6 +77,9 @@ class VoiceInfo:
     #: recorded phoneme ids (:class:`~studio.engine.voice.phonemize.RecordedFrontEnd`)
     #: used instead of espeak-ng, on machines that only run the model
     phoneme_ids: Path | None = None
+    abilities: VoiceAbilities = VoiceAbilities()
+    #: the voice author's recommended synthesis settings (a new project starts from them)
+    default_settings: SynthesisSettings = SynthesisSettings()
 
     @property
     def language_family(self) -> str:
@@ -120,7 +152,17 @@ def piper_voice_info(model_path: Path, source: Literal["bundled", "user"] = "use
         model_path=model_path,
         config_path=config_path,
         source=source,
+        abilities=piper_abilities(config),
+        default_settings=config.default_settings,
     )
+
+
+def piper_abilities(config: VoiceConfig) -> VoiceAbilities:
+    """A Piper voice's abilities: every preset, batching, the espeak front end, Triton."""
+    names = {i: n for n, i in config.speaker_id_map.items()}
+    speakers = tuple(names.get(i, str(i)) for i in range(config.num_speakers)) if config.num_speakers > 1 else ()
+    return VoiceAbilities(languages=(config.language_family,), speakers=speakers, presets=PIPER_PRESETS,
+                          batching=True, phoneme_input=True, triton=True, piper_cli=True)
 
 
 def coqui_voice_info(
@@ -163,6 +205,8 @@ def coqui_voice_info(
         model_path=model_path,
         config_path=config_path,
         source=source,
+        # listed, but no preset runs a Coqui checkpoint yet: the render refuses it with that reason
+        abilities=VoiceAbilities(languages=(language_family(language),) if language else ()),
     )
 
 

@@ -59,13 +59,16 @@ class Deadline:
 
 def prepared_voice(folder: Path):
     """The prepared voice as a VoiceInfo: compact weights, config, recorded ids."""
-    from studio.engine.voice.catalog import VoiceInfo
+    from studio.engine.voice.catalog import VoiceInfo, piper_abilities
+    from studio.engine.voice.config import VoiceConfig
 
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     v = manifest["voice"]
+    config = VoiceConfig.from_file(folder / v["config"])
     return VoiceInfo(id=v["id"], name=v["name"], backend="piper", language=v["language"],
                      sample_rate=int(v["sample_rate"]), model_path=folder / v["weights"],
-                     config_path=folder / v["config"], source="prepared", phoneme_ids=folder / v["phoneme_ids"])
+                     config_path=folder / v["config"], source="prepared", phoneme_ids=folder / v["phoneme_ids"],
+                     abilities=piper_abilities(config), default_settings=config.default_settings)
 
 
 def environment(device: str, out: Path) -> tuple[str, dict[str, Any]]:
