@@ -17,8 +17,8 @@ FRAME_ROOM = (16, 48)
 #: tabbed docks (View > Tab the Docks): Details' column, and the queue's row (the waveform gets its height there)
 RIGHT_TABS = ("readouts", "takes", "progress", "cast")
 BOTTOM_TABS = ("waveform", "proof", "log")
-#: the tabbed right column's width: the Cast and Takes panels' controls side by side
-RIGHT_COLUMN_WIDTH = 440
+#: the tabbed right column's width: the Cast panel's buttons side by side (and the Takes table)
+RIGHT_COLUMN_WIDTH = 512
 BOTTOM_ROW_HEIGHT = 270
 
 
