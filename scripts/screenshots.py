@@ -77,11 +77,13 @@ def open_book(args: argparse.Namespace, tmp: Path, settle_s: float = 0.6, *, iso
 
     from studio.desktop.session import ProjectSession
     from studio.desktop.sinks import NullSink
+    from studio.ui.import_flow import PROJECTS_DIR_KEY
     from studio.ui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(["studio"])
     app.setApplicationDisplayName("Audiobook Studio")
     settings = QSettings(str(tmp / "studio.ini"), QSettings.Format.IniFormat)
+    settings.setValue(PROJECTS_DIR_KEY, str(tmp / "projects"))  # the folder of projects, as if asked before
     session = ProjectSession(isolation=isolation,
                              sink_factory=lambda: NullSink() if sink_speed is None else NullSink(speed=sink_speed))
     win = MainWindow(session, settings)

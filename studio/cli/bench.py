@@ -142,6 +142,9 @@ def _print_summary(result: dict, out_dir: Path) -> None:
     print_table(rows, out)
     for name, why in (result.get("unavailable") or {}).items():
         out.write(f"unavailable: {name}: {why}\n")
+    rec = result.get("recommendation")
+    if rec:  # the desktop's Voices & Presets dialog recommends the same from bench.json
+        out.write(f"recommended on this machine: {rec['preset']} ({rec['why']})\n")
     out.write("targets:\n")
     for t in result.get("targets", []):
         out.write(f"  {t['description']}: {t['verdict']}\n")

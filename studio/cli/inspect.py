@@ -114,6 +114,9 @@ def _short(text: str, n: int = 60) -> str:
 def _print_report(report, out: TextIO, book, chapters=None, rate: str = "") -> None:
     """``report``: studio.text.inspect.BookReport of ``book``; ``chapters``: a project's
     ChapterInfo list, whose names and inclusion win over the import's."""
+    from studio.project.duration import book_seconds
+    from studio.project.front_matter import included_by_default
+
     out.write(f"{report.title} -- {report.author or 'unknown author'} (main language: {report.language})\n\n")
     rows = [("#", "CHAPTER", "WORDS", "DURATION", "LANGUAGES", "FLAGS")]
     for c in report.chapters:
@@ -135,9 +138,15 @@ def _print_report(report, out: TextIO, book, chapters=None, rate: str = "") -> N
         rows.append((str(c.index + 1), title, str(c.word_count), format_duration(c.duration_seconds),
                      ", ".join(c.languages) or "-", "; ".join(flags)))
     print_table(rows, out)
+    reads = [chapters[c.index].included if chapters is not None else
+             included_by_default(c.front_matter, c.title, book.chapters[c.index].front_reason, False)
+             for c in report.chapters]
+    # the book's one length (the Render Book question's, the tree's chapters added): the chapters it reads
+    length = book_seconds((c.duration_seconds, r) for c, r in zip(report.chapters, reads))
+    every = "" if all(reads) else f" ({format_duration(report.duration_seconds)} with every chapter)"
     out.write(
-        f"\n{len(report.chapters)} chapter(s), {report.word_count} words, about "
-        f"{format_duration(report.duration_seconds)} at {rate or f'{report.words_per_minute:g} words per minute'}; "
+        f"\n{len(report.chapters)} chapter(s), {report.word_count} words, the book about "
+        f"{format_duration(length)}{every} at {rate or f'{report.words_per_minute:g} words per minute'}; "
         f"languages: {', '.join(report.languages) or '-'}\n"
     )
     warnings = report.warnings()

@@ -113,7 +113,7 @@ class CastController(QObject):
             if ids:
                 self.session.render_sentences(ids, label=f"{label}: {len(ids)} sentence(s)")
 
-        self.session.tasks.run(run, on_done=done, action=action)
+        self.session.tasks.run(self.session._undoable(action, run), on_done=done, action=action)
 
     def set_enabled(self, on: bool) -> None:
         self._change(lambda cast: cast.set_enabled(on), "turn casting on" if on else "turn casting off")

@@ -84,7 +84,7 @@ class ChapterEdits:
             if render and rerender:
                 self.render_sentences(rerender, label=f"Direction: {len(rerender)} sentence(s)")
 
-        self.tasks.run(work, on_done=done, action="give the direction")
+        self.tasks.run(self._undoable("give the direction", work), on_done=done, action="give the direction")
 
     def set_read_front_matter(self: SessionParts, on: bool) -> None:
         """The book-level choice: read the epigraphs, extracts, etymology... (never contents,
@@ -95,7 +95,8 @@ class ChapterEdits:
             set_read_front_matter(project.db, on)
             return build_snapshot(project, long_chapter_minutes=minutes)
 
-        self.tasks.run(work, on_done=self._set_snapshot, action="change which front matter is read")
+        self.tasks.run(self._undoable("change which front matter is read", work), on_done=self._set_snapshot,
+                       action="change which front matter is read")
 
     def _chapter_change(self: SessionParts, chapter: int, change: Callable[[Project], None], action: str) -> None:
         project, snap = self._need(), self._snap()
@@ -104,7 +105,7 @@ class ChapterEdits:
             change(project)
             return build_chapter(project, snap, chapter)
 
-        self.tasks.run(work, on_done=self._chapter_done, action=action)
+        self.tasks.run(self._undoable(action, work), on_done=self._chapter_done, action=action)
 
     def _structure_change(self: SessionParts, change: Callable[[Project], None], action: str) -> None:
         project, minutes = self._need(), self.long_chapter_minutes
@@ -119,4 +120,4 @@ class ChapterEdits:
             change(project)
             return build_snapshot(project, long_chapter_minutes=minutes)
 
-        self.tasks.run(work, on_done=self._set_snapshot, action=action)
+        self.tasks.run(self._undoable(action, work), on_done=self._set_snapshot, action=action)

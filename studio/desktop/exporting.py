@@ -20,6 +20,9 @@ from studio.desktop.messages import ExportProgress, PackageChoices
 from studio.desktop.snapshot import BookSnapshot
 from studio.desktop.tasks import OnError, TaskRunner
 
+#: what a publish-ready export counts as it goes: every chapter, a long chapter's pieces and the credits
+PUBLISH_UNIT = "parts (chapters and credits)"
+
 
 def package_options(fmt: str, chapters: Sequence[int], c: PackageChoices):  # -> PublishOptions
     """The command line's options for what the dialog asked ("" in the dialog: the default)."""
@@ -79,7 +82,8 @@ class BookExports:
 
         def work(report=lambda _p: None):  # noqa: ANN001, ANN202 - called without it when nobody listens
             return export_book(project, out_dir, options, require=choices.require_proof,
-                               progress=lambda p: report(ExportProgress(p.done, p.total, p.current)))
+                               progress=lambda p: report(ExportProgress(p.done, p.total, p.current,
+                                                                                  unit=PUBLISH_UNIT)))
 
         self.tasks.run(work, on_progress=on_progress, on_done=on_done, on_error=on_error,
                        action="publish the book")

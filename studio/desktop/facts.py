@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from studio.core.paths import cache_dir
+from studio.stack.preset_advice import bench_facts
 
 log = logging.getLogger(__name__)
 
@@ -51,11 +52,15 @@ class BenchFigures:
     noise_floor_dbfs: float | None = None
     device: str = ""
     error: str = ""
+    #: a whole ``studio render`` against the piper CLI (the benchmark's first table), when it ran them
+    whole_speed: float | None = None
 
     def summary(self) -> str:
         if self.error:
             return f"benchmark failed: {self.error}"
         parts = []
+        if self.whole_speed:
+            parts.append(f"whole render {self.whole_speed:.2f}x the piper CLI")
         if self.x_real_time:
             parts.append(f"{self.x_real_time:.1f}x real time")
         if self.rtf:
@@ -164,6 +169,9 @@ def parse_bench(data: Any) -> dict[str, BenchFigures]:
     out = {name: _figures(name, e) for name, e in entries if name and isinstance(e, dict)}
     if not out:
         raise ValueError("the benchmark file lists no presets")
+    if isinstance(data, dict):  # the whole processes, read as the benchmark's own recommendation reads them
+        whole = {f.name: f.whole_speed for f in bench_facts(data, {name: True for name in out})}
+        out = {name: replace(f, whole_speed=whole.get(name)) for name, f in out.items()}
     return out
 
 

@@ -210,13 +210,23 @@ class TaskResult:
 
 @dataclass(frozen=True)
 class ExportProgress:
-    """Export of chapter files: ``done`` of ``total`` chapters written so far."""
+    """Export of chapter files: ``done`` of ``total`` written so far, counted in ``unit``.
+
+    Why the unit travels with the counts: a publish-ready export masters parts (the chapters, a
+    long chapter's pieces, the credits), a plain one writes chapters; the bar said "1/3 chapters"
+    for the parts, then "2/2" for the files when it finished."""
 
     done: int
     total: int
     current: str = ""
     files: tuple[str, ...] = ()
     seconds: float = 0.0
+    unit: str = "chapters"
+
+    @property
+    def words(self) -> str:
+        """``"2/3 chapters"``: the progress bar's text."""
+        return f"{self.done}/{self.total} {self.unit}"
 
 
 

@@ -43,6 +43,7 @@ class RenderStats:
         self._rendering_since: float | None = None
         self._total_synth = 0.0
         self._total_sentences = 0
+        self._seeded: float | None = None
         self.engine: Any = None
         self.device = "CPU"
 
@@ -77,9 +78,16 @@ class RenderStats:
         return speed, (count / span if span > 0.5 else 0.0)
 
     def seconds_per_sentence(self) -> float | None:
-        """Average synthesis seconds per sentence so far (None before the first)."""
+        """Average synthesis seconds per sentence so far; before the first, what the project
+        measured before (:meth:`seed`), else None."""
         with self._lock:
-            return self._total_synth / self._total_sentences if self._total_sentences else None
+            return self._total_synth / self._total_sentences if self._total_sentences else self._seeded
+
+    def seed(self, per_sentence: float | None) -> None:
+        """The project's own figure from earlier sessions (:mod:`studio.project.render_speed`),
+        used until this session measures its own."""
+        with self._lock:
+            self._seeded = per_sentence
 
 
 class StallMeter(QObject):

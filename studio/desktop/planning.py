@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from studio.project.duration import sentence_seconds
+from studio.project.duration import book_seconds, sentence_seconds
 from studio.desktop.snapshot import BookSnapshot, ChapterNode
 
 #: a selection up to this many sentences in one paragraph counts as "one paragraph"
@@ -23,9 +23,11 @@ class BookPlan:
     """The whole-book render as the confirmation shows it.
 
     ``to_render``: sentences not rendered yet in the included chapters; ``audio_s``:
-    their predicted speech (:mod:`studio.project.duration`);
-    ``estimated_s``: synthesis time for them (None when nothing was measured yet:
-    neither a render in this session nor a benchmark of the active preset);
+    the book's length, its chapters' estimates as the tree shows them added up
+    (:func:`studio.project.duration.book_seconds`, what ``studio inspect`` prints);
+    ``left_s``: the speech still to synthesize (no pauses);
+    ``estimated_s``: synthesis time for it (None when nothing was measured yet:
+    no render of this project and no benchmark of the preset it renders with);
     ``excluded``: titles of the chapters the book render leaves out.
     """
 
@@ -36,6 +38,7 @@ class BookPlan:
     estimated_s: float | None
     excluded: tuple[str, ...]
     basis: str = ""
+    left_s: float = 0.0
 
 
 def book_chapters(snapshot: BookSnapshot) -> list[ChapterNode]:
@@ -55,17 +58,18 @@ def plan_book(snapshot: BookSnapshot, seconds_per_sentence: float | None,
     left = [s for c in body for s in c.sentences if s.state != "done"]
     timing = snapshot.timing
     # what synthesis has to produce: the left sentences' predicted speech (pauses are not synthesized)
-    audio = sum(sentence_seconds(s, timing) for s in left) if timing is not None else 0.0
+    speech = sum(sentence_seconds(s, timing) for s in left) if timing is not None else 0.0
     estimate: float | None = None
     basis = ""
     if seconds_per_sentence:
-        estimate, basis = seconds_per_sentence * len(left), "measured in this session"
+        estimate, basis = seconds_per_sentence * len(left), "at this project's measured speed"
     elif bench_x_real_time:
-        estimate, basis = audio / bench_x_real_time, "from the benchmark of the active preset"
+        estimate, basis = speech / bench_x_real_time, "from the benchmark of the preset it renders with"
     return BookPlan(
-        chapters=len(body), sentences=sum(len(c.sentences) for c in body), to_render=len(left), audio_s=audio,
+        chapters=len(body), sentences=sum(len(c.sentences) for c in body), to_render=len(left),
+        audio_s=book_seconds((c.estimated_s, c.included) for c in snapshot.chapters),
         estimated_s=estimate, excluded=tuple(c.display_name for c in snapshot.chapters if c.index not in included),
-        basis=basis,
+        basis=basis, left_s=speech,
     )
 
 

@@ -22,7 +22,7 @@ PLAIN_NAMES: dict[str, str] = {
     "fp32-torch": "Best quality, on PyTorch",
     "dynamic-int8": "PyTorch with 8-bit layers",
     "int8-cpu": "Fast on CPU",
-    "bf16-cpu": "Fast, near-lossless",
+    "bf16-cpu": "Near-lossless 16-bit (speed: measure it here)",
     "fp16-cuda": "Fast on NVIDIA GPU",
     "tensorrt-int8": "Fastest on NVIDIA GPU (TensorRT)",
 }

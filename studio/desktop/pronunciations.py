@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from studio.core.errors import VoiceError
 from studio.core.lexicon import LexiconEntry
 from studio.project.store import Project
+from studio.project.undo import UndoHistory
 from studio.rendering.lexicon_checks import unknown_ipa
 from studio.text.lexicon_report import LexiconReport, report_for_sentences
 
@@ -42,7 +43,8 @@ def _changed_by(project: Project, change: Callable[[], str]) -> LexiconView:
     """Make ``change`` (it says what it did); the rendered sentences whose rendition it changed
     are to be queued (what the message says will render again is what is queued)."""
     before = {r.id: r.expected_key for r in project.sentences()}
-    done = change()
+    with UndoHistory(project.db).step("change a pronunciation"):  # Edit > Undo takes it back
+        done = change()
     moved = [r for r in project.sentences() if before.get(r.id) != r.expected_key]
     again = tuple(r.id for r in moved if r.cache_key)  # they have audio with the old pronunciation
     later = len(moved) - len(again)

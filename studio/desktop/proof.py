@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
+from studio.project.numbering import sentence_numbers
 from studio.project.proofs import ProofFlag, book_words, chapter_summaries, mark_fine
 from studio.project.store import Project
 from studio.desktop.tasks import TaskRunner, describe_error
@@ -31,7 +32,7 @@ class ProofEntry:
 
     sentence_id: int
     chapter: int
-    index: int
+    number: int  # in its chapter, 1-based (studio.project.numbering.sentence_numbers); 0: the chapter's title
     text: str
     heard: str
     severity: int
@@ -95,8 +96,9 @@ def proof_view(project: Project) -> ProofView:
     """Read the verdicts (off the GUI thread)."""
     from studio.rendering.proofing import flagged_rows
 
-    entries = tuple(ProofEntry(row.id, row.chapter, row.index, row.text, rec.heard, rec.severity, rec.score, rec.flags)
-                    for row, rec in flagged_rows(project))
+    numbers = sentence_numbers(project.sentences())
+    entries = tuple(ProofEntry(row.id, row.chapter, numbers[row.id], row.text, rec.heard, rec.severity, rec.score,
+                               rec.flags) for row, rec in flagged_rows(project))
     summaries = chapter_summaries(project)
     lines = tuple((idx, s.words()) for idx, s in summaries.items())
     # the book's line over the chapters the book reads (as `studio proof` and the export count them)

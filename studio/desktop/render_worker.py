@@ -30,11 +30,12 @@ from PySide6.QtCore import QThread, Signal
 
 from studio.audio.performance import perform
 from studio.engine.base import DelegatingEngine, Engine, PendingBuild, SynthesisSettings
-from studio.stack.build import EngineBuilder, EnginePlan, Isolation, build_engine, plan_for_project
+from studio.stack.build import EngineBuilder, EnginePlan, Isolation, build_engine, effective_preset, plan_for_project
 from studio.rendering.cast_render import cast_settings
 from studio.rendering.render import RenderProgress, SynthRequest, each_synthesizer, render_project
 from studio.project.direction import Direction
 from studio.project.queue_state import sentence_chapters
+from studio.project.render_speed import remember_speed
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project
 from studio.project.records import SentenceRow
@@ -158,7 +159,8 @@ class RenderWorker(QThread):
                 batch_size=self._plan.batch_size, on_chapter=self._chapter_done,
             )
             self._touched = set(chapters)
-            message = f"{result.synthesized} synthesized, {result.reused} from cache, {result.failed} failed"
+            message = result.summary()
+            remember_speed(self.project.db, effective_preset(settings).name, result.synth_seconds, result.synthesized)
             status = "cancelled" if result.stopped else "done"
             if result.stopped and self._yielded:
                 status = "yielded"

@@ -40,7 +40,10 @@ class SearchIndex:
             for p in c.paragraphs:
                 para = ("p", c.index, p.index)
                 self.entries.append((para, (chapter,), p.text.lower()))
-                self.entries.extend((("s", s.id), (chapter, para), s.text.lower()) for s in p.sentences)
+                # a sentence is found by what it says too: its spoken form ("Doctor" for "Dr.")
+                self.entries.extend((("s", s.id), (chapter, para),
+                                     (s.text if s.spoken in ("", s.text) else f"{s.text}\n{s.spoken}").lower())
+                                    for s in p.sentences)
 
     def find(self, needle: str) -> SearchResult:
         wanted = needle.strip().lower()

@@ -24,14 +24,16 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal
 from studio.audio.assemble import Pauses
 from studio.core.errors import StudioError
 from studio.core.language import language_family
-from studio.stack.build import EngineBuilder, Isolation, build_engine
+from studio.stack.build import EngineBuilder, Isolation, build_engine, effective_preset
 from studio.project.opening import Opened, open_project
 from studio.project.numbering import chapters_label
 from studio.project.queue_state import StoredQueue, load_queue
+from studio.project.render_speed import seconds_per_sentence
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project
 from studio.desktop.chapter_edits import ChapterEdits
 from studio.desktop.exporting import BookExports
+from studio.desktop.history import EditHistory
 from studio.desktop.facts import read_bench
 from studio.desktop.jobqueue import JobQueue
 from studio.desktop.messages import ErrorInfo, JobSpec, StateDelta
@@ -57,7 +59,7 @@ from studio.desktop.tasks import OnError, TaskRunner
 log = logging.getLogger(__name__)
 
 
-class ProjectSession(QObject, ChapterEdits, TakeCommands):
+class ProjectSession(QObject, ChapterEdits, TakeCommands, EditHistory):
     opened = Signal(object)  # BookSnapshot
     closed = Signal()
     snapshotChanged = Signal(object)  # BookSnapshot
@@ -71,6 +73,7 @@ class ProjectSession(QObject, ChapterEdits, TakeCommands):
     takesChanged = Signal(object)  # TakeList
     waveformReady = Signal(object)  # WaveformData
     searchReady = Signal(object)  # SearchResult
+    historyChanged = Signal(object)  # (what Undo would undo, what Redo would redo): labels or None
     error = Signal(object)  # ErrorInfo
     message = Signal(str)
 
@@ -129,14 +132,17 @@ class ProjectSession(QObject, ChapterEdits, TakeCommands):
             opened = opener()
             project, action = opened.project, opened.action
             try:
-                return (project, action, build_snapshot(project, long_chapter_minutes=minutes), project.settings(),
-                        load_queue(project.db))
+                settings = project.settings()
+                measured = seconds_per_sentence(project.db, effective_preset(settings).name)
+                return (project, action, build_snapshot(project, long_chapter_minutes=minutes), settings,
+                        load_queue(project.db), measured)
             except BaseException:
                 project.close()
                 raise
 
         def done(value) -> None:
-            project, action, snapshot, settings, stored = value
+            project, action, snapshot, settings, stored, measured = value
+            self.stats.seed(measured)  # the time left is known from the first look, not after a render
             self._install(project, snapshot, settings, stored)
             self.message.emit(f"{action.capitalize()} project {project.folder}")
             if on_done is not None:
@@ -168,6 +174,7 @@ class ProjectSession(QObject, ChapterEdits, TakeCommands):
         self.queueChanged.emit(self.queue.snapshot())
         self.opened.emit(snapshot)
         self.settingsChanged.emit(settings)
+        self.read_history()  # what Edit > Undo would undo, from the project's own history
 
     def close_project(self) -> None:
         """Stop the worker (asynchronously) and close the project when it has stopped."""
@@ -253,7 +260,8 @@ class ProjectSession(QObject, ChapterEdits, TakeCommands):
             project.set_language_override(chapter, paragraph, language)
             return build_chapter(project, snap, chapter)
 
-        self.tasks.run(work, on_done=self._chapter_done, action="change the language")
+        self.tasks.run(self._undoable("change the language", work), on_done=self._chapter_done,
+                       action="change the language")
 
     def edit_sentence(self, sentence_id: int, text: str, rerender: bool = True) -> None:
         """Store the new text; only this sentence's key changes, so only it is re-rendered."""
@@ -274,14 +282,18 @@ class ProjectSession(QObject, ChapterEdits, TakeCommands):
                 self.submit(JobSpec("sentences", f"Edited sentence {sentence_id} ({where})", sentence_ids=(sentence_id,),
                                     sentences_hint=1, urgent=True))
 
-        self.tasks.run(work, on_done=done, action="edit the sentence")
+        self.tasks.run(self._undoable("edit the sentence", work), on_done=done, action="edit the sentence")
 
     def set_spoken(self, sentence_id: int, spoken: str | None) -> None:
         """Say one sentence as ``spoken`` (None: the normaliser's form again); it alone re-renders."""
         project, snap = self._need(), self._snap()
         chapter = next((s.chapter for c in snap.chapters for s in c.sentences if s.id == sentence_id), None)
         if chapter is not None:
-            self.tasks.run(lambda: (project.spoken.set(sentence_id, spoken), build_chapter(project, snap, chapter))[1],
+            def work() -> ChapterNode:
+                project.spoken.set(sentence_id, spoken)
+                return build_chapter(project, snap, chapter)
+
+            self.tasks.run(self._undoable("change how the sentence is spoken", work),
                            on_done=self._chapter_done, action="change how the sentence is spoken")
 
     def _chapter_done(self, node: ChapterNode) -> None:
@@ -307,7 +319,8 @@ class ProjectSession(QObject, ChapterEdits, TakeCommands):
             self._set_snapshot(snapshot)
             self.message.emit("Project settings saved")
 
-        self.tasks.run(work, on_done=done, action="save the project settings")
+        self.tasks.run(self._undoable("change the project settings", work), on_done=done,
+                       action="save the project settings")
 
     def book_details(self, on_done: Callable[[object], None]) -> None:
         """The book's details and where each came from (:func:`studio.delivery.book_details.book_details`),
@@ -335,7 +348,8 @@ class ProjectSession(QObject, ChapterEdits, TakeCommands):
         """What "Render Book" would do, for the confirmation (bench file read off the GUI thread)."""
         snap, settings = self._snap(), self.settings
         per_sentence = self.stats.seconds_per_sentence()
-        preset = settings.preset if settings is not None else ""
+        # the preset it renders with: a project without one renders with its engine's default preset
+        preset = effective_preset(settings).name if settings is not None else ""
         folder = snap.folder
 
         def work() -> BookPlan:

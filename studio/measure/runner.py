@@ -376,11 +376,22 @@ def run_bench(config: BenchConfig, progress: Callable[[str], None] | None = None
         "max_1min": max(monitor.loads) if monitor.loads else None,
     }
     result["duration_s"] = time.perf_counter() - started
+    result["recommendation"] = recommendation(result)
     write_outputs(result, out_dir, plots=config.plots)
     if config.copy_to_cache:
         result_path = copy_to_cache(out_dir / BENCH_NAME)
         result["cache_copy"] = str(result_path) if result_path else None
     return result
+
+
+def recommendation(result: dict[str, Any]) -> dict[str, str]:
+    """The preset to use here by these figures: the desktop's own rule
+    (:func:`studio.stack.preset_advice.recommend`) on every preset's availability here."""
+    from studio.engine.presets import available_presets
+    from studio.stack.preset_advice import bench_facts, recommend
+
+    rec = recommend(bench_facts(result, {n: ok for n, (ok, _why) in available_presets().items()}))
+    return {"preset": rec.preset, "why": rec.why}
 
 
 def _check_stop(stop: Callable[[], bool] | None) -> None:

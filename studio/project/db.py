@@ -18,6 +18,7 @@ from typing import Iterator
 
 from studio.core.errors import DiskFull, ProjectError
 from studio.project.schema import configure, ensure_schema
+from studio.project.undo import install_triggers
 
 
 class ProjectDb:
@@ -53,6 +54,7 @@ class ProjectDb:
         try:
             configure(conn)
             ensure_schema(conn, str(self.path))
+            install_triggers(conn)  # this connection logs what undoes a producer's edit
         except sqlite3.DatabaseError as err:
             conn.close()
             if sqlite_full(err):
@@ -65,6 +67,12 @@ class ProjectDb:
         with self._conns_lock:
             self._conns.append((threading.current_thread(), conn))
         return conn
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """No other thread writes while this runs (its own :meth:`write` transactions may)."""
+        with self._write_lock:
+            yield
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:

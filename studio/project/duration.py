@@ -206,6 +206,18 @@ def book_estimates(book: Book, voice_id: str, length_scale: float = 1.0, pauses:
     return out
 
 
+def book_seconds(chapters: Iterable[tuple[float, bool]]) -> float:
+    """The book's length: ``(chapter_seconds, included)`` of every chapter, added up over the
+    chapters the book reads (its render and its export: the included ones, every one when none is).
+
+    Why one function: the Render Book question added the unrendered sentences' speech
+    (no pauses), the tree showed each chapter's file with its pauses and ``studio inspect``
+    added every chapter, front matter too: three figures for one book."""
+    pairs = list(chapters)
+    read = [seconds for seconds, included in pairs if included] or [seconds for seconds, _ in pairs]
+    return float(sum(read))
+
+
 def chapter_estimates(project: Project) -> list[float]:
     """Every chapter's estimated file length, straight from the project (for the CLI
     and benchmarks; the GUI gets the same numbers through its snapshot)."""

@@ -20,9 +20,11 @@ so a file's number is the number the tree shows.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from studio.project.records import SentenceRow
     from studio.project.store import Project
 
 
@@ -87,3 +89,20 @@ def chapter_labels(project: Project) -> list[ChapterLabel]:
     """Every chapter's number, name and status, in reading order (one cheap read)."""
     return [ChapterLabel(c.index, c.name, c.included, c.front_matter, c.reason)
             for c in project.chapter_control.all()]
+
+
+def sentence_numbers(rows: Iterable[SentenceRow]) -> dict[int, int]:
+    """Each sentence's 1-based number in its chapter, by sentence id (its title: 0).
+
+    Why the chapter and not the paragraph: a list of sentences from all over a
+    chapter (the Proof dock) numbered by the paragraph showed two "Sentence 4" rows
+    in one chapter. ``rows`` in reading order (:meth:`Project.sentences`)."""
+    numbers: dict[int, int] = {}
+    seen: dict[int, int] = {}
+    for row in rows:
+        if row.is_title:
+            numbers[row.id] = 0
+            continue
+        seen[row.chapter] = seen.get(row.chapter, 0) + 1
+        numbers[row.id] = seen[row.chapter]
+    return numbers

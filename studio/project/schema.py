@@ -24,7 +24,7 @@ from studio.core.errors import ProjectError
 log = logging.getLogger(__name__)
 
 #: Version written by this code. Bump it and add a step to ``MIGRATIONS`` together.
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 
 STATES = ("pending", "rendering", "done", "failed")
 
@@ -392,6 +392,23 @@ def _v11_cast(conn: sqlite3.Connection) -> None:
     _add_triggers(conn, _CAST_TRIGGERS, "cast")
 
 
+#: v12: the producer's undo history (studio.project.undo): each step's label, and the statements that
+#: undo (or, once undone, redo) it, logged by each connection's TEMP triggers
+_SCHEMA_V12_UNDO = """
+CREATE TABLE IF NOT EXISTS undo_steps (
+    id      INTEGER PRIMARY KEY AUTOINCREMENT,
+    label   TEXT NOT NULL,
+    undone  INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS undo_log (
+    seq   INTEGER PRIMARY KEY AUTOINCREMENT,
+    step  INTEGER,
+    sql   TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS undo_log_step ON undo_log(step);
+"""
+
+
 #: ``MIGRATIONS[v]`` upgrades a database at version ``v`` to ``v + 1`` (inside one
 #: transaction). Version 0 is a brand-new, empty file.
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
@@ -406,6 +423,7 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     8: add_emphasis_table,  # the stressed words of a sentence (read by studio.project.emphasis)
     9: _v10_versions,  # counters of what a sentence is rendered as, and of the sentences' rows
     10: _v11_cast,  # the cast: quoted parts, castings, merged names, corrections
+    11: lambda conn: _apply_script(conn, _SCHEMA_V12_UNDO),  # the undo history
 }
 
 

@@ -87,10 +87,10 @@ def pronunciation_flags(text: str, spoken: str, language: str, lexicon: Lexicon 
         if wanted is None or wanted == given:
             continue
         said_ph, want_ph = (alt_ph, plain_ph) if given == "alt" else (plain_ph, alt_ph)
-        who = "the heteronym rules" if rules == wanted else "the context (part of speech)"
+        who = "the heteronym rules call" if rules == wanted else "the context (part of speech) calls"
         flags.append(ProofFlag("pronunciation", 1,
                                f"check the pronunciation: \u201c{m.group(0)}\u201d was said /{said_ph}/, "
-                               f"{who} call for /{want_ph}/", m.group(0), "", None, None))
+                               f"{who} for /{want_ph}/", m.group(0), "", None, None))
     return flags
 
 

@@ -106,7 +106,7 @@ class BookPanel(QWidget):
         self.filter_combo.setToolTip("Show every item, or only flagged, unrendered or failed ones")
         self.filter_combo.currentTextChanged.connect(self._filter_changed)
         self.search = QLineEdit()
-        self.search.setPlaceholderText("Search text\u2026")
+        self.search.setPlaceholderText("Find in the text and spoken forms (Ctrl+F)\u2026")
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self._search_changed)
         self._search_timer = QTimer(self, singleShot=True, interval=120,

@@ -19,7 +19,7 @@ NAMED = 8
 def book_render_text(plan: BookPlan) -> tuple[str, str]:
     """``(question, details)`` in plain words."""
     head = (f"Render {plan.to_render:,} of {plan.sentences:,} sentences in {plan.chapters} chapter(s)"
-            f" (about {fmt_eta(plan.audio_s)} of audio)?")
+            f" (the book runs about {fmt_eta(plan.audio_s)})?")
     if plan.estimated_s is not None:
         time = f"Estimated time: about {fmt_eta(plan.estimated_s)} ({plan.basis})."
     else:

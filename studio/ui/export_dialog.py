@@ -18,8 +18,8 @@ from typing import Callable
 from PySide6.QtCore import QTimer, QUrl, Qt, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDialog, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget,
-    QListWidgetItem, QPlainTextEdit, QProgressBar, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+    QCheckBox, QComboBox, QDialog, QFileDialog, QFrame, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget,
+    QListWidgetItem, QPlainTextEdit, QProgressBar, QPushButton, QScrollArea, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
 from studio.ui.common import browse_row
@@ -51,6 +51,7 @@ class ExportDialog(QDialog):
         self.resize(640, 480)
         self.open_url = open_url
         self.result_progress: ExportProgress | None = None
+        self.last_progress: ExportProgress | None = None  # the last count shown, in its unit
         self.folder = QLineEdit(folder)
         row = browse_row(self.folder, self._browse)
         self.format = QComboBox()
@@ -166,7 +167,17 @@ class ExportDialog(QDialog):
         layout.addWidget(self.proof_line)
         layout.addWidget(self.require_proof)
         layout.addWidget(self.progress)
-        layout.addWidget(self.status)
+        # the report (warnings, the cover, proof) scrolls in its own box: the finished dialog grew to 721 px
+        report = QScrollArea()
+        report.setWidgetResizable(True)
+        report.setFrameShape(QFrame.Shape.NoFrame)
+        report.setWidget(self.status)
+        report.setMinimumHeight(2 * self.status.fontMetrics().lineSpacing() + 4)
+        self.report_area = report
+        lines = self.status.fontMetrics().lineSpacing()
+        for box in (self.opening, self.closing, self.chapters, self.results):  # they scroll: 2-3 lines at least
+            box.setMinimumHeight(int(2.5 * lines) + 8)
+        layout.addWidget(report, 1)
         layout.addWidget(self.results, 1)
         layout.addLayout(buttons)
         self._sync_button()
@@ -265,7 +276,9 @@ class ExportDialog(QDialog):
         self.open_btn.setVisible(False)
         self.progress.setRange(0, len(chapters))
         self.progress.setValue(0)
-        self.progress.setFormat(f"0/{len(chapters)} chapters")
+        # a publish-ready export counts its parts (credits, a long chapter's pieces): its first report says how many
+        self.last_progress = None if self.publishing() else ExportProgress(0, len(chapters))
+        self.progress.setFormat(self.last_progress.words if self.last_progress else "starting\u2026")
         self.status.setText("Exporting in the background\u2026 you can keep working.")
         self.results.setVisible(False)
         self.result_progress = self.result_published = None
@@ -277,9 +290,10 @@ class ExportDialog(QDialog):
     # ------------------------------------------------------------ results (GUI thread)
 
     def on_progress(self, p: ExportProgress) -> None:
+        self.last_progress = p
         self.progress.setRange(0, max(1, p.total))
         self.progress.setValue(p.done)
-        self.progress.setFormat(f"{p.done}/{p.total} chapters")
+        self.progress.setFormat(p.words)
         if p.current:
             self.status.setText(f"Writing \u201c{p.current}\u201d\u2026")
 
@@ -310,14 +324,18 @@ class ExportDialog(QDialog):
         self.results.setVisible(True)
         failed = sum(not f.acx.passed for f in result.files)
         seconds = sum(f.duration for f in result.files)
-        self.on_done(ExportProgress(len(result.files), len(result.files), "", tuple(str(f.path) for f in result.files),
-                                    seconds))
+        last = self.last_progress or ExportProgress(0, len(result.files), unit="files")
+        self.on_done(ExportProgress(last.total, last.total, "", tuple(str(f.path) for f in result.files), seconds,
+                                    last.unit))  # counted as it went: the parts, not the files they make
         check = result.check_name[:1].upper() + result.check_name[1:]  # "ACX check", never "Acx check"
-        self.status.setText(f"Wrote {len(result.files)} file(s), {fmt_duration(seconds)} of audio, and "
-                            f"{result.manifest.name}. {check}: {len(result.files) - failed} pass, "
-                            f"{failed} fail." + (f"\n{result.cover.line()}" if result.cover else "")
-                            + (f"\nProof-listening: {proof['summary']}" if proof else "")
-                            + "".join(f"\n{in_app_words(w)}" for w in result.warnings))
+        said = set(result.cover.warnings) if result.cover else set()  # the cover's line says its own warnings
+        # every line in the dialog's words: the report's hints name the command line's flags ("--cover-fit")
+        self.status.setText(in_app_words(
+            f"Wrote {len(result.files)} file(s), {fmt_duration(seconds)} of audio, and "
+            f"{result.manifest.name}. {check}: {len(result.files) - failed} pass, "
+            f"{failed} fail." + (f"\n{result.cover.line()}" if result.cover else "")
+            + (f"\nProof-listening: {proof['summary']}" if proof else "")
+            + "".join(f"\n{w}" for w in result.warnings if w not in said)))
 
     def on_error(self, err: ErrorInfo) -> None:
         self.progress.setFormat("failed")

@@ -26,7 +26,11 @@ from studio.desktop.session import ProjectSession
 from studio.text.importer import SUPPORTED_SUFFIXES
 
 MANUSCRIPT_FILTER = "Manuscripts (" + " ".join(f"*{s}" for s in SUPPORTED_SUFFIXES) + ")"
+#: the folder of projects (asked once, remembered; File > Import offers it too); BESIDE: next to each book
 PROJECTS_DIR_KEY = "paths/projectsDir"
+BESIDE = "beside the book"
+#: offered the first time
+DEFAULT_PROJECTS = Path.home() / "Audiobook Studio" / "Projects"
 
 
 class ImportFlow:
@@ -54,11 +58,41 @@ class ImportFlow:
         if not path:
             return
         self.qsettings.setValue("paths/lastDir", str(Path(path).parent))
-        folder = self.choose_folder(str(self.qsettings.value(PROJECTS_DIR_KEY, "") or Path(path).parent))
+        remembered = str(self.qsettings.value(PROJECTS_DIR_KEY, "") or "")
+        folder = self.choose_folder(remembered if remembered and remembered != BESIDE else str(Path(path).parent))
         if not folder:
             return
         self.qsettings.setValue(PROJECTS_DIR_KEY, folder)
         self.start(path, default_project_dir(path, folder))
+
+    def open_manuscript(self, path: str | Path) -> bool:
+        """A book opened (dropped, from the command line, the sample): its project in the folder of
+        projects, asked the first time and remembered; a project made beside it before is reopened.
+
+        Why ask: opening a book used to create its project folder beside the book without asking
+        or saying where. False when the producer cancelled the question (nothing is made)."""
+        path = Path(path)
+        if default_project_dir(path, path.parent).is_dir():  # made by an earlier version, or `studio render`
+            self.session.open_path(path)  # resumed there (the book read again when it changed)
+            return True
+        home = str(self.qsettings.value(PROJECTS_DIR_KEY, "") or "")
+        if not home:
+            home = self.choose_folder(str(DEFAULT_PROJECTS))  # once: then remembered
+            if not home:
+                self.window.statusBar().showMessage(  # type: ignore[attr-defined]
+                    "Not opened: choose a folder for your projects to open a book", 8000)
+                return False
+            self.qsettings.setValue(PROJECTS_DIR_KEY, home)
+        if home == BESIDE:
+            self.session.open_path(path)
+            return True
+        folder = default_project_dir(path, home)
+        if not folder.is_dir():
+            Path(home).mkdir(parents=True, exist_ok=True)
+            self.window.statusBar().showMessage(  # type: ignore[attr-defined]
+                f"The project of {path.name} goes in {folder}", 10000)
+        self.start(path, folder)  # made, or resumed (the book read again when it changed)
+        return True
 
     def start(self, manuscript: str | Path, project_folder: str | Path) -> None:
         """Import with a progress dialog; the open book closes now."""

@@ -13,7 +13,7 @@ import logging
 import shutil
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtCore import QByteArray, QRect, QSettings, Qt
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMessageBox, QScrollArea, QStackedWidget, QWidget,
@@ -52,6 +52,9 @@ from studio.ui.voices_dialog import VoicesDialog
 from studio.ui.waveform_edit import WaveformPanel
 from studio.ui.waveform_view import WaveformController, WaveformView
 from studio.ui.window_actions import build_actions
+from studio.ui.window_layout import (
+    BOTTOM_ROW_HEIGHT, BOTTOM_TABS, PREFERRED_SIZE, RIGHT_COLUMN_WIDTH, RIGHT_TABS, first_geometry, small_screen,
+)
 
 log = logging.getLogger(__name__)
 
@@ -209,31 +212,35 @@ class MainWindow(QMainWindow):
     def _restore(self) -> None:
         geo = self.qsettings.value("window/geometry")
         state = self.qsettings.value("window/state")
+        screen = self.screen()
+        room = screen.availableGeometry() if screen is not None else None
         if isinstance(geo, QByteArray):
             self.restoreGeometry(geo)
-        else:
-            self.resize(1360, 860)
+        else:  # the first start: inside the screen's free area (it opened 1360 x 860 on a 768-pixel screen)
+            self.setGeometry(first_geometry(room) if room is not None else QRect(0, 0, *PREFERRED_SIZE))
+            if room is not None and small_screen(room.size()):
+                self.setWindowState(self.windowState() | Qt.WindowState.WindowMaximized)
         if isinstance(state, QByteArray):
             self.restoreState(state)
-        elif self._small_screen():
+        elif room is not None and small_screen(room.size()):
             self.tab_docks()
         minutes = float(self.qsettings.value("flags/longChapterMinutes", 60.0))
         self.book.long_minutes.setValue(minutes)
         self.session.set_long_chapter_minutes(minutes)
 
-    def _small_screen(self) -> bool:
-        screen = self.screen()
-        room = screen.availableGeometry() if screen is not None else None
-        return room is not None and (room.width() < 1440 or room.height() < 860)
-
     def tab_docks(self) -> None:
         """View > Tab the Docks: the right column's docks in one tab group, and the bottom's in
-        another (a laptop screen: each dock gets the column's whole height)."""
+        another (a laptop screen: each dock gets the column's whole height, the waveform the bottom's,
+        so that no dock's controls need scrolling at 1366 x 768)."""
         d = self.docks
-        for name in ("readouts", "takes", "progress"):
-            self.tabifyDockWidget(d["details"], d[name])
-        for name in ("log", "proof"):
-            self.tabifyDockWidget(d["queue"], d[name])
+        for name in RIGHT_TABS:
+            if name in d:
+                self.tabifyDockWidget(d["details"], d[name])
+        for name in BOTTOM_TABS:
+            if name in d:
+                self.tabifyDockWidget(d["queue"], d[name])
+        self.resizeDocks([d["details"]], [RIGHT_COLUMN_WIDTH], Qt.Orientation.Horizontal)
+        self.resizeDocks([d["queue"]], [BOTTOM_ROW_HEIGHT], Qt.Orientation.Vertical)
         d["details"].raise_()
         d["queue"].raise_()
 
@@ -246,7 +253,11 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------ projects
 
     def open_path(self, path: str | Path) -> None:
-        self.session.open_path(path)
+        """A project folder opens as it is; a book opens into the folder of projects (asked once)."""
+        if Path(path).is_file():
+            self.importer.open_manuscript(path)
+        else:
+            self.session.open_path(path)
 
     def ask_open_project(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Open project folder", self._last_dir())
@@ -387,6 +398,11 @@ class MainWindow(QMainWindow):
         ids = [s.id for s in self.book.selected_sentences()]
         if ids:
             self.session.render_sentences(ids)
+
+    def find_text(self) -> None:
+        """Edit > Find: the book's search field, its text selected (it searches text and spoken forms)."""
+        self.book.search.setFocus()
+        self.book.search.selectAll()
 
     def toggle_playback(self) -> None:
         state = self.session.preview.position().state

@@ -132,7 +132,8 @@ class PresetTable(QWidget):
         facts = presets_for_voice(facts, settings.voice_id)
         self.facts, self.settings = facts, settings
         self.recommendation = recommend([
-            PresetFacts(p.name, p.available, None if p.bench is None or p.bench.error else p.bench.x_real_time)
+            PresetFacts(p.name, p.available, None if p.bench is None or p.bench.error else p.bench.x_real_time,
+                        None if p.bench is None or p.bench.error else p.bench.whole_speed)
             for p in facts.presets
         ])
         rec = self.recommendation

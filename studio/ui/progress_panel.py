@@ -29,13 +29,16 @@ class BookProgressPanel(QWidget):
         self.source = source
         self.progress: BookProgress | None = None
         self.summary = QLabel("No book open.")
+        self.summary.setWordWrap(True)  # "...; rendering time left ..." was cut at a laptop's column width
         self.bar = QProgressBar()
         self.bar.setRange(0, 1000)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)  # the figures' own width: Time left in sight
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.summary)

@@ -137,7 +137,7 @@ class ProofPanel(QWidget):
         self.table.setRowCount(len(view.entries))
         for r, e in enumerate(view.entries):
             why = f"{SEVERITY.get(e.severity, '')} {e.reason}"
-            cells = (str(e.chapter + 1), str(e.index + 1), why, f"{e.score:.0f}")
+            cells = (str(e.chapter + 1), str(e.number) if e.number else "title", why, f"{e.score:.0f}")
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(e.text)

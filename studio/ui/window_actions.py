@@ -15,6 +15,7 @@ from studio.ui.audit_panel import open_audit_dialog
 from studio.ui.lexicon_panel import open_lexicon_dialog
 from studio.ui.book_details_dialog import open_book_details
 from studio.ui.pacing_dialog import open_pacing_dialog
+from studio.ui.help_menu import name_history, open_guide, show_shortcuts
 
 from studio.desktop.session import ProjectSession
 
@@ -43,6 +44,7 @@ class ActionHost(Protocol):
     def render_current_chapter(self) -> None: ...
     def render_selection(self) -> None: ...
     def toggle_playback(self) -> None: ...
+    def find_text(self) -> None: ...
 
 
 @dataclass
@@ -74,9 +76,10 @@ def build_actions(w: ActionHost) -> WindowActions:
     w.addToolBar(bar)
     menus = w.menuBar()
     file_menu = menus.addMenu("&File")
+    edit_menu = menus.addMenu("&Edit")
     render_menu = menus.addMenu("&Render")
-    play_menu = menus.addMenu("&Playback")
-    project_menu = menus.addMenu("P&roject")
+    play_menu = menus.addMenu("P&layback")  # Alt+P is Project's: it used to open Playback
+    project_menu = menus.addMenu("&Project")
     view_menu = menus.addMenu("&View")
     help_menu = menus.addMenu("&Help")
     acts = WindowActions(w, QMenu("Open &Recent", w))
@@ -115,6 +118,18 @@ def build_actions(w: ActionHost) -> WindowActions:
     act("close", "&Close Project", s.close_project, menu=file_menu, project=True)
     act("quit", "&Quit", w.quit_guard.quit, menu=file_menu, shortcut=QKeySequence.StandardKey.Quit)
     bar.addSeparator()
+
+    undo = act("undo", "&Undo", s.undo, menu=edit_menu, shortcut=QKeySequence.StandardKey.Undo, project=True,
+               tip="Take back the last edit (text, pronunciation, cast, chapters, direction, settings); "
+                   "the history is kept with the project")
+    redo = act("redo", "&Redo", s.redo, menu=edit_menu, shortcut=QKeySequence.StandardKey.Redo, project=True,
+               tip="Make the last undone edit again")
+    redo.setShortcuts([QKeySequence(QKeySequence.StandardKey.Redo), QKeySequence("Ctrl+Y")])
+    s.historyChanged.connect(lambda labels: name_history(undo, redo, labels))
+    edit_menu.aboutToShow.connect(lambda: s.project is not None and s.read_history())
+    edit_menu.addSeparator()
+    act("find", "&Find\u2026", w.find_text, menu=edit_menu, shortcut=QKeySequence.StandardKey.Find, project=True,
+        tip="Find words in the book's text and in what the voice says (spoken forms)")
 
     act("render_chapter", "Render &Chapter", w.render_current_chapter, menu=render_menu, shortcut="Ctrl+R",
         icon=SP.SP_MediaSeekForward, toolbar=True, label="Render Chapter", project=True, tip="Render the selected chapter(s)")
@@ -162,6 +177,11 @@ def build_actions(w: ActionHost) -> WindowActions:
     view_menu.addSeparator()
     act("tab_docks", "&Tab the Docks", w.tab_docks, menu=view_menu,
         tip="Put the docks of each side in one group of tabs (a small screen); drag a tab out to undock it")
+    act("guide", "&User Guide", lambda: open_guide(w), menu=help_menu, shortcut=QKeySequence.StandardKey.HelpContents,
+        tip="The user guide: one page per topic (docs/index.md)")
+    act("shortcuts", "&Keyboard Shortcuts", lambda: show_shortcuts(w, acts), menu=help_menu,
+        tip="Every menu command that has a key, and the keys of the book tree")
+    help_menu.addSeparator()
     act("log_file", "Open &Log File", lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(log_file_path()))),
         menu=help_menu, tip=str(log_file_path()))
     act("about", "&About", lambda: w.statusBar().showMessage(

@@ -33,10 +33,14 @@ def test_public_domain_epub_says_so_and_never_credits_the_author(tmp_path: Path)
     with project_of(novel(tmp_path / "whale.epub", PUBLIC)) as project:
         closing = spoken_credits(project, PublishOptions()).closing
         assert "The text of this book is in the public domain." in closing
-        assert "This recording is in the public domain." in closing
+        # the edition's licence credited as the edition's, with its name and link; ShareAlike: the recording too
+        assert ("This edition is shared by Far Shore Editions under the Creative Commons licence CC BY-SA 4.0 "
+                "(creativecommons.org/licenses/by-sa/4.0)." in closing)
+        assert "This recording is shared under the same licence." in closing
         assert "Copyright" not in closing and "Melville." not in closing.replace("written by Herman Melville", "")
         mine = spoken_credits(project, PublishOptions(producer="Jo Producer")).closing
-        assert "Recording copyright" in mine and "by Jo Producer." in mine and "recording is in the public" not in mine
+        assert "Recording copyright" in mine and "by Jo Producer, shared under the same licence." in mine
+        assert "recording is in the public" not in mine
 
 
 def test_publishers_copyright_is_credited_to_the_publisher(tmp_path: Path) -> None:
@@ -82,14 +86,15 @@ def test_a_docx_copyright_page_names_the_holder(tmp_path: Path) -> None:
 def test_real_epubs_rights(shared_epubs: Path, tmp_path: Path) -> None:
     """The shared W3C sample EPUBs: a CC BY-SA edition is credited with its licence, never "Copyright
     <this year> by" the licence's words or T.S. Eliot; "Public domain in the USA." says public domain."""
-    for name, said in (("wasteland.epub", "Attribution-ShareAlike 3.0 Unported (CC BY-SA 3.0) license."),
+    for name, said in (("wasteland.epub", "This edition is shared under the Creative Commons licence CC BY-SA 3.0 "
+                                          "(creativecommons.org/licenses/by-sa/3.0)."),
                        ("childrens-literature.epub", "The text of this book is in the public domain.")):
         copy = tmp_path / name
         copy.write_bytes((shared_epubs / name).read_bytes())
         with project_of(copy) as project:
             closing = spoken_credits(project, PublishOptions()).closing
             assert said in closing, closing
-            assert "Copyright" not in closing, closing
+            assert "Copyright" not in closing and "This work is shared" not in closing, closing  # not the work's status
 
 
 @pytest.mark.parametrize("statement, public, holder", [
@@ -134,3 +139,22 @@ def test_export_dialog_shows_the_credits_from_the_books_rights(qtbot, window: Ma
     qtbot.wait(300)
     assert dlg.closing.toPlainText() == "The end. My own words."  # the producer's own words are kept
     assert dlg.choices().closing == "The end. My own words." and dlg.choices().producer == "Someone Else"
+
+
+def test_a_public_domain_text_in_a_licensed_edition(tmp_path: Path) -> None:
+    """The edition's Creative Commons licence is not the work's status (issue 41, point 6): the
+    producer says the text is public domain (Book Details), the edition keeps its attribution."""
+    licence = "This work is shared with the public using the Attribution-ShareAlike 3.0 Unported (CC BY-SA 3.0) license."
+    with project_of(novel(tmp_path / "whale.epub", licence)) as project:
+        alone = spoken_credits(project, PublishOptions(producer="Jo Producer")).closing
+        assert "public domain" not in alone and licence not in alone  # the status is not guessed from a licence
+        assert "This edition is shared under the Creative Commons licence CC BY-SA 3.0" in alone
+        project.update_settings(project.settings().with_changes(rights="Public domain"))
+        closing = spoken_credits(project, PublishOptions(producer="Jo Producer")).closing
+    lines = [line for line in closing.split("\n") if line]
+    text, edition, recording = (next(line for line in lines if key in line) for key in
+                                ("The text of this book", "This edition", "Recording copyright"))
+    assert text == "The text of this book is in the public domain."
+    assert edition.endswith("(creativecommons.org/licenses/by-sa/3.0).")
+    assert recording.startswith("Recording copyright 20") and recording.endswith(" by Jo Producer, shared under the "
+                                                                                "same licence.")

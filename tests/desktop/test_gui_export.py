@@ -87,6 +87,9 @@ def test_m4b_is_published_with_progress_and_acx_results(qtbot, rendered_window: 
     assert "Levels checked: 2 pass, 0 fail" in dlg.status.text()
     assert dlg.progress.value() == dlg.progress.maximum()
     assert seen and seen[0].total == 4 and seen[0].current == "Opening credits"  # progress per chapter
+    # one unit from the first count to the last (it read "1/3 chapters", then "2/2" for the files)
+    assert {p.total for p in seen} == {4} and {p.unit for p in seen} == {"parts (chapters and credits)"}
+    assert dlg.progress.text() == "4/4 parts (chapters and credits)"
     book = tmp_path / "out" / "Test Book.m4b"
     chapters = json.loads(subprocess.run(["ffprobe", "-v", "error", "-show_chapters", "-of", "json", str(book)],
                                          capture_output=True, text=True, check=True).stdout)["chapters"]

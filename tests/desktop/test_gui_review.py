@@ -159,9 +159,9 @@ def test_book_plan_estimates_from_the_session_then_the_benchmark(qtbot, window: 
     snap = window.session.snapshot
     body = sum(len(c.sentences) for c in snap.chapters[1:])
     measured = plan_book(snap, 2.0, 10.0)
-    assert measured.estimated_s == 2.0 * body and measured.basis == "measured in this session"
+    assert measured.estimated_s == 2.0 * body and measured.basis == "at this project's measured speed"
     bench = plan_book(snap, None, 4.0)
-    assert bench.estimated_s == pytest.approx(bench.audio_s / 4.0) and bench.audio_s > 0
+    assert bench.estimated_s == pytest.approx(bench.left_s / 4.0) and bench.audio_s > bench.left_s > 0
     head, detail = book_render_text(bench)
     assert "benchmark" in detail and "Dedication" in detail and f"{body} of {body}" in head
 

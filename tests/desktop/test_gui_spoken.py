@@ -7,12 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 
 from support.gui import shared_factory, write_manuscript
 from studio.project.store import Project
 from studio.desktop.session import ProjectSession
 from studio.desktop.sinks import NullSink
+from support.window import window_settings
 from studio.ui.main_window import MainWindow
 from studio.ui.spoken_view import highlighted
 
@@ -35,7 +36,7 @@ def test_highlight_marks_only_the_changed_words() -> None:
 
 def test_inspector_shows_and_overrides_the_spoken_form(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
     session = ProjectSession(readout_interval=0.25, build=shared_factory([]), sink_factory=lambda: NullSink(speed=8.0))
-    win = MainWindow(session, QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat))
+    win = MainWindow(session, window_settings(tmp_path))
     qtbot.addWidget(win)
     win.show()
     win.open_path(write_manuscript(tmp_path / "books", BOOK, "prices.md"))

@@ -106,6 +106,7 @@ def test_render_pause_resume_edit_regenerate_and_export(qtbot, window: MainWindo
         again = {r.id: r.synth_count for r in project.sentences([0])}
     assert again[other.id] == after[other.id][1] + 1
     assert all(again[i] == after[i][1] for i in again if i != other.id)
+    qtbot.waitUntil(lambda: model.sentence(other.id).state == "done", timeout=5000)  # its state, a moment later
 
     opened: list[QUrl] = []
     for fmt in ("wav", "mp3"):

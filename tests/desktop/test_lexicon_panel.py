@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings
 from support.gui import shared_factory, write_manuscript
 
 from studio.project.lexicon import USER_LEXICON_ENV
@@ -13,6 +12,7 @@ from studio.desktop.session import ProjectSession
 from studio.desktop.sinks import NullSink
 from studio.desktop.tasks import TaskRunner
 from studio.ui.lexicon_panel import LexiconDialog, play_text_for
+from support.window import window_settings
 from studio.ui.main_window import MainWindow
 
 WAIT = 120_000
@@ -88,7 +88,7 @@ def test_window_menu_opens_the_dialog_and_the_preview_speaks_with_the_entry(qtbo
     engines: list = []
     session = ProjectSession(readout_interval=0.25, build=shared_factory(engines),
                              sink_factory=lambda: NullSink(speed=8.0))
-    win = MainWindow(session, QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat))
+    win = MainWindow(session, window_settings(tmp_path))
     win.proof.auto.setChecked(False)  # proof-listening after renders: tests/desktop/test_proof_gui.py
     qtbot.addWidget(win)
     win.show()

@@ -57,8 +57,8 @@ def test_docks_can_be_tabbed_from_the_view_menu(qtbot, window: MainWindow) -> No
     docks = window.docks
     window.actions_.named["tab_docks"].trigger()
     right = {d.windowTitle() for d in window.tabifiedDockWidgets(docks["details"])}
-    assert right == {"Live readouts", "Takes", "Book progress"}
+    assert right == {"Live readouts", "Takes", "Book progress", "Cast"}
     bottom = {d.windowTitle() for d in window.tabifiedDockWidgets(docks["queue"])}
-    assert bottom == {"Log", "Proof"}
+    assert bottom == {"Log", "Proof", "Waveform"}
     titles = {bar.tabText(i) for bar in window.findChildren(QTabBar) for i in range(bar.count())}
     assert {"Details", "Takes", "Render queue", "Proof"} <= titles  # tabs a producer can click

@@ -33,3 +33,13 @@ def test_the_dock_lists_a_pronunciation_to_check_with_plain_advice(qtbot) -> Non
     panel.addPronunciation.connect(words.append)
     panel.lexicon_btn.click()
     assert words == ["wound"]
+
+
+def test_the_reason_is_said_in_good_english() -> None:
+    """"the context ... calls for", "the heteronym rules call for" (issue 41, point 4)."""
+    from studio.text.normalize import spoken_form
+
+    (context,) = pronunciation_flags("He read it.", spoken_form("He read it.", "en"), "en")
+    assert "the context (part of speech) calls for /" in context.reason
+    (rules,) = pronunciation_flags(TEXT, TEXT, "en")
+    assert "the heteronym rules call for /" in rules.reason

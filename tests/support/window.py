@@ -6,11 +6,12 @@ from pathlib import Path
 
 import numpy as np
 from support.gui import shared_factory
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
 
 from studio.desktop.session import ProjectSession
 from studio.desktop.sinks import NullSink
 from studio.desktop.snapshot import SentenceNode
+from studio.ui.import_flow import BESIDE, PROJECTS_DIR_KEY
 from studio.ui.main_window import MainWindow
 
 WAIT = 120_000  # ms; generous for a loaded 2-core box
@@ -20,12 +21,22 @@ def make_window(qtbot, tmp_path: Path, engines: list | None = None, **session_kw
     session_kw.setdefault("build", shared_factory(engines))
     session_kw.setdefault("sink_factory", lambda: NullSink(speed=8.0))
     session = ProjectSession(readout_interval=0.25, **session_kw)
-    win = MainWindow(session, QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat))
+    win = MainWindow(session, window_settings(tmp_path))
     win.proof.auto.setChecked(False)  # proof-listening after renders: tests/desktop/test_proof_gui.py
     qtbot.addWidget(win)
+    win.setWindowState(Qt.WindowState.WindowNoState)  # the offscreen screen is small: the window starts maximized
     win.resize(1280, 800)
     win.show()
     return win
+
+
+def window_settings(tmp_path: Path) -> QSettings:
+    """The window's settings file of a test: its books keep their projects beside them (a producer
+    is asked once for a folder of projects: tests/desktop/test_projects_folder.py)."""
+    settings = QSettings(str(tmp_path / "studio.ini"), QSettings.Format.IniFormat)
+    if settings.value(PROJECTS_DIR_KEY) is None:
+        settings.setValue(PROJECTS_DIR_KEY, BESIDE)
+    return settings
 
 
 def open_and_wait(qtbot, win: MainWindow, path: Path) -> None:  # noqa: ANN001
