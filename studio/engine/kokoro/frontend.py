@@ -18,6 +18,7 @@ from studio.core.language import language_family
 from studio.core.lexicon import Lexicon
 from studio.engine.voice.config import VoiceConfig
 from studio.engine.voice.phonemize import ESPEAK_VOICES, PiperFrontEnd
+from studio.text.segment import is_speakable
 
 #: tokens per model call: the style table has 510 rows and the model adds a pad each side
 MAX_TOKENS = 510
@@ -48,7 +49,10 @@ class KokoroFrontEnd:
         self.piper = PiperFrontEnd(self.config)
 
     def phonemes(self, text: str, language: str, lexicon: Lexicon | None = None) -> str:
-        """The sentence's phonemes in Kokoro's symbols, words separated by one space."""
+        """The sentence's phonemes in Kokoro's symbols, words separated by one space ("" for a
+        text of only symbols, which the render loop leaves silent: espeak-ng would name them)."""
+        if not is_speakable(text):
+            return ""
         symbols = self.piper.phonemize(text, language, lexicon)
         known = "".join(s for s in symbols if s in self.vocab)
         return " ".join(known.split())
