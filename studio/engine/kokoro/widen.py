@@ -19,9 +19,10 @@ import numpy as np
 from studio.core.errors import EngineError
 
 
-def widen_convolutions(source: Path, target: Path) -> int:
-    """Write ``source`` with every quantized convolution as a float ``Conv`` to ``target``;
-    returns how many were widened (0: nothing to widen, ``target`` not written)."""
+def widen_convolutions(source: Path, target: Path, scope: str = "") -> int:
+    """Write ``source`` with every quantized convolution whose name starts with ``scope`` as a
+    float ``Conv`` to ``target``; returns how many were widened (0: nothing to widen,
+    ``target`` not written)."""
     import onnx
     from onnx import helper, numpy_helper
 
@@ -45,7 +46,7 @@ def widen_convolutions(source: Path, target: Path) -> int:
 
     drop, new_nodes, new_inits = set(), {}, []
     for node in graph.node:
-        if node.op_type != "ConvInteger":
+        if node.op_type != "ConvInteger" or not node.name.startswith(scope):
             continue
         quantize = producer.get(node.input[0])
         if quantize is None or quantize.op_type != "DynamicQuantizeLinear":

@@ -1,0 +1,173 @@
+"""The studio's Kokoro against kokoro-onnx, whole processes, A B pairs, medians.
+
+Why whole processes: what a user waits for is the command, start-up and model
+assembly included, and memory is the peak of the whole process tree (the studio
+renders in a model process). Both sides read the same held-out English prose (the
+first chapters of the shared ``childrens-literature.epub`` stories, public-domain
+tales; each sentence once, no repeats; nothing was tuned on it) with the same
+voice pack (``jm_kumo``) and the same offline INT8 model file:
+
+* A: ``studio render TEXT -o OUT --voice kokoro:jm_kumo --format wav`` (``--preset``
+  as given: ``fp32-cpu``, the default, or ``int8-cpu``);
+* B: kokoro-onnx 0.6.1 as its README shows it: ``Kokoro(model, voices)``,
+  ``create(text, voice=..., speed=1.0, lang="en-us")``, ``soundfile.write``.
+
+Each pair runs A then B (B then A on odd rounds); speed is seconds of audio per
+wall second, memory the peak resident set of the process tree (sampled every
+50 ms). ``--proof`` also proof-listens the studio's Kokoro render and a Piper
+render of the same text and prints how many sentences each flagged. kokoro-onnx
+is installed for this script only (``pip install kokoro-onnx==0.6.1``); the studio
+does not depend on it.
+
+    python bench/kokoro.py [--pairs 3] [--chars 2400] [--preset fp32-cpu] [--epub FILE] [--proof]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+EPUB = REPO.parent / "shared" / "fixtures" / "epub" / "childrens-literature.epub"
+PACK = "jm_kumo"
+
+REFERENCE = """
+import sys, numpy as np, soundfile as sf
+from kokoro_onnx import Kokoro
+kokoro = Kokoro(sys.argv[1], sys.argv[2])
+samples, sample_rate = kokoro.create(open(sys.argv[3], encoding="utf-8").read(), voice=sys.argv[4], speed=1.0,
+                                     lang="en-us")
+sf.write(sys.argv[5], samples, sample_rate)
+"""
+
+
+def held_out_text(chars: int, epub: Path = EPUB) -> str:
+    """Sentences of the shared EPUB's stories, each once, up to ``chars`` characters, as paragraphs."""
+    from studio.text.importer import load_manuscript
+    from studio.text.segment import is_speakable
+
+    book = load_manuscript(epub)
+    seen, paragraphs, total = set(), [], 0
+    for chapter in book.chapters[3:]:
+        for paragraph in chapter.paragraphs:
+            kept = [s.text for s in paragraph.sentences if s.text not in seen and is_speakable(s.text)
+                    and len(s.text) > 20]
+            seen.update(kept)
+            if kept:
+                paragraphs.append(" ".join(kept))
+                total += len(paragraphs[-1])
+            if total >= chars:
+                return "\n\n".join(paragraphs)
+    return "\n\n".join(paragraphs)
+
+
+def run_tree(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall seconds and the peak RSS (GB) of the whole process tree of ``cmd``."""
+    import psutil
+
+    started = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    root, peak = psutil.Process(proc.pid), 0
+    while proc.poll() is None:
+        try:
+            rss = sum(p.memory_info().rss for p in [root, *root.children(recursive=True)])
+            peak = max(peak, rss)
+        except psutil.Error:
+            pass
+        time.sleep(0.05)
+    wall = time.perf_counter() - started
+    if proc.returncode != 0:
+        raise SystemExit(f"{cmd[:4]} failed: {proc.stderr.read()[-2000:]}")
+    return wall, peak / 1e9
+
+
+def seconds_of(path: Path) -> float:
+    import soundfile
+
+    info = soundfile.info(str(path))
+    return info.frames / info.samplerate
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--pairs", type=int, default=3)
+    ap.add_argument("--chars", type=int, default=2400, help="characters of prose (default 2400: ~3 minutes)")
+    ap.add_argument("--preset", default="fp32-cpu", help="the studio's preset (fp32-cpu or int8-cpu)")
+    ap.add_argument("--epub", type=Path, default=EPUB, help=f"the shared EPUB (default: {EPUB})")
+    ap.add_argument("--proof", action="store_true", help="also proof-listen a Kokoro and a Piper render")
+    args = ap.parse_args()
+
+    from studio.engine.kokoro.model import offline_model
+    from studio.engine.kokoro.packs import offline_packs_file
+
+    work = Path(tempfile.mkdtemp(prefix="kokoro-bench-"))
+    text = held_out_text(args.chars, args.epub)
+    (work / "prose.md").write_text("# Prose\n\n" + text + "\n", encoding="utf-8")
+    (work / "prose.txt").write_text(text.replace("\n\n", "\n"), encoding="utf-8")
+    model, packs = offline_model(), offline_packs_file()
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor())
+    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {cpu}, {os.cpu_count()} CPUs; "
+          f"{len(text)} characters; load before: {os.getloadavg()[0]:.2f}")
+
+    def studio(i: int) -> tuple[float, float, float]:
+        out = work / f"studio-{i}"
+        wall, peak = run_tree([sys.executable, "-m", "studio", "render", str(work / "prose.md"), "-o", str(out),
+                               "--voice", f"kokoro:{PACK}", "--format", "wav", "--preset", args.preset], env)
+        return wall, peak, sum(seconds_of(f) for f in out.glob("*.wav"))
+
+    def reference(i: int) -> tuple[float, float, float]:
+        out = work / f"reference-{i}.wav"
+        wall, peak = run_tree([sys.executable, "-c", REFERENCE, str(model), str(packs), str(work / "prose.txt"),
+                               PACK, str(out)], env)
+        return wall, peak, seconds_of(out)
+
+    rows: dict[str, list[tuple[float, float, float]]] = {"studio": [], "kokoro-onnx": []}
+    for i in range(args.pairs):
+        order = [("studio", studio), ("kokoro-onnx", reference)]
+        for name, run in order if i % 2 == 0 else order[::-1]:
+            rows[name].append(run(i))
+            wall, peak, audio = rows[name][-1]
+            print(f"pair {i + 1} {name:12s} {wall:7.1f} s wall  {audio:6.1f} s audio  {audio / wall:5.2f}x real time"
+                  f"  peak {peak:.2f} GB  load {os.getloadavg()[0]:.2f}")
+    speed = {k: statistics.median(a / w for w, _, a in v) for k, v in rows.items()}
+    peak = {k: statistics.median(p for _, p, _ in v) for k, v in rows.items()}
+    ratios = [(sa / sw) / (ra / rw) for (sw, _, sa), (rw, _, ra) in zip(rows["studio"], rows["kokoro-onnx"])]
+    print(f"median: studio {speed['studio']:.2f}x real time, kokoro-onnx {speed['kokoro-onnx']:.2f}x; "
+          f"studio/kokoro-onnx per pair {', '.join(f'{r:.2f}' for r in ratios)} (median {statistics.median(ratios):.2f}); "
+          f"peak memory studio {peak['studio']:.2f} GB, kokoro-onnx {peak['kokoro-onnx']:.2f} GB; "
+          f"load after {os.getloadavg()[0]:.2f}")
+    if args.proof:
+        proof_counts(work, env)
+    return 0
+
+
+def proof_counts(work: Path, env: dict[str, str]) -> None:
+    """Sentences flagged by `studio proof` on the Kokoro render and on a Piper render of the same text."""
+    import re
+
+    for voice in (f"kokoro:{PACK}", "en_US-joe-medium"):
+        out = work / f"proof-{voice.replace(':', '-')}"
+        subprocess.run([sys.executable, "-m", "studio", "render", str(work / "prose.md"), "-o", str(out), "--voice",
+                        voice, "--format", "wav"], env=env, check=True, capture_output=True)
+        done = subprocess.run([sys.executable, "-m", "studio", "proof", str(out / "prose.studio")], env=env,
+                              capture_output=True, text=True)
+        counts = re.search(r"(\d+) sentence\(s\) listened to.*; (\d+) need listening", done.stdout)
+        print(f"proof-listening {voice}: " + (f"{counts.group(2)} of {counts.group(1)} sentences flagged" if counts
+                                                else f"no summary ({done.stderr[-300:]})"))
+        for line in done.stdout.splitlines():
+            if line.startswith(("    expected", "    heard")):
+                print(line)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
