@@ -113,16 +113,18 @@ def _names_in(path: Path) -> list[str]:
 # ------------------------------------------------------------------ reading
 
 
-def load_pack(path: Path, name: str) -> np.ndarray:
+def load_pack(path: Path, name: str, kind: str | None = None) -> np.ndarray:
     """Pack ``name`` from ``path`` as float32 ``(510, 1, 256)``; VoiceError in one line if the
-    file is damaged or holds something of another shape."""
+    file is damaged or holds something of another shape. ``kind``: the file's format as a
+    suffix (default: its own; a download's ``.part`` names the one it will have)."""
+    kind = kind or path.suffix
     try:
-        if path.suffix in (".npz", ".bin"):
+        if kind in (".npz", ".bin"):
             with np.load(path, allow_pickle=False) as archive:
                 if name not in archive.files:
                     raise VoiceError(f"{path.name} holds no Kokoro voice pack {name!r}")
                 array = archive[name]
-        elif path.suffix == ".pt":
+        elif kind == ".pt":
             array = _read_torch_pack(path)
         else:
             array = np.load(path, allow_pickle=False)
