@@ -65,7 +65,7 @@ def test_studio_voices_blend_samples_then_saves_and_the_blend_renders(voices_dir
     done = studio_cmd("render", str(book), "-o", str(tmp_path / "out"), "--voice", "kokoro:warm", "--format", "wav",
                       env=_env(env), timeout=900)
     assert done.returncode == 0, done.stderr
-    assert "1 synthesized" in done.stdout and len(list((tmp_path / "out").glob("*.wav"))) == 1
+    assert "2 synthesized" in done.stdout and "0 failed" in done.stdout and len(list((tmp_path / "out").glob("*.wav"))) == 1
 
 
 @pytest.mark.slow
