@@ -185,3 +185,23 @@ def test_the_int8_model_download_is_checked_against_the_offline_checksum(pack_se
         download.download("kokoro:model-fp32", voices_dir, models_url=url)
     with pytest.raises(VoiceError, match="model-fp32, model-fp16 or model-int8"):
         download.download("kokoro:model-bf16", voices_dir, models_url=url)
+
+
+@pytest.mark.slow
+def test_a_kokoro_render_is_proof_listened_and_exported_with_the_model_in_the_credits(voices_dir, tmp_path):
+    book = tmp_path / "keeper.md"
+    book.write_text("# The Keeper\n\nThe lighthouse keeper climbed the stairs every evening at dusk. "
+                    "He carried a small lamp and a book of old sea stories.\n", encoding="utf-8")
+    env = _env({"STUDIO_VOICES_DIR": str(voices_dir)})
+    out = tmp_path / "out"
+    done = studio_cmd("render", str(book), "-o", str(out), "--voice", "kokoro:jm_kumo", "--format", "wav", "--proof",
+                      env=env, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr  # exit 3 would mean a sentence was flagged
+    exported = studio_cmd("export", str(out / "keeper.studio"), "-o", str(tmp_path / "book"), "--format", "m4b",
+                          env=env, timeout=900)
+    assert exported.returncode == 0, exported.stderr
+    m4b = next((tmp_path / "book").rglob("*.m4b"))
+    from mutagen.mp4 import MP4
+
+    tags = MP4(m4b).tags
+    assert any("Kokoro Kumo" in str(v) for v in tags.values()), dict(tags)

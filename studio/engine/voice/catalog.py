@@ -215,7 +215,8 @@ def kokoro_voices(user_dir: Path | None) -> list[VoiceInfo]:
 
     Languages: the pack's own first, then English: the model is one multilingual model and
     the offline Japanese packs read English prose intelligibly (docs/kokoro.md, measured).
-    ``config_path`` is the voice's own file (a blend's recipe, else the pack's file).
+    ``config_path`` is the voice's own file (a blend's recipe, else the pack's file). The name
+    says the model and the voice as the credits speak them ("Kokoro Kumo").
     """
     from studio.engine.kokoro.packs import ID_PREFIX, PRESETS, list_packs
 
@@ -227,7 +228,8 @@ def kokoro_voices(user_dir: Path | None) -> list[VoiceInfo]:
         kind = "blend of " + " + ".join(f"{v.removeprefix(ID_PREFIX)} {w:g}" for v, w in pack.recipe) if pack.recipe \
             else (pack.language or "?")
         out.append(VoiceInfo(
-            id=ID_PREFIX + pack.name, name=f"{pack.name} (Kokoro, {kind})", backend="kokoro",
+            id=ID_PREFIX + pack.name, name=f"Kokoro {pack.name.split('_', 1)[-1].title()} ({pack.name}, {kind})",
+            backend="kokoro",
             language=pack.language, sample_rate=24000, model_path=pack.path, config_path=config,
             source="bundled" if pack.source == "bundled" else "user",
             abilities=VoiceAbilities(languages=languages, presets=PRESETS, phoneme_input=True),
