@@ -20,6 +20,7 @@ is installed for this script only (``pip install kokoro-onnx==0.6.1``); the stud
 does not depend on it.
 
     python bench/kokoro.py [--pairs 3] [--chars 2400] [--preset fp32-cpu] [--epub FILE] [--proof]
+    python bench/kokoro.py --precisions 12      # INT8 against the fp32-cpu build, in one process
 """
 
 from __future__ import annotations
@@ -103,7 +104,11 @@ def main() -> int:
     ap.add_argument("--preset", default="fp32-cpu", help="the studio's preset (fp32-cpu or int8-cpu)")
     ap.add_argument("--epub", type=Path, default=EPUB, help=f"the shared EPUB (default: {EPUB})")
     ap.add_argument("--proof", action="store_true", help="also proof-listen a Kokoro and a Piper render")
+    ap.add_argument("--precisions", type=int, default=0, metavar="N",
+                    help="instead: the INT8 model against the fp32-cpu build on N held-out sentences, one thread")
     args = ap.parse_args()
+    if args.precisions:
+        return precisions(args.precisions, args.epub)
 
     from studio.engine.kokoro.model import offline_model
     from studio.engine.kokoro.packs import offline_packs_file
@@ -167,6 +172,60 @@ def proof_counts(work: Path, env: dict[str, str]) -> None:
         for line in done.stdout.splitlines():
             if line.startswith(("    expected", "    heard")):
                 print(line)
+
+
+def precisions(count: int, epub: Path) -> int:
+    """CPU seconds per second of audio and peak memory of each preset's model on the same sentences,
+    and the INT8 model's log-mel distance (dB) from the fp32-cpu build (same durations: the
+    duration predictor is the same in both)."""
+    import resource
+
+    import numpy as np
+
+    from studio.engine.base import SynthesisSettings
+    from studio.engine.presets import open_preset
+
+    sentences = [s for p in held_out_text(4000, epub).split("\n\n") for s in _sentences(p)][:count]
+    audio: dict[str, list[np.ndarray]] = {}
+    for preset in ("fp32-cpu", "int8-cpu"):
+        engine = open_preset(preset, f"kokoro:{PACK}", threads=1)
+        engine.load()
+        ids = [engine.text_to_ids(s, "en") for s in sentences]
+        started = time.process_time()
+        audio[preset] = [engine.synthesize_batch([i], SynthesisSettings())[0] for i in ids]
+        cpu = time.process_time() - started
+        seconds = sum(a.size for a in audio[preset]) / engine.sample_rate
+        print(f"{preset}: {engine.describe()}\n    {cpu / seconds:.3f} CPU s per s of audio ({seconds:.1f} s of audio); "
+              f"peak RSS so far {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6:.2f} GB")
+        engine.close()
+    distances = [_log_mel_distance(a, b) for a, b in zip(audio["fp32-cpu"], audio["int8-cpu"])]
+    print(f"int8-cpu against fp32-cpu: log-mel distance median {statistics.median(distances):.2f} dB, "
+          f"max {max(distances):.2f} dB over {len(distances)} sentences")
+    return 0
+
+
+def _sentences(paragraph: str) -> list[str]:
+    from studio.text.segment import split_sentences
+
+    return [s.text for s in split_sentences(paragraph, language="en") if len(s.text) > 20]
+
+
+def _log_mel_distance(a, b) -> float:
+    """Mean absolute difference of 80-band log-mel spectra in dB (the shorter length compared)."""
+    import numpy as np
+    import scipy.signal
+
+    n = min(a.size, b.size)
+    specs = []
+    for x in (a[:n], b[:n]):
+        _, _, z = scipy.signal.stft(x, fs=24000, nperseg=1024, noverlap=768)
+        power = np.abs(z) ** 2
+        freqs = np.linspace(0, 12000, power.shape[0])
+        mel = 2595 * np.log10(1 + freqs / 700)
+        edges = np.linspace(0, mel[-1], 82)
+        bands = np.stack([power[(mel >= lo) & (mel < hi)].sum(0) for lo, hi in zip(edges[:-1], edges[2:])])
+        specs.append(10 * np.log10(bands + 1e-10))
+    return float(np.mean(np.abs(specs[0] - specs[1])))
 
 
 if __name__ == "__main__":

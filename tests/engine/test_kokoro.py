@@ -189,3 +189,11 @@ def test_voices_of_other_families_cannot_open_kokoro_presets_and_back():
 
     with pytest.raises(PresetUnavailable, match=r"kokoro:jm_kumo cannot run preset bf16-cpu \(its presets: fp32-cpu, int8-cpu\)"):
         open_preset("bf16-cpu", get_voice("kokoro:jm_kumo"))
+
+
+def test_the_desktop_offers_kokoro_voices_with_their_presets():
+    from studio.desktop.facts import list_voice_choices
+
+    kumo = next(v for v in list_voice_choices() if v.id == "kokoro:jm_kumo")
+    assert kumo.presets == ("fp32-cpu", "int8-cpu") and kumo.sample_rate == 24000 and not kumo.benchable
+    assert kumo.name.startswith("Kokoro Kumo")
