@@ -19,14 +19,18 @@ from studio.core.types import UnvoicedPolicy
 SKIPPED = "skip/"
 
 
-def voice_language(voice_id: str) -> str | None:
-    """The language family the voice speaks; None when it is not installed here."""
+def voice_language(voice_id: str, prefer: str = "") -> str | None:
+    """The language family the voice speaks: ``prefer`` (the book's) when the voice speaks it
+    among its languages (a multilingual voice, e.g. a Kokoro pack, reads the book in its
+    language), else its own; None when it is not installed here."""
     from studio.engine.voice.catalog import get_voice
 
     try:
-        return get_voice(voice_id).language_family
+        voice = get_voice(voice_id)
     except StudioError:
         return None
+    family = language_family(prefer)
+    return family if family and family in voice.abilities.languages else voice.language_family
 
 
 def said(policy: str, language_voices: Iterable[str], book_language: str, voiced_by_default: str | None,

@@ -205,3 +205,12 @@ def test_a_kokoro_render_is_proof_listened_and_exported_with_the_model_in_the_cr
 
     tags = MP4(m4b).tags
     assert any("Kokoro Kumo" in str(v) for v in tags.values()), dict(tags)
+
+
+def test_a_kokoro_pack_reads_an_english_book_in_english_as_narrator_and_in_the_cast():
+    from studio.project.unvoiced import voice_language
+
+    assert voice_language("kokoro:jf_alpha", "en") == "en"  # it speaks English among its languages
+    assert voice_language("kokoro:jf_alpha", "fr") == "ja"  # not French: its own
+    assert voice_language("en_US-joe-medium", "ja") == "en"  # a Piper voice speaks its own only
+    assert voice_language("kokoro:nobody", "en") is None
