@@ -51,7 +51,10 @@ class ModelChoice:
 
     def cached_path(self) -> Path | None:
         """Where the file to open is (None: it must be built first; see :func:`prepare`)."""
-        source = self.source if self.source is not None else assembled_path()
+        try:
+            source = self.source if self.source is not None else assembled_path()
+        except EngineError:  # not installed: loading says so in one line
+            return None
         if not source.is_file():
             return None
         if self.build == "as-is":
