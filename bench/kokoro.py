@@ -19,7 +19,7 @@ render of the same text and prints how many sentences each flagged. kokoro-onnx
 is installed for this script only (``pip install kokoro-onnx==0.6.1``); the studio
 does not depend on it.
 
-    python bench/kokoro.py [--pairs 3] [--chars 2400] [--preset fp32-cpu] [--epub FILE] [--proof]
+    python bench/kokoro.py [--pairs 3 (0: none)] [--chars 2400] [--preset fp32-cpu] [--epub FILE] [--proof]
     python bench/kokoro.py --precisions 12      # INT8 against the fp32-cpu build, in one process
 """
 
@@ -136,8 +136,17 @@ def main() -> int:
                                PACK, str(out)], env)
         return wall, peak, seconds_of(out)
 
+    if args.pairs:
+        pairs(args.pairs, studio, reference)
+    if args.proof:
+        proof_counts(work, env)
+    return 0
+
+
+def pairs(count: int, studio, reference) -> None:
+    """``count`` A B pairs (alternating order) and their medians."""
     rows: dict[str, list[tuple[float, float, float]]] = {"studio": [], "kokoro-onnx": []}
-    for i in range(args.pairs):
+    for i in range(count):
         order = [("studio", studio), ("kokoro-onnx", reference)]
         for name, run in order if i % 2 == 0 else order[::-1]:
             rows[name].append(run(i))
@@ -151,9 +160,6 @@ def main() -> int:
           f"studio/kokoro-onnx per pair {', '.join(f'{r:.2f}' for r in ratios)} (median {statistics.median(ratios):.2f}); "
           f"peak memory studio {peak['studio']:.2f} GB, kokoro-onnx {peak['kokoro-onnx']:.2f} GB; "
           f"load after {os.getloadavg()[0]:.2f}")
-    if args.proof:
-        proof_counts(work, env)
-    return 0
 
 
 def proof_counts(work: Path, env: dict[str, str]) -> None:

@@ -34,9 +34,14 @@ _LOGGER = logging.getLogger(__name__)
 JOIN_PAUSE_S = 0.12
 FADE_S = 0.005
 #: what counts as silence at a piece's ends: Kokoro leaves ~0.35 s before and ~0.65 s after speech,
-#: trimmed to a few ms so the project's pauses are the pauses (as with every voice)
-SILENCE = 0.01
-EDGE_KEEP_S = 0.04
+#: trimmed so the project's pauses are the pauses (as with every voice); the tail keeps more, so a
+#: fading sound is not cut (proof-listening flagged 0.04 s as "cut short")
+SILENCE = 0.003
+LEAD_KEEP_S = 0.03
+TAIL_KEEP_S = 0.12
+#: Kokoro's waveform is not limited and peaks above full scale; a sentence that would clip is scaled
+#: down to this peak instead (clipping flattened peaks that proof-listening flags)
+PEAK = 0.98
 
 _SESSIONS: dict[tuple[str, int], list[Any]] = {}  # (model, threads) -> [session, users]
 _SESSIONS_LOCK = threading.Lock()
@@ -117,21 +122,20 @@ class KokoroEngine(Engine):
         if not ids:
             raise EngineError("nothing Kokoro can say: the sentence has no letters it has sounds for")
         pieces = [_faded(_trimmed(self._piece(p, speed))) for p in split_tokens(ids)]
-        if len(pieces) == 1:
-            return pieces[0]
         gap = np.zeros(int(JOIN_PAUSE_S * SAMPLE_RATE), np.float32)
         joined: list[np.ndarray] = []
         for piece in pieces:
             joined += [piece, gap]
-        return np.concatenate(joined[:-1])
+        audio = np.concatenate(joined[:-1])
+        peak = float(np.max(np.abs(audio))) if audio.size else 0.0
+        return audio * np.float32(PEAK / peak) if peak > PEAK else audio
 
     def _piece(self, ids: list[int], speed: float) -> np.ndarray:
         assert self._pack is not None and self._session is not None
         style = self._pack[min(len(ids), len(self._pack)) - 1].reshape(1, -1)
         feed = {"tokens": np.array([[0, *ids, 0]], np.int64), "style": style.astype(np.float32),
                 "speed": np.array([speed], np.float32)}
-        audio = self._session.run(None, feed)[0]
-        return np.clip(np.asarray(audio, np.float32).ravel(), -1.0, 1.0)
+        return np.asarray(self._session.run(None, feed)[0], np.float32).ravel()
 
     def describe(self) -> str:
         return (f"{self.label or 'Kokoro'}: {self.choice.what}, ONNX Runtime CPU, {self.threads} thread(s), "
@@ -154,8 +158,7 @@ def _trimmed(audio: np.ndarray) -> np.ndarray:
     loud = np.flatnonzero(np.abs(audio) > SILENCE)
     if loud.size == 0:
         return audio
-    keep = int(EDGE_KEEP_S * SAMPLE_RATE)
-    return audio[max(0, loud[0] - keep): loud[-1] + keep]
+    return audio[max(0, loud[0] - int(LEAD_KEEP_S * SAMPLE_RATE)): loud[-1] + int(TAIL_KEEP_S * SAMPLE_RATE)]
 
 
 def _faded(audio: np.ndarray) -> np.ndarray:
