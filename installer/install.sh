@@ -7,6 +7,8 @@
 #   bash installer/install.sh --no-torch # ONNX voices only (small install)
 #   bash installer/install.sh --no-proof # without proof-listening (faster-whisper and
 #                                        # its 145 MB speech model)
+#   bash installer/install.sh --no-kokoro # without the offline Kokoro voices (the 92 MB
+#                                        # Kokoro-82M INT8 model and its five voice packs)
 #   bash installer/install.sh --triton   # also render on Triton servers (client) and the
 #                                        # CPU Triton server environment (.venv-triton);
 #                                        # --dev includes it (the tests start a real server)
@@ -21,6 +23,7 @@ venv="${STUDIO_VENV:-$here/.venv}"
 python="${PYTHON:-python3}"
 with_torch=1
 with_proof=1
+with_kokoro=1
 dev=0
 triton=0
 for arg in "$@"; do
@@ -28,8 +31,9 @@ for arg in "$@"; do
     --dev) dev=1 ;;
     --no-torch) with_torch=0 ;;
     --no-proof) with_proof=0 ;;
+    --no-kokoro) with_kokoro=0 ;;
     --triton) triton=1 ;;
-    -h|--help) sed -n 2,15p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,18p "$0"; exit 0 ;;
     *) echo "install.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -114,6 +118,7 @@ fi
 extras="gui"
 [ "$with_torch" = 1 ] && extras="$extras,torch"
 [ "$with_proof" = 1 ] && extras="$extras,proof"
+[ "$with_kokoro" = 1 ] && extras="$extras,kokoro"
 [ "$dev" = 1 ] && triton=1
 [ "$dev" = 1 ] && extras="$extras,test"
 [ "$triton" = 1 ] && extras="$extras,triton"

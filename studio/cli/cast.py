@@ -54,7 +54,10 @@ def parse_set(spec: str):  # -> tuple[str, studio.project.cast.Casting]
         raise StudioError(f"--set {spec!r}: write NAME=VOICE[:SPEAKER][,pitch=+2,pace=0.95]")
     items = [i.strip() for i in rest.split(",")]
     voice_spec = "" if "=" in items[0] else items.pop(0)
-    voice, _, speaker = voice_spec.partition(":")
+    # a speaker is the number after the last colon: voice ids hold colons too (kokoro:jf_alpha)
+    voice, colon, speaker = voice_spec.rpartition(":")
+    if not colon or not speaker.strip().isdigit():
+        voice, speaker = voice_spec, ""
     voice = "" if voice.strip().lower() in ("", "narrator") else voice.strip()
     values = {"pitch": 0.0, "pace": 1.0, "expressive": 1.0}
     for item in items:
@@ -65,8 +68,6 @@ def parse_set(spec: str):  # -> tuple[str, studio.project.cast.Casting]
             values[key.strip()] = float(value)
         except ValueError:
             raise StudioError(f"--set {spec!r}: {key.strip()} needs a number, got {value!r}") from None
-    if speaker and not speaker.strip().isdigit():
-        raise StudioError(f"--set {spec!r}: a speaker is a number (see `studio voices`)")
     return name.strip(), Casting(voice, int(speaker) if speaker else None, Performance(**values))
 
 

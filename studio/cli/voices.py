@@ -16,12 +16,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "(`studio voices add en_US-lessac-medium`).")
     p.set_defaults(func=_cmd_voices)
     actions = p.add_subparsers(dest="action", metavar="ACTION")
-    add = actions.add_parser("add", help="download a Piper voice, verified against the voice index",
+    add = actions.add_parser("add", help="download a Piper voice (verified against the voice index) or a Kokoro "
+                             "pack or model (kokoro:af_heart, kokoro:model-fp32; resumable)",
                              description="Download a Piper voice into the voices folder ($STUDIO_VOICES_DIR). "
                              "Each file is checked against the index's size and checksum and only then "
                              "takes its final name, so an interrupted download never leaves a broken voice.")
-    add.add_argument("name", help="voice name, e.g. en_US-lessac-medium, or a Coqui model, e.g. "
-                     "tts_models/en/ljspeech/tacotron2-DDC (with the vocoder it pairs with)")
+    add.add_argument("name", help="voice name, e.g. en_US-lessac-medium, kokoro:af_heart or kokoro:model-fp32, "
+                     "or a Coqui model, e.g. tts_models/en/ljspeech/tacotron2-DDC (with the vocoder it pairs with)")
     add.add_argument("--base-url", default=None, metavar="URL", help="voice repository (default: piper-voices)")
     add.add_argument("--force", action="store_true", help="download again even if the voice is installed")
     add.add_argument("--timeout", type=float, default=30.0, metavar="S", help="network timeout (default: 30)")
@@ -42,6 +43,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     clone.add_argument("--consent", required=True, metavar="TEXT",
                        help="the recorded person's consent statement, e.g. 'Ann Lee agrees to this use, 2026-12-05'")
     clone.set_defaults(func=_cmd_clone)
+    mix = actions.add_parser("blend", help="mix Kokoro voices into a new named voice",
+                             description="Mix Kokoro voice packs by weight (kokoro:jf_alpha=0.6,kokoro:jm_kumo=0.4). "
+                             "--sample writes the blend speaking a sentence, to hear it before it is saved; "
+                             "--save stores it as kokoro:NAME.")
+    mix.add_argument("name", help="the blend's name (letters, digits, _ and -)")
+    mix.add_argument("recipe", help="VOICE=WEIGHT,... e.g. kokoro:jf_alpha=0.6,kokoro:jm_kumo=0.4")
+    mix.add_argument("--sample", metavar="WAV", help="write the blend speaking --text to this WAV file")
+    mix.add_argument("--text", default=None, help="what the sample says (default: a sentence of prose)")
+    mix.add_argument("--save", action="store_true", help="save the blend as the voice kokoro:NAME")
+    mix.set_defaults(func=_cmd_blend)
 
 
 def _cmd_clone(args: argparse.Namespace) -> int:
@@ -72,11 +83,41 @@ def _cmd_add_coqui(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_blend(args: argparse.Namespace) -> int:
+    from studio.audio.writers import write_wav
+    from studio.engine.kokoro import mixer
+
+    if not (args.sample or args.save):
+        raise StudioError("say what to do with the blend: --sample FILE.wav to hear it, --save to keep it")
+    mixed = mixer.mix(args.recipe)
+    if args.sample:
+        audio = mixer.sample(mixed, args.text or mixer.SAMPLE_TEXT)
+        write_wav(args.sample, audio, 24000)
+        sys.stdout.write(f"sample\t{args.sample}\t{audio.size / 24000:.1f} s\n")
+    if args.save:
+        info = mixer.save(args.name, mixed)
+        sys.stdout.write(f"{info.id}\t{info.language}\t{info.sample_rate} Hz\t{info.model_path}\n")
+    return 0
+
+
 def _cmd_add(args: argparse.Namespace) -> int:
+    from studio.engine.kokoro import download as kokoro_download
     from studio.engine.voice.download import DEFAULT_BASE_URL, download_piper_voice, fetch_voice_index
 
     if args.name.startswith("tts_models/"):
         return _cmd_add_coqui(args)
+    if kokoro_download.is_kokoro(args.name):  # a Kokoro pack or model: its own repositories
+        from studio.engine.voice.catalog import default_voices_dir
+
+        urls = {"packs_url": args.base_url, "models_url": args.base_url} if args.base_url else {}
+        bar = _DownloadProgress(sys.stderr)
+        try:
+            path = kokoro_download.download(args.name, default_voices_dir(), timeout=args.timeout, progress=bar, **urls)
+        finally:
+            bar.finish()
+        sys.stdout.write(f"{args.name}\t{path}\n")
+        return 0
+
     base = args.base_url or DEFAULT_BASE_URL
     index = fetch_voice_index(base, args.timeout)
     bar = _DownloadProgress(sys.stderr)

@@ -24,7 +24,10 @@ def test_set_specs_are_read_and_refused() -> None:
     assert parse_set("Tom=narrator,pitch=+2,pace=0.95") == ("Tom", Casting("", None, Performance(2.0, 0.95, 1.0)))
     assert parse_set("Captain Ahab=en_US-duo-medium:1") == ("Captain Ahab", Casting("en_US-duo-medium", 1))
     assert parse_set("Mary=pitch=3") == ("Mary", Casting(performance=Performance(pitch=3.0)))
-    for bad in ("Tom", "Tom=narrator,loudness=2", "Tom=v:x", "Tom=,pitch=high"):
+    # voice ids hold colons (kokoro:jf_alpha): a speaker is the number after the last one
+    assert parse_set("Anna=kokoro:jf_alpha") == ("Anna", Casting("kokoro:jf_alpha", None))
+    assert parse_set("Anna=kokoro:jf_alpha:0,pace=0.9") == ("Anna", Casting("kokoro:jf_alpha", 0, Performance(pace=0.9)))
+    for bad in ("Tom", "Tom=narrator,loudness=2", "Tom=,pitch=high"):
         with pytest.raises(StudioError):
             parse_set(bad)
 

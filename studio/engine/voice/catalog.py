@@ -204,8 +204,35 @@ def coqui_voice_info(
     )
 
 
+def kokoro_voices(user_dir: Path | None) -> list[VoiceInfo]:
+    """Every Kokoro voice pack and blend here (:mod:`studio.engine.kokoro.packs`), read by name only.
+
+    Languages: the pack's own first, then English: the model is one multilingual model and
+    the offline Japanese packs read English prose intelligibly (docs/kokoro.md, measured).
+    ``config_path`` is the voice's own file (a blend's recipe, else the pack's file). The name
+    says the model and the voice as the credits speak them ("Kokoro Kumo").
+    """
+    from studio.engine.kokoro.packs import ID_PREFIX, PRESETS, list_packs
+
+    out = []
+    for pack in list_packs(user_dir):
+        family = language_family(pack.language)
+        languages = tuple(dict.fromkeys(x for x in (family, "en") if x))
+        config = pack.path.with_name(f"{pack.name}.blend.json") if pack.recipe else pack.path
+        kind = "blend of " + " + ".join(f"{v.removeprefix(ID_PREFIX)} {w:g}" for v, w in pack.recipe) if pack.recipe \
+            else (pack.language or "?")
+        out.append(VoiceInfo(
+            id=ID_PREFIX + pack.name, name=f"Kokoro {pack.name.split('_', 1)[-1].title()} ({pack.name}, {kind})",
+            backend="kokoro",
+            language=pack.language, sample_rate=24000, model_path=pack.path, config_path=config,
+            source="bundled" if pack.source == "bundled" else "user",
+            abilities=VoiceAbilities(languages=languages, presets=PRESETS, phoneme_input=True),
+            default_settings=SynthesisSettings(noise_scale=0.0, noise_w=0.0)))
+    return out
+
+
 def list_voices(user_dir: Path | None = None, *, coqui_dir: Path | None = None) -> list[VoiceInfo]:
-    """All usable voices: bundled default first, then user Piper, user Coqui, Coqui hub.
+    """All usable voices: bundled default first, then user Piper, Kokoro packs, user Coqui, Coqui hub.
 
     Ids are unique; a later voice with an id already taken is skipped with a warning.
     """
@@ -218,7 +245,12 @@ def list_voices(user_dir: Path | None = None, *, coqui_dir: Path | None = None) 
     user_dir = Path(user_dir) if user_dir is not None else default_voices_dir()
     if user_dir.is_dir():
         for model in _safe_sorted(user_dir.rglob("*.onnx"), key=lambda p: (p.name, str(p))):
+            if model.parent.name == "kokoro":  # the user's Kokoro model files, not Piper voices
+                continue
             _add(voices, lambda m=model: piper_voice_info(m, source="user"), model)
+    for kokoro in kokoro_voices(user_dir if user_dir.is_dir() else None):
+        _add(voices, lambda k=kokoro: k, kokoro.model_path)
+    if user_dir.is_dir():
         for folder in _coqui_folders(user_dir):
             _add(voices, lambda f=folder: coqui_voice_info(f, source="user"), folder)
 
