@@ -296,10 +296,9 @@ class Project:
         """What every sentence is rendered with besides its own inputs (read now, never kept)."""
         settings = self.settings()
         cast = {c.voice_id for c in self.cast.castings().values() if c.voice_id} if self.cast.enabled() else set()
-        book = self.book_language()
-        return Version.of(settings, book_language=book, voice_language=voice_language(settings.voice_id, book),
+        return Version.of(settings, book_language=self.book_language(), voice_language=voice_language(settings.voice_id),
                           fingerprints=self.voice_fingerprints(), lexicon=self.lexicon.effective(),
-                          voice_languages={v: voice_language(v, book) or "" for v in sorted(cast)})
+                          voice_languages={v: voice_language(v) or "" for v in sorted(cast)})
 
     def book_language(self) -> str:
         """The book's main language (without building the whole book)."""
@@ -467,6 +466,5 @@ def _join(rows: list[tuple], rendered: dict[int, Rendition]) -> list[SentenceRow
 def _installed_as_before(version: Version) -> bool:
     """Whether the voices a version depends on speak what they spoke then: installing the
     default voice, or a character's voice, here changes what sentences are said in."""
-    book = version.book_language
-    return (voice_language(version.voice_id, book) == version.voice_language
-            and all((voice_language(v, book) or "") == family for v, family in version.voice_languages.items()))
+    return (voice_language(version.voice_id) == version.voice_language
+            and all((voice_language(v) or "") == family for v, family in version.voice_languages.items()))
