@@ -79,7 +79,7 @@ def coqui_server(coqui_voices, tmp_path):
 def test_a_dropped_download_resumes_and_brings_the_vocoder(coqui_server, tmp_path):
     models, _ = coqui_server
     dest = tmp_path / "tts"
-    with pytest.raises(VoiceError, match="run the command again to resume"):
+    with pytest.raises(VoiceError, match="run it again to resume"):
         download_coqui_voice("tts_models/en/tiny/tacotron2-test", dest, models=models, timeout=10)
     assert not (dest / "tts_models--en--tiny--tacotron2-test").exists()  # no half voice listed
     seen: list[tuple[int, int | None]] = []
@@ -114,7 +114,7 @@ def test_voices_add_then_render_with_the_downloaded_model(coqui_server, tmp_path
            "OMP_NUM_THREADS": "1", "XDG_STATE_HOME": str(tmp_path / "state")}
     args = ("voices", "add", "tts_models/en/tiny/tacotron2-test", "--models-file", str(models_file))
     first = studio_cmd(*args, env=env)
-    assert first.returncode == 2 and "run the command again to resume" in first.stderr
+    assert first.returncode == 2 and "run it again to resume" in first.stderr
     assert first.stderr.startswith("studio: licence of tts_models/en/tiny/tacotron2-test: apache 2.0")
     again = studio_cmd(*args, env=env)
     if again.returncode != 0:  # the vocoder's first connection drops too

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from studio.core.errors import VoiceError
-from studio.engine.voice.download import download_coqui_model, download_piper_voice
+from studio.engine.voice.coqui_download import download_coqui_voice
+from studio.engine.voice.download import download_piper_voice
 from studio.engine.voice.catalog import DEFAULT_VOICE_ID, get_voice, list_voices
 from support.voices import TEST_VOICE, _index, voice_server  # noqa: F401 - voice_server: a fixture, named as an argument
 
@@ -184,23 +185,19 @@ def test_unreachable_server_fails_fast(tmp_path):
 # ------------------------------------------------------------------ coqui download
 
 
-def test_coqui_download_offline_is_a_clear_error(tmp_path, monkeypatch):
-    pytest.importorskip("TTS.utils.manage")
-    with socket.socket() as sock:
+def test_coqui_download_offline_is_a_clear_error(tmp_path):
+    with socket.socket() as sock:  # a port that nothing listens on
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    # A real network failure: every request goes to a proxy port nothing listens on.
-    for var in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy"):
-        monkeypatch.setenv(var, f"http://127.0.0.1:{port}")
-    monkeypatch.delenv("NO_PROXY", raising=False)
-    monkeypatch.delenv("no_proxy", raising=False)
+    models = {"tts_models": {"en": {"ljspeech": {"vits": {
+        "github_rls_url": f"http://127.0.0.1:{port}/tts_models--en--ljspeech--vits.zip", "license": "apache 2.0"}}}}}
     start = time.monotonic()
-    with pytest.raises(VoiceError, match=r"cannot download tts_models/en/ljspeech/vits: offline\?"):
-        download_coqui_model("tts_models/en/ljspeech/vits", output_prefix=tmp_path)
+    with pytest.raises(VoiceError, match=r"cannot reach 127\.0\.0\.1:\d+: offline\?.*run it again to resume"):
+        download_coqui_voice("tts_models/en/ljspeech/vits", tmp_path, models=models, timeout=5)
     assert time.monotonic() - start < 20
-    assert not (tmp_path / "tts" / "tts_models--en--ljspeech--vits").exists()
+    assert not (tmp_path / "tts_models--en--ljspeech--vits").exists()
     with pytest.raises(VoiceError, match="unknown Coqui model"):
-        download_coqui_model("tts_models/xx/nobody/vits", output_prefix=tmp_path)
+        download_coqui_voice("tts_models/xx/nobody/vits", tmp_path, models=models)
 
 
 def test_cli_voices_add_verifies_and_installs(voice_server, tmp_path, empty_coqui):

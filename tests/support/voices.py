@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 import pytest
 from studio.core.errors import VoiceError
-from studio.engine.voice.download import download_coqui_model, download_piper_voice
+from studio.engine.voice.download import download_piper_voice
 from studio.engine.voice.catalog import DEFAULT_VOICE_ID, get_voice, list_voices
 
 

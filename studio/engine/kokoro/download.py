@@ -16,25 +16,19 @@ the whole file. Only a checked file takes its final name.
 from __future__ import annotations
 
 import hashlib
-import http.client
 import logging
-import os
-import socket
-import urllib.error
-import urllib.parse
-import urllib.request
 from pathlib import Path
 from typing import Callable
 
 from studio.core.errors import EngineError, VoiceError
 from studio.engine.kokoro.model import USER_MODELS
 from studio.engine.kokoro.packs import ID_PREFIX, USER_FOLDER, load_pack
+from studio.engine.voice.download import fetch_resumable
 
 _LOGGER = logging.getLogger(__name__)
 
 PACKS_URL = "https://huggingface.co/hexgrad/Kokoro-82M/resolve/main"
 MODELS_URL = "https://github.com/thewh1teagle/kokoro-onnx/releases/download/model-files-v1.0"
-_CHUNK = 1 << 16
 
 #: ``progress(bytes_done, bytes_total_or_None)``
 Progress = Callable[[int, "int | None"], None]
@@ -65,42 +59,8 @@ def download(name: str, folder: Path, *, packs_url: str = PACKS_URL, models_url:
 
 def fetch(url: str, target: Path, timeout: float, progress: Progress | None,
           check: Callable[[Path], object]) -> Path:
-    """Download ``url`` to ``target`` through ``target.part``, resuming a part already there;
-    ``check(part)`` must pass before the rename (a failed check deletes the part)."""
-    part = target.with_name(target.name + ".part")
-    have = part.stat().st_size if part.is_file() else 0
-    headers = {"User-Agent": "studio-voice-downloader"} | ({"Range": f"bytes={have}-"} if have else {})
-    host = urllib.parse.urlsplit(url).netloc or url
-    try:
-        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=timeout) as response:
-            resumed = have and response.status == 206
-            done = have if resumed else 0
-            length = response.headers.get("Content-Length")
-            total = done + int(length) if length and length.isdigit() else None
-            with open(part, "ab" if resumed else "wb") as out:
-                while chunk := response.read(_CHUNK):
-                    out.write(chunk)
-                    done += len(chunk)
-                    if progress is not None:
-                        progress(done, total)
-    except urllib.error.HTTPError as exc:
-        if exc.code == 416 and have:  # the part is already whole
-            total = done = have
-        else:
-            raise VoiceError(f"cannot download {url}: HTTP {exc.code} {exc.reason}") from exc
-    except urllib.error.URLError as exc:
-        raise VoiceError(f"cannot reach {host}: offline? ({exc.reason}); run it again to resume") from exc
-    except (socket.timeout, TimeoutError, ConnectionError, http.client.HTTPException) as exc:
-        raise VoiceError(f"download from {host} interrupted ({type(exc).__name__}); run it again to resume") from exc
-    if total is not None and done != total:
-        raise VoiceError(f"download of {url} stopped at {done} of {total} bytes; run it again to resume")
-    try:
-        check(part)
-    except VoiceError as exc:
-        part.unlink(missing_ok=True)
-        raise VoiceError(f"download of {url} is not usable, deleted: {exc}") from exc
-    os.replace(part, target)
-    _LOGGER.info("downloaded %s to %s", url, target)
+    """``url`` to ``target``, resumable; ``check(part)`` must pass before it takes its name."""
+    fetch_resumable(url, target, timeout, progress, check)
     return target
 
 

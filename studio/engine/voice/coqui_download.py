@@ -14,21 +14,17 @@ where the Coqui engine looks first. ``download.json`` records each file's size a
 
 from __future__ import annotations
 
-import hashlib
-import http.client
 import json
 import shutil
-import urllib.error
-import urllib.request
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from studio.core.errors import VoiceError
+from studio.engine.voice.download import fetch_resumable
 
 Progress = Callable[[int, "int | None"], None]
-_CHUNK = 1 << 16
 #: licences that forbid selling what the model makes
 NON_COMMERCIAL = {"cpml": "Coqui Public Model License: non-commercial use only",
                   "cc by-nc-nd 4.0": "CC BY-NC-ND 4.0: non-commercial use only"}
@@ -119,39 +115,6 @@ def _fetch_model(card: ModelCard, work: Path, timeout: float, progress: Progress
         record_path.write_text(json.dumps(record, indent=2), encoding="utf-8")
     if not (work / "config.json").is_file():
         raise VoiceError(f"{card.name}: the download holds no config.json")
-
-
-def fetch_resumable(url: str, target: Path, timeout: float, progress: Progress | None = None) -> tuple[int, str]:
-    """``url`` into ``target``, continuing a partial ``target.part`` with an HTTP range; (size, sha256).
-
-    The size the server announces is checked; a server that ignores the range starts over."""
-    part = target.with_name(target.name + ".part")
-    have = part.stat().st_size if part.is_file() else 0
-    headers = {"User-Agent": "studio-voice-downloader", **({"Range": f"bytes={have}-"} if have else {})}
-    try:
-        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=timeout) as response:
-            resumed = have > 0 and response.status == 206
-            length = response.headers.get("Content-Length")
-            total = (int(length) + (have if resumed else 0)) if length and length.isdigit() else None
-            done = have if resumed else 0
-            with part.open("ab" if resumed else "wb") as out:
-                while chunk := response.read(_CHUNK):
-                    out.write(chunk)
-                    done += len(chunk)
-                    if progress is not None:
-                        progress(done, total)
-    except urllib.error.HTTPError as exc:
-        raise VoiceError(f"cannot download {url}: HTTP {exc.code} {exc.reason}") from exc
-    except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
-        raise VoiceError(f"download of {url} interrupted ({exc}); run the command again to resume") from exc
-    if total is not None and done != total:
-        raise VoiceError(f"download of {url} incomplete: {done} of {total} bytes; run the command again to resume")
-    digest = hashlib.sha256()
-    with part.open("rb") as f:
-        while chunk := f.read(_CHUNK):
-            digest.update(chunk)
-    part.replace(target)
-    return done, digest.hexdigest()
 
 
 def _unzip(archive: Path, into: Path) -> None:

@@ -8,8 +8,9 @@ folder, is checked (length, optional digest from a ``voices.json``-style index),
 and only then renamed into place, model first and config last, so a voice appears
 in :func:`~studio.engine.voice.catalog.list_voices` only once it is complete.
 
-Coqui models use coqui-tts's own ``ModelManager`` (imported lazily: it pulls in
-torch), with its failures turned into one-line :class:`VoiceError` messages.
+Coqui models (:mod:`studio.engine.voice.coqui_download`) and Kokoro packs
+(:mod:`studio.engine.kokoro.download`) are large single files: they come through
+:func:`fetch_resumable`, which continues a broken download where it stopped.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from typing import Any, Callable, Mapping
 
 from studio.core.errors import VoiceError
 from studio.engine.voice.config import VoiceConfig
-from studio.engine.voice.catalog import VoiceInfo, coqui_voice_info, default_voices_dir, piper_voice_info
+from studio.engine.voice.catalog import VoiceInfo, default_voices_dir, piper_voice_info
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -136,48 +137,57 @@ def fetch_voice_index(base_url: str = DEFAULT_BASE_URL, timeout: float = DEFAULT
     return index
 
 
-def download_coqui_model(model_name: str, output_prefix: Path | None = None) -> VoiceInfo:
-    """Download a coqui-tts model (``tts_models/en/ljspeech/vits``) with coqui's own manager.
+def fetch_resumable(url: str, target: Path, timeout: float, progress: Callable[[int, int | None], None] | None = None,
+                    check: Callable[[Path], object] | None = None) -> tuple[int, str]:
+    """``url`` into ``target`` through ``target.part``, continuing a part already there with an
+    HTTP range; returns (size, sha256).
 
-    ``output_prefix`` is ``ModelManager``'s: files land in ``<prefix>/tts/<name>``
-    (default: coqui's user data folder, where :func:`list_voices` looks).
-    Models whose licence needs an explicit agreement (XTTS) are refused unless
-    ``COQUI_TOS_AGREED=1`` is set, because coqui would otherwise prompt on stdin.
+    Why resumable: model files are hundreds of megabytes, and a dropped connection should cost
+    only what is left. The size the server announces is checked, a server that ignores the
+    range starts over, and ``check(part)`` must pass before the rename (a failed check deletes
+    the part), so a file under its final name is always whole.
     """
+    part = target.with_name(target.name + ".part")
+    have = part.stat().st_size if part.is_file() else 0
+    headers = {"User-Agent": "studio-voice-downloader", **({"Range": f"bytes={have}-"} if have else {})}
+    host = urllib.parse.urlsplit(url).netloc or url
+    done, total = 0, None
     try:
-        from TTS.utils.manage import ModelManager
-    except ImportError as exc:
-        raise VoiceError(f"coqui-tts is not installed ({exc}); install the studio's torch extra") from exc
-
-    manager = ModelManager(output_prefix=output_prefix, progress_bar=False)
-    full_name = model_name.replace("/", "--")
-    try:
-        # Private in coqui-tts 0.2x, hence the AttributeError guard: it resolves the
-        # name without touching the network, so typos and licences fail fast.
-        item, full_name, _ = manager._set_model_item(model_name)
-    except (KeyError, ValueError) as exc:
-        raise VoiceError(f"unknown Coqui model {model_name!r} (expected type/lang/dataset/model)") from exc
-    except AttributeError:
-        item = {}
-    if item.get("tos_required") and not manager.tos_agreed(item, Path(manager.output_prefix) / full_name):
-        raise VoiceError(
-            f"{model_name} requires accepting Coqui's CPML licence; set COQUI_TOS_AGREED=1 to accept"
-        )
-    try:
-        model_path, config_path, _ = manager.download_model(model_name)
-    except (OSError, ConnectionError, TimeoutError) as exc:  # requests' errors are OSErrors
-        _cleanup_partial(Path(manager.output_prefix) / full_name)
-        raise VoiceError(f"cannot download {model_name}: offline? ({_short(exc)})") from exc
-    except Exception as exc:  # bad zip, missing files, hub errors: still one line for the user
-        _cleanup_partial(Path(manager.output_prefix) / full_name)
-        raise VoiceError(f"cannot download {model_name}: {_short(exc)}") from exc
-    if config_path is None:
-        raise VoiceError(f"{model_name}: coqui-tts found no config.json")
-    source = "coqui-hub" if output_prefix is None else "user"
-    return coqui_voice_info(Path(config_path).parent, source=source, voice_id=model_name)
-
-
-# ------------------------------------------------------------------ helpers
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=timeout) as response:
+            resumed = have > 0 and response.status == 206
+            done = have if resumed else 0
+            length = response.headers.get("Content-Length")
+            total = done + int(length) if length and length.isdigit() else None
+            with part.open("ab" if resumed else "wb") as out:
+                while chunk := response.read(_CHUNK):
+                    out.write(chunk)
+                    done += len(chunk)
+                    if progress is not None:
+                        progress(done, total)
+    except urllib.error.HTTPError as exc:
+        if exc.code == 416 and have:  # the part is already whole
+            total = done = have
+        else:
+            raise VoiceError(f"cannot download {url}: HTTP {exc.code} {exc.reason}") from exc
+    except urllib.error.URLError as exc:
+        raise VoiceError(f"cannot reach {host}: offline? ({_short(exc.reason)}); run it again to resume") from exc
+    except (socket.timeout, TimeoutError, OSError, http.client.HTTPException) as exc:
+        raise VoiceError(f"download from {host} interrupted ({type(exc).__name__}); run it again to resume") from exc
+    if total is not None and done != total:
+        raise VoiceError(f"download of {url} stopped at {done} of {total} bytes; run it again to resume")
+    if check is not None:
+        try:
+            check(part)
+        except VoiceError as exc:
+            part.unlink(missing_ok=True)
+            raise VoiceError(f"download of {url} is not usable, deleted: {exc}") from exc
+    digest = hashlib.sha256()
+    with part.open("rb") as f:
+        while chunk := f.read(_CHUNK):
+            digest.update(chunk)
+    os.replace(part, target)
+    _LOGGER.info("downloaded %s to %s", url, target)
+    return done, digest.hexdigest()
 
 
 def _fetch(
