@@ -208,9 +208,11 @@ def test_a_kokoro_render_is_proof_listened_and_exported_with_the_model_in_the_cr
 
 
 def test_a_kokoro_pack_reads_an_english_book_in_english_as_narrator_and_in_the_cast():
-    from studio.project.unvoiced import voice_language
+    from studio.project.unvoiced import said, voice_language
 
-    assert voice_language("kokoro:jf_alpha", "en") == "en"  # it speaks English among its languages
-    assert voice_language("kokoro:jf_alpha", "fr") == "ja"  # not French: its own
-    assert voice_language("en_US-joe-medium", "ja") == "en"  # a Piper voice speaks its own only
-    assert voice_language("kokoro:nobody", "en") is None
+    assert voice_language("kokoro:jf_alpha") == "ja,en"  # its own language first, and English
+    assert voice_language("en_US-joe-medium") == "en"  # a Piper voice speaks its own only
+    assert voice_language("kokoro:nobody") is None
+    # as the book's voice: an English passage is said in English, a French one is no language of its
+    assert said("skip", [], "en", voice_language("kokoro:jf_alpha"), "en") == "en"
+    assert said("skip", [], "en", voice_language("kokoro:jf_alpha"), "fr") == "skip/fr"
