@@ -77,7 +77,7 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
         from studio.cli.spoken import print_spoken
 
         return print_spoken(args, book, sys.stdout, own)
-    voice_languages = {v.language for v in list_voices()}
+    voice_languages = {lang for v in list_voices() for lang in v.abilities.languages or (v.language,)}
     report = inspect_book(
         book, words_per_minute=args.words_per_minute or 155.0, durations=durations,
         long_chapter_minutes=args.long_chapter_minutes, voice_languages=voice_languages,

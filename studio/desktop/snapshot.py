@@ -149,23 +149,18 @@ class BookSnapshot:
         return sum(len(c.sentences) for c in self.chapters)
 
 
-def voice_languages(project: Project, known_voices: Iterable[object] | None = None) -> set[str]:
-    """Language families the project can speak: its default voice's and mapped voices'.
+def voice_languages(project: Project) -> set[str]:
+    """Language families the project can speak: every language its default voice and its
+    mapped voices speak (a multilingual voice, a Kokoro pack, speaks several)."""
+    from studio.engine.voice.catalog import list_voices
 
-    ``known_voices`` are VoiceInfo-like objects (``id``, ``language``); without
-    them the voices are looked up (which scans the voice folders).
-    """
-    if known_voices is None:
-        from studio.engine.voice.catalog import list_voices
-
-        known_voices = list_voices()
-    by_id = {v.id: v for v in known_voices}  # type: ignore[attr-defined]
+    by_id = {v.id: v for v in list_voices()}
     settings = project.settings()
-    out = set()
+    out: set[str] = set()
     for vid in [settings.voice_id, *settings.language_voices.values()]:
         voice = by_id.get(vid)
         if voice is not None:
-            out.add(language_prefix(voice.language))  # type: ignore[attr-defined]
+            out.update(voice.abilities.languages or (language_prefix(voice.language),))
     return out
 
 
@@ -173,11 +168,10 @@ def build_snapshot(
     project: Project,
     *,
     long_chapter_minutes: float = DEFAULT_LONG_CHAPTER_MINUTES,
-    known_voices: Iterable[object] | None = None,
 ) -> BookSnapshot:
     """Read the project once and assemble the tree's data (runs off the GUI thread)."""
     book = project.book()
-    langs = voice_languages(project, known_voices)
+    langs = voice_languages(project)
     report = inspect_book(book, long_chapter_minutes=long_chapter_minutes, voice_languages=langs)
     rows = project.sentences()
     timing = timing_of(project, rows)
