@@ -31,7 +31,7 @@ def test_new_long_chapter_threshold_keeps_rendered_states_and_updates_the_banner
     open_and_wait(qtbot, window, write_manuscript(tmp_path / "books", LONG_ONE))
     book, model, session = window.book, window.book.model, window.session
     book.long_minutes.setValue(1)
-    qtbot.waitUntil(lambda: "Chapter 1 " in book.summary.text(), timeout=5000)
+    qtbot.waitUntil(lambda: "Chapter 1 " in book.summary.full_text, timeout=5000)
     assert "long" in str(model.index(0, 3).data())
 
     two = sentences(window, 1)
@@ -52,12 +52,12 @@ def test_new_long_chapter_threshold_keeps_rendered_states_and_updates_the_banner
     assert all(state_cell(window, s.id) == "done" for s in two)
     assert model.sentence(edited.id).text == "We stayed in all day."
     assert "long" not in str(model.index(0, 3).data())
-    assert "Chapter 1 " not in book.summary.text()  # the banner follows the threshold
+    assert "Chapter 1 " not in book.summary.full_text  # the banner follows the threshold
     assert book.tree.isExpanded(book.proxy.mapFromSource(model.index(1, 0)))  # the tree is not rebuilt
     assert getattr(book.node_at(book.tree.currentIndex()), "id", None) == two[0].id
 
     book.long_minutes.setValue(1)
-    qtbot.waitUntil(lambda: "Chapter 1 " in book.summary.text(), timeout=5000)
+    qtbot.waitUntil(lambda: "Chapter 1 " in book.summary.full_text, timeout=5000)
     assert str(model.index(1, 2).data()).split(";")[0] == f"{total}/{total} rendered"  # then the proof state
     with Project.open(session.snapshot.folder) as project:  # what is shown is what is stored
         assert all(r.state == "done" for r in project.sentences([1]))
