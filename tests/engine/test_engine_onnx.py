@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import json
 import multiprocessing
 import pickle
@@ -235,9 +237,9 @@ def test_open_preset_errors(voice, tmp_path):
         open_preset("tensorflow", voice)
     with pytest.raises(PresetUnavailable, match="device"):
         open_preset("fp32-cpu", voice, device="tpu")
-    coqui = voice.__class__(**{**voice.__dict__, "backend": "coqui"})
-    with pytest.raises(PresetUnavailable, match="needs a Piper"):
-        open_preset("fp32-cpu", coqui)
+    torch_only = replace(voice, abilities=replace(voice.abilities, presets=("fp32-torch",)))
+    with pytest.raises(PresetUnavailable, match=r"cannot run preset fp32-cpu \(its presets: fp32-torch\)"):
+        open_preset("fp32-cpu", torch_only)
 
 
 def test_unreadable_model_is_engine_error(voice, tmp_path):
