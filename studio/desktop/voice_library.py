@@ -288,7 +288,7 @@ class VoiceLibrary(QObject):
 
     def _play(self, audio: np.ndarray) -> str:
         """Start ``audio`` on a fresh sink (the last sample stops); why not, when it cannot play."""
-        self._stop_sound()
+        self.stop_sound()
         rest = [np.asarray(audio, dtype=np.float32)]
 
         def pull(frames: int) -> np.ndarray:
@@ -303,7 +303,8 @@ class VoiceLibrary(QObject):
             return str(err)
         return ""
 
-    def _stop_sound(self) -> None:
+    def stop_sound(self) -> None:
+        """Close the mixer's sample output (a new Listen, the window closed)."""
         if self._sink is not None:
             self._sink.close()
             self._sink = None
@@ -311,4 +312,4 @@ class VoiceLibrary(QObject):
     def shutdown(self) -> None:
         self._cancel.set()
         self.tasks.wait()
-        self._stop_sound()
+        self.stop_sound()

@@ -106,9 +106,10 @@ class VoicesDialog(QDialog):
         self.tabs.addTab(self.triton, "Servers")
         self.library: VoiceLibraryPanel | None = None
         self.mixer: VoiceMixerPanel | None = None
-        if library is not None:  # installed voices and the Piper catalogue: download, remove
+        if library is not None:  # installed voices and what can be fetched: download, remove; the mixer
             library.setParent(self)
             self.finished.connect(lambda _r: library.cancel())  # a download stops with the window
+            self.finished.connect(lambda _r: library.stop_sound())  # and a blend's sample
             self.library = VoiceLibraryPanel(library)
             self.tabs.insertTab(1, self.library, "Get voices")
             self.library.sampleRequested.connect(lambda vid: self._sample(vid, None))
