@@ -91,7 +91,8 @@ class VoiceLibraryPanel(QWidget):
         library.progress.connect(self._progress)
         library.installed.connect(lambda c: self._said(f"{c.id} is installed: choose it on the Voices tab"))
         library.removed.connect(lambda vid: self._said(f"{vid} was removed"))
-        library.cancelled.connect(lambda vid: self._said(f"Download of {vid} cancelled; nothing was kept"))
+        library.cancelled.connect(lambda vid: self._said(f"Download of {vid} cancelled; nothing half-made is listed "
+                                                                  "(Download again resumes a Kokoro or Coqui file)"))
         library.failed.connect(lambda err: self._said(f"\u26a0 {err.message}", err))
         library.fetched.connect(lambda name: self._said(f"{name} is downloaded and checked"))
         library.licenceReady.connect(self._licence)

@@ -100,6 +100,13 @@ def test_a_kokoro_pack_is_listed_fetched_resumed_and_chosen(qtbot, voices_dir, s
 
     panel.select("kokoro:af_heart")
     assert panel.download_btn.isEnabled()
+    library.progress.connect(lambda p: panel.cancel_btn.isEnabled() and panel.cancel_btn.click())
+    with qtbot.waitSignal(library.cancelled, timeout=WAIT):
+        panel.download_btn.click()
+    assert "cancelled" in panel.status.text() and not (voices_dir / "kokoro" / "af_heart.pt").exists()
+    assert "kokoro:af_heart" not in [v.id for v in list_voice_choices()]
+    library.progress.disconnect()
+    _RangeHandler.dropped = set()  # the next transfer is cut halfway again
     with qtbot.waitSignal(library.failed, timeout=WAIT) as cut:
         panel.download_btn.click()
     assert "run it again to resume" in cut.args[0].message
