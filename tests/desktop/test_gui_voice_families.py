@@ -132,6 +132,10 @@ def test_a_coqui_model_by_name_shows_its_licence_and_needs_agreement(qtbot, voic
     dlg = open_dialog(qtbot, coqui_models=models)
     panel, library = dlg.library, dlg.library.library
     qtbot.waitUntil(lambda: "catalogue not available" in panel.status.text(), timeout=WAIT)
+    panel.by_name.setText("tts_models/en/tiny/nothing")
+    with qtbot.waitSignal(library.failed, timeout=WAIT):
+        panel.by_name_btn.click()
+    assert "unknown Coqui model" in panel.status.text()  # one line, nothing else stops
     panel.by_name.setText(name)
 
     said = answer(panel, QMessageBox.StandardButton.No)
