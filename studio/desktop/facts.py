@@ -101,6 +101,8 @@ class VoiceChoice:
     presets: tuple[str, ...] = ()
     #: `studio bench` can measure it (it compares against the piper CLI)
     benchable: bool = False
+    #: the voice mixer can blend it with others (its abilities say ``mixing``)
+    mixable: bool = False
 
 
 @dataclass(frozen=True)
@@ -194,7 +196,7 @@ def list_voice_choices() -> tuple[VoiceChoice, ...]:
 
     return tuple(
         VoiceChoice(v.id, v.name, v.language, language_prefix(v.language), v.sample_rate, v.source,
-                    v.abilities.presets, v.abilities.piper_cli)
+                    v.abilities.presets, v.abilities.piper_cli, v.abilities.mixing)
         for v in list_voices()
     )
 

@@ -1,5 +1,6 @@
-"""Voices from inside the app: the installed ones and the Piper catalogue, download
-(with progress, checksum and Cancel) and remove.
+"""Voices from inside the app: the installed ones, the Piper catalogue, Kokoro packs and
+model, Coqui models by name (licence first); download (with progress, checksum and
+Cancel), remove, and the voice mixer (a blend heard, then saved as a named voice).
 
 Why through :mod:`studio.engine.voice.download`: it is the downloader ``studio
 voices add`` uses -- the same index (``voices.json``), the same size and digest
@@ -18,20 +19,26 @@ import logging
 import os
 import re
 import threading
-from dataclasses import dataclass
-from typing import Any, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Mapping
+
+import numpy as np
 
 from PySide6.QtCore import QObject, Signal
 
 from studio.core.errors import Cancelled, StudioError, VoiceError
 from studio.desktop.facts import VoiceChoice, list_voice_choices
 from studio.desktop.messages import ErrorInfo
+from studio.desktop.sinks import AudioSink, AudioUnavailable, SoundDeviceSink
 from studio.desktop.tasks import TaskRunner
+from studio.stack.voice_fetch import LicenceNote, Offer
 
 log = logging.getLogger(__name__)
 
 #: where the catalogue comes from (the piper-voices index), overridable for mirrors and tests
 BASE_URL_ENV = "STUDIO_VOICES_BASE_URL"
+#: the voice mixer's sample rate (Kokoro's)
+MIX_RATE = 24000
 _NAME = re.compile(r"^(?P<lang>[a-z]{2,3}_[A-Za-z0-9]+)-(?P<speaker>[^-]+)-(?P<quality>[^-]+)$")
 
 
@@ -46,6 +53,7 @@ class LibraryVoice:
     installed: bool
     source: str = ""  # bundled, user, ... for an installed voice
     language_name: str = ""
+    fetchable: bool = False  # the library can download it (the catalogue, a Kokoro offer)
 
     @property
     def removable(self) -> bool:
@@ -56,6 +64,16 @@ class LibraryVoice:
 class Library:
     voices: tuple[LibraryVoice, ...]
     catalogue_error: str = ""  # why the catalogue could not be read (offline...); installed voices still listed
+
+
+@dataclass(frozen=True)
+class BlendSample:
+    """A blend heard before it is saved: what it was mixed from and the sample as written."""
+
+    recipe: str
+    path: str
+    seconds: float
+    played: str  # "" when it is playing, else why not (no sound output here)
 
 
 @dataclass(frozen=True)
@@ -71,8 +89,10 @@ def base_url() -> str:
     return os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL
 
 
-def merge(index: Mapping[str, Any], installed: tuple[VoiceChoice, ...]) -> tuple[LibraryVoice, ...]:
-    """Catalogue entries and installed voices as one list (installed first, then by language)."""
+def merge(index: Mapping[str, Any], installed: tuple[VoiceChoice, ...],
+          offers: tuple[Offer, ...] = ()) -> tuple[LibraryVoice, ...]:
+    """Catalogue entries, other families' offers and installed voices as one list (installed
+    first, then by language)."""
     have = {v.id: v for v in installed}
     rows: dict[str, LibraryVoice] = {}
     for name, entry in index.items():
@@ -86,7 +106,11 @@ def merge(index: Mapping[str, Any], installed: tuple[VoiceChoice, ...]) -> tuple
         rows[name] = LibraryVoice(
             name, str(lang.get("code") or (m.group("lang") if m else "")),
             str(entry.get("quality") or (m.group("quality") if m else "")), size, mine is not None,
-            mine.source if mine else "", str(lang.get("name_english") or ""))
+            mine.source if mine else "", str(lang.get("name_english") or ""), True)
+    for o in offers:
+        if o.name not in have:
+            rows[o.name] = LibraryVoice(o.name, o.language, o.kind, 0, o.installed, "user" if o.installed else "",
+                                        fetchable=not o.installed)
     for v in installed:
         if v.id not in rows:
             m = _NAME.match(v.id)
@@ -103,11 +127,19 @@ class VoiceLibrary(QObject):
     removed = Signal(str)  # voice id
     failed = Signal(object)  # ErrorInfo
     cancelled = Signal(str)  # voice id
+    fetched = Signal(str)  # any finished download's name, a model's included
+    licenceReady = Signal(object)  # LicenceNote, to show (and agree to) before a download
+    blendHeard = Signal(object)  # BlendSample
 
-    def __init__(self, parent: QObject | None = None, *, url: str | None = None, timeout: float = 30.0) -> None:
+    def __init__(self, parent: QObject | None = None, *, url: str | None = None, timeout: float = 30.0,
+                 coqui_models: Mapping[str, Any] | None = None, kokoro_url: str | None = None,
+                 sink_factory: Callable[[], AudioSink] = SoundDeviceSink) -> None:
         super().__init__(parent)
         self.url = url or base_url()
         self.timeout = timeout
+        self.coqui_models, self.kokoro_url = coqui_models, kokoro_url  # None: the real model list and hosts
+        self.sink_factory = sink_factory
+        self._sink: AudioSink | None = None
         self.tasks = TaskRunner(self, threads=1, on_error=self.failed.emit)
         self.index: Mapping[str, Any] | None = None
         self.downloading: str | None = None
@@ -117,18 +149,31 @@ class VoiceLibrary(QObject):
         """Installed voices at once, the catalogue when it arrives (a failure is said, not raised)."""
         def work() -> Library:
             from studio.engine.voice.download import fetch_voice_index
+            from studio.stack.voice_fetch import offers
 
-            installed = list_voice_choices()
+            installed, more = list_voice_choices(), offers()
             try:
                 self.index = fetch_voice_index(self.url, self.timeout)
             except StudioError as err:
-                return Library(merge({}, installed), str(err))
-            return Library(merge(self.index, installed))
+                return Library(merge({}, installed, more), str(err))
+            return Library(merge(self.index, installed, more))
 
         self.tasks.run(work, on_done=self.libraryReady.emit, action="read the voice catalogue")
 
-    def download(self, voice_id: str) -> None:
-        """Fetch a catalogue voice (checked against the index), with progress; Cancel stops it."""
+    def ask_licence(self, name: str) -> None:
+        """The licence to show before ``name`` is fetched arrives as ``licenceReady`` (the model
+        list is read off the GUI thread); an unknown model arrives as ``failed``."""
+        def work() -> LicenceNote:
+            from studio.stack.voice_fetch import licence
+
+            return licence(name, self.coqui_models)
+
+        self.tasks.run(work, on_done=self.licenceReady.emit, action=f"read the licence of {name}")
+
+    def download(self, voice_id: str, agree: bool = False) -> None:
+        """Fetch a catalogue voice (checked against the index) or a Kokoro pack, model or Coqui model
+        by name (``agree``: the producer accepted its licence), with progress; Cancel stops it, and
+        a cut one resumes on the next try."""
         if self.downloading is not None:
             self.failed.emit(ErrorInfo(f"{self.downloading} is still downloading", "One download at a time"))
             return
@@ -140,11 +185,17 @@ class VoiceLibrary(QObject):
                 raise Cancelled(f"the download of {voice_id} was cancelled")
             self.progress.emit(DownloadProgress(voice_id, done, total))
 
-        def work() -> VoiceChoice:
+        def work() -> VoiceChoice | None:
             from studio.engine.voice.download import download_piper_voice
+            from studio.stack.voice_fetch import fetch
 
-            info = download_piper_voice(voice_id, base_url=self.url, timeout=self.timeout, index=index, progress=step)
-            return next(v for v in list_voice_choices() if v.id == info.id)
+            if index is not None and voice_id in index:
+                got: str | None = download_piper_voice(voice_id, base_url=self.url, timeout=self.timeout, index=index,
+                                                       progress=step).id
+            else:
+                got = fetch(voice_id, agree=agree, timeout=self.timeout, progress=step, coqui_models=self.coqui_models,
+                            kokoro_url=self.kokoro_url)
+            return next((v for v in list_voice_choices() if v.id == got), None)
 
         def failed(err: ErrorInfo) -> None:
             self.downloading = None
@@ -153,9 +204,11 @@ class VoiceLibrary(QObject):
             else:
                 self.failed.emit(err)
 
-        def done(choice: VoiceChoice) -> None:
+        def done(choice: VoiceChoice | None) -> None:
             self.downloading = None
-            self.installed.emit(choice)
+            self.fetched.emit(voice_id)
+            if choice is not None:
+                self.installed.emit(choice)
             self.load()
 
         self.tasks.run(work, on_done=done, on_error=failed, action=f"download {voice_id}")
@@ -199,6 +252,64 @@ class VoiceLibrary(QObject):
 
         self.tasks.run(work, on_done=done, action=f"remove {voice_id}")
 
+    def listen(self, recipe: str) -> None:
+        """Mix ``recipe`` (``kokoro:af_heart=0.6,kokoro:bf_emma=0.4``) and play it speaking a sentence,
+        before anything is saved; the sample's WAV stays in the cache (``blendHeard``)."""
+        def work() -> tuple[np.ndarray, BlendSample]:
+            from studio.audio.writers import write_wav
+            from studio.core.paths import cache_dir
+            from studio.engine.kokoro import mixer
+
+            audio = mixer.sample(mixer.mix(recipe), mixer.SAMPLE_TEXT)
+            path = cache_dir() / "blend-sample.wav"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_wav(path, audio, MIX_RATE)
+            return audio, BlendSample(recipe, str(path), audio.size / MIX_RATE, "")
+
+        def done(result: tuple[np.ndarray, BlendSample]) -> None:
+            audio, heard = result
+            self.blendHeard.emit(replace(heard, played=self._play(audio)))
+
+        self.tasks.run(work, on_done=done, action=f"mix {recipe}")
+
+    def save_blend(self, name: str, recipe: str) -> None:
+        """Store the blend as the voice ``kokoro:NAME``; it arrives as ``installed`` and is listed."""
+        def work() -> VoiceChoice:
+            from studio.engine.kokoro import mixer
+
+            info = mixer.save(name, mixer.mix(recipe))
+            return next(v for v in list_voice_choices() if v.id == info.id)
+
+        def done(choice: VoiceChoice) -> None:
+            self.installed.emit(choice)
+            self.load()
+
+        self.tasks.run(work, on_done=done, action=f"save the blend {name}")
+
+    def _play(self, audio: np.ndarray) -> str:
+        """Start ``audio`` on a fresh sink (the last sample stops); why not, when it cannot play."""
+        self.stop_sound()
+        rest = [np.asarray(audio, dtype=np.float32)]
+
+        def pull(frames: int) -> np.ndarray:
+            chunk, rest[0] = rest[0][:frames], rest[0][frames:]
+            return np.pad(chunk, (0, frames - chunk.size))
+
+        try:
+            self._sink = self.sink_factory()
+            self._sink.start(MIX_RATE, pull)
+        except AudioUnavailable as err:
+            self._sink = None
+            return str(err)
+        return ""
+
+    def stop_sound(self) -> None:
+        """Close the mixer's sample output (a new Listen, the window closed)."""
+        if self._sink is not None:
+            self._sink.close()
+            self._sink = None
+
     def shutdown(self) -> None:
         self._cancel.set()
         self.tasks.wait()
+        self.stop_sound()

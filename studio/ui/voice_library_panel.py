@@ -1,5 +1,7 @@
-"""The Voices window's library tab: installed voices and the Piper catalogue, with
-language, quality and size; Download (progress, checksum, Cancel), Remove, Sample.
+"""The Voices window's library tab: installed voices, the Piper catalogue and Kokoro's
+packs and model, with language, quality and size; a Coqui model by name; Download
+(the licence first, agreed to when it is non-commercial; progress, checksum, Cancel),
+Remove, Sample.
 
 Why a tab of Voices & presets: a downloaded voice is chosen right there (default
 voice, a voice per language), without closing and reopening anything.
@@ -11,12 +13,13 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QProgressBar, QPushButton, QTableWidget,
-    QTableWidgetItem, QVBoxLayout, QWidget,
+    QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMessageBox, QProgressBar, QPushButton,
+    QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
 from studio.desktop.messages import ErrorInfo
 from studio.desktop.voice_library import DownloadProgress, Library, LibraryVoice, VoiceLibrary
+from studio.stack.voice_fetch import LicenceNote
 
 if TYPE_CHECKING:
     from studio.ui.clone_dialog import CloneDialog
@@ -48,7 +51,13 @@ class VoiceLibraryPanel(QWidget):
         self.table.itemSelectionChanged.connect(self._buttons)
         self.download_btn = QPushButton("Download")
         self.download_btn.setToolTip("Fetch the voice, checked against the catalogue's size and checksum")
-        self.download_btn.clicked.connect(lambda: self._with(lambda v: self.library.download(v.id)))
+        self.download_btn.clicked.connect(lambda: self._with(lambda v: self.start_download(v.id)))
+        self.by_name = QLineEdit()
+        self.by_name.setPlaceholderText("A Coqui model by name, e.g. tts_models/en/ljspeech/tacotron2-DDC")
+        self.by_name_btn = QPushButton("Download by name")
+        self.by_name_btn.setToolTip("Its licence is shown first; a non-commercial one asks for your agreement")
+        self.by_name_btn.clicked.connect(lambda: self.by_name.text().strip() and self.start_download(
+            self.by_name.text().strip()))
         self.cancel_btn = QPushButton("Cancel download")
         self.cancel_btn.clicked.connect(self.library.cancel)
         self.remove_btn = QPushButton("Remove")
@@ -72,15 +81,42 @@ class VoiceLibraryPanel(QWidget):
         layout.addWidget(self.filter)
         layout.addWidget(self.table, 1)
         layout.addLayout(buttons)
+        named = QHBoxLayout()
+        named.addWidget(self.by_name, 1)
+        named.addWidget(self.by_name_btn)
+        layout.addLayout(named)
         layout.addWidget(self.bar)
         layout.addWidget(self.status)
         library.libraryReady.connect(self.show_library)
         library.progress.connect(self._progress)
         library.installed.connect(lambda c: self._said(f"{c.id} is installed: choose it on the Voices tab"))
         library.removed.connect(lambda vid: self._said(f"{vid} was removed"))
-        library.cancelled.connect(lambda vid: self._said(f"Download of {vid} cancelled; nothing was kept"))
+        library.cancelled.connect(lambda vid: self._said(f"Download of {vid} cancelled; nothing half-made is listed "
+                                                                  "(Download again resumes a Kokoro or Coqui file)"))
         library.failed.connect(lambda err: self._said(f"\u26a0 {err.message}", err))
+        library.fetched.connect(lambda name: self._said(f"{name} is downloaded and checked"))
+        library.licenceReady.connect(self._licence)
+        self.licence_box: QMessageBox | None = None  # the agreement asked for a non-commercial licence
         self._buttons()
+
+    def start_download(self, name: str) -> None:
+        """The licence first (:meth:`_licence`), then the download."""
+        self._said(f"Reading the licence of {name}\u2026")
+        self.library.ask_licence(name)
+
+    def _licence(self, note: LicenceNote) -> None:
+        """Say the licence; a non-commercial one must be agreed to before a byte is fetched."""
+        if note.agreement:
+            self.licence_box = QMessageBox(QMessageBox.Icon.Warning, "Licence", f"{note.line}.\n\nDownload "
+                                           "it and accept this licence?", QMessageBox.StandardButton.Yes
+                                           | QMessageBox.StandardButton.No, self)
+            agreed = self.licence_box.exec() == QMessageBox.StandardButton.Yes
+            self.licence_box = None
+            if not agreed:
+                self._said(f"{note.name} was not downloaded: its licence was not accepted")
+                return
+        self.library.download(note.name, agree=note.agreement)
+        self._said(f"Downloading {note.name}" + (f" \u2014 {note.line}" if note.line else "") + "\u2026")
 
     def show_library(self, library: Library) -> None:
         self.rows = library.voices
@@ -138,7 +174,8 @@ class VoiceLibraryPanel(QWidget):
 
     def _buttons(self) -> None:
         v, busy = self.selected(), self.library.downloading is not None
-        self.download_btn.setEnabled(v is not None and not v.installed and v.size_bytes > 0 and not busy)
+        self.download_btn.setEnabled(v is not None and not v.installed and v.fetchable and not busy)
+        self.by_name_btn.setEnabled(not busy)
         self.cancel_btn.setEnabled(busy)
         self.remove_btn.setEnabled(v is not None and v.removable and not busy)
         self.sample_btn.setEnabled(v is not None and v.installed)
@@ -152,6 +189,7 @@ class VoiceLibraryPanel(QWidget):
         self._buttons()
 
     def _said(self, text: str, err: ErrorInfo | None = None) -> None:
-        self.bar.setVisible(False)
+        if self.library.downloading is None:
+            self.bar.setVisible(False)
         self.status.setText(text)
         self._buttons()

@@ -27,6 +27,7 @@ from studio.ui.common import SAMPLE_TEXT, language_label
 from studio.ui.preset_table import PresetTable
 from studio.ui.triton_panel import TritonPanel
 from studio.ui.voice_library_panel import VoiceLibraryPanel
+from studio.ui.voice_mixer_panel import VoiceMixerPanel
 
 DEFAULT_LABEL = "(project default voice)"
 
@@ -104,14 +105,18 @@ class VoicesDialog(QDialog):
         self.triton = TritonPanel(settings.triton)
         self.tabs.addTab(self.triton, "Servers")
         self.library: VoiceLibraryPanel | None = None
-        if library is not None:  # installed voices and the Piper catalogue: download, remove
+        self.mixer: VoiceMixerPanel | None = None
+        if library is not None:  # installed voices and what can be fetched: download, remove; the mixer
             library.setParent(self)
             self.finished.connect(lambda _r: library.cancel())  # a download stops with the window
+            self.finished.connect(lambda _r: library.stop_sound())  # and a blend's sample
             self.library = VoiceLibraryPanel(library)
             self.tabs.insertTab(1, self.library, "Get voices")
             self.library.sampleRequested.connect(lambda vid: self._sample(vid, None))
             library.installed.connect(self._voice_added)
             library.removed.connect(self._voice_removed)
+            self.mixer = VoiceMixerPanel(library)
+            self.tabs.insertTab(2, self.mixer, "Mix voices")
             library.load()
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self._save)
@@ -140,6 +145,8 @@ class VoicesDialog(QDialog):
             at = combo.findData(chosen)
             combo.setCurrentIndex(max(0, at))
         self.presets.set_facts(facts, self.settings)
+        if self.mixer is not None:
+            self.mixer.set_voices(facts.voices)
 
     def _voice_added(self, choice: VoiceChoice) -> None:
         """A voice just downloaded can be chosen at once (default or for a language)."""

@@ -53,6 +53,8 @@ class VoiceAbilities:
     piper_cli: bool = False
     #: it takes a speaker from a reference recording
     cloning: bool = False
+    #: it can be blended by weight with others that can into a new named voice (the voice mixer)
+    mixing: bool = False
 
 
 @dataclass(frozen=True)
@@ -226,7 +228,7 @@ def kokoro_voices(user_dir: Path | None) -> list[VoiceInfo]:
             backend="kokoro",
             language=pack.language, sample_rate=24000, model_path=pack.path, config_path=config,
             source="bundled" if pack.source == "bundled" else "user",
-            abilities=VoiceAbilities(languages=languages, presets=PRESETS, phoneme_input=True),
+            abilities=VoiceAbilities(languages=languages, presets=PRESETS, phoneme_input=True, mixing=True),
             default_settings=SynthesisSettings(noise_scale=0.0, noise_w=0.0)))
     return out
 
