@@ -18,6 +18,7 @@ handler (the main window's error display).
 from __future__ import annotations
 
 import itertools
+import sys
 import logging
 import traceback
 from concurrent.futures import ThreadPoolExecutor
@@ -59,6 +60,10 @@ def _execute(relay: "Signal", task_id: int, fn: Callable[..., Any], with_report:
         relay.emit(TaskResult(task_id, error=describe_error(exc, action)))
 
 
+#: the interpreter's thread switch interval in a process with a window (Python's default: 5 ms)
+GUI_SWITCH_INTERVAL_S = 0.0005
+
+
 class TaskRunner(QObject):
     """Runs callables off the GUI thread; callbacks come back on the GUI thread."""
 
@@ -75,6 +80,12 @@ class TaskRunner(QObject):
         on_error: OnError | None = None,
     ) -> None:
         super().__init__(parent)
+        # Every paint asks the Python models for hundreds of cells, and each ask waits for the
+        # interpreter lock; beside a busy task thread each wait lasts one switch interval, so the
+        # window froze for seconds while a big book's cast was read. A shorter interval keeps the
+        # window answering (figures: docs/speed-notes.md, "The window beside a busy task").
+        if sys.getswitchinterval() > GUI_SWITCH_INTERVAL_S:
+            sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)
         self.synchronous = synchronous
         self.default_error = on_error
         self._pool = ThreadPoolExecutor(max_workers=max(1, threads), thread_name_prefix="studio-task")
