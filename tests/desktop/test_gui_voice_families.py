@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QMessageBox
 from support.coqui import coqui_voices  # noqa: F401 - a fixture, named as an argument
 from support.coqui_server import _RangeHandler, coqui_server  # noqa: F401 - a fixture, named as an argument
 from support.presets import CPU_ONLY, SETTINGS, machine
+from support.presets import library_row as row
 
 from studio.desktop.facts import list_voice_choices
 from studio.desktop.sinks import NullSink
@@ -58,14 +59,6 @@ def open_dialog(qtbot, **library) -> VoicesDialog:  # noqa: ANN001, ANN003
     dlg.show()
     dlg.set_facts(replace(machine(CPU_ONLY), voices=list_voice_choices()))  # the voices of this folder
     return dlg
-
-
-def row(dlg: VoicesDialog, voice_id: str) -> list[str]:
-    t = dlg.library.table
-    for r in range(t.rowCount()):
-        if t.item(r, 0).text() == voice_id:
-            return [t.item(r, c).text() for c in range(t.columnCount())]
-    return []
 
 
 def answer(panel, button: QMessageBox.StandardButton) -> list[str]:  # noqa: ANN001

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from support.presets import CPU_ONLY, SETTINGS, machine
+from support.presets import library_row as row
 from support.voices import TEST_VOICE, _index, voice_server  # noqa: F401 - fixtures
 
 from studio.desktop.voice_library import VoiceLibrary
@@ -40,14 +41,6 @@ def open_dialog(qtbot, url: str) -> VoicesDialog:  # noqa: ANN001
     dlg.set_facts(machine(CPU_ONLY))
     dlg.tabs.setCurrentWidget(dlg.library)
     return dlg
-
-
-def row(dlg: VoicesDialog, voice_id: str) -> list[str]:
-    t = dlg.library.table
-    for r in range(t.rowCount()):
-        if t.item(r, 0).text() == voice_id:
-            return [t.item(r, c).text() for c in range(t.columnCount())]
-    return []
 
 
 def test_download_from_the_catalogue_with_progress_choose_it_then_remove(qtbot, voice_server, voices_dir) -> None:  # noqa: ANN001, F811

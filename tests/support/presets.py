@@ -37,3 +37,12 @@ NO_TRT = "TensorRT is not installed (pip install tensorrt)"
 
 
 UNAVAILABLE = {"fp16-cuda": NO_GPU, "tensorrt-int8": NO_TRT}
+
+
+def library_row(dlg, voice_id: str) -> list[str]:  # dlg: studio.ui.voices_dialog.VoicesDialog
+    """The cells of a voice's row in the dialog's voice library ([] when it is not listed)."""
+    t = dlg.library.table
+    for r in range(t.rowCount()):
+        if t.item(r, 0).text() == voice_id:
+            return [t.item(r, c).text() for c in range(t.columnCount())]
+    return []
