@@ -86,11 +86,9 @@ class RenderProgress:
         return 1.0 / self.rtf if self.rtf > 0 else 0.0
 
     def summary(self) -> str:
-        """``"172 sentences: 44 synthesized, 128 from the cache, 0 failed"`` (a job's last word).
-
-        Why ``done`` and not ``reused``: a chapter resumed or partly rendered by a preview
-        already holds audio that this run neither spoke nor looked up; "44 synthesized"
-        alone for 172 sentences read as if the rest were missing."""
+        """``"172 sentences: 44 synthesized, 128 from the cache, 0 failed"`` (a job's last word):
+        "44 synthesized" alone read as if the rest were missing. ``done`` counts the audio a
+        resumed chapter already held, which this run neither spoke nor looked up."""
         cached = self.done - self.synthesized
         left = self.total - self.done - self.failed
         return (f"{self.total} sentences: {self.synthesized} synthesized, {cached} from the cache, "
@@ -299,13 +297,15 @@ class _Renderer:
         self.remaining_chars = sum(len(r.text) for r in pending)
         stopped = False
         self._emit("")
-        left = {c: 0 for c in dict.fromkeys(r.chapter for r in rows)}  # sentences still to render, per chapter
+        by_chapter: dict[int, list[SentenceRow]] = {r.chapter: [] for r in rows}  # what is left, per chapter
         for r in pending:
-            left[r.chapter] += 1
-        work = [w for chapter in left for w in self._work([r for r in pending if r.chapter == chapter], batch_size)]
+            by_chapter[r.chapter].append(r)
+        left = {c: len(rs) for c, rs in by_chapter.items()}
+        work = [w for rs in by_chapter.values() for w in self._work(rs, batch_size)]
+        on_chapter = on_chapter or (lambda _chapter: None)
         try:
-            for chapter in [c for c, n in left.items() if n == 0 and on_chapter is not None]:
-                on_chapter(chapter)  # nothing to render: heard first
+            for chapter in [c for c, n in left.items() if n == 0]:  # nothing to render: heard first
+                on_chapter(chapter)
             for batch, speak in work:
                 if should_stop is not None and should_stop():
                     stopped = True
@@ -313,7 +313,7 @@ class _Renderer:
                 speak(batch)
                 chapter = batch[-1].chapter
                 left[chapter] -= len(batch)
-                if left[chapter] == 0 and on_chapter is not None:
+                if left[chapter] == 0:
                     on_chapter(chapter)
         except BaseException as exc:
             self._release_in_flight("stopped: disk full" if isinstance(exc, DiskFull) else "interrupted")

@@ -214,15 +214,16 @@ class MainWindow(QMainWindow):
         state = self.qsettings.value("window/state")
         screen = self.screen()
         room = screen.availableGeometry() if screen is not None else None
+        small = room is not None and small_screen(room.size())
         if isinstance(geo, QByteArray):
             self.restoreGeometry(geo)
         else:  # the first start: inside the screen's free area (it opened 1360 x 860 on a 768-pixel screen)
             self.setGeometry(first_geometry(room) if room is not None else QRect(0, 0, *PREFERRED_SIZE))
-            if room is not None and small_screen(room.size()):
+            if small:
                 self.setWindowState(self.windowState() | Qt.WindowState.WindowMaximized)
         if isinstance(state, QByteArray):
             self.restoreState(state)
-        elif room is not None and small_screen(room.size()):
+        elif small:
             self.tab_docks()
         minutes = float(self.qsettings.value("flags/longChapterMinutes", 60.0))
         self.book.long_minutes.setValue(minutes)

@@ -33,13 +33,7 @@ def test_the_export_report_names_the_dialogs_control_not_the_flag(qtbot, tmp_pat
     audio = write_delivery(tmp_path / "a.mp3", speechlike(), 44100, "mp3", META, Track("a"))
     result = PublishResult((PublishedFile(audio, "a", (), check_file(audio).levels, check_file(audio), "0" * 64),),
                            tmp_path / "manifest.json", warnings=report.warnings, cover=report)
-    project = Project.create(tmp_path / "p", make_book(), ProjectSettings("en_US-joe-medium"))
-    try:
-        snap = build_snapshot(project)
-    finally:
-        project.close()
-    dlg = ExportDialog(snap, BookModel(), str(tmp_path))
-    qtbot.addWidget(dlg)
+    dlg = export_dialog(qtbot, tmp_path)
     dlg.on_published(result)
     text = dlg.status.text()
     assert "--" not in text and "set Cover shape to pad or crop" in text
@@ -65,6 +59,16 @@ def test_the_finished_export_dialog_fits_a_laptop_screen(qtbot, tmp_path: Path) 
     files = tuple(PublishedFile(audio, f"part {i}", (), check_file(audio).levels, check_file(audio), "0" * 64)
                   for i in range(12))
     warnings = tuple(f"warning number {i}: a long line of the export's report about something to check" for i in range(8))
+    dlg = export_dialog(qtbot, tmp_path)
+    dlg.show()
+    dlg.on_published(PublishResult(files, tmp_path / "manifest.json", warnings=warnings))
+    room = dlg.screen().availableGeometry().height()
+    # the report scrolls in its box, the lists keep a few lines: it fits a maximized laptop window's height
+    assert dlg.minimumSizeHint().height() <= 700 and dlg.height() <= min(room, 710)
+
+
+def export_dialog(qtbot, tmp_path: Path) -> ExportDialog:  # noqa: ANN001
+    """The export dialog over a fresh project's book."""
     project = Project.create(tmp_path / "p", make_book(), ProjectSettings("en_US-joe-medium"))
     try:
         snap = build_snapshot(project)
@@ -72,8 +76,4 @@ def test_the_finished_export_dialog_fits_a_laptop_screen(qtbot, tmp_path: Path) 
         project.close()
     dlg = ExportDialog(snap, BookModel(), str(tmp_path))
     qtbot.addWidget(dlg)
-    dlg.show()
-    dlg.on_published(PublishResult(files, tmp_path / "manifest.json", warnings=warnings))
-    room = dlg.screen().availableGeometry().height()
-    # the report scrolls in its box, the lists keep a few lines: it fits a maximized laptop window's height
-    assert dlg.minimumSizeHint().height() <= 700 and dlg.height() <= min(room, 710)
+    return dlg
