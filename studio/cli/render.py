@@ -96,11 +96,7 @@ def render_plan(args: argparse.Namespace, settings):  # -> studio.stack.build.En
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
-    from studio.delivery.export import default_chapters, export_chapter_files, incomplete_chapters
-    from studio.stack.build import build_engine, voice_engines
-    from studio.stack.preset_choice import check_choice, choose_preset
-    from studio.rendering.render import render_project
-    from studio.project.opening import apply_choices
+    from studio.stack.preset_choice import check_choice
 
     started = time.monotonic()
     if args.sample_rate is not None and not 8000 <= args.sample_rate <= 192000:
@@ -109,6 +105,14 @@ def _cmd_render(args: argparse.Namespace) -> int:
     # an unavailable preset stops here, with the reason (on Triton the servers run it)
     check_choice(args.preset, args.engine, args.streams, remote=bool(args.triton))
     early = _early_start(args)
+    # what the render needs after its model process started (the store, the render loop, the
+    # export): imported while that process starts, not before it (start-up, docs/speed-notes.md)
+    from studio.delivery.export import default_chapters, export_chapter_files, incomplete_chapters
+    from studio.project.opening import apply_choices
+    from studio.rendering.render import render_project
+    from studio.stack.build import build_engine, voice_engines
+    from studio.stack.preset_choice import choose_preset
+
     engine = None
     try:
         project = _open_project(args)
@@ -230,8 +234,8 @@ def _early_start(args: argparse.Namespace):  # -> studio.stack.build.EarlyStart 
     """
     from studio.engine.voice.catalog import get_voice
     from studio.engine.presets import preset_for_voice
+    from studio.project.folder import default_project_dir
     from studio.stack.build import EarlyStart, plan_engine
-    from studio.project.opening import default_project_dir
 
     src: Path = args.input
     if args.triton or not src.is_file() or (args.project or default_project_dir(src, args.output)).exists():
@@ -246,7 +250,8 @@ def _early_start(args: argparse.Namespace):  # -> studio.stack.build.EarlyStart 
 
 def _open_project(args: argparse.Namespace):  # -> studio.project.Project
     """The project for ``args.input``: a project folder, or a manuscript's (new or resumed)."""
-    from studio.project.opening import default_project_dir, open_project
+    from studio.project.folder import default_project_dir
+    from studio.project.opening import open_project
 
     folder = None if args.input.is_dir() else args.project or default_project_dir(args.input, args.output)
     opened = open_project(args.input, folder=folder, voice_id=args.voice, backend=args.engine or "onnx",

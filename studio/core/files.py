@@ -24,22 +24,39 @@ def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
     return digest.hexdigest()
 
 
-#: digests already computed in this process: (path, size, mtime) -> sha256
-_DIGESTS: dict[tuple[str, int, int], str] = {}
+#: digests already computed in this process: (path, size, mtime, ctime, inode) -> sha256
+_DIGESTS: dict[tuple[str, int, int, int, int], str] = {}
 
 
 def sha256_file_cached(path: str | Path) -> str:
-    """:func:`sha256_file`, remembered per process while the file's size and time stay.
+    """:func:`sha256_file`, remembered while the file's size, times and inode stay: in this
+    process, and on disk (``<cache>/digests/``) for the next one.
 
-    Why: cache keys of builds made from a voice (its 4-D layout, its scripted
-    decoder) hash the 60 MB voice, and every stream of a render asks for the key.
+    Why on disk: the audio cache's keys and the builds made from a voice (its 4-D layout,
+    its scripted decoder, Kokoro's model) hash files of 60-300 MB, and a one-sentence render
+    paid that (~0.3 s of CPU in each of its two processes) at every start. A replaced file
+    has another ctime (which no tool can set back) or size, so its digest is made anew.
     """
-    path = Path(path)
+    from studio.core import paths
+
+    path = Path(path).resolve()
     stat = path.stat()
-    ident = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    ident = (str(path), stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
     digest = _DIGESTS.get(ident)
-    if digest is None:
-        digest = _DIGESTS[ident] = sha256_file(path)
+    if digest is not None:
+        return digest
+    memo = paths.cache_dir() / "digests" / (hashlib.sha256(repr(ident).encode()).hexdigest()[:32] + ".sha256")
+    try:
+        digest = memo.read_text(encoding="ascii").strip()
+    except OSError:
+        digest = ""
+    if len(digest) != 64:
+        digest = sha256_file(path)
+        try:
+            write_atomic(memo, digest)
+        except OSError:  # a read-only cache: the digest is only remembered in this process
+            pass
+    _DIGESTS[ident] = digest
     return digest
 
 

@@ -235,18 +235,17 @@ def availability(preset: str | Preset, device: str | None = None) -> tuple[bool,
     if device != p.device and p.name != "fp32-torch":
         return False, f"preset {p.name} runs on {p.device} only"
 
-    if p.engine == "onnx":
-        try:
-            ort = _import("onnxruntime")
-        except ImportError as exc:
-            return False, f"onnxruntime is not installed: {exc}"
+    if p.engine == "onnx":  # found, not imported: a render checks this before its model process starts
+        import importlib.metadata
+
+        if not _installed("onnxruntime"):
+            return False, "onnxruntime is not installed"
+        version = importlib.metadata.version("onnxruntime")
         if p.precision == "int8":
-            try:
-                _import("onnxruntime.quantization")
-            except ImportError as exc:
-                return False, f"ONNX Runtime INT8 quantization is unavailable: {exc}"
-            return True, f"ONNX Runtime {ort.__version__} INT8 on CPU"
-        return True, f"ONNX Runtime {ort.__version__} on CPU"
+            if not _installed("onnxruntime.quantization"):
+                return False, "ONNX Runtime INT8 quantization is unavailable (onnxruntime.quantization is missing)"
+            return True, f"ONNX Runtime {version} INT8 on CPU"
+        return True, f"ONNX Runtime {version} on CPU"
 
     if p.precision == "bf16":  # the CPU first: no install makes BF16 fast on a CPU without it
         from studio.engine.cpu_features import bf16_support

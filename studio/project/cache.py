@@ -102,27 +102,6 @@ def cache_key(
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
-_FINGERPRINTS: dict[tuple[str, int, int], str] = {}
-
-
-def file_fingerprint(path: str | Path) -> str:
-    """sha256 of a (model) file, memoised per process by path, size and mtime.
-
-    Hashing a 60 MB voice model costs ~0.1 s, worth paying once per process to make
-    sure a replaced model never serves audio cached from the old one.
-    """
-    p = Path(path)
-    st = p.stat()
-    memo = (str(p.resolve()), st.st_size, st.st_mtime_ns)
-    if memo not in _FINGERPRINTS:
-        h = hashlib.sha256()
-        with open(p, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                h.update(block)
-        _FINGERPRINTS[memo] = h.hexdigest()
-    return _FINGERPRINTS[memo]
-
-
 class AudioCache:
     """The ``cache/`` folder of a project: ``cache/<key[:2]>/<key>.wav``."""
 

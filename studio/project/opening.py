@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal, Sequence
 from studio.core.errors import ProjectError, StudioError
 from studio.core.files import sha256_file
 from studio.core.lexicon import Lexicon
+from studio.project.folder import default_project_dir
 from studio.project.imported_direction import apply_speech
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-PROJECT_SUFFIX = ".studio"
 
 
 @dataclass(frozen=True)
@@ -69,11 +69,6 @@ def open_project(
     settings = new_project_settings(get_voice(voice_id), backend)
     folder = Path(folder) if folder is not None else default_project_dir(path, path.parent)
     return open_for_manuscript(path, folder, settings, max_sentence_chars=max_sentence_chars, progress=progress)
-
-
-def default_project_dir(manuscript: str | Path, out_dir: str | Path) -> Path:
-    """``<out>/<manuscript stem>.studio``: next to the exported chapters."""
-    return Path(out_dir) / f"{Path(manuscript).stem}{PROJECT_SUFFIX}"
 
 
 def open_for_manuscript(

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator
 
 from studio.core.errors import ProjectError
-from studio.project.cache import file_fingerprint
+from studio.core.files import sha256_file_cached
 from studio.project.store import Project
 from studio.project.records import SentenceRow
 
@@ -74,7 +74,7 @@ def prepare_voices(project: Project, voice_ids: Iterable[str], lookup: Callable[
         from studio.engine.voice.catalog import get_voice as lookup
     known = project.voice_fingerprints()
     for vid in sorted(set(voice_ids)):
-        fingerprint = file_fingerprint(lookup(vid).model_path)
+        fingerprint = sha256_file_cached(lookup(vid).model_path)
         if known.get(vid) != fingerprint:
             if vid in known:
                 log.info("voice %s changed on disk; its sentences will render again", vid)

@@ -21,12 +21,15 @@ Presets and the project (what enters the audio cache key):
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from studio.core.errors import PresetUnavailable, StudioError
 from studio.engine.presets import Preset, availability, get_preset
 from studio.stack.build import effective_preset
-from studio.project.settings import ProjectSettings
-from studio.project.store import Project
+
+if TYPE_CHECKING:  # a render checks its preset before the project store is imported (start-up)
+    from studio.project.settings import ProjectSettings
+    from studio.project.store import Project
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QFileDialog, QProgressDialog, QWidget
 
-from studio.project.opening import default_project_dir
+from studio.project.folder import default_project_dir
 from studio.desktop.importing import ImportStep, ImportWatch
 from studio.desktop.messages import ErrorInfo
 from studio.desktop.session import ProjectSession

@@ -11,7 +11,7 @@ from PySide6.QtCore import QSettings
 from support.gui import TINY, write_manuscript
 from support.window import WAIT, make_window
 
-from studio.project.opening import default_project_dir
+from studio.project.folder import default_project_dir
 from studio.ui.import_flow import DEFAULT_PROJECTS, PROJECTS_DIR_KEY
 
 pytestmark = pytest.mark.usefixtures("private_dirs")

@@ -23,7 +23,7 @@ from typing import Sequence
 
 from studio.core import paths
 from studio.core.errors import EngineError
-from studio.core.files import build_lock, sha256_file, write_atomic
+from studio.core.files import build_lock, sha256_file_cached, write_atomic
 from studio.engine.calibration import gather_calibration_sentences, spread_by_length
 from studio.engine.onnx.int8_calibration import _feeds, _IdsReader, sentences_to_ids
 from studio.engine.onnx.int8_recipe import DEFAULT_RECIPE, QuantPlan, QuantRecipe, plan_quantization
@@ -118,7 +118,7 @@ def _target(
     ids = sentences_to_ids(sentences, config_path)
     if not ids:
         raise EngineError("no calibration sentences produced phonemes")
-    model_sha = sha256_file(model_path)
+    model_sha = sha256_file_cached(model_path)
     key = cache_key(model_sha, recipe, ids)
     calib_path = folder / f"{model_path.stem}.ranges-{cache_key(model_sha, recipe, ids, calibration_only=True)[:24]}.json"
     return ids, key, calib_path, folder / f"{model_path.stem}.int8-{key[:24]}.onnx"
