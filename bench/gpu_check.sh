@@ -8,6 +8,8 @@
 #   bash bench/gpu_check.sh                   # on the GPU machine; rows in $OUT (/tmp/gpu_check)
 #   bash bench/gpu_check.sh --dry-run         # same code on the CPU, a few sentences, < 60 s
 #   options: --prepared DIR (default .gpu)  --out DIR  --require-tensorrt
+#            --kokoro-model FILE, --xtts-model DIR: those families' rows (their models cannot
+#            travel with the tree; without them each is one 'unavailable' row)
 #            --coqui: after the check, Tacotron 2 rows (bench/coqui.py --device cuda, 90 s more;
 #            needs coqui-tts on the GPU machine's Python) in $OUT/coqui.jsonl
 #
@@ -23,12 +25,14 @@ OUT="${OUT:-/tmp/gpu_check}"
 DRY=""
 REQUIRE=""
 COQUI=""
+MODELS=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --dry-run) DRY="--dry-run" ;;
         --prepared) PREPARED="$2"; shift ;;
         --out) OUT="$2"; shift ;;
         --require-tensorrt) REQUIRE="--require-tensorrt" ;;
+        --kokoro-model|--xtts-model) MODELS+=("$1" "$2"); shift ;;
         --coqui) COQUI=1 ;;
         *) echo "gpu_check.sh: unknown option $1" >&2; exit 2 ;;
     esac
@@ -64,7 +68,7 @@ else
 fi
 echo "== check (at most $LIMIT s)"
 timeout -k 5 "$LIMIT" "$PY" -m studio.measure.gpu.check --prepared "$PREPARED" --out "$OUT" $DRY \
-    --budget-s "$BUDGET" 2>&1 | tee "$OUT/check.log"
+    --budget-s "$BUDGET" "${MODELS[@]}" 2>&1 | tee "$OUT/check.log"
 RC=${PIPESTATUS[0]}
 if [ "$RC" = 124 ] || [ "$RC" = 137 ]; then
     echo "gpu_check.sh: TIMED OUT after $LIMIT s: the rows below are what finished"

@@ -67,6 +67,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--whole-pairs", type=int, metavar="N", help="pairs of whole processes (studio render, piper) "
                    "per CPU preset on 1,000+ words of long prose, the report's first table (default: 3; quick: 0)")
     p.add_argument("--no-plots", action="store_true", help="no PNG plots")
+    p.add_argument("--families", action="store_true", help="also measure each voice family's CPU presets here "
+                   "(as `studio voices measure`): the fastest within the family's quality bound becomes its default")
     p.add_argument("--no-cache-copy", action="store_true",
                    help="do not copy bench.json to $STUDIO_CACHE_DIR (default ~/.cache/studio)")
     p.set_defaults(func=_cmd_bench)
@@ -102,8 +104,29 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
     result = run_bench(config, progress=say)
     _print_summary(result, config.out_dir)
+    if args.families:
+        from studio.cli.voices import measure_families
+
+        measure_families(rounds=1 if args.quick else 3)
+    _print_fastest_per_family()
     failed = [n for n, r in result["presets"].items() if r.get("error")]
     return EXIT_INCOMPLETE if failed else 0
+
+
+def _print_fastest_per_family() -> None:
+    """One line per voice family: the preset measured fastest here within its quality bound."""
+    from studio.engine.voice.catalog import list_voices
+    from studio.stack.preset_speed import measured_choice
+
+    seen: set[str] = set()
+    for voice in list_voices():
+        group = voice.abilities.speed_group
+        if not group or group in seen:
+            continue
+        seen.add(group)
+        choice = measured_choice(voice)
+        sys.stdout.write(f"fastest here for {group} voices: " + (
+            f"{choice.preset} ({choice.why})" if choice else "not measured (studio bench --families)") + "\n")
 
 
 def _print_summary(result: dict, out_dir: Path) -> None:

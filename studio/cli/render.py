@@ -233,9 +233,9 @@ def _early_start(args: argparse.Namespace):  # -> studio.stack.build.EarlyStart 
     rendered already, and then nothing should load at all.
     """
     from studio.engine.voice.catalog import get_voice
-    from studio.engine.presets import preset_for_voice
     from studio.project.folder import default_project_dir
     from studio.stack.build import EarlyStart, plan_engine
+    from studio.stack.preset_speed import default_preset
 
     src: Path = args.input
     if args.triton or not src.is_file() or (args.project or default_project_dir(src, args.output)).exists():
@@ -244,7 +244,7 @@ def _early_start(args: argparse.Namespace):  # -> studio.stack.build.EarlyStart 
         voice = get_voice(args.voice)
     except StudioError:
         return None  # _open_project reports it
-    preset = args.preset or preset_for_voice(voice, args.engine).name
+    preset = args.preset or default_preset(voice, args.engine).name
     return EarlyStart(plan_engine(preset, voice, streams=args.streams, isolation=isolation_from_args(args)))
 
 

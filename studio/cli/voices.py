@@ -53,6 +53,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     mix.add_argument("--text", default=None, help="what the sample says (default: a sentence of prose)")
     mix.add_argument("--save", action="store_true", help="save the blend as the voice kokoro:NAME")
     mix.set_defaults(func=_cmd_blend)
+    measure = actions.add_parser("measure", help="measure which preset is fastest here for each voice family",
+                                 description="Render a few sentences with every CPU preset of each voice family "
+                                 "(or of VOICE's family), one thread each, and compare each preset's audio with "
+                                 "the family's reference preset. The fastest preset within the family's quality "
+                                 "bound becomes the default for new projects with its voices; the result is kept "
+                                 "for this CPU model and these package versions (about a minute per family).")
+    measure.add_argument("voice", nargs="?", help="a voice of the family to measure (default: one of each family)")
+    measure.add_argument("--rounds", type=int, default=3, metavar="N", help="timed rounds (default: 3)")
+    measure.set_defaults(func=_cmd_measure)
 
 
 def _cmd_clone(args: argparse.Namespace) -> int:
@@ -156,12 +165,63 @@ def _cmd_voices(args: argparse.Namespace) -> int:
     voices = list_voices()
     if not voices:
         raise StudioError("no voices found; reinstall the studio to get the bundled voice")
-    rows = [("ID", "LANGUAGE", "SPEAKERS", "PRESETS", "RATE", "SOURCE")]
+    from studio.stack.preset_speed import measured_choice
+
+    rows = [("ID", "LANGUAGE", "SPEAKERS", "PRESETS", "FASTEST HERE", "RATE", "SOURCE")]
     for v in voices:
         can = v.abilities
         language = ", ".join(can.languages) if len(can.languages) > 1 else v.language or "?"
         none = "none: take a voice with it (studio voices clone)" if can.cloning else "none runs it here"
         rows.append((v.id, language, str(len(can.speakers) or 1), ", ".join(can.presets) or none,
-                     f"{v.sample_rate} Hz", v.source))
+                     _fastest_here(measured_choice(v), can), f"{v.sample_rate} Hz", v.source))
     print_table(rows, sys.stdout)
     return 0
+
+
+def _fastest_here(choice, can) -> str:  # noqa: ANN001 - a preset_speed.Choice or None, the voice's abilities
+    if not can.speed_group:
+        return "-"
+    if choice is None:
+        return "not measured (studio voices measure)"
+    reference = can.presets[0] if can.presets else ""
+    return choice.preset if choice.preset == reference else f"{choice.preset} ({choice.speedup:.2f}x {reference})"
+
+
+def _cmd_measure(args: argparse.Namespace) -> int:
+    from studio.engine.voice.catalog import get_voice
+
+    if args.rounds < 1:
+        raise StudioError(f"--rounds {args.rounds} must be 1 or more")
+    measure_families([get_voice(args.voice)] if args.voice else None, args.rounds)
+    return 0
+
+
+def measure_families(voices=None, rounds: int = 3) -> None:  # noqa: ANN001 - VoiceInfo list
+    """Measure each family's presets here (``voices``: one voice per family by default) and print
+    the figures and the default they make; ``studio bench --families`` prints the same."""
+    from studio.engine.voice.catalog import list_voices
+    from studio.measure.preset_trial import run_trial
+    from studio.stack.preset_speed import fastest
+
+    if voices is None:  # one voice per family: the bundled ones first
+        groups: dict[str, object] = {}
+        for v in sorted(list_voices(), key=lambda v: v.source != "bundled"):
+            groups.setdefault(v.abilities.speed_group, v)
+        voices = [v for g, v in groups.items() if g]
+    for voice in voices:
+        sys.stderr.write(f"studio: measuring the presets of {voice.id} ({voice.abilities.speed_group})\n")
+        trial = run_trial(voice, rounds=rounds, progress=lambda m: sys.stderr.write(f"studio:   {m}\n"))
+        choice = fastest(trial.trials, trial.reference, voice.abilities.quality_bound)
+        rows = [("PRESET", "CPU S PER S OF AUDIO", "VS " + trial.reference.upper(), "LOWEST LOG-MEL CORR.", "")]
+        ref = next((t.cpu_per_audio_s for t in trial.trials if t.preset == trial.reference), None)
+        for t in trial.trials:
+            if t.error:
+                rows.append((t.preset, "failed: " + t.error[:60], "", "", ""))
+                continue
+            ratio = f"{ref / t.cpu_per_audio_s:.2f}x" if ref and t.cpu_per_audio_s else "-"
+            rows.append((t.preset, f"{t.cpu_per_audio_s:.3f}", ratio, f"{t.quality:.4f}" if t.quality is not None
+                         else "-", "<- default here" if t.preset == choice.preset else ""))
+        sys.stdout.write(f"{voice.abilities.speed_group} on {trial.machine.split(' | ')[0]} ({trial.measured_at}; "
+                         f"quality bound {voice.abilities.quality_bound}):\n")
+        print_table(rows, sys.stdout)
+        sys.stdout.write(f"default for new projects: {choice.preset} ({choice.why})\n")

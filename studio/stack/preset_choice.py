@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from studio.core.errors import PresetUnavailable, StudioError
 from studio.engine.presets import Preset, availability, get_preset
 from studio.stack.build import effective_preset
+from studio.stack.preset_speed import default_preset
 
 if TYPE_CHECKING:  # a render checks its preset before the project store is imported (start-up)
     from studio.project.settings import ProjectSettings
@@ -85,7 +86,7 @@ def choose_preset(
         changes = {"preset": ""}  # --engine alone: that backend's default preset
     wanted = settings.with_changes(**changes) if changes else settings
     if not wanted.preset and not _has_audio(project):
-        named = effective_preset(wanted, voice)  # nothing cached yet: name the preset
+        named = default_preset(voice, wanted.backend)  # nothing cached yet: name the preset (measured here)
         wanted = wanted.with_changes(preset=named.name, backend=named.backend)
     if wanted != settings:
         settings = wanted

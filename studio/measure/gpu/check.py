@@ -18,7 +18,9 @@ then writes one JSON row per result (:mod:`studio.measure.gpu.rows`):
 7. ``tensorrt profile``: the TensorRT build's profile from its calibration set and
    how many benchmark sentences would fall back to torch (no TensorRT needed);
 8. ``tensorrt-int8``: unavailable with the reason, or built and measured;
-9. ``goals``: >= 1,000x real time batched, <= 0.5 GB resident (reported).
+9. ``kokoro ...`` and ``xtts ...``: the other families at batch 1 and 8 when their models are
+   on this machine (:mod:`studio.measure.gpu.families`), else one ``unavailable`` row each;
+10. ``goals``: >= 1,000x real time batched, <= 0.5 GB resident (reported).
 
 Every step has a share of the time budget; one that cannot finish in time is a
 ``timeout`` row, and any ``skip``/``fail``/``error``/``timeout`` row makes the exit
@@ -40,6 +42,7 @@ from typing import Any, Callable
 import numpy as np
 
 from studio.measure.gpu import measures as m
+from studio.measure.gpu.families import kokoro_rows, xtts_rows
 from studio.measure.gpu.rows import ROWS_FILE, RowWriter, verdict
 from studio.stack.build import batch_engine
 
@@ -111,7 +114,10 @@ def imported_distributions() -> list[str]:
     return sorted({d for t in tops for d in owners.get(t, [])})
 
 
-def run(folder: Path, out: Path, *, dry_run: bool, budget_s: float) -> int:
+def run(folder: Path, out: Path, *, dry_run: bool, budget_s: float, models: dict[str, Path] | None = None) -> int:
+    """Every row into ``out``; ``models``: the Kokoro model file and XTTS checkpoint folder found
+    on this machine (``kokoro``, ``xtts``), which cannot travel in the prepared folder."""
+    models = models or {}
     deadline = Deadline(budget_s)
     writer = RowWriter(out / ROWS_FILE)
     started = time.monotonic()
@@ -201,6 +207,8 @@ def run(folder: Path, out: Path, *, dry_run: bool, budget_s: float) -> int:
     tensorrt_row(writer, step, voice, device, sentences, ids, sr, out, dry_run)
     for got in loaded.values():
         got.engine.close()
+    kokoro_rows(writer, step, folder, device, dry_run, models.get("kokoro"))
+    xtts_rows(writer, step, device, dry_run, models.get("xtts"), sentences)
     status, figures, detail = m.goals(writer.rows, dry_run=dry_run)
     writer.add("goals", status, figures, **detail)
     writer.add("done", "info", f"{time.monotonic() - started:.0f} s", elapsed_s=round(time.monotonic() - started, 1),
@@ -247,12 +255,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="where the JSON rows go")
     parser.add_argument("--dry-run", action="store_true", help="CPU, a few sentences, same code path")
     parser.add_argument("--budget-s", type=float, default=DEFAULT_BUDGET_S)
+    parser.add_argument("--kokoro-model", type=Path, help="a Kokoro v1.0 ONNX export on this machine (FP16 for CUDA)")
+    parser.add_argument("--xtts-model", type=Path, help="an XTTS v2 checkpoint folder on this machine")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if not (args.prepared / "manifest.json").is_file():
         print(f"no prepared folder at {args.prepared}: run `bash bench/gpu_prepare.sh` first", file=sys.stderr)
         return 2
-    return run(args.prepared, args.out, dry_run=args.dry_run, budget_s=args.budget_s)
+    models = {k: v for k, v in (("kokoro", args.kokoro_model), ("xtts", args.xtts_model)) if v is not None}
+    return run(args.prepared, args.out, dry_run=args.dry_run, budget_s=args.budget_s, models=models)
 
 
 if __name__ == "__main__":

@@ -123,6 +123,9 @@ def prepare(out: Path, *, wheels: bool = True, python_version: str = GPU_PYTHON)
         "language": language, "sentences": sentences, "paragraph": paragraph, "dry_run_paragraph": dry,
     }, indent=1), encoding="utf-8")
 
+    from studio.measure.gpu.families import prepare_kokoro
+
+    kokoro = prepare_kokoro(out, sentences)
     shipped = prepare_wheels(out / "wheels", python_version) if wheels else []
     files = {str(p.relative_to(out)): p.stat().st_size for p in sorted(out.rglob("*")) if p.is_file()}
     tree = tree_bytes()
@@ -135,6 +138,7 @@ def prepare(out: Path, *, wheels: bool = True, python_version: str = GPU_PYTHON)
                   "phoneme_ids": "voice/phoneme_ids.json", "recorded_sentences": n_ids},
         "sentences": len(sentences),
         "paragraph_chars": len(paragraph),
+        "kokoro": kokoro,
         "wheels": [w.file for w in shipped],
         "files": files,
         "folder_bytes": sum(files.values()),

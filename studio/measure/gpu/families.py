@@ -1,0 +1,184 @@
+"""The GPU check's rows for the other voice families: Kokoro on ONNX Runtime's CUDA provider
+and XTTS on torch, each at batch 1 and 8 (real time factor, device memory).
+
+Why separate from the VITS rows (:mod:`studio.measure.gpu.check`): their models cannot travel
+with the working tree (Kokoro's exports are 92-310 MB, XTTS's checkpoint 1.8 GB; the tree
+may carry 64 MiB), so each row runs when the GPU machine has the model (``--kokoro-model
+FILE``, ``--xtts-model DIR``, or ``STUDIO_KOKORO_MODEL`` / ``STUDIO_XTTS_MODEL``) and
+otherwise says so as an ``unavailable`` row. What does travel is prepared here: one Kokoro
+pack (0.5 MB) and the Kokoro tokens of the check's sentences, so no espeak-ng is needed there.
+
+"Batch 8" for Kokoro is eight sentences in flight on one session (the v1.0 export takes one
+sentence per call: its alignment is per item), for XTTS eight sentences one after another
+on one loaded model (coqui's XTTS inference has no batched call); both say so in the row.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from studio.measure.gpu.measures import mib
+
+KOKORO_PACK = "jm_kumo"
+#: the check's Kokoro sentences: short and long, as a book mixes them (the dry run takes two)
+KOKORO_SENTENCES = 16
+
+
+def prepare_kokoro(out: Path, sentences: list[str]) -> dict[str, Any] | None:
+    """One pack and the Kokoro tokens of ``sentences`` into ``out/kokoro`` (None: Kokoro not installed)."""
+    from studio.core.errors import StudioError
+    from studio.engine.kokoro.frontend import KokoroFrontEnd
+    from studio.engine.kokoro.packs import load_pack, offline_packs_file
+
+    packs = offline_packs_file()
+    if packs is None:
+        return None
+    try:
+        pack = load_pack(packs, KOKORO_PACK)
+    except StudioError:
+        return None
+    folder = out / "kokoro"
+    folder.mkdir(parents=True, exist_ok=True)
+    np.save(folder / f"{KOKORO_PACK}.npy", pack)
+    front_end = KokoroFrontEnd("en_US")
+    by_length = sorted(sentences, key=len)
+    picked = [by_length[int(i)] for i in np.linspace(0, len(by_length) - 1, KOKORO_SENTENCES).round()]
+    tokens = [front_end.text_to_ids(s, "en_US", None) for s in picked]
+    (folder / "tokens.json").write_text(json.dumps({"pack": KOKORO_PACK, "tokens": tokens}), encoding="utf-8")
+    return {"pack": f"kokoro/{KOKORO_PACK}.npy", "tokens": "kokoro/tokens.json", "sentences": len(tokens)}
+
+
+def kokoro_model(dry_run: bool, given: Path | None) -> tuple[Path | None, str]:
+    """The Kokoro model the rows run, and why none when there is none."""
+    path = given or (Path(os.environ["STUDIO_KOKORO_MODEL"]) if os.environ.get("STUDIO_KOKORO_MODEL") else None)
+    if path is not None:
+        return (path, "") if path.is_file() else (None, f"no Kokoro model at {path}")
+    if dry_run:  # the CPU stands in with the offline INT8 model, where the studio is installed
+        try:
+            from studio.engine.kokoro.model import offline_model
+
+            return offline_model(), ""
+        except Exception as exc:  # noqa: BLE001 - not installed: the row says so
+            return None, f"the offline Kokoro model is not installed ({exc})"
+    return None, ("no Kokoro model on this machine (92-310 MB: it cannot travel with the tree); "
+                  "pass --kokoro-model FILE (kokoro-v1.0.fp16.onnx) or set STUDIO_KOKORO_MODEL")
+
+
+def kokoro_rows(writer, step: Callable, folder: Path, device: str, dry_run: bool, given: Path | None) -> None:
+    """``kokoro load``, ``kokoro batch 1``, ``kokoro batch 8`` (see the module notes)."""
+    from studio.engine.kokoro.engine import KokoroEngine
+    from studio.engine.kokoro.model import ModelChoice
+
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8")).get("kokoro")
+    model, why = kokoro_model(dry_run, given)
+    if manifest is None or model is None:
+        writer.add("kokoro", "unavailable", why or "the prepared folder has no Kokoro tokens (prepared without Kokoro)")
+        return
+    data = json.loads((folder / manifest["tokens"]).read_text(encoding="utf-8"))
+    tokens = data["tokens"][:2] if dry_run else data["tokens"]
+    pack = np.load(folder / manifest["pack"])
+    held: dict[str, Any] = {}
+
+    def load() -> tuple[str, str, dict]:
+        from studio.engine.cuda_info import device_memory
+
+        before = device_memory(device) if device.startswith("cuda") else None
+        start = time.perf_counter()
+        engine = KokoroEngine(ModelChoice(model, "as-is", f"Kokoro v1.0 ({model.name})"), pack, "en_US",
+                              threads=1 if dry_run else None, label=f"kokoro:{data['pack']}", device=device)
+        engine.load()
+        held["engine"] = engine
+        after = device_memory(device) if device.startswith("cuda") else None
+        resident = None if before is None or after is None else after[0] - before[0]
+        return "ok", f"loaded in {time.perf_counter() - start:.1f} s; resident {mib(resident)}; {engine.describe()}", \
+            {"load_s": time.perf_counter() - start, "resident_bytes": resident}
+
+    step("kokoro load", 10, load, kind="load", preset="kokoro fp16-cuda")
+    if "engine" not in held:
+        return
+    engine = held["engine"]
+    engine.synthesize_batch(tokens[:1], engine.default_settings)  # warm-up: kernels, arena
+    for batch in (1, 8):
+        step(f"kokoro batch {batch}", 30, lambda b=batch: _kokoro_throughput(engine, tokens, b, device),
+             kind="throughput", preset="kokoro fp16-cuda")
+    engine.close()
+
+
+def _kokoro_throughput(engine, tokens: list, batch: int, device: str) -> tuple[str, str, dict]:
+    from studio.engine.cuda_info import DevicePeakMeter
+
+    settings = engine.default_settings
+    start = time.perf_counter()
+    with DevicePeakMeter(device if device.startswith("cuda") else None, interval_s=0.01) as meter:
+        if batch == 1:
+            audio = [engine.synthesize_batch([t], settings)[0] for t in tokens]
+        else:
+            with ThreadPoolExecutor(batch) as pool:
+                audio = list(pool.map(lambda t: engine.synthesize_batch([t], settings)[0], tokens))
+    wall = time.perf_counter() - start
+    seconds = sum(a.size for a in audio) / engine.sample_rate
+    xrt = seconds / wall if wall > 0 else 0.0
+    how = "one at a time" if batch == 1 else f"{batch} in flight on one session"
+    return "ok", (f"{xrt:,.1f}x real time (RTF {1 / xrt if xrt else 0:.4f}), {len(tokens)} sentences {how}, "
+                  f"{seconds:.0f} s audio in {wall:.1f} s; device peak {mib(meter.peak)}"), \
+        {"batch": batch, "x_realtime": round(xrt, 1), "rtf": 1 / xrt if xrt else None, "audio_s": seconds,
+         "wall_s": wall, "device_peak_bytes": meter.peak}
+
+
+def xtts_rows(writer, step: Callable, device: str, dry_run: bool, given: Path | None, sentences: list[str]) -> None:
+    """``xtts load``, ``xtts batch 1``, ``xtts batch 8`` when coqui-tts and an XTTS checkpoint are here."""
+    import importlib.util
+
+    folder = given or (Path(os.environ["STUDIO_XTTS_MODEL"]) if os.environ.get("STUDIO_XTTS_MODEL") else None)
+    if importlib.util.find_spec("TTS") is None:
+        writer.add("xtts", "unavailable", "coqui-tts is not installed on this machine")
+        return
+    if folder is None or not (folder / "config.json").is_file():
+        writer.add("xtts", "unavailable", "no XTTS checkpoint on this machine (1.8 GB: it cannot travel with the "
+                                          "tree); pass --xtts-model DIR (config.json, model.pth, vocab.json, "
+                                          "a speaker WAV as speaker.wav) or set STUDIO_XTTS_MODEL")
+        return
+    held: dict[str, Any] = {}
+
+    def load() -> tuple[str, str, dict]:
+        import torch
+        from TTS.tts.configs.xtts_config import XttsConfig
+        from TTS.tts.models.xtts import Xtts
+
+        start = time.perf_counter()
+        config = XttsConfig()
+        config.load_json(str(folder / "config.json"))
+        model = Xtts.init_from_config(config)
+        model.load_checkpoint(config, checkpoint_dir=str(folder), eval=True)
+        model.to(device)
+        latents = model.get_conditioning_latents(audio_path=[str(folder / "speaker.wav")])
+        held.update(model=model, latents=latents, rate=config.audio.output_sample_rate)
+        resident = torch.cuda.memory_allocated() if device.startswith("cuda") else None
+        return "ok", f"loaded in {time.perf_counter() - start:.1f} s; {mib(resident)} torch", \
+            {"load_s": time.perf_counter() - start, "resident_bytes": resident}
+
+    step("xtts load", 60, load, kind="load", preset="xtts fp32")
+    if "model" not in held:
+        return
+    texts = sentences[:2] if dry_run else sentences[:16]
+    for batch in (1, 8):
+        step(f"xtts batch {batch}", 60, lambda b=batch: _xtts_throughput(held, texts[: max(b, 2)]),
+             kind="throughput", preset="xtts fp32")
+
+
+def _xtts_throughput(held: dict, texts: list[str]) -> tuple[str, str, dict]:
+    model, (gpt_latent, speaker) = held["model"], held["latents"]
+    start = time.perf_counter()
+    samples = sum(np.asarray(model.inference(t, "en", gpt_latent, speaker)["wav"]).size for t in texts)
+    wall = time.perf_counter() - start
+    seconds = samples / held["rate"]
+    xrt = seconds / wall if wall > 0 else 0.0
+    return "ok", f"{xrt:,.2f}x real time, {len(texts)} sentences one after another on one model", \
+        {"batch": len(texts), "x_realtime": round(xrt, 2), "audio_s": seconds, "wall_s": wall}
