@@ -13,7 +13,8 @@ The rule (:func:`fastest`): among the presets within the family's quality bound 
 ``abilities.quality_bound``: the lowest log-mel correlation with the reference preset's audio,
 sentence by sentence), the one with the least CPU time per second of audio. A preset outside
 the bound is never chosen, however fast; the reference (the family's first preset) always
-qualifies. Without a measurement here the default stays the family's reference.
+qualifies. Without a measurement here the default is the family's reference (Kokoro: its
+model as published, not the build that was faster on an AVX-512 CPU).
 """
 
 from __future__ import annotations
@@ -157,11 +158,14 @@ def default_preset(voice: "VoiceInfo", backend: str | None = None) -> "Preset":
     backend was asked for), else :func:`~studio.engine.presets.preset_for_voice`. Used where a
     preset is *named* (a new project, a render's early start), never to reinterpret a project
     that already renders without one (its cached audio would no longer match)."""
-    from studio.engine.presets import get_preset, preset_for_voice
+    from studio.engine.presets import availability, get_preset, preset_for_voice
 
     choice = measured_choice(voice)
     if choice is not None and (backend is None or get_preset(choice.preset).backend == backend):
         return get_preset(choice.preset)
+    first = voice.abilities.presets[0] if voice.abilities.speed_group and voice.abilities.presets else None
+    if first and (backend is None or get_preset(first).backend == backend) and availability(first)[0]:
+        return get_preset(first)  # the family's reference: no build tuned for another CPU kind
     return preset_for_voice(voice, backend)
 
 

@@ -70,6 +70,13 @@ def test_dry_run_passes_writes_rows_and_stays_under_a_minute(prepared, tmp_path)
                  "throughput batch 1", "throughput batch 3", "streaming", "tensorrt profile",
                  "tensorrt-int8", "goals", "done"):
         assert name in checks, f"no {name!r} row: {list(checks)}"
+    # the other families' rows: Kokoro (on the CPU here, with the offline model) and XTTS (no checkpoint here)
+    kokoro = ("kokoro load", "kokoro batch 1", "kokoro batch 8") if _kokoro_installed() else ("kokoro",)
+    for name in (*kokoro, "xtts"):
+        assert name in checks, f"no {name!r} row: {list(checks)}"
+    if _kokoro_installed():
+        assert checks["kokoro batch 8"]["x_realtime"] > 0 and checks["kokoro batch 1"]["rtf"] > 0
+    assert "no XTTS checkpoint" in checks["xtts"]["figures"]
     assert all(r["status"] in ("ok", "info", "unavailable") for r in rows), rows
     assert checks["fp32 (dry run) batched == unbatched"]["min_correlation"] >= 0.999
     assert checks["streaming"]["ttfa_s"] > 0 and checks["throughput batch 3"]["x_realtime"] > 0
@@ -81,6 +88,12 @@ def test_dry_run_passes_writes_rows_and_stays_under_a_minute(prepared, tmp_path)
     extra = [d for d in checks["done"]["imported_distributions"] if d.lower().replace("_", "-") not in normal
              and not d.lower().startswith(("nvidia", "cuda"))]  # torch's own CUDA libraries
     assert not extra, f"the check imports packages the GPU machine lacks: {extra}"
+
+
+def _kokoro_installed() -> bool:
+    from studio.engine.kokoro.packs import offline_packs_file
+
+    return offline_packs_file() is not None
 
 
 def test_check_fails_loudly_without_a_prepared_folder(tmp_path):

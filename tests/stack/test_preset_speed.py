@@ -51,3 +51,20 @@ def test_the_measured_choice_is_a_voices_default_only_on_the_machine_it_was_meas
     save_trial(trial(0.3, bound + 0.001))
     monkeypatch.setattr(preset_speed, "machine_key", lambda: "another CPU | avx512f | onnxruntime=9")
     assert measured_choice(voice) is None and default_preset(voice).name == REF
+
+
+def test_unmeasured_kokoro_defaults_to_its_model_as_published(tmp_path, monkeypatch) -> None:
+    """No build that was faster on another CPU kind is the default before it is measured here."""
+    import pytest
+
+    from studio.core.errors import VoiceError
+
+    monkeypatch.setenv("STUDIO_CACHE_DIR", str(tmp_path))
+    try:
+        kumo = get_voice("kokoro:jm_kumo")
+    except VoiceError:
+        pytest.skip("the offline Kokoro voices are not installed")
+    assert measured_choice(kumo) is None and default_preset(kumo).name == "int8-cpu"
+    save_trial(FamilyTrial(kumo.abilities.speed_group, kumo.id, "int8-cpu", kumo.abilities.quality_bound,
+                           machine_key(), "now", 5, (PresetTrial("int8-cpu", 0.7, 1.0), PresetTrial("fp32-cpu", 0.5, 0.97))))
+    assert default_preset(kumo).name == "fp32-cpu"  # measured faster here, within the bound

