@@ -8,7 +8,7 @@ tales; each sentence once, no repeats; nothing was tuned on it) with the same
 voice pack (``jm_kumo``) and the same offline INT8 model file:
 
 * A: ``studio render TEXT -o OUT --voice kokoro:jm_kumo --format wav`` (``--preset``
-  as given: ``fp32-cpu``, the default, or ``int8-cpu``);
+  as given, else the preset the studio chooses here: measured, or the family's reference);
 * B: kokoro-onnx 0.6.1 as its README shows it: ``Kokoro(model, voices)``,
   ``create(text, voice=..., speed=1.0, lang="en-us")``, ``soundfile.write``.
 
@@ -16,10 +16,11 @@ Each pair runs A then B (B then A on odd rounds); speed is seconds of audio per
 wall second, memory the peak resident set of the process tree (sampled every
 50 ms). ``--proof`` also proof-listens the studio's Kokoro render and a Piper
 render of the same text and prints how many sentences each flagged. kokoro-onnx
-is installed for this script only (``pip install kokoro-onnx==0.6.1``); the studio
-does not depend on it.
+is installed for this script only (``pip install kokoro-onnx==0.6.1``, or into a folder
+named by ``PYTHONPATH``); the studio does not depend on it. CPU seconds of each process tree
+are printed too, and the speed ratio by CPU time: on a shared machine wall times say little.
 
-    python bench/kokoro.py [--pairs 3 (0: none)] [--chars 2400] [--preset fp32-cpu] [--epub FILE] [--proof]
+    python bench/kokoro.py [--pairs 3 (0: none)] [--chars 2400] [--preset NAME] [--epub FILE] [--proof]
     python bench/kokoro.py --precisions 12      # INT8 against the fp32-cpu build, in one process
 """
 
@@ -39,6 +40,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 EPUB = REPO.parent / "shared" / "fixtures" / "epub" / "childrens-literature.epub"
 PACK = "jm_kumo"
+
+#: CPU seconds of each finished run_tree, in order (a loaded machine's wall times say little)
+CPU_SECONDS: list[float] = []
 
 REFERENCE = """
 import sys, numpy as np, soundfile as sf
@@ -71,9 +75,13 @@ def held_out_text(chars: int, epub: Path = EPUB) -> str:
 
 
 def run_tree(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall seconds and the peak RSS (GB) of the whole process tree of ``cmd``."""
+    """Wall seconds and the peak RSS (GB) of the whole process tree of ``cmd``; its CPU seconds
+    (user + system of the tree, as the OS accounts them) go to :data:`CPU_SECONDS`."""
+    import resource
+
     import psutil
 
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     root, peak = psutil.Process(proc.pid), 0
@@ -85,6 +93,8 @@ def run_tree(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
             pass
         time.sleep(0.05)
     wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU_SECONDS.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     if proc.returncode != 0:
         raise SystemExit(f"{cmd[:4]} failed: {proc.stderr.read()[-2000:]}")
     return wall, peak / 1e9
@@ -101,7 +111,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--chars", type=int, default=2400, help="characters of prose (default 2400: ~3 minutes)")
-    ap.add_argument("--preset", default="fp32-cpu", help="the studio's preset (fp32-cpu or int8-cpu)")
+    ap.add_argument("--preset", default=None, help="the studio's preset (default: the one it chooses here, "
+                    "measured or the family's reference)")
     ap.add_argument("--epub", type=Path, default=EPUB, help=f"the shared EPUB (default: {EPUB})")
     ap.add_argument("--proof", action="store_true", help="also proof-listen a Kokoro and a Piper render")
     ap.add_argument("--precisions", type=int, default=0, metavar="N",
@@ -118,7 +129,7 @@ def main() -> int:
     (work / "prose.md").write_text("# Prose\n\n" + text + "\n", encoding="utf-8")
     (work / "prose.txt").write_text(text.replace("\n\n", "\n"), encoding="utf-8")
     model, packs = offline_model(), offline_packs_file()
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)}
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), platform.processor())
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {cpu}, {os.cpu_count()} CPUs; "
@@ -126,8 +137,9 @@ def main() -> int:
 
     def studio(i: int) -> tuple[float, float, float]:
         out = work / f"studio-{i}"
+        preset = ["--preset", args.preset] if args.preset else []
         wall, peak = run_tree([sys.executable, "-m", "studio", "render", str(work / "prose.md"), "-o", str(out),
-                               "--voice", f"kokoro:{PACK}", "--format", "wav", "--preset", args.preset], env)
+                               "--voice", f"kokoro:{PACK}", "--format", "wav", *preset], env)
         return wall, peak, sum(seconds_of(f) for f in out.glob("*.wav"))
 
     def reference(i: int) -> tuple[float, float, float]:
@@ -146,13 +158,15 @@ def main() -> int:
 def pairs(count: int, studio, reference) -> None:
     """``count`` A B pairs (alternating order) and their medians."""
     rows: dict[str, list[tuple[float, float, float]]] = {"studio": [], "kokoro-onnx": []}
+    cpu: dict[str, list[float]] = {"studio": [], "kokoro-onnx": []}
     for i in range(count):
         order = [("studio", studio), ("kokoro-onnx", reference)]
         for name, run in order if i % 2 == 0 else order[::-1]:
             rows[name].append(run(i))
             wall, peak, audio = rows[name][-1]
-            print(f"pair {i + 1} {name:12s} {wall:7.1f} s wall  {audio:6.1f} s audio  {audio / wall:5.2f}x real time"
-                  f"  peak {peak:.2f} GB  load {os.getloadavg()[0]:.2f}")
+            cpu[name].append(CPU_SECONDS[-1])
+            print(f"pair {i + 1} {name:12s} {wall:7.1f} s wall  {CPU_SECONDS[-1]:7.1f} s CPU  {audio:6.1f} s audio  "
+                  f"{audio / wall:5.2f}x real time  peak {peak:.2f} GB  load {os.getloadavg()[0]:.2f}")
     speed = {k: statistics.median(a / w for w, _, a in v) for k, v in rows.items()}
     peak = {k: statistics.median(p for _, p, _ in v) for k, v in rows.items()}
     ratios = [(sa / sw) / (ra / rw) for (sw, _, sa), (rw, _, ra) in zip(rows["studio"], rows["kokoro-onnx"])]
@@ -160,6 +174,10 @@ def pairs(count: int, studio, reference) -> None:
           f"studio/kokoro-onnx per pair {', '.join(f'{r:.2f}' for r in ratios)} (median {statistics.median(ratios):.2f}); "
           f"peak memory studio {peak['studio']:.2f} GB, kokoro-onnx {peak['kokoro-onnx']:.2f} GB; "
           f"load after {os.getloadavg()[0]:.2f}")
+    by_cpu = [(sa / sc) / (ra / rc) for (_, _, sa), sc, (_, _, ra), rc
+              in zip(rows["studio"], cpu["studio"], rows["kokoro-onnx"], cpu["kokoro-onnx"])]
+    print(f"by CPU time (audio per CPU second): studio/kokoro-onnx per pair {', '.join(f'{r:.2f}' for r in by_cpu)} "
+          f"(median {statistics.median(by_cpu):.2f})")
 
 
 def proof_counts(work: Path, env: dict[str, str]) -> None:

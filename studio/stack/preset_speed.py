@@ -25,6 +25,7 @@ import logging
 import platform
 import time
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
@@ -78,6 +79,7 @@ class Choice:
     why: str
 
 
+@lru_cache(maxsize=1)
 def machine_key() -> str:
     """What makes two trials comparable: CPU model, its flags that matter, package versions."""
     import importlib.metadata

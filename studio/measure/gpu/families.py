@@ -24,11 +24,26 @@ from typing import Any, Callable
 
 import numpy as np
 
-from studio.measure.gpu.measures import mib
+from studio.measure.gpu.measures import NOISE_OFF, mib
 
 KOKORO_PACK = "jm_kumo"
 #: the check's Kokoro sentences: short and long, as a book mixes them (the dry run takes two)
 KOKORO_SENTENCES = 16
+
+
+#: the issue's goals on a GPU, x real time: reported with the VITS goals (:func:`studio.measure.gpu.measures.goals`)
+GOALS = {"kokoro": 100.0, "xtts": 5.0}
+
+
+def family_goals(rows) -> list[str]:
+    """``kokoro >= 100x real time: 240x met`` and the like, from the family throughput rows."""
+    out = []
+    for family, goal in GOALS.items():
+        xrt = [r["x_realtime"] for r in rows if r.get("kind") == "family throughput" and r.get("family") == family]
+        best = max(xrt) if xrt else None
+        out.append(f"{family} >= {goal:g}x real time: "
+                   + ("not measured" if best is None else f"{best:,.1f}x {'met' if best >= goal else 'missed'}"))
+    return out
 
 
 def prepare_kokoro(out: Path, sentences: list[str]) -> dict[str, Any] | None:
@@ -94,27 +109,27 @@ def kokoro_rows(writer, step: Callable, folder: Path, device: str, dry_run: bool
         engine = KokoroEngine(ModelChoice(model, "as-is", f"Kokoro v1.0 ({model.name})"), pack, "en_US",
                               threads=1 if dry_run else None, label=f"kokoro:{data['pack']}", device=device)
         engine.load()
+        engine.synthesize_batch(tokens[:1], NOISE_OFF)  # warm-up: kernels, arena
         held["engine"] = engine
         after = device_memory(device) if device.startswith("cuda") else None
         resident = None if before is None or after is None else after[0] - before[0]
         return "ok", f"loaded in {time.perf_counter() - start:.1f} s; resident {mib(resident)}; {engine.describe()}", \
             {"load_s": time.perf_counter() - start, "resident_bytes": resident}
 
-    step("kokoro load", 10, load, kind="load", preset="kokoro fp16-cuda")
+    step("kokoro load", 10, load, kind="family load", family="kokoro")
     if "engine" not in held:
         return
     engine = held["engine"]
-    engine.synthesize_batch(tokens[:1], engine.default_settings)  # warm-up: kernels, arena
     for batch in (1, 8):
         step(f"kokoro batch {batch}", 30, lambda b=batch: _kokoro_throughput(engine, tokens, b, device),
-             kind="throughput", preset="kokoro fp16-cuda")
+             kind="family throughput", family="kokoro")
     engine.close()
 
 
 def _kokoro_throughput(engine, tokens: list, batch: int, device: str) -> tuple[str, str, dict]:
     from studio.engine.cuda_info import DevicePeakMeter
 
-    settings = engine.default_settings
+    settings = NOISE_OFF
     start = time.perf_counter()
     with DevicePeakMeter(device if device.startswith("cuda") else None, interval_s=0.01) as meter:
         if batch == 1:
@@ -164,13 +179,13 @@ def xtts_rows(writer, step: Callable, device: str, dry_run: bool, given: Path | 
         return "ok", f"loaded in {time.perf_counter() - start:.1f} s; {mib(resident)} torch", \
             {"load_s": time.perf_counter() - start, "resident_bytes": resident}
 
-    step("xtts load", 60, load, kind="load", preset="xtts fp32")
+    step("xtts load", 60, load, kind="family load", family="xtts")
     if "model" not in held:
         return
     texts = sentences[:2] if dry_run else sentences[:16]
     for batch in (1, 8):
         step(f"xtts batch {batch}", 60, lambda b=batch: _xtts_throughput(held, texts[: max(b, 2)]),
-             kind="throughput", preset="xtts fp32")
+             kind="family throughput", family="xtts")
 
 
 def _xtts_throughput(held: dict, texts: list[str]) -> tuple[str, str, dict]:
