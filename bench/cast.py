@@ -167,7 +167,7 @@ def score_book(book: Book) -> Score | None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--part", choices=("blind", "blind1", "held-out", "tune", "old", "all"), default="blind")
+    ap.add_argument("--part", choices=("blind", "blind1", "held-out", "tune", "tune3", "heldout3", "old", "all"), default="blind")
     args = ap.parse_args()
     total = Score()
     t0 = time.perf_counter()
