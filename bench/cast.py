@@ -167,14 +167,15 @@ def score_book(book: Book) -> Score | None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--part", choices=("blind", "blind1", "held-out", "tune", "tune3", "heldout3", "old", "all"), default="blind")
+    ap.add_argument("--part", choices=("blind", "blind1", "held-out", "tune", "tune3", "heldout3", "old", "tuning", "all"), default="blind")
     args = ap.parse_args()
     total = Score()
     t0 = time.perf_counter()
     print(f"{'book':44} {'part':8} {'lines':>5} {'found':>6} {'extra':>5} {'studio':>7} {'nearest':>7} "
           f"{'verb+who':>9} {'of':>4} {'precision':>9} {'narrator':>8} {'ch/person':>9} {'things':>6} {'s':>6}")
     for book in read_labels():
-        if args.part not in ("all", book.part) and not (args.part == "old" and book.part != "blind"):
+        if args.part not in ("all", book.part) and not (args.part == "old" and book.part not in ("blind", "heldout3")) \
+                and not (args.part == "tuning" and book.part != "heldout3"):
             continue
         s = score_book(book)
         if s is None:

@@ -92,9 +92,9 @@ class People:
         out = []
         for line in lines:
             who = self(line.speaker)
-            out.append(line if who == line.speaker else
-                       replace(line, speaker=who, confidence=line.confidence if who else 0.0,
-                               how=line.how if who else "unattributed"))
+            others = tuple(dict.fromkeys(n for n in map(self, line.alternatives) if n and n != who))
+            out.append(replace(line, speaker=who, confidence=line.confidence if who else 0.0,
+                               how=line.how if who else "unattributed", alternatives=others))
         return out
 
 
@@ -248,6 +248,7 @@ def _merge_names(names: list[str], union) -> None:  # noqa: ANN001 - the union o
             continue
         for n, _t in forms[1:]:
             union(n, forms[0][0], True)
+    names = [n for n in names if n[:1].isupper()]  # "one" and "one of them" are no first name and full name
     singles = [n for n in names if " " not in n]
     for s in singles:  # "Mary" and "Mary Hale"
         longer = [n for n in names if " " in n and not _TITLE_RE.match(n) and n.split()[0] == s]
