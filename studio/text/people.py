@@ -72,9 +72,9 @@ class Person:
 class People:
     """Every speaker's name -> the person's name ("" for a thing: the narrator reads it)."""
 
-    def __init__(self, persons: Iterable[Person] = (), dropped: Iterable[str] = ()) -> None:
+    def __init__(self, persons: Iterable[Person] = (), dropped: Iterable[str] = (), narrator: str = "") -> None:
         self.persons = tuple(persons)
-        self.of: dict[str, str] = {}
+        self.of: dict[str, str] = {"I": narrator} if narrator else {}  # the narrator's "I", never listed as a name
         for p in self.persons:
             for n in (p.name, *p.names, *p.descriptors):
                 self.of[n] = p.name
@@ -136,7 +136,7 @@ def find_people(lines: Sequence[Line], paragraphs: Sequence[str], *, separate: I
     """
     counts = Counter(line.speaker for line in lines if line.speaker)
     keep_apart = set(separate)
-    dropped = [n for n in counts if is_thing(n)]
+    dropped = [n for n in counts if is_thing(n) or not _speaks(n, lines)]
     names = [n for n in counts if n not in dropped]
     parent = {n: n for n in names}
 
@@ -166,6 +166,10 @@ def find_people(lines: Sequence[Line], paragraphs: Sequence[str], *, separate: I
         counts[narrator] += 0
         union("I", narrator, True)
     _merge_names([n for n in parent if not is_descriptor(n) and n != "I"], union)
+    by_form = {_the(d).lower(): d for d in parent if is_descriptor(d)}
+    for n in [n for n in parent if " " not in n and n != "I" and not is_descriptor(n)]:
+        if f"the {n.lower()}" in by_form:  # "Landlord, ..." addressed, and "said the landlord": one person
+            union(n, by_form[f"the {n.lower()}"], True)
     ties = _appositions(paragraphs)
     for d in [n for n in parent if is_descriptor(n)]:
         tied = ties.get(_the(d))
@@ -186,9 +190,9 @@ def find_people(lines: Sequence[Line], paragraphs: Sequence[str], *, separate: I
             head = narrator
         else:
             head = max(proper or members, key=lambda n: (counts[n], len(n)))
-        persons.append(Person(head, tuple(sorted(n for n in proper if n != head)) + (("I",) if "I" in members else ()),
-                              tuple(sorted(n for n in members if is_descriptor(n) and n != head))))
-    return People(persons, dropped)
+        persons.append(Person(head, tuple(sorted(n for n in proper if n != head)),
+                              tuple(sorted(n for n in members if is_descriptor(n) and n.lower() != head.lower()))))
+    return People(persons, dropped, narrator if "I" in parent else "")
 
 
 def _answering(lines: Sequence[Line]) -> set[tuple[str, str]]:
@@ -320,8 +324,30 @@ def _plain_mods(descriptor: str) -> list[str]:
 
 
 def _same_sex(a: str, b: str) -> bool:
+    """Whether two descriptors can be one person: not a group and one, not a man and a woman."""
     ga, gb = gender_of(a), gender_of(b)
-    return not ga or not gb or ga == gb
+    return (ga == "p") == (gb == "p") and (not ga or not gb or ga == gb)
+
+
+#: rules that put a speech verb beside the speaker (its name, a pronoun meaning it, a play's speaker label)
+_NAMED_BY_VERB = frozenset({"verb+name", "neighbour:verb+name", "stage", "introduced", "verb+pronoun",
+                            "neighbour:verb+pronoun"})
+
+
+def _speaks(name: str, lines: Sequence[Line]) -> bool:
+    """Whether the book gives ``name`` a speech verb or addresses it in a line ("Landlord, ..."):
+    a descriptor met only in the narration ("the plane", "the bench") that an entrance or a turn
+    pointed at is no speaker. A proper name may enter and speak ("Stubb came up the side.")."""
+    if name == "I" or name.lower() in _NAMELESS_SPEAKERS or not is_descriptor(name):
+        return True
+    if any(line.speaker == name and line.how in _NAMED_BY_VERB for line in lines):
+        return True
+    bare = re.sub(r"^(?:the|a|an)\s+", "", name, flags=re.IGNORECASE)
+    called = re.compile(rf"(?:^|[,;!?]\s+|\b(?:dear|my|good|O)\s+){re.escape(bare)}\s*[,!?;.—]", re.IGNORECASE)
+    return any(called.search(line.text) for line in lines)
+
+
+_NAMELESS_SPEAKERS = frozenset({"the stranger", "the other"})
 
 
 @dataclass(frozen=True)
