@@ -80,9 +80,10 @@ class People:
                 self.of[n] = p.name
         for n in dropped:
             self.of[n] = ""
+        self.folded = {n.casefold(): p for n, p in self.of.items()}  # "the gardener" is "the Gardener"
 
     def __call__(self, name: str) -> str:
-        return self.of.get(name, name) if name else name
+        return self.of.get(name, self.folded.get(name.casefold(), name)) if name else name
 
     def person(self, name: str) -> Person | None:
         return next((p for p in self.persons if p.name == name), None)
