@@ -43,7 +43,8 @@ _VERBS = (
     "returned repeated began called roared interrupted inquired enquired demanded declared retorted rejoined "
     "protested explained insisted suggested grumbled sighed screamed yelled growled sobbed pleaded urged agreed "
     "admitted persisted responded resumed ejaculated hissed snapped warned thundered stammered faltered "
-    "thought quoth twittered laughed sneered groaned gasped panted bellowed chuckled"
+    "thought quoth twittered laughed sneered groaned gasped panted bellowed chuckled snarled chirped chirruped "
+    "croaked quacked cackled mumbled squeaked wailed moaned whimpered lisped drawled blurted sputtered"
 ).split()
 _VERB = "(?:" + "|".join(sorted(_VERBS + list(INCISE_VERBS), key=len, reverse=True)) + ")"
 TITLES_PATTERN = ("Mr|Mrs|Miss|Ms|Dr|Captain|Capt|Sir|Lady|Lord|Mister|Master|Mistress|Aunt|Uncle|King|Queen|Prince|"
@@ -57,7 +58,9 @@ _PRON = r"(?:he|she|I|they|il|elle|él|ella|je|yo)"
 _ADV = r"(?:\s+(?:[a-z]+ly|[a-zé]+ment))?"
 #: speakers a story leaves nameless: "said one of them", "said another", "said one on a branch"
 _NAMELESS = r"\b(?:one\s+of\s+them|another|one(?=\s+(?:on|in|at|from|upon)\s))"
-_WHO = rf"(?P<who>{_NAMELESS}|{NAME_PATTERN}|{_DESCR}|{_PRON})"
+#: a name with a word of pity or fondness before it: "cried poor Gluck", "said little Hans"
+_FOND = r"(?:(?:poor|little|old|young|good|dear|brave|honest)\s+)?"
+_WHO = rf"(?P<who>{_NAMELESS}|{_FOND}{NAME_PATTERN}|{_DESCR}|{_PRON})"
 #: "said Stubb" / "said the old man" / "says I" ; "Ahab replied" / "he cried"
 _AFTER_VERB = re.compile(rf"\b{_VERB}{_ADV}\s+{_WHO.replace('who', 'who1')}", re.UNICODE)
 _BEFORE_VERB = re.compile(rf"{_WHO.replace('who', 'who2')}{_ADV}\s+(?:had\s+|has\s+)?{_VERB}\b", re.UNICODE)
@@ -69,7 +72,7 @@ _AND_VERB = re.compile(rf"{_WHO.replace('who', 'who4')}\s+(?:[a-z]+ly\s+)?[a-z]+
                        re.UNICODE)
 _GOES_ON = re.compile(r"\b(?:he|she)\s+(?:continued|added|resumed|went\s+on)\b|"
                       r"\b(?:continued|added|resumed)\s+(?:he|she)\b\W*$", re.IGNORECASE)
-_SUBJECT_VERBS = ("was were had came went saw sat stood took ran flew put got gave made knew felt met began drew "
+_SUBJECT_VERBS = ("was were had came went saw sat stood took ran flew put got gave made knew felt met began drew awoke woke "
                   "held heard told left spoke rose fell grew threw shook struck caught brought found kept lay turned "
                   "reprit prit fit").split()
 _SUBJECT = re.compile(rf"(?P<s>{NAME_PATTERN}|\b(?:the|a|an|The|A|An)\s+(?:[\w\-]+\s+){{0,3}}?[\w\-]+)\s+"
@@ -189,6 +192,8 @@ def gender_of(name: str) -> str:
 def clean_name(who: str) -> str:
     who = who.strip().rstrip(",.;:!?")
     words = who.split()
+    if len(words) > 1 and re.fullmatch(_FOND, words[0] + " "):
+        words = words[1:]  # "poor Gluck" is Gluck
     while words and words[-1] in _STOP:
         words.pop()
     if len(words) == 1 and re.fullmatch(TITLES_PATTERN, words[0].rstrip(".")):
@@ -439,6 +444,10 @@ def _own(text: str, pspans: Sequence[Span], k: int, mem: _Memory, alias: Aliases
         if _GOES_ON.search(piece):
             return "", 0.85, "goes on"  # '"a," he said. ... "b," he continued': the same speaker
         earlier = "".join(text[s.start:s.end] for s in pspans[:j + int(before)] if not s.quoted)
+        told = {mem.known(alias(w)) or alias(w) for w in  # "he said to Old Pipes", "To the Emperor he said"
+                (clean_name(m.group(1)) if m.group(1)[0].isupper() else descriptor_of(m.group(1)) for m in
+                 re.finditer(rf"\b[Tt]o\s+((?:the|his|her)\s+[\w\-]+|{NAME_PATTERN})", piece))}
+        addressed = addressed | (told - {""})
         local = [mem.known(alias(clean_name(m.group(0)))) for m in re.finditer(NAME_PATTERN, earlier)]
         local = [n for n in local if n and n not in addressed and gender_of(n) != "p"]
         subjects = [alias(n) for n in _subjects(earlier) or mem.scene]
