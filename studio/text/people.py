@@ -171,6 +171,10 @@ def find_people(lines: Sequence[Line], paragraphs: Sequence[str], *, separate: I
     for n in [n for n in parent if " " not in n and n != "I" and not is_descriptor(n)]:
         if f"the {n.lower()}" in by_form:  # "Landlord, ..." addressed, and "said the landlord": one person
             union(n, by_form[f"the {n.lower()}"], True)
+            continue
+        wider = [d for d in by_form.values() if d.split()[-1].lower() == n.lower()]  # "Tree", "the Fir Tree"
+        if wider and n[0].isupper() and all(find(d) == find(wider[0]) for d in wider):
+            union(n, wider[0])
     ties = _appositions(paragraphs)
     for d in [n for n in parent if is_descriptor(n)]:
         tied = ties.get(_the(d))
@@ -284,8 +288,9 @@ def _merge_descriptors(descriptors: list[str], union, find) -> None:  # noqa: AN
         if head in _PLAIN_HEADS:
             for d in group:
                 for other in group:
-                    if other != d and split[d][1] == split[other][1] and _plain_mods(d) == _plain_mods(other):
-                        union(d, other)
+                    mine, theirs = set(_plain_mods(d)), set(_plain_mods(other))
+                    if other != d and split[d][1] == split[other][1] and (mine == theirs or mine and mine < theirs):
+                        union(d, other)  # "the old man" and "the little old man"; never "the man" and "the old man"
         elif len(telling) <= 1:
             for d in group[1:]:
                 union(d, group[0])
