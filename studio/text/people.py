@@ -22,11 +22,10 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from studio.text.attribution import (
+from studio.text.attribution import Aliases, Line
+from studio.text.speech_tags import (
     NAME_PATTERN,
     TITLES_PATTERN,
-    Aliases,
-    Line,
     clean_name,
     descriptor_of,
     gender_of,
