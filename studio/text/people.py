@@ -170,10 +170,6 @@ def find_people(lines: Sequence[Line], paragraphs: Sequence[str], *, separate: I
     for n in [n for n in parent if " " not in n and n != "I" and not is_descriptor(n)]:
         if f"the {n.lower()}" in by_form:  # "Landlord, ..." addressed, and "said the landlord": one person
             union(n, by_form[f"the {n.lower()}"], True)
-            continue
-        wider = [d for d in by_form.values() if d.split()[-1].lower() == n.lower()]  # "Tree", "the Fir Tree"
-        if wider and n[0].isupper() and all(find(d) == find(wider[0]) for d in wider):
-            union(n, wider[0])
     ties = _appositions(paragraphs)
     for d in [n for n in parent if is_descriptor(n)]:
         tied = ties.get(_the(d))

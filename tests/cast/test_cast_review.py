@@ -11,7 +11,7 @@ from support.cast import cast_project
 
 from studio.cli import main
 from studio.project.store import Project
-from studio.text.attribution import attribute
+from studio.text.attribution import Line, attribute
 from studio.text.people import find_people
 
 
@@ -51,6 +51,10 @@ def test_the_gardener_capitalised_or_not_is_one_character_and_the_narrator_is_no
     narrator = people.person("the narrator")
     assert narrator is not None and "I" not in narrator.names
     assert people.person("the Gardener").descriptors == ()  # its lower-case form is no other name
+    # a word addressed ("Landlord, ...") that the turns made a speaker is the landlord
+    lines = [Line(0, 0, 9, "Landlord,", "Landlord", 0.6, "alternation"),
+             Line(1, 0, 9, "Good night", "the landlord", 0.95, "verb+name")]
+    assert {line.speaker for line in find_people(lines, ["", ""]).apply(lines)} == {"the landlord"}
 
 
 def test_an_untagged_speech_in_a_two_person_exchange_goes_by_turns_and_is_not_sure() -> None:
