@@ -71,9 +71,12 @@ class Person:
 class People:
     """Every speaker's name -> the person's name ("" for a thing: the narrator reads it)."""
 
-    def __init__(self, persons: Iterable[Person] = (), dropped: Iterable[str] = (), narrator: str = "") -> None:
+    def __init__(self, persons: Iterable[Person] = (), dropped: Iterable[str] = (),
+                 forms: dict[str, str] | None = None) -> None:
+        """``forms``: other forms of a person's name never listed as names (the narrator's "I",
+        "Landlord" addressed for "the landlord")."""
         self.persons = tuple(persons)
-        self.of: dict[str, str] = {"I": narrator} if narrator else {}  # the narrator's "I", never listed as a name
+        self.of: dict[str, str] = dict(forms or {})
         for p in self.persons:
             for n in (p.name, *p.names, *p.descriptors):
                 self.of[n] = p.name
@@ -183,16 +186,18 @@ def find_people(lines: Sequence[Line], paragraphs: Sequence[str], *, separate: I
     groups: dict[str, list[str]] = {}
     for n in parent:
         groups.setdefault(find(n), []).append(n)
-    persons = []
+    persons, forms = [], {}
     for members in groups.values():
-        proper = [n for n in members if not is_descriptor(n) and n != "I"]
+        described = {_the(d).lower() for d in members if is_descriptor(d)}
+        proper = [n for n in members if not is_descriptor(n) and n != "I" and f"the {n.lower()}" not in described]
         if narrator and narrator in members:
             head = narrator
         else:
             head = max(proper or members, key=lambda n: (counts[n], len(n)))
         persons.append(Person(head, tuple(sorted(n for n in proper if n != head)),
                               tuple(sorted(n for n in members if is_descriptor(n) and n.lower() != head.lower()))))
-    return People(persons, dropped, narrator if "I" in parent else "")
+        forms.update({n: head for n in members if n == "I" or not is_descriptor(n) and n not in proper})
+    return People(persons, dropped, forms)
 
 
 def _answering(lines: Sequence[Line]) -> set[tuple[str, str]]:
