@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 from studio.core.errors import ProjectError
-from studio.text.attribution import EVIDENCE, SURE, Aliases, Line, attribute
+from studio.text.attribution import SURE, Aliases, Line, attribute, evidence_of
 from studio.text.people import cast_list, find_people
 from studio.text.dialogue import paragraph_spans, split_dialogue
 
@@ -101,7 +101,7 @@ class Part:
 
     @property
     def evidence(self) -> str:
-        return (EVIDENCE.get(self.how.removeprefix("neighbour:"), "guess") if self.name else "none") if self.how else ""
+        return evidence_of(self.how, self.name) if self.how else ""
 
 
 @dataclass(frozen=True)

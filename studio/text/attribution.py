@@ -54,6 +54,12 @@ EVIDENCE = {
 SURE = frozenset({"verb+name", "neighbour:verb+name", "verb+I", "neighbour:verb+I", "continued",
                   "neighbour:continued", "corrected"})
 
+
+def evidence_of(how: str, speaker: str) -> str:
+    """What a line's speaker rests on, in the producer's words (:data:`EVIDENCE`); "none" when
+    no rule named anyone."""
+    return EVIDENCE.get(how.removeprefix("neighbour:"), "guess") if speaker else "none"
+
 @dataclass(frozen=True)
 class Line:
     """One quoted line: where it is, what it says, who says it and how that was decided.
@@ -73,8 +79,7 @@ class Line:
 
     @property
     def evidence(self) -> str:
-        """What the speaker rests on, in the producer's words (:data:`EVIDENCE`)."""
-        return EVIDENCE.get(self.how.removeprefix("neighbour:"), "guess") if self.speaker else "none"
+        return evidence_of(self.how, self.speaker)
 
     @property
     def sure(self) -> bool:
