@@ -7,6 +7,7 @@ checksum written by one and verified by the other would drift.
 
 from __future__ import annotations
 
+import functools
 import io
 import logging
 import os
@@ -20,6 +21,7 @@ from typing import IO, Iterator
 import numpy as np
 
 from studio.core.errors import DiskFull, StudioError, is_disk_full
+from studio.core.system import umask
 
 log = logging.getLogger(__name__)
 
@@ -86,23 +88,10 @@ def read_wav(path: str | Path) -> tuple[np.ndarray, int]:
     return read_wav_bytes(Path(path).read_bytes())
 
 
-_UMASK: int | None = None
-
-
+@functools.lru_cache(maxsize=1)
 def _umask() -> int:
-    """The process umask, read once (``os.umask`` can only be read by setting it)."""
-    global _UMASK
-    if _UMASK is None:
-        try:
-            for line in Path("/proc/self/status").read_text().splitlines():
-                if line.startswith("Umask:"):
-                    _UMASK = int(line.split()[1], 8)
-                    break
-        except (OSError, ValueError):
-            pass
-        if _UMASK is None:
-            _UMASK = 0o022
-    return _UMASK
+    """The process umask, read once."""
+    return umask()
 
 
 def fsync_dir(folder: Path) -> None:
