@@ -7,7 +7,7 @@
 #
 # Python: the tested set (installer\constraints.txt, checked for Windows wheels in
 # installer\wheels.json) was made with Python 3.11, so 3.11 is looked for first (the py
-# launcher, then python on PATH), then 3.12. With neither, winget installs Python 3.11
+# launcher, then python on PATH), then 3.12 and 3.13. With none, winget installs Python 3.11
 # for this user. Nothing else comes from outside pip: ffmpeg, PortAudio and espeak-ng's
 # data arrive inside wheels.
 $ErrorActionPreference = 'Stop'
@@ -15,7 +15,7 @@ $here = Split-Path -Parent $PSScriptRoot
 
 function Find-Python {
     $launcher = Get-Command py -ErrorAction SilentlyContinue
-    foreach ($version in '3.11', '3.12') {
+    foreach ($version in '3.11', '3.12', '3.13') {
         if ($launcher) {
             & py "-$version" -c "import sys" 2>$null
             if ($LASTEXITCODE -eq 0) { return @('py', "-$version") }
@@ -25,7 +25,7 @@ function Find-Python {
         $found = Get-Command $name -ErrorAction SilentlyContinue
         # the WindowsApps python.exe is the Store's stub, which opens the Store instead of running
         if ($found -and $found.Source -notlike '*\WindowsApps\*') {
-            & $found.Source -c "import sys; sys.exit(0 if (3, 11) <= sys.version_info[:2] <= (3, 12) else 1)" 2>$null
+            & $found.Source -c "import sys; sys.exit(0 if (3, 11) <= sys.version_info[:2] <= (3, 13) else 1)" 2>$null
             if ($LASTEXITCODE -eq 0) { return @($found.Source) }
         }
     }

@@ -135,7 +135,11 @@ def unmet(name: str, entry: dict) -> dict[str, str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 on an unmet gap")
+    parser.add_argument("--python", help="another CPython to check for, e.g. 3.12 (implies --check)")
     args = parser.parse_args(argv)
+    if args.python:
+        global PYTHON
+        PYTHON, args.check = tuple(int(p) for p in args.python.split(".")), True
     wanted = pins()
     with ThreadPoolExecutor(8) as pool:
         entries = dict(zip(wanted, pool.map(lambda item: look_up(*item), wanted.items())))
