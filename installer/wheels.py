@@ -52,7 +52,8 @@ EXCEPTIONS: dict[str, dict[str, str]] = {
                     "nvidia-cuda-nvrtc", "nvidia-cuda-runtime", "nvidia-cudnn-cu13", "nvidia-cufft", "nvidia-cufile",
                     "nvidia-curand", "nvidia-cusolver", "nvidia-cusparse", "nvidia-cusparselt-cu13",
                     "nvidia-nccl-cu13", "nvidia-nvjitlink", "nvidia-nvshmem-cu13", "nvidia-nvtx", "triton")},
-    "pyworld": {t: "the bench extra only (a benchmark's pitch tracks); the installer never installs it" for t in TARGETS},
+    "pyworld": {t: "the bench extra only (a benchmark's pitch tracks); the installer never installs it"
+                for t in TARGETS},
     "gevent": {t: "--triton and --dev only (Triton's HTTP client); a wheel for macOS from Python 3.12 on, and "
                   "pip builds it from source on 3.11" for t in ("macos_arm64", "macos_x86_64")},
 }
@@ -150,7 +151,8 @@ def main(argv: list[str] | None = None) -> int:
         OUT.write_text(json.dumps({
             "written": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
             "python": ".".join(map(str, PYTHON)), "macos_at_least": ".".join(map(str, MACOS)),
-            "targets": list(TARGETS), "unsupported": UNSUPPORTED, "exceptions": EXCEPTIONS, "packages": dict(sorted(entries.items())),
+            "targets": list(TARGETS), "unsupported": UNSUPPORTED, "exceptions": EXCEPTIONS,
+            "packages": dict(sorted(entries.items())),
         }, indent=1, sort_keys=False) + "\n", encoding="utf-8", newline="\n")
         print(f"wrote {OUT.name}: {len(entries)} packages, {len(gaps)} with an unmet gap")
     return 1 if gaps else 0

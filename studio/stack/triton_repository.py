@@ -154,7 +154,7 @@ class LocalServer:
         deadline = time.monotonic() + wait_s
         while True:
             if self.process is not None and self.process.poll() is not None:
-                tail = self.log_file.read_text(errors="replace")[-2000:] if self.log_file else ""
+                tail = self.log_file.read_text(encoding="utf-8", errors="replace")[-2000:] if self.log_file else ""
                 raise StudioError(f"the Triton server exited with {self.process.returncode}: {tail}")
             status = check_servers(TritonTarget((self.grpc_url,), ca_file=self.ca_file), model, timeout_s=2.0)[0]
             if status.ready:

@@ -1,5 +1,6 @@
 """The studio runs on Linux, macOS and Windows: a call that exists on one system only
-lives in ``studio/core/system.py``, and model processes start the way all three can.
+lives in ``studio/core/system.py``, model processes start the way all three can, and
+text files name their encoding (Windows' default is not UTF-8).
 
 Why a lint and not only the suite: the suite runs on Linux, where ``fcntl``,
 ``os.killpg`` or ``/proc`` work, so a new use of one passes every test here and
@@ -78,6 +79,27 @@ def start_methods(source: str) -> list[str]:
     return found
 
 
+def unnamed_encodings(source: str) -> list[str]:
+    """``"line N: what"`` for text read or written without naming its encoding: Windows
+    would take its ANSI code page (cp1252), and a title with ``é`` or ``—`` would change."""
+    found: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call) or any(k.arg == "encoding" for k in node.keywords):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in ("read_text", "write_text"):
+            given = 1 if func.attr == "write_text" else 0  # write_text(data, encoding): the second positional
+            if len(node.args) <= given:
+                found.append(f"line {node.lineno}: .{func.attr}()")
+        elif (isinstance(func, ast.Name) and func.id == "open") or (isinstance(func, ast.Attribute)
+                                                                    and func.attr == "fdopen"):
+            mode = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "mode"), None)
+            text = mode is None or (isinstance(mode, ast.Constant) and "b" not in str(mode.value))
+            if text and len(node.args) < 4:  # open(file, mode, buffering, encoding)
+                found.append(f"line {node.lineno}: open() in text mode")
+    return found
+
+
 def studio_modules() -> list[Path]:
     return sorted(p for p in (REPO / "studio").rglob("*.py") if p != PLATFORM_MODULE)
 
@@ -90,6 +112,28 @@ def test_only_the_platform_module_uses_what_one_system_has() -> None:
 def test_every_model_process_starts_by_spawn() -> None:
     bad = {str(p.relative_to(REPO)): uses for p in studio_modules() if (uses := start_methods(p.read_text("utf-8")))}
     assert not bad, f"start processes from multiprocessing.get_context('spawn'): {bad}"
+
+
+def test_text_files_name_their_encoding() -> None:
+    modules = [*studio_modules(), PLATFORM_MODULE]
+    bad = {str(p.relative_to(REPO)): uses for p in modules if (uses := unnamed_encodings(p.read_text("utf-8")))}
+    assert not bad, f"name the encoding (utf-8): {bad}"
+
+
+@pytest.mark.parametrize(("snippet", "bad"), [
+    ("from pathlib import Path\nPath('x').read_text()\n", True),
+    ("from pathlib import Path\nPath('x').write_text('t')\n", True),
+    ("open('x', 'w')\n", True),
+    ("open('x')\n", True),
+    ("import os\nos.fdopen(3, 'w')\n", True),
+    ("from pathlib import Path\nPath('x').read_text(encoding='utf-8')\n", False),
+    ("from pathlib import Path\nPath('x').read_text('utf-8')\n", False),
+    ("from pathlib import Path\nPath('x').write_text('t', 'utf-8')\n", False),
+    ("open('x', 'rb')\n", False),
+    ("open('x', 'a+', encoding='utf-8', newline='\\n')\n", False),
+])
+def test_the_encoding_rule_bites(snippet: str, bad: bool) -> None:
+    assert bool(unnamed_encodings(snippet)) is bad
 
 
 def test_the_platform_module_is_where_they_live() -> None:
