@@ -7,7 +7,6 @@ checksum written by one and verified by the other would drift.
 
 from __future__ import annotations
 
-import functools
 import io
 import logging
 import os
@@ -88,12 +87,6 @@ def read_wav(path: str | Path) -> tuple[np.ndarray, int]:
     return read_wav_bytes(Path(path).read_bytes())
 
 
-@functools.lru_cache(maxsize=1)
-def _umask() -> int:
-    """The process umask, read once."""
-    return umask()
-
-
 def fsync_dir(folder: Path) -> None:
     """Make a rename durable; a no-op where directories cannot be opened (Windows)."""
     try:
@@ -134,7 +127,7 @@ def atomic_path(path: str | Path, *, suffix: str = ".tmp") -> Iterator[Path]:
     os.close(fd)
     tmp = Path(tmp_name)
     try:
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual permissions
+        os.chmod(tmp, 0o666 & ~umask())  # mkstemp makes 0600; give the usual permissions
         yield tmp
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())

@@ -10,6 +10,7 @@ psutil answers what it already knows on every system (process trees, CPU times).
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
 import subprocess
@@ -165,8 +166,9 @@ def load_average() -> tuple[float, float, float]:
     return psutil.getloadavg()
 
 
+@functools.lru_cache(maxsize=1)
 def umask() -> int:
-    """The file-creation mask new files get (0o022 where there is none: Windows)."""
+    """The file-creation mask new files get (0o022 where there is none: Windows); read once."""
     if WINDOWS:
         return 0o022
     if LINUX:  # read without setting it: os.umask is process-wide, and threads write files

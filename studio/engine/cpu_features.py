@@ -1,7 +1,8 @@
 """What this CPU can do that decides a preset: BF16 instructions, read at run time.
 
-Why at run time and from the kernel's list (``/proc/cpuinfo``, :func:`studio.core.system.cpu_flags`): the same install runs on a laptop and on
-a cloud VM, and a BF16 model on a CPU without BF16 instructions still runs (torch
+Why at run time and from the kernel's list (``/proc/cpuinfo`` on Linux, read by
+:func:`studio.core.system.cpu_flags`): the same install runs on a laptop and on a
+cloud VM, and a BF16 model on a CPU without BF16 instructions still runs (torch
 emulates it) but several times slower than FP32, the opposite of what the preset
 promises. The kernel's flag list is what the CPU and the hypervisor really offer;
 torch's own check (``torch.backends.mkldnn``) says only what oneDNN was built for.

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from studio.core.errors import StudioError
-from studio.core.system import WINDOWS, kill_process_group, load_average, machine_busy_seconds, new_process_group
+from studio.core.system import MACOS, WINDOWS, kill_process_group, load_average, machine_busy_seconds, new_process_group
 
 #: the least prose a whole-process comparison runs on
 MIN_WORDS = 1000
@@ -81,11 +81,11 @@ def run_process(cmd: Sequence[str], *, timeout_s: float = 1800.0, cwd: Path | No
     fields = out.decode().split()
     if proc.returncode != 0 or len(fields) != 4:
         raise StudioError(f"{Path(cmd[0]).name} could not be run: {err.decode(errors='replace').strip()[-400:]}")
-    wall, cpu, maxrss_kib, code = float(fields[0]), float(fields[1]), int(fields[2]), int(fields[3])
+    wall, cpu, maxrss, code = float(fields[0]), float(fields[1]), int(fields[2]), int(fields[3])
     if code != 0:
         raise StudioError(f"{Path(cmd[0]).name} exited with {code}: {err.decode(errors='replace').strip()[-400:]}")
-    # Linux reports ru_maxrss in KiB (the largest of the process and its waited-for children)
-    return Run(wall, cpu, maxrss_kib * 1024, code)
+    # ru_maxrss: the largest of the process and its waited-for children, in KiB on Linux, bytes on macOS
+    return Run(wall, cpu, maxrss * (1 if MACOS else 1024), code)
 
 
 @dataclass
