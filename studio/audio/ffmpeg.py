@@ -156,7 +156,7 @@ def _by_ffmpeg(ffmpeg: str, path: str | Path) -> StreamInfo:
         sample_rate=int(audio.group(2)),
         channels=channels,
         channel_layout="" if counted else layout,
-        bit_rate=int(audio.group(4) or format_kbps) * 1000,
+        bit_rate=(int(audio.group(4) or 0) or format_kbps) * 1000,  # a stream's "0 kb/s": unknown
         duration=duration,
     )
 

@@ -14,11 +14,21 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import platformdirs
+if TYPE_CHECKING:
+    from platformdirs import PlatformDirs
 
 CACHE_ENV = "STUDIO_CACHE_DIR"
 APP = "studio"
+
+
+def _dirs(*, roaming: bool = False) -> PlatformDirs:
+    """The system's folders for the studio (imported on use: a run with ``$STUDIO_CACHE_DIR``,
+    such as the GPU check on a machine with only the packages it ships, never needs it)."""
+    from platformdirs import PlatformDirs
+
+    return PlatformDirs(APP, appauthor=False, roaming=roaming)
 
 
 def cache_dir() -> Path:
@@ -26,22 +36,22 @@ def cache_dir() -> Path:
     env = os.environ.get(CACHE_ENV)
     if env:
         return Path(env).expanduser()
-    return Path(platformdirs.user_cache_dir(APP, appauthor=False)).expanduser()
+    return _dirs().user_cache_path.expanduser()
 
 
 def config_dir() -> Path:
     """The user's own settings (their lexicon): roams with a Windows profile."""
-    return Path(platformdirs.user_config_dir(APP, appauthor=False, roaming=True)).expanduser()
+    return _dirs(roaming=True).user_config_path.expanduser()
 
 
 def data_dir() -> Path:
     """What the user downloaded or made (voices): kept, never rebuilt."""
-    return Path(platformdirs.user_data_dir(APP, appauthor=False)).expanduser()
+    return _dirs().user_data_path.expanduser()
 
 
 def state_dir() -> Path:
     """Logs and what a session leaves for the next."""
-    return Path(platformdirs.user_state_dir(APP, appauthor=False)).expanduser()
+    return _dirs().user_state_path.expanduser()
 
 
 __all__ = ["CACHE_ENV", "cache_dir", "config_dir", "data_dir", "state_dir"]

@@ -7,16 +7,18 @@ own listing says what ffprobe says about every format the studio writes.
 
 from __future__ import annotations
 
+import io
 import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
+from PIL import Image
 
 from studio.audio import ffmpeg
 from studio.audio.acx import check_file
 from studio.audio.containers import write_delivery
-from studio.audio.tags import BookMeta, ChapterMark, Track
+from studio.audio.tags import BookMeta, ChapterMark, Cover, Track
 from studio.audio.writers import write_audio, write_mp3
 from studio.core.errors import StudioError
 
@@ -39,8 +41,12 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("formats")
     audio = speechlike(2.5)
     files = {fmt: write_audio(folder / f"ch.{fmt}", audio, SR, fmt) for fmt in ("mp3", "flac", "opus", "wav")}
-    files["m4b"] = write_delivery(folder / "book.m4b", audio, SR, "m4b", BookMeta("Book: a test?"), Track("Book", 1, 1),
+    png = io.BytesIO()
+    Image.new("RGB", (64, 64), (200, 80, 40)).save(png, "PNG")
+    meta = BookMeta("Book: a test?", cover=Cover.from_bytes(png.getvalue()))  # the cover: a picture stream beside the audio
+    files["m4b"] = write_delivery(folder / "book.m4b", audio, SR, "m4b", meta, Track("Book", 1, 1),
                                   [ChapterMark("One", 0.0, 1.2), ChapterMark("Two", 1.2, 2.5)])
+    files["tagged"] = write_delivery(folder / "tagged.mp3", audio, SR, "mp3", meta, Track("One", 1, 2))
     files["cbr"] = write_mp3(folder / "acx.mp3", audio, SR, bitrate="192k")
     return files
 
@@ -59,7 +65,7 @@ def test_the_newer_ffmpeg_is_chosen() -> None:
 
 
 @pytest.mark.skipif(SYSTEM_FFPROBE is None, reason="no ffprobe to compare with")
-@pytest.mark.parametrize("fmt", ["mp3", "flac", "opus", "wav", "m4b", "cbr"])
+@pytest.mark.parametrize("fmt", ["mp3", "flac", "opus", "wav", "m4b", "cbr", "tagged"])
 def test_ffmpegs_listing_says_what_ffprobe_says(written: dict[str, Path], fmt: str) -> None:
     exact = ffmpeg._by_ffprobe(SYSTEM_FFPROBE, written[fmt])
     listed = ffmpeg._by_ffmpeg(ffmpeg.find_ffmpeg(), written[fmt])
