@@ -36,8 +36,9 @@ def sha256_file_cached(path: str | Path) -> str:
 
     Why on disk: the audio cache's keys and the builds made from a voice (its 4-D layout,
     its scripted decoder, Kokoro's model) hash files of 60-300 MB, and a one-sentence render
-    paid that (~0.3 s of CPU in each of its two processes) at every start. A replaced file
-    has another ctime (which no tool can set back) or size, so its digest is made anew.
+    paid that (~0.3 s of CPU in each of its two processes) at every start. A file written
+    since has another change time (which ordinary tools cannot set back; on Windows it is the
+    creation time, so there the modification time and size guard), so its digest is made anew.
     """
     from studio.core import paths
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import platform
 import time
 from dataclasses import asdict, dataclass
 from functools import lru_cache
@@ -84,16 +83,10 @@ def machine_key() -> str:
     """What makes two trials comparable: CPU model, its flags that matter, package versions."""
     import importlib.metadata
 
+    from studio.core.system import cpu_model
     from studio.engine.cpu_features import notable_flags
 
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.lower().startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_model()
     versions = []
     for name in PACKAGES:
         try:

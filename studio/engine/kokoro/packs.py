@@ -46,7 +46,7 @@ BLEND_SUFFIX = ".blend.json"
 #: ``fp16-cuda``: ONNX Runtime's CUDA provider on the FP16 export (:mod:`studio.engine.kokoro.model`)
 PRESETS = ("int8-cpu", "fp32-cpu", "fp16-cuda")
 #: a preset is within Kokoro's quality bound when its audio's log-mel correlation with ``int8-cpu``'s
-#: is at least this on every sentence of the speed trial (the two CPU builds measured 0.96-0.98)
+#: is at least this on every sentence of the speed trial (the two CPU builds: 0.980 at the lowest, docs/kokoro.md)
 KOKORO_QUALITY_BOUND = 0.95
 
 #: a pack name's first letter -> the Piper-style language code it speaks (Kokoro's own naming)

@@ -42,7 +42,7 @@ from typing import Any, Callable
 import numpy as np
 
 from studio.measure.gpu import measures as m
-from studio.measure.gpu.families import kokoro_rows, xtts_rows
+from studio.measure.gpu.families import family_goals, kokoro_rows, xtts_rows
 from studio.measure.gpu.rows import ROWS_FILE, RowWriter, verdict
 from studio.stack.build import batch_engine
 
@@ -210,6 +210,8 @@ def run(folder: Path, out: Path, *, dry_run: bool, budget_s: float, models: dict
     kokoro_rows(writer, step, folder, device, dry_run, models.get("kokoro"))
     xtts_rows(writer, step, device, dry_run, models.get("xtts"), sentences)
     status, figures, detail = m.goals(writer.rows, dry_run=dry_run)
+    if not dry_run:
+        figures = "; ".join([figures, *family_goals(writer.rows)])
     writer.add("goals", status, figures, **detail)
     writer.add("done", "info", f"{time.monotonic() - started:.0f} s", elapsed_s=round(time.monotonic() - started, 1),
                imported_distributions=imported_distributions())

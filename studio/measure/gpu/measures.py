@@ -227,9 +227,7 @@ def tensorrt_profile(torch_engine: Engine, sentences: Sequence[str], ids: Sequen
 
 
 def goals(rows: Sequence[dict], *, dry_run: bool) -> tuple[str, str, dict]:
-    """The issues' targets, met or missed (reported, not failing: they are goals)."""
-    from studio.measure.gpu.families import family_goals
-
+    """The issue's two targets, met or missed (reported, not failing: they are goals)."""
     if dry_run:
         return "info", "goals not measured on a CPU dry run", {}
     xrt = [r["x_realtime"] for r in rows if r.get("kind") == "throughput" and r.get("batch", 1) > 1]
@@ -241,6 +239,5 @@ def goals(rows: Sequence[dict], *, dry_run: bool) -> tuple[str, str, dict]:
         + ("not measured" if best is None else f"{best:,.0f}x {'met' if best >= GOAL_X_REALTIME else 'missed'}"),
         "<= 0.5 GB resident (fp16-cuda): "
         + ("not measured" if res is None else f"{res / 1e9:.2f} GB {'met' if res <= GOAL_RESIDENT_BYTES else 'missed'}"),
-        *family_goals(rows),
     ]
     return "info", "; ".join(parts), {"best_x_realtime": best, "resident_bytes": res}
