@@ -20,3 +20,18 @@ def cache_dir() -> Path:
     if env:
         return Path(env).expanduser()
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache").expanduser() / "studio"
+
+
+def user_data_dir(honor_xdg_everywhere: bool = False) -> Path:
+    """The platform's per-user data folder (voices live under it; coqui-tts's downloads too,
+    where ``$XDG_DATA_HOME`` counts on every platform, as coqui-tts has it)."""
+    import sys
+
+    xdg = os.environ.get("XDG_DATA_HOME")
+    if xdg and (honor_xdg_everywhere or sys.platform.startswith("linux")):
+        return Path(xdg).expanduser()
+    if sys.platform == "win32":
+        return Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support"
+    return Path.home() / ".local" / "share"

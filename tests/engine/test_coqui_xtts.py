@@ -21,7 +21,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::F
 
 
 def _voice(root: Path, voice_id: str, tmp_path: Path):
-    return get_voice(voice_id, root, coqui_dir=tmp_path / "none")
+    return get_voice(voice_id, root, hub_dir=tmp_path / "none")
 
 
 def test_an_xtts_needs_a_speaker_and_a_clone_has_one_with_its_consent(xtts_voices, tmp_path):

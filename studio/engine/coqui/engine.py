@@ -64,7 +64,7 @@ class CoquiEngine(Engine):
         self.vocoder_folder: Path | None = None
         if self.checkpoint.model in MEL_MODELS:
             if models_dir is None:
-                from studio.engine.voice.catalog import coqui_models_dir
+                from studio.engine.coqui.voices import coqui_models_dir
 
                 models_dir = coqui_models_dir()
             self.vocoder_folder = find_vocoder(self.checkpoint, models_dir)

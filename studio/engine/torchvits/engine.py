@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from TTS.tts.models.vits import Vits
 
     from studio.engine.torchvits.weights import WeightsReport
-    from studio.engine.voice.catalog import VoiceInfo
+    from studio.engine.voice.info import VoiceInfo
 
 _LOGGER = logging.getLogger(__name__)
 
