@@ -13,6 +13,7 @@ the same line, read from the environment, so a render's model process sees it to
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -22,6 +23,8 @@ from studio.core.errors import VoiceError
 if TYPE_CHECKING:
     from studio.engine.family import VoiceFamily
     from studio.engine.voice.info import VoiceInfo
+
+_LOGGER = logging.getLogger(__name__)
 
 FAMILIES = (
     "studio.engine.piper:FAMILY",
@@ -35,18 +38,22 @@ EXTRA_ENV = "STUDIO_VOICE_FAMILIES"
 def families() -> tuple[VoiceFamily, ...]:
     """Every registered family, in listing order."""
     extra = tuple(x.strip() for x in os.environ.get(EXTRA_ENV, "").split(",") if x.strip())
-    return _load((*FAMILIES, *extra))
+    return _load(FAMILIES, extra)
 
 
 @lru_cache(maxsize=4)
-def _load(lines: tuple[str, ...]) -> tuple[VoiceFamily, ...]:
+def _load(own: tuple[str, ...], extra: tuple[str, ...]) -> tuple[VoiceFamily, ...]:
+    """The families the lines name. One of the studio's own that cannot load is an install to
+    repair (VoiceError); another one is skipped with a warning: it must not hide the other voices."""
     out = []
-    for line in lines:
+    for line in (*own, *extra):
         module, _, attr = line.partition(":")
         try:
             out.append(getattr(importlib.import_module(module), attr or "FAMILY"))
         except (ImportError, AttributeError) as exc:
-            raise VoiceError(f"voice family {line!r} cannot be loaded: {exc}") from exc
+            if line in own:
+                raise VoiceError(f"voice family {line!r} cannot be loaded ({exc}); reinstall the studio") from exc
+            _LOGGER.warning("skipping voice family %r from $%s: %s", line, EXTRA_ENV, exc)
     return tuple(out)
 
 
