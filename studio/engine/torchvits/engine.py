@@ -34,6 +34,7 @@ from studio.engine.noise import batch_seed
 from studio.engine.torchvits.infer import piper_vits_infer
 from studio.engine.voice.phonemize import PiperFrontEnd, RecordedFrontEnd
 from studio.engine.voice.config import VoiceConfig
+from studio.engine.waveform import limited
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -323,7 +324,7 @@ class TorchVitsEngine(Engine):
         out = []
         for row in range(len(batch)):
             n = int(audio_lengths[row])
-            out.append(np.clip(audio[row, :n], -1.0, 1.0).astype(np.float32, copy=True))
+            out.append(limited(audio[row, :n]))
         return out
 
 
