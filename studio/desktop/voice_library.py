@@ -1,11 +1,12 @@
-"""Voices from inside the app: the installed ones, the Piper catalogue, Kokoro packs and
-model, Coqui models by name (licence first); download (with progress, checksum and
-Cancel), remove, and the voice mixer (a blend heard, then saved as a named voice).
+"""Voices from inside the app: the installed ones, the Piper catalogue, what the voice families
+offer (Kokoro packs and model), models by name (Coqui's, licence first); download (with
+progress, checksum and Cancel), remove, and the voice mixer (a blend heard, then saved as a
+named voice) of whichever family can mix the chosen voices.
 
-Why through :mod:`studio.engine.voice.download`: it is the downloader ``studio
-voices add`` uses -- the same index (``voices.json``), the same size and digest
-checks, the same temp-file-then-rename -- so a voice fetched from the window is as
-safe as one fetched from the command line. Everything network or disk runs on
+Why through :mod:`studio.engine.voice.download` and :mod:`studio.stack.voice_fetch`: they are
+the downloaders ``studio voices add`` uses -- the same index (``voices.json``), the same size
+and digest checks, the same temp-file-then-rename, the same family for a name -- so a voice
+fetched from the window is as safe as one fetched from the command line. Everything network or disk runs on
 this object's own task thread; the window gets frozen values.
 
 Cancel: the download's progress callback raises :class:`~studio.core.errors.Cancelled`
@@ -131,12 +132,13 @@ class VoiceLibrary(QObject):
     blendHeard = Signal(object)  # BlendSample
 
     def __init__(self, parent: QObject | None = None, *, url: str | None = None, timeout: float = 30.0,
-                 coqui_models: Mapping[str, Any] | None = None, kokoro_url: str | None = None,
+                 catalogue: Mapping[str, Any] | None = None, fetch_url: str | None = None,
                  sink_factory: Callable[[], AudioSink] = SoundDeviceSink) -> None:
         super().__init__(parent)
         self.url = url or base_url()
         self.timeout = timeout
-        self.coqui_models, self.kokoro_url = coqui_models, kokoro_url  # None: the real model list and hosts
+        # a family's model list and repository instead of its own (a mirror; None: the real ones)
+        self.catalogue, self.fetch_url = catalogue, fetch_url
         self.sink_factory = sink_factory
         self._sink: AudioSink | None = None
         self.tasks = TaskRunner(self, threads=1, on_error=self.failed.emit)
@@ -165,7 +167,7 @@ class VoiceLibrary(QObject):
         def work() -> LicenceNote:
             from studio.stack.voice_fetch import licence
 
-            return licence(name, self.coqui_models)
+            return licence(name, self.catalogue)
 
         self.tasks.run(work, on_done=self.licenceReady.emit, action=f"read the licence of {name}")
 
@@ -192,8 +194,8 @@ class VoiceLibrary(QObject):
                 got: str | None = download_piper_voice(voice_id, base_url=self.url, timeout=self.timeout, index=index,
                                                        progress=step).id
             else:
-                voice = fetch(voice_id, agree=agree, timeout=self.timeout, progress=step, catalogue=self.coqui_models,
-                              base_url=self.kokoro_url).voice
+                voice = fetch(voice_id, agree=agree, timeout=self.timeout, progress=step, catalogue=self.catalogue,
+                              base_url=self.fetch_url).voice
                 got = voice.id if voice is not None else None
             return next((v for v in list_voice_choices() if v.id == got), None)
 

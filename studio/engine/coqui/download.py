@@ -19,7 +19,7 @@ import shutil
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 from studio.core.errors import VoiceError
 from studio.engine.family import Progress

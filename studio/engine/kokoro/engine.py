@@ -42,7 +42,6 @@ LEAD_KEEP_S = 0.03
 TAIL_KEEP_S = 0.12
 
 
-
 def session_options(threads: int):
     """One intra-op thread per stream by default, no spinning (see the module notes)."""
     import onnxruntime as ort

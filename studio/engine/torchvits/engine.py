@@ -59,10 +59,10 @@ def _resolve_paths(voice: Any) -> tuple[Path, Path, str]:
         if model.suffix == ".safetensors":  # compact weights: <voice>.safetensors + <voice>.onnx.json
             return model, model.with_suffix(".onnx.json"), model.stem
         return model, Path(f"{model}.json"), model.name.removesuffix(".onnx")
-    backend = getattr(voice, "backend", "piper")
-    if backend != "piper":
+    family = getattr(voice, "family", "piper")
+    if family != "piper":
         raise EngineError(
-            f"voice {getattr(voice, 'id', voice)!r} is a {backend} checkpoint; the torch engine "
+            f"voice {getattr(voice, 'id', voice)!r} is a {family} voice; the torch engine "
             "loads Piper voices (.onnx + .onnx.json) into coqui's Vits"
         )
     return Path(voice.model_path), Path(voice.config_path), str(getattr(voice, "id", voice.model_path))
@@ -71,7 +71,7 @@ def _resolve_paths(voice: Any) -> tuple[Path, Path, str]:
 class TorchVitsEngine(Engine):
     """A Piper voice run as coqui-tts ``Vits`` on torch.
 
-    ``voice`` is a :class:`~studio.engine.voice.catalog.VoiceInfo` (Piper backend) or the
+    ``voice`` is a :class:`~studio.engine.voice.info.VoiceInfo` (Piper family) or the
     path of a Piper ``.onnx`` (its ``.onnx.json`` next to it). ``device`` is any torch
     device string (``"cpu"``, ``"cuda"``, ``"cuda:1"``); ``dtype`` a ``torch.dtype`` or
     ``"float32"``/``"float16"``/``"bfloat16"`` (None = float32). ``threads`` sets
