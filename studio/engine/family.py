@@ -127,9 +127,9 @@ class VoiceFamily:
 
     def open_engine(self, preset: Any, voice: "VoiceInfo", *, device: str | None = None,
                     threads: int | None = None, **kw: Any) -> "Engine":
-        """An engine for ``voice`` under ``preset`` (a :class:`studio.engine.presets.Preset` its
-        ``abilities.presets`` name), constructed, not loaded. (Typed loosely: the presets module
-        checks availability with torch and TensorRT, which listing voices must not import.)"""
+        """An engine for ``voice`` under ``preset`` (a :class:`studio.engine.presets.Preset` that
+        ``voice.abilities.presets`` names), constructed, not loaded. Typed loosely: the presets
+        module reaches torch and TensorRT, and the import contracts count type-only imports too."""
         raise NotImplementedError
 
     def describe_preset(self, preset: str) -> str:
