@@ -8,8 +8,9 @@
 #   bash bench/gpu_check.sh                   # on the GPU machine; rows in $OUT (/tmp/gpu_check)
 #   bash bench/gpu_check.sh --dry-run         # same code on the CPU, a few sentences, < 60 s
 #   options: --prepared DIR (default .gpu)  --out DIR  --require-tensorrt
-#            --kokoro-model FILE, --xtts-model DIR: those families' rows (their models cannot
-#            travel with the tree; without them each is one 'unavailable' row)
+#            --kokoro-voices DIR (holding kokoro/kokoro-v1.0.fp16.onnx), --xtts-model DIR: those
+#            families' rows (their models cannot travel with the tree; without them each is
+#            one 'unavailable' row)
 #            --coqui: after the check, Tacotron 2 rows (bench/coqui.py --device cuda, 90 s more;
 #            needs coqui-tts on the GPU machine's Python) in $OUT/coqui.jsonl
 #
@@ -32,7 +33,7 @@ while [ $# -gt 0 ]; do
         --prepared) PREPARED="$2"; shift ;;
         --out) OUT="$2"; shift ;;
         --require-tensorrt) REQUIRE="--require-tensorrt" ;;
-        --kokoro-model|--xtts-model) MODELS+=("$1" "$2"); shift ;;
+        --kokoro-voices|--xtts-model) MODELS+=("$1" "$2"); shift ;;
         --coqui) COQUI=1 ;;
         *) echo "gpu_check.sh: unknown option $1" >&2; exit 2 ;;
     esac

@@ -22,7 +22,7 @@ from studio.measure.quality import log_mel_correlation
 from studio.stack.preset_speed import FamilyTrial, PresetTrial, machine_key, now, save_trial
 
 if TYPE_CHECKING:
-    from studio.engine.voice.catalog import VoiceInfo
+    from studio.engine.voice.info import VoiceInfo
 
 log = logging.getLogger(__name__)
 

@@ -33,7 +33,7 @@ from studio.core.files import write_atomic
 
 if TYPE_CHECKING:
     from studio.engine.presets import Preset
-    from studio.engine.voice.catalog import VoiceInfo
+    from studio.engine.voice.info import VoiceInfo
 
 log = logging.getLogger(__name__)
 

@@ -62,13 +62,14 @@ class Deadline:
 
 def prepared_voice(folder: Path):
     """The prepared voice as a VoiceInfo: compact weights, config, recorded ids."""
-    from studio.engine.voice.catalog import VoiceInfo, piper_abilities
+    from studio.engine.piper.voices import FAMILY_NAME, piper_abilities
     from studio.engine.voice.config import VoiceConfig
+    from studio.engine.voice.info import VoiceInfo
 
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     v = manifest["voice"]
     config = VoiceConfig.from_file(folder / v["config"])
-    return VoiceInfo(id=v["id"], name=v["name"], backend="piper", language=v["language"],
+    return VoiceInfo(id=v["id"], name=v["name"], family=FAMILY_NAME, language=v["language"],
                      sample_rate=int(v["sample_rate"]), model_path=folder / v["weights"],
                      config_path=folder / v["config"], source="prepared", phoneme_ids=folder / v["phoneme_ids"],
                      abilities=piper_abilities(config), default_settings=config.default_settings)
@@ -115,7 +116,7 @@ def imported_distributions() -> list[str]:
 
 
 def run(folder: Path, out: Path, *, dry_run: bool, budget_s: float, models: dict[str, Path] | None = None) -> int:
-    """Every row into ``out``; ``models``: the Kokoro model file and XTTS checkpoint folder found
+    """Every row into ``out``; ``models``: the Kokoro voices folder and XTTS checkpoint folder found
     on this machine (``kokoro``, ``xtts``), which cannot travel in the prepared folder."""
     models = models or {}
     deadline = Deadline(budget_s)
@@ -257,14 +258,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="where the JSON rows go")
     parser.add_argument("--dry-run", action="store_true", help="CPU, a few sentences, same code path")
     parser.add_argument("--budget-s", type=float, default=DEFAULT_BUDGET_S)
-    parser.add_argument("--kokoro-model", type=Path, help="a Kokoro v1.0 ONNX export on this machine (FP16 for CUDA)")
+    parser.add_argument("--kokoro-voices", type=Path, help="a voices folder on this machine holding Kokoro's "
+                        "FP16 export as kokoro/kokoro-v1.0.fp16.onnx")
     parser.add_argument("--xtts-model", type=Path, help="an XTTS v2 checkpoint folder on this machine")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if not (args.prepared / "manifest.json").is_file():
         print(f"no prepared folder at {args.prepared}: run `bash bench/gpu_prepare.sh` first", file=sys.stderr)
         return 2
-    models = {k: v for k, v in (("kokoro", args.kokoro_model), ("xtts", args.xtts_model)) if v is not None}
+    models = {k: v for k, v in (("kokoro", args.kokoro_voices), ("xtts", args.xtts_model)) if v is not None}
     return run(args.prepared, args.out, dry_run=args.dry_run, budget_s=args.budget_s, models=models)
 
 

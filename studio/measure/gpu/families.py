@@ -3,10 +3,12 @@ and XTTS on torch, each at batch 1 and 8 (real time factor, device memory).
 
 Why separate from the VITS rows (:mod:`studio.measure.gpu.check`): their models cannot travel
 with the working tree (Kokoro's exports are 92-310 MB, XTTS's checkpoint 1.8 GB; the tree
-may carry 64 MiB), so each row runs when the GPU machine has the model (``--kokoro-model
-FILE``, ``--xtts-model DIR``, or ``STUDIO_KOKORO_MODEL`` / ``STUDIO_XTTS_MODEL``) and
-otherwise says so as an ``unavailable`` row. What does travel is prepared here: one Kokoro
-pack (0.5 MB) and the Kokoro tokens of the check's sentences, so no espeak-ng is needed there.
+may carry 64 MiB), so each row runs when the GPU machine has the model (``--kokoro-voices
+DIR``: a voices folder holding ``kokoro/kokoro-v1.0.fp16.onnx`` as a user keeps it;
+``--xtts-model DIR``; or ``STUDIO_KOKORO_VOICES`` / ``STUDIO_XTTS_MODEL``) and otherwise
+says so as an ``unavailable`` row. What does travel is prepared here: one Kokoro pack
+(0.5 MB) and the Kokoro tokens of the check's sentences, so no espeak-ng is needed there.
+Kokoro is reached as any caller above the engine reaches it: a voice and a preset.
 
 "Batch 8" for Kokoro is eight sentences in flight on one session (the v1.0 export takes one
 sentence per call: its alignment is per item), for XTTS eight sentences one after another
@@ -47,58 +49,75 @@ def family_goals(rows) -> list[str]:
 
 
 def prepare_kokoro(out: Path, sentences: list[str]) -> dict[str, Any] | None:
-    """One pack and the Kokoro tokens of ``sentences`` into ``out/kokoro`` (None: Kokoro not installed)."""
-    from studio.core.errors import StudioError
-    from studio.engine.kokoro.frontend import KokoroFrontEnd
-    from studio.engine.kokoro.packs import load_pack, offline_packs_file
+    """One Kokoro pack and the tokens of ``sentences`` into ``out/kokoro`` (None: no Kokoro voice here).
 
-    packs = offline_packs_file()
-    if packs is None:
-        return None
+    Through the registry and the presets, as any caller above the engine: the pack is the
+    voice mixed with itself alone and saved by its mixer (into a scratch voices folder), the
+    tokens come from its engine's front end (not loaded)."""
+    import shutil
+    import tempfile
+
+    from studio.core.errors import StudioError
+    from studio.engine.presets import open_preset
+    from studio.engine.voice.catalog import VOICES_DIR_ENV, get_voice
+    from studio.engine.voice.mixing import mixer_for
+
+    voice_id = f"kokoro:{KOKORO_PACK}"
+    folder = out / "kokoro"
+    saved_env = os.environ.get(VOICES_DIR_ENV)
     try:
-        pack = load_pack(packs, KOKORO_PACK)
+        voice = get_voice(voice_id)
+        engine = open_preset(voice.abilities.presets[0], voice, threads=1)
+        mixer = mixer_for(f"{voice_id}=1")
+        blend = mixer.mix(f"{voice_id}=1")
+        with tempfile.TemporaryDirectory() as scratch:
+            os.environ[VOICES_DIR_ENV] = scratch
+            saved = mixer.save(f"{KOKORO_PACK}_gpu_check", blend)  # a pack's own name is taken
+            folder.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(saved.model_path, folder / f"{KOKORO_PACK}{saved.model_path.suffix}")
     except StudioError:
         return None
-    folder = out / "kokoro"
-    folder.mkdir(parents=True, exist_ok=True)
-    np.save(folder / f"{KOKORO_PACK}.npy", pack)
-    front_end = KokoroFrontEnd("en_US")
+    finally:
+        if saved_env is None:
+            os.environ.pop(VOICES_DIR_ENV, None)
+        else:
+            os.environ[VOICES_DIR_ENV] = saved_env
     by_length = sorted(sentences, key=len)
     picked = [by_length[int(i)] for i in np.linspace(0, len(by_length) - 1, KOKORO_SENTENCES).round()]
-    tokens = [front_end.text_to_ids(s, "en_US", None) for s in picked]
-    (folder / "tokens.json").write_text(json.dumps({"pack": KOKORO_PACK, "tokens": tokens}), encoding="utf-8")
-    return {"pack": f"kokoro/{KOKORO_PACK}.npy", "tokens": "kokoro/tokens.json", "sentences": len(tokens)}
+    tokens = [engine.text_to_ids(s, "en") for s in picked]
+    engine.close()
+    (folder / "tokens.json").write_text(json.dumps({"tokens": tokens}), encoding="utf-8")
+    return {"id": voice_id, "family": voice.family, "language": voice.language, "sample_rate": voice.sample_rate,
+            "presets": list(voice.abilities.presets), "pack": f"kokoro/{KOKORO_PACK}.npy",
+            "tokens": "kokoro/tokens.json", "sentences": len(tokens)}
 
 
-def kokoro_model(dry_run: bool, given: Path | None) -> tuple[Path | None, str]:
-    """The Kokoro model the rows run, and why none when there is none."""
-    path = given or (Path(os.environ["STUDIO_KOKORO_MODEL"]) if os.environ.get("STUDIO_KOKORO_MODEL") else None)
-    if path is not None:
-        return (path, "") if path.is_file() else (None, f"no Kokoro model at {path}")
-    if dry_run:  # the CPU stands in with the offline INT8 model, where the studio is installed
-        try:
-            from studio.engine.kokoro.model import offline_model
-
-            return offline_model(), ""
-        except Exception as exc:  # noqa: BLE001 - not installed: the row says so
-            return None, f"the offline Kokoro model is not installed ({exc})"
-    return None, ("no Kokoro model on this machine (92-310 MB: it cannot travel with the tree); "
-                  "pass --kokoro-model FILE (kokoro-v1.0.fp16.onnx) or set STUDIO_KOKORO_MODEL")
-
-
-def kokoro_rows(writer, step: Callable, folder: Path, device: str, dry_run: bool, given: Path | None) -> None:
-    """``kokoro load``, ``kokoro batch 1``, ``kokoro batch 8`` (see the module notes)."""
-    from studio.engine.kokoro.engine import KokoroEngine
-    from studio.engine.kokoro.model import ModelChoice
+def kokoro_rows(writer, step: Callable, folder: Path, device: str, dry_run: bool, voices: Path | None) -> None:
+    """``kokoro load``, ``kokoro batch 1``, ``kokoro batch 8`` (see the module notes). ``voices``: a
+    voices folder holding the export as a user keeps it (``kokoro/kokoro-v1.0.fp16.onnx``)."""
+    from studio.engine.voice.catalog import VOICES_DIR_ENV
+    from studio.engine.presets import open_preset
+    from studio.engine.voice.info import VoiceAbilities, VoiceInfo
 
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8")).get("kokoro")
-    model, why = kokoro_model(dry_run, given)
-    if manifest is None or model is None:
-        writer.add("kokoro", "unavailable", why or "the prepared folder has no Kokoro tokens (prepared without Kokoro)")
+    voices = voices or (Path(os.environ["STUDIO_KOKORO_VOICES"]) if os.environ.get("STUDIO_KOKORO_VOICES") else None)
+    if manifest is None:
+        writer.add("kokoro", "unavailable", "the prepared folder has no Kokoro pack (no Kokoro voice where it was prepared)")
         return
-    data = json.loads((folder / manifest["tokens"]).read_text(encoding="utf-8"))
-    tokens = data["tokens"][:2] if dry_run else data["tokens"]
-    pack = np.load(folder / manifest["pack"])
+    if voices is None and not dry_run:
+        writer.add("kokoro", "unavailable", "no Kokoro export on this machine (92-310 MB: it cannot travel with the "
+                                            "tree); pass --kokoro-voices DIR, a voices folder holding "
+                                            "kokoro/kokoro-v1.0.fp16.onnx, or set STUDIO_KOKORO_VOICES")
+        return
+    if voices is not None:
+        os.environ[VOICES_DIR_ENV] = str(voices)
+    voice = VoiceInfo(id=manifest["id"], name=manifest["id"], family=manifest["family"], language=manifest["language"],
+                      sample_rate=int(manifest["sample_rate"]), model_path=folder / manifest["pack"],
+                      config_path=folder / manifest["pack"], source="prepared",
+                      abilities=VoiceAbilities(presets=tuple(manifest["presets"])), default_settings=NOISE_OFF)
+    tokens = json.loads((folder / manifest["tokens"]).read_text(encoding="utf-8"))["tokens"]
+    tokens = tokens[:2] if dry_run else tokens
+    preset = "int8-cpu" if dry_run else "fp16-cuda"  # the dry run: the offline INT8 model on the CPU
     held: dict[str, Any] = {}
 
     def load() -> tuple[str, str, dict]:
@@ -106,15 +125,14 @@ def kokoro_rows(writer, step: Callable, folder: Path, device: str, dry_run: bool
 
         before = device_memory(device) if device.startswith("cuda") else None
         start = time.perf_counter()
-        engine = KokoroEngine(ModelChoice(model, "as-is", f"Kokoro v1.0 ({model.name})"), pack, "en_US",
-                              threads=1 if dry_run else None, label=f"kokoro:{data['pack']}", device=device)
+        engine = open_preset(preset, voice, device=device, threads=1 if dry_run else None)
         engine.load()
         engine.synthesize_batch(tokens[:1], NOISE_OFF)  # warm-up: kernels, arena
         held["engine"] = engine
         after = device_memory(device) if device.startswith("cuda") else None
         resident = None if before is None or after is None else after[0] - before[0]
         return "ok", f"loaded in {time.perf_counter() - start:.1f} s; resident {mib(resident)}; {engine.describe()}", \
-            {"load_s": time.perf_counter() - start, "resident_bytes": resident}
+            {"load_s": time.perf_counter() - start, "resident_bytes": resident, "preset": preset}
 
     step("kokoro load", 10, load, kind="family load", family="kokoro")
     if "engine" not in held:
