@@ -58,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                  "(or of VOICE's family), one thread each, and compare each preset's audio with "
                                  "the family's reference preset. The fastest preset within the family's quality "
                                  "bound becomes the default for new projects with its voices; the result is kept "
-                                 "for this CPU model and these package versions (about a minute per family).")
+                                 "for this CPU model and these package versions (a few minutes of one core per family).")
     measure.add_argument("voice", nargs="?", help="a voice of the family to measure (default: one of each family)")
     measure.add_argument("--rounds", type=int, default=3, metavar="N", help="timed rounds (default: 3)")
     measure.set_defaults(func=_cmd_measure)

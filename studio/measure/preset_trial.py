@@ -5,7 +5,8 @@ sentences, in one process, one thread each (so the figure is the preset's cost, 
 busy the other core is: CPU seconds per second of audio), in interleaved rounds after a
 warm-up, the median round kept; and each preset's audio against the reference preset's
 (log-mel correlation, lowest sentence; noise off, so the same sentence is the same audio).
-About a minute on a 2-core laptop for two presets; kept per CPU model and package versions.
+Two presets, three rounds: about 100 CPU seconds of one core (5 sentences, ~20 s of audio each time);
+kept per CPU model and package versions.
 """
 
 from __future__ import annotations

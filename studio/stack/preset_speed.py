@@ -2,8 +2,8 @@
 that makes it the default.
 
 Why measured per machine: a build that is faster on one CPU kind can be slower on another
-(Kokoro's float-convolution build: 1.35x less CPU than its INT8 model on an AVX-512 Xeon,
-slower on an AVX2 EPYC; docs/kokoro.md). So no preset becomes a voice's default on the
+(Kokoro's float-convolution build: faster than its INT8 model on an AVX-512 Xeon, slower on
+an AVX2 EPYC; docs/kokoro.md). So no preset becomes a voice's default on the
 strength of a figure from another machine: :mod:`studio.measure.preset_trial` renders a few
 sentences with every CPU preset of a family, and the result is kept here, in the studio's
 cache, under the CPU model, its flags and the versions of the packages that run the presets.

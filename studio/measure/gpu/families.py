@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -55,7 +56,6 @@ def prepare_kokoro(out: Path, sentences: list[str]) -> dict[str, Any] | None:
     voice mixed with itself alone and saved by its mixer (into a scratch voices folder), the
     tokens come from its engine's front end (not loaded)."""
     import shutil
-    import tempfile
 
     from studio.core.errors import StudioError
     from studio.engine.presets import open_preset
@@ -109,8 +109,9 @@ def kokoro_rows(writer, step: Callable, folder: Path, device: str, dry_run: bool
                                             "tree); pass --kokoro-voices DIR, a voices folder holding "
                                             "kokoro/kokoro-v1.0.fp16.onnx, or set STUDIO_KOKORO_VOICES")
         return
-    if voices is not None:
-        os.environ[VOICES_DIR_ENV] = str(voices)
+    # the voices folder the preset's engine looks in: the one given, else (a dry run) an empty one, so
+    # the offline model runs and no system folder is looked up (platformdirs is not on the GPU machine)
+    os.environ[VOICES_DIR_ENV] = str(voices or tempfile.mkdtemp(prefix="gpu-check-voices-"))
     voice = VoiceInfo(id=manifest["id"], name=manifest["id"], family=manifest["family"], language=manifest["language"],
                       sample_rate=int(manifest["sample_rate"]), model_path=folder / manifest["pack"],
                       config_path=folder / manifest["pack"], source="prepared",
