@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import time
 from dataclasses import asdict, dataclass
 from functools import lru_cache
@@ -39,6 +40,8 @@ log = logging.getLogger(__name__)
 
 #: bumped when what a trial measures changes, so older results are measured again
 TRIAL_VERSION = 1
+#: where trials are kept instead of the cache's ``preset-speed`` folder (the tests set it)
+TRIALS_ENV = "STUDIO_PRESET_TRIALS"
 #: packages whose version changes what a preset costs
 PACKAGES = ("onnxruntime", "numpy", "torch")
 
@@ -97,8 +100,10 @@ def machine_key() -> str:
 
 
 def trial_path(group: str, machine: str | None = None) -> Path:
+    """``<cache>/preset-speed/<group>-<machine hash>.json`` (``$STUDIO_PRESET_TRIALS`` moves the folder)."""
     key = hashlib.sha256((machine or machine_key()).encode()).hexdigest()[:16]
-    return paths.cache_dir() / "preset-speed" / f"{group}-{key}.json"
+    folder = os.environ.get(TRIALS_ENV)
+    return (Path(folder) if folder else paths.cache_dir() / "preset-speed") / f"{group}-{key}.json"
 
 
 def save_trial(trial: FamilyTrial) -> Path:

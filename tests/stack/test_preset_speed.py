@@ -32,7 +32,7 @@ def test_a_preset_outside_the_quality_bound_is_never_chosen_however_fast() -> No
 
 
 def test_the_measured_choice_is_a_voices_default_only_on_the_machine_it_was_measured_on(tmp_path, monkeypatch) -> None:
-    monkeypatch.setenv("STUDIO_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("STUDIO_PRESET_TRIALS", str(tmp_path))
     voice = get_voice(None)
     group, bound = voice.abilities.speed_group, voice.abilities.quality_bound
     assert group and 0 < bound < 1
@@ -59,7 +59,7 @@ def test_unmeasured_kokoro_defaults_to_its_model_as_published(tmp_path, monkeypa
 
     from studio.core.errors import VoiceError
 
-    monkeypatch.setenv("STUDIO_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("STUDIO_PRESET_TRIALS", str(tmp_path))
     try:
         kumo = get_voice("kokoro:jm_kumo")
     except VoiceError:
