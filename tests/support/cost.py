@@ -69,7 +69,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      help="after the run, list the N test files that took the most CPU time and the N that "
                           "left the most resident memory behind (0: none)")
     parser.addoption("--cost-log", metavar="PATH",
-                     help="write one line per test file as it finishes: CPU s, MB left behind, MB resident, file")
+                     help="write one line per test file as it finishes: CPU s, MB left behind, MB resident, "
+                          "peak MB so far, file")
 
 
 class _FileCost:
@@ -89,7 +90,7 @@ class _FileCost:
             cost = self.files[self.current] = (cpu - self.cpu, rss - self.rss, rss)
             if self.log is not None:
                 with self.log.open("a", encoding="utf-8") as f:
-                    f.write(f"{cost[0]:.1f}\t{cost[1]:+.0f}\t{cost[2]:.0f}\t{self.current}\n")
+                    f.write(f"{cost[0]:.1f}\t{cost[1]:+.0f}\t{cost[2]:.0f}\t{_peak_mb():.0f}\t{self.current}\n")
         self.current, self.rss, self.cpu = None, _rss_mb() or 0.0, _cpu_s()
 
     @pytest.hookimpl(tryfirst=True)
