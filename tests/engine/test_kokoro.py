@@ -187,8 +187,13 @@ def test_voices_of_other_families_cannot_open_kokoro_presets_and_back():
     from studio.core.errors import PresetUnavailable
     from studio.engine.presets import open_preset
 
-    with pytest.raises(PresetUnavailable, match=r"kokoro:jm_kumo cannot run preset bf16-cpu \(its presets: fp32-cpu, int8-cpu\)"):
-        open_preset("bf16-cpu", get_voice("kokoro:jm_kumo"))
+    from support.cpu import preset_refusal
+
+    for preset in ("bf16-cpu", "dynamic-int8"):  # a CPU without BF16, an install without torch: their reason first
+        said = preset_refusal(preset, f"voice kokoro:jm_kumo cannot run preset {preset} (its presets: fp32-cpu, int8-cpu)")
+        with pytest.raises(PresetUnavailable) as refused:
+            open_preset(preset, get_voice("kokoro:jm_kumo"))
+        assert str(refused.value) == said
 
 
 def test_the_desktop_offers_kokoro_voices_with_their_presets():
