@@ -29,6 +29,7 @@ class SpokenSentence:
     speaker: str = ""  # the characters speaking in it, "" the narrator (a project with casting on)
     voice: str = ""  # the voice (and performance) of each of its parts
     phonemes: str = ""  # what the voice's front end is given (filled by the caller that has the voice)
+    kind: str = ""  # its paragraph's kind when not prose (a note, a caption...: studio.text.content)
 
     @property
     def changed(self) -> bool:
@@ -54,7 +55,7 @@ def book_sentences(book: Book, lexicon: Lexicon | None = None) -> list[SpokenSen
                 n += 1
                 language = para.language_override or sentence.language
                 out.append(SpokenSentence(c_idx + 1, n, p_idx + 1, sentence.text,
-                                          spoken_form(sentence.text, language, lexicon), language))
+                                          spoken_form(sentence.text, language, lexicon), language, kind=para.kind))
     return out
 
 

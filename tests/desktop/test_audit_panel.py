@@ -15,7 +15,7 @@ BOOK = """# Audit
 
 ## One
 
-The horse ran!—the second horse followed. The FBI came to see Nguyen. Yesterday Nguyen rowed home.
+The horse ran!—the second horse followed. The FBI came to see Queequeg. Yesterday Queequeg rowed home.
 
 Et tu, Brute? Veni, vidi, vici, dixit Caesar ad senatum populumque Romanum in foro.
 """
@@ -38,8 +38,8 @@ def test_the_panel_lists_the_findings_by_kind_with_their_sentences(qtbot, projec
     kinds = {r[0] for r in rows}
     assert "symbol" not in kinds  # the voice names no mark: "!—" is the exclamation's pause
     spelled = next(r for r in rows if r[0] == "spelled")
-    assert spelled[1] == "1" and spelled[3] == "FBI" and "FBI came" in spelled[4]
-    assert any(r[0] == "guessed" and r[3].startswith("Nguyen") for r in rows)
+    assert spelled[1] == "1" and spelled[3] == "FBI (1x)" and "FBI came" in spelled[4]
+    assert any(r[0] == "guessed" and r[3].startswith("Queequeg") for r in rows)
     assert "spelled: 1" in dlg.summary.text() and "symbol: 0" in dlg.summary.text()
 
 

@@ -65,29 +65,15 @@ def test_captions_alt_text_tables_and_code_are_kept_with_their_kind(book):
     assert ("code", "rank(M) == 2") in paragraphs
 
 
-@pytest.mark.parametrize(("latex", "said"), [
-    (r"\frac{a}{b}", "a over b"),
-    (r"\frac{a+b}{c}", "the fraction a plus b, over c, end of fraction"),
-    (r"\frac{1}{2}", "1/2"),
-    (r"x^2", "x squared"),
-    (r"(x+1)^2", "the quantity x plus 1, squared"),
-    (r"x^{n+1}", "x to the power n plus 1, end of exponent"),
-    (r"A^{-1}", "A inverse"),
-    (r"A^T", "A transpose"),
-    (r"\sqrt{x}", "the square root of x"),
-    (r"\sqrt[3]{x}", "the cube root of x"),
-    (r"\left| x \right|", "the absolute value of x"),
-    (r"C(A)", "C of A"),
-    (r"\sin x", "sine of x"),
-    (r"\sum_{i=1}^{n} a_i", "the sum from i equals 1 to n of a sub i"),
-    (r"\int_0^1 x^2\,dx", "the integral from 0 to 1 of x squared d x"),
-    (r"\lim_{x \to 0} f(x)", "the limit as x approaches 0 of f of x"),
-    (r"\begin{pmatrix} a & b \\ c & d\end{pmatrix}", "the 2 by 2 matrix, row 1: a, b; row 2: c, d, end of matrix"),
-    (r"\begin{bmatrix} 1 \\ 2\end{bmatrix}", "the column vector 1, 2"),
-    (r"\{x \mid x>0\}", "the set of x such that x is greater than 0"),
-    (r"[0, 1]", "the closed interval from 0 to 1"),
-    (r"2(x+1)", "2 times the quantity x plus 1"),
-])
+def _probe_set() -> list[tuple[str, str]]:
+    """The probe set of docs/mathematics.md: each LaTeX expression and what is said."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "mathematics.md").read_text(encoding="utf-8")
+    table = doc.split("<!-- probe set: begin -->")[1].split("<!-- probe set: end -->")[0]
+    rows = [line.strip().strip("|").split(" | ") for line in table.splitlines() if line.startswith("| `")]
+    return [(latex.strip().strip("`"), said.strip()) for latex, said in rows]
+
+
+@pytest.mark.parametrize(("latex", "said"), _probe_set())
 def test_latex_reads_as_the_rules_say(latex, said):
     assert spoken_pieces(f"${latex}$", "en") == [(said, False)]
 
@@ -112,3 +98,92 @@ def test_readings_follow_the_books_language():
                             f'<mfrac><mi>a</mi><mi>b</mi></mfrac></math>')
     assert say_mathml(root, "fr") == "x au carré plus a sur b"
     assert say_mathml(root, "de") == "x Quadrat plus a durch b"
+
+
+def test_the_probe_set_covers_every_construction():
+    latex = " ".join(x for x, _ in _probe_set())
+    for construction in (r"\frac", "^", r"\sqrt", r"\left|", "C(A)", r"\sum", r"\int", r"\lim", "pmatrix", r"\{"):
+        assert construction in latex
+
+
+# ------------------------------------------------------------ the project and the audit
+
+
+@pytest.fixture
+def project(tmp_path: Path, book):
+    from studio.project.settings import ProjectSettings
+    from studio.project.store import Project
+
+    with Project.create(tmp_path / "course.studio", book, ProjectSettings(voice_id="en_US-joe-medium")) as opened:
+        yield opened
+
+
+def _said(project) -> list[str]:
+    return [r.text for r in project.sentences() if not r.skipped]
+
+
+def test_a_footnote_is_read_at_the_end_of_its_chapter_and_left_out_when_set_so(project):
+    said = _said(project)
+    assert said.count("Note 1.") == 1 and said.index("Note 1.") > said.index("That is all for vector spaces.")
+    assert "Figure 3: The column space of M." in said  # an image's caption is read
+    assert "A graph with three vertices" not in said and "rank(M) == 2" not in said  # alt text, code: left out
+    project.update_settings(project.settings().with_changes(notes="skip"))
+    assert "Note 1." not in _said(project)
+    project.update_settings(project.settings().with_changes(notes="inline", images="all", tables="summary"))
+    said = _said(project)
+    assert said.index("Note 1.") < said.index("The half is a over b, the area is pi r squared, the side is the square "
+                                               "root of x and its cube root is the cube root of y; the distance is the "
+                                               "absolute value of x minus y.")
+    assert "A graph with three vertices" in said and "A table of 2 rows and 2 columns: Name, Rank." in said
+    assert "Row 1: Name: M; Rank: 2." not in said
+
+
+def test_the_audit_lists_what_will_not_be_said(project):
+    from studio.rendering.book_audit import audit_project
+
+    audit = audit_project(project)
+    assert audit.silent_counts() == {"notes (in place)": 2, "images' alt text": 1, "table summaries": 1,
+                                     "code blocks": 1}
+    assert all(f.text != "Note 1." for f in audit.findings if f.kind != "silent")
+
+
+def test_greek_and_virginia_are_not_guessed_words(tmp_path: Path):
+    from studio.rendering.book_audit import audit_project
+    from studio.project.settings import ProjectSettings
+    from studio.project.store import Project
+
+    source = tmp_path / "voyage.md"
+    source.write_text("# Voyage\n\nThe ship left Virginia with a Greek sailor and John aboard. Then Queequeg sang "
+                      "across the Atlantic.\n\nThe sea was calm and the sailors slept on deck all night.\n",
+                      encoding="utf-8")
+    with Project.create(tmp_path / "p", read_manuscript(source).book, ProjectSettings(voice_id="en_US-joe-medium")) as p:
+        guessed = {f.detail.split(" (")[0] for f in audit_project(p).of_kind("guessed")}
+    assert "Queequeg" in guessed
+    assert not guessed & {"Greek", "Virginia", "John", "Atlantic"}
+
+
+def test_spelled_codes_are_one_row_each_and_accepted_in_one_step(tmp_path: Path):
+    from studio.project.settings import ProjectSettings
+    from studio.project.store import Project
+    from studio.project.undo import UndoHistory
+    from studio.rendering.book_audit import accept_spelled, audit_project
+
+    source = tmp_path / "theorems.md"
+    source.write_text("# Theorems\n\nTheorem VFSLS holds. By Theorem VFSLS the span is closed. Theorem CSRN follows.\n",
+                      encoding="utf-8")
+    with Project.create(tmp_path / "p", read_manuscript(source).book, ProjectSettings(voice_id="en_US-joe-medium")) as p:
+        spelled = [f.detail for f in audit_project(p).of_kind("spelled")]
+        assert sorted(spelled) == ["CSRN (1x)", "VFSLS (2x)"]
+        assert accept_spelled(p, [d.split(" (")[0] for d in spelled]) == 2
+        assert audit_project(p).of_kind("spelled") == ()
+        UndoHistory(p.db).undo()
+        assert len(audit_project(p).of_kind("spelled")) == 2
+
+
+def test_a_line_of_invented_words_in_capitals_keeps_the_books_language(tmp_path: Path):
+    source = tmp_path / "whale.md"
+    source.write_text("# The Whale\n\nThe harpooneer stood up in the boat and shouted at the top of his voice to the "
+                      "others.\n\nPEKEE-NUEE-NUEE, ERROMANGOAN.\n\nThen he sat down again and the boat moved on "
+                      "across the grey water.\n", encoding="utf-8")
+    book = read_manuscript(source).book
+    assert {p.language for c in book.chapters for p in c.paragraphs} == {"en"}

@@ -144,7 +144,9 @@ class Reader:
         return self.row(list(el))  # math, mrow, mstyle, mpadded, menclose, merror, mtd...
 
     def identifier(self, text: str) -> str:
-        return self.t["identifiers"].get(text, text)
+        if text in self.t["identifiers"] or any(c.isalnum() for c in text):
+            return self.t["identifiers"].get(text, text)
+        return self.t["operators"].get(text, text)  # a mark set as an identifier ("f: X -> Y")
 
     def operator(self, text: str) -> str:
         if text in ("\u2192", "\u27f6") and self.arrow:
