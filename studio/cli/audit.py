@@ -54,7 +54,7 @@ def _manuscript_audit(args: argparse.Namespace, book, own: Lexicon):  # -> studi
     """A manuscript's audit, as a new project with the defaults (or ``--notes`` & co.) would read it."""
     from studio.cli.content import content_changes
     from studio.cli.spoken import manuscript_lexicon, voiced_sentences
-    from studio.project.content import DEFAULTS, silent_kinds, what_is_silent
+    from studio.text.content import DEFAULTS, silent_kinds, what_is_silent
     from studio.rendering.phonemes import voice_phonemes
     from studio.text.audit import audit_sentences
     from studio.text.heteronym_check import uncertain_heteronyms

@@ -2,14 +2,14 @@
 
 Why one module: ``studio render`` stores the choices in the project (as ``--unvoiced``
 does) and ``studio inspect`` lists a manuscript's sentences and audit as those choices
-would read it; both take the same arguments (:mod:`studio.project.content`).
+would read it; both take the same arguments (:mod:`studio.text.content`).
 """
 
 from __future__ import annotations
 
 import argparse
 
-from studio.project.content import CHOICES, DEFAULTS
+from studio.text.content import CHOICES, DEFAULTS
 
 
 def add_arguments(p: argparse.ArgumentParser, *, stored: bool) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections import Counter
 import sys
 import time
 from pathlib import Path
@@ -190,6 +191,13 @@ def _cmd_render(args: argparse.Namespace) -> int:
     )
     if skipped:
         sys.stderr.write(f"studio: skipped {skipped} front-matter chapter(s); choose them with --chapters\n")
+    from studio.text.content import what_is_silent
+
+    chosen = Counter(what_is_silent(r.kind) for r in silent if r.kind)
+    if chosen:
+        sys.stderr.write("studio: left out by the project's choices (--notes, --images, --tables, --code): "
+                         + ", ".join(f"{what} {n}" for what, n in chosen.items()) + "\n")
+    silent = [r for r in silent if not r.kind]
     for r in silent[:MAX_LISTED_FAILURES]:
         sys.stderr.write(f"studio: left silent (no '{r.language}' voice): chapter {r.chapter + 1}, sentence {r.id}: "
                          f"{' '.join(r.text.split())[:60]}\n")

@@ -20,11 +20,12 @@ from dataclasses import dataclass, field
 from studio.core.language import language_family
 from studio.core.lexicon import Lexicon
 from studio.engine.base import SynthesisSettings
-from studio.project import content, unvoiced
+from studio.project import unvoiced
 from studio.project.cache import VoiceIdentity, cache_key
 from studio.project.cast import Part, cast_key_part
 from studio.project.direction import Direction
 from studio.project.settings import ProjectSettings
+from studio.text import content
 from studio.text.normalize import spoken_form
 
 
@@ -51,7 +52,7 @@ class Version:
     fingerprints: Mapping[str, str] = field(default_factory=dict)
     lexicon: Lexicon = Lexicon()
     voice_languages: Mapping[str, str] = field(default_factory=dict)
-    silent: frozenset[str] = frozenset()  # the kinds of paragraph left silent (studio.project.content)
+    silent: frozenset[str] = frozenset()  # the kinds of paragraph left silent (studio.text.content)
 
     @classmethod
     def of(cls, settings: ProjectSettings, *, book_language: str, voice_language: str | None,
@@ -67,7 +68,7 @@ class Version:
 
     def said(self, language: str, kind: str = "") -> str:
         """The language handed to the voice's front end, or ``skip/<lang>``: a paragraph of a kind the
-        project leaves silent (:mod:`studio.project.content`), or unvoiced (:mod:`studio.project.unvoiced`)."""
+        project leaves silent (:mod:`studio.text.content`), or unvoiced (:mod:`studio.project.unvoiced`)."""
         if kind in self.silent:
             return unvoiced.SKIPPED + language
         return unvoiced.said(self.unvoiced, self.language_voices, self.book_language, self.voice_language, language)

@@ -17,7 +17,7 @@ from studio.core.errors import ProjectError, StudioError
 from studio.core.types import UnvoicedPolicy
 from studio.engine.base import SynthesisSettings
 from studio.core.triton_target import TritonTarget
-from studio.project import content
+from studio.text import content
 
 BACKENDS = ("onnx", "torch")
 
@@ -58,7 +58,7 @@ class ProjectSettings:
     author: str = ""
     narrator: str = ""
     recording_year: str = ""
-    #: what is read of what is not prose (studio.project.content): notes "end" (the end of the chapter),
+    #: what is read of what is not prose (studio.text.content): notes "end" (the end of the chapter),
     #: "inline" or "skip"; images "captions", "all" (alt text too) or "none"; tables "rows", "summary" or
     #: "skip"; code "skip" or "read"
     notes: str = "end"

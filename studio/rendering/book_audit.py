@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 
 from studio.core.errors import VoiceError
 from studio.core.lexicon import LexiconEntry
-from studio.project.content import what_is_silent
+from studio.text.content import what_is_silent
 from studio.project.store import Project
 from studio.project.undo import UndoHistory
 from studio.rendering.phonemes import voice_phonemes

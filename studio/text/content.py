@@ -6,8 +6,9 @@ the end of the chapter or leaves them out; reads a figure's caption but not its 
 and a choice changed later must not need a re-import. So each note is kept twice -- in
 place, after the paragraph that points at it, and at the end of its chapter, introduced
 as "Note 3." -- and each table twice, row by row with its headers and summarised; the
-project's settings say which copy is said (:mod:`studio.project.content`), the other is
-left silent and listed by the audit.
+project's choices (:data:`CHOICES`, kept in its settings) say which copy is said, the other
+is left silent and listed by the audit. A change of choice needs no re-import: it renders
+again only the passages it touches.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from studio.text.mathematics.speech import rules
+from studio.core.language import language_family
 from studio.text.raw import Block
 
 PROSE = ""
@@ -37,6 +38,46 @@ KINDS: dict[str, str] = {
     TABLE_SUMMARY: "table summaries",
     CODE: "code blocks",
 }
+
+#: setting -> its choices, the default first, with what each means
+CHOICES: dict[str, dict[str, str]] = {
+    "notes": {"end": "read at the end of the chapter, introduced as 'Note 3.'",
+              "inline": "read in place, after the paragraph that points at them", "skip": "left out"},
+    "images": {"captions": "captions read, alt text left out (listed by the audit)",
+               "all": "captions and alt text read", "none": "captions and alt text left out"},
+    "tables": {"rows": "read row by row with their headers", "summary": "summarised in one sentence",
+               "skip": "left out"},
+    "code": {"skip": "left out", "read": "read as written"},
+}
+DEFAULTS = {name: next(iter(choices)) for name, choices in CHOICES.items()}
+_SILENT = {
+    ("notes", "end"): {NOTE_IN_PLACE}, ("notes", "inline"): {NOTE},
+    ("notes", "skip"): {NOTE, NOTE_IN_PLACE},
+    ("images", "captions"): {ALT}, ("images", "all"): set(), ("images", "none"): {ALT, CAPTION},
+    ("tables", "rows"): {TABLE_SUMMARY}, ("tables", "summary"): {TABLE},
+    ("tables", "skip"): {TABLE, TABLE_SUMMARY},
+    ("code", "skip"): {CODE}, ("code", "read"): set(),
+}
+
+
+def check(name: str, value: str) -> str | None:
+    """Why ``value`` is no choice of the setting ``name`` (None when it is one)."""
+    if value in CHOICES[name]:
+        return None
+    return f"unknown choice '{value}' for {name} (one of: {', '.join(CHOICES[name])})"
+
+
+def silent_kinds(notes: str, images: str, tables: str, code: str) -> frozenset[str]:
+    """The kinds of paragraph left silent by these choices: the project's (``ProjectSettings``), applied
+    where a sentence's rendition is worked out (:mod:`studio.project.rendition`)."""
+    chosen = {"notes": notes, "images": images, "tables": tables, "code": code}
+    return frozenset().union(*(_SILENT[(name, value)] for name, value in chosen.items()))
+
+
+def what_is_silent(kind: str) -> str:
+    """How the audit names a silent paragraph's kind ("notes (in place)")."""
+    return KINDS.get(kind, kind)
+
 
 #: how a note, a table and its summary are introduced, per language family (English where none)
 _WORDS: dict[str, dict[str, str]] = {
@@ -62,6 +103,8 @@ _FILE_NAME = re.compile(r"^\S+\.(?:png|jpe?g|gif|svg|webp|bmp|tiff?)$", re.IGNOR
 def meaningful(alt: str, language: str) -> bool:
     """Whether an alt text says something: not a placeholder ("Alternative text not available",
     "image", "equation"; the reading table of ``language`` lists them, and English's), not a file name."""
+    from studio.text.mathematics.speech import rules  # the reading tables list the placeholders
+
     said = " ".join(re.sub(r"[^\w\s/]", " ", alt.casefold()).split())
     if not said or _FILE_NAME.match(alt.strip()):
         return False
@@ -70,8 +113,7 @@ def meaningful(alt: str, language: str) -> bool:
 
 
 def words(language: str) -> dict[str, str]:
-    family = (language or "en").split("-")[0].split("_")[0].lower()
-    return _WORDS.get(family, _WORDS["en"])
+    return _WORDS.get(language_family(language) or "en", _WORDS["en"])
 
 
 def place_notes(chapters: Sequence[list[Block]], labels: dict[str, str], language: str) -> list[list[Block]]:

@@ -3,7 +3,7 @@
 Why a dialog of its own: each choice (footnotes at the end of the chapter or in place or
 left out; captions and alt text; tables row by row or summarised; code) is the
 producer's, made once per book, and costs nothing to change -- the import kept all of it
-(:mod:`studio.project.content`), so only the sentences it touches render again. Saved
+(:mod:`studio.text.content`), so only the sentences it touches render again. Saved
 through the session, so a change is one step of the project's undo history.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QVBoxLayout, QWidget
 
-from studio.project.content import CHOICES
+from studio.text.content import CHOICES
 from studio.project.settings import ProjectSettings
 
 #: setting -> the label of its row

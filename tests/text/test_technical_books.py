@@ -187,3 +187,17 @@ def test_a_line_of_invented_words_in_capitals_keeps_the_books_language(tmp_path:
                       "across the grey water.\n", encoding="utf-8")
     book = read_manuscript(source).book
     assert {p.language for c in book.chapters for p in c.paragraphs} == {"en"}
+
+
+def test_inspect_lists_what_a_manuscript_leaves_out_as_the_choices_say(tmp_path: Path, capsys) -> None:
+    from studio.cli import main
+
+    def left_out(*args: str) -> dict[str, int]:
+        assert main(["inspect", str(source), "--audit", *args]) == 0
+        line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("left out of the audio: "))
+        return {what: int(n) for what, n in (part.rsplit(" ", 1) for part in line.split(": ", 1)[1].split(", "))}
+
+    source = technical_book(tmp_path / "course.epub")
+    assert left_out() == {"notes (in place)": 2, "images' alt text": 1, "table summaries": 1, "code blocks": 1}
+    assert left_out("--notes", "skip", "--code", "read", "--images", "all") == {
+        "notes (in place)": 2, "notes (at the end of the chapter)": 2, "table summaries": 1}

@@ -146,7 +146,7 @@ class Walker:
                 continue
             tag = localname(el)
             ident = el.get("id") or (el.get("name") if tag == "a" else None)
-            if tag and self.special(el, tag):
+            if tag and not _skipped(el, tag) and self.special(el, tag):
                 if ident:
                     self.pending_ids.append(ident)
                 self.add_text(el.tail)
@@ -223,7 +223,7 @@ class Walker:
                 self.refs.append(target)
                 self.labels.setdefault(target, " ".join("".join(el.itertext()).split()).strip("[]()"))
             return True
-        if tag == "table" and not _skipped(el, tag):
+        if tag == "table":
             return self.table(el)
         return False
 

@@ -24,6 +24,8 @@ from typing import Any
 
 from lxml import etree
 
+from studio.core.language import language_family
+
 _LOCK = threading.Lock()
 _TABLES: dict[str, dict[str, Any]] = {}
 _OPEN = {"(": ")", "[": "]", "{": "}", "\u27e8": "\u27e9", "\u2329": "\u232a", "\u230a": "\u230b", "\u2308": "\u2309",
@@ -39,7 +41,7 @@ LONG_EXPONENT = 1
 
 def rules(language: str) -> dict[str, Any]:
     """The reading table of ``language`` (an ISO 639-1 family), English where none exists."""
-    family = (language or "en").split("-")[0].split("_")[0].lower()
+    family = language_family(language) or "en"
     table = _TABLES.get(family)
     if table is not None:
         return table
