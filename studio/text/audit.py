@@ -112,6 +112,17 @@ def said_as_the_dictionary(word: str, phonemize: Phonemize) -> bool:
     return any(said == [_CONSONANTS[p] for p in phones if p in _CONSONANTS] for phones in known)
 
 
+#: a text whose marks are only clause pauses before a space or its end, quotation marks, and apostrophes
+#: and hyphens inside words: nothing in it for a voice to name (most of a novel's sentences)
+_PAUSES_ONLY = re.compile(r"(?:[^\W_]|\s|[\"“”‘’«»]|(?<=\w)['’-](?=\w)|[,;!?](?=[\s\"“”’»]|$)|\.(?=[\"”’»]*$))*")
+
+
+def _only_pauses(spoken: str) -> bool:
+    """Whether ``spoken`` holds only marks no voice names (then asking the voice whether it names
+    one, several calls of its front end, is skipped)."""
+    return bool(_PAUSES_ONLY.fullmatch(spoken))
+
+
 _SPELLED = re.compile(r"(?:[A-Z] )+[A-Z](?:'s)?")
 
 
@@ -145,7 +156,7 @@ def audit_sentences(
         words += len(s.text.split())
         family = language_family(s.language) or book
         first.setdefault(s.text, s)
-        if phonemize is not None and any(marks.is_mark(c) for c in s.spoken):
+        if phonemize is not None and any(marks.is_mark(c) for c in s.spoken) and not _only_pauses(s.spoken):
             extra = named_marks(s.spoken, s.language, phonemize)
             if extra:
                 findings.append(Finding("symbol", s.chapter, s.index, s.text, extra, s.language))
