@@ -171,9 +171,10 @@ def audit_sentences(
     findings.extend(Finding("spelled", s.chapter, s.index, s.text, f"{w} ({n}x)", s.language)
                     for w, (n, s) in spelled.items())
     for word, count, sentence in guessed:
-        if phonemize is not None and said_as_the_dictionary(word, phonemize):
-            continue  # "Virginia", "Greek": only its capital made it look like a guess
         where = first.get(sentence)
+        english = (language_family(where.language) if where else book) == "en"
+        if english and phonemize is not None and said_as_the_dictionary(word, phonemize):
+            continue  # "Virginia", "Greek": only its capital made it look like a guess
         findings.append(Finding("guessed", where.chapter if where else 0, where.index if where else 0, sentence,
                                 f"{word} ({count}x)"))
     order = list(KINDS)

@@ -201,3 +201,13 @@ def test_inspect_lists_what_a_manuscript_leaves_out_as_the_choices_say(tmp_path:
     assert left_out() == {"notes (in place)": 2, "images' alt text": 1, "table summaries": 1, "code blocks": 1}
     assert left_out("--notes", "skip", "--code", "read", "--images", "all") == {
         "notes (in place)": 2, "notes (at the end of the chapter)": 2, "table summaries": 1}
+
+
+def test_the_english_dictionary_clears_no_word_of_another_language() -> None:
+    from studio.text.audit import audit_sentences
+    from studio.text.spoken_report import SpokenSentence
+
+    french = SpokenSentence(1, 1, 1, "Il parlait avec Jean et John.", "Il parlait avec Jean et John.", "fr")
+    audit = audit_sentences([french], "fr", phonemize=lambda text, language: "dʒˈɑːn",
+                            guessed=[("John", 1, french.text)])
+    assert [f.detail for f in audit.of_kind("guessed")] == ["John (1x)"]
