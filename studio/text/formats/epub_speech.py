@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from studio.text.formats.xhtml import Walker, document_language, find_body, localname
-from studio.text.raw import BlockSpeech
+from studio.text.raw import Block, BlockSpeech
 from studio.text.segment import normalize_text
 
 log = logging.getLogger(__name__)
@@ -188,6 +188,10 @@ class _SpeechWalker(Walker):
         super().flush()
         if len(self.blocks) > count:
             self.texts.append(text)
+
+    def emit(self, block: Block) -> None:
+        super().emit(block)
+        self.texts.append(block.text)
 
     def speech(self) -> list[BlockSpeech]:
         out = []

@@ -215,7 +215,7 @@ class Walker:
             alt = " ".join((el.get("alt") or "").split())
             if alt and content.meaningful(alt, self.language):
                 self.flush()
-                self.blocks.append(Block(alt, kind=self.ctx[-1].kind or content.ALT, note=self.ctx[-1].note))
+                self.emit(Block(alt, kind=self.ctx[-1].kind or content.ALT, note=self.ctx[-1].note))
             return True
         if tag == "a" and ("noteref" in semantic_types(el) or "noteref" in (el.get("class") or "").lower().split()):
             target = (el.get("href") or "").partition("#")[2]
@@ -246,14 +246,17 @@ class Walker:
         if max((len(r) for r in rows), default=0) < 2 or len(rows) < 2:
             return False  # one row or one column: text laid out in a table, read as text
         self.flush()
-        if caption.strip():
-            self.blocks.append(Block(caption.strip(), kind=content.CAPTION))
-        made = content.table_blocks(rows, heads, self.language)
+        made = ([Block(caption.strip(), kind=content.CAPTION)] if caption.strip() else []) + \
+            content.table_blocks(rows, heads, self.language)
+        made[0].refs, self.refs = tuple(self.refs), []
         for block in made:
             block.note = self.ctx[-1].note
-        made[0].refs, self.refs = tuple(self.refs), []
-        self.blocks.extend(made)
+            self.emit(block)
         return True
+
+    def emit(self, block: Block) -> None:
+        """A block made whole, not from the text read (an image's alt text, a table's rows)."""
+        self.blocks.append(block)
 
     def inner(self, el: etree._Element) -> list[Block]:
         """The blocks of one element read on its own (a table's cell), its note references kept."""
