@@ -156,7 +156,7 @@ def build_actions(w: ActionHost) -> WindowActions:
         tip="Default voice, a voice per language, and the speed/quality preset")
     act("pacing", "Speed && &Pauses\u2026", lambda: open_pacing_dialog(w), menu=project_menu, project=True,
         tip="How fast the voice speaks, and the pauses between sentences, paragraphs and chapters")
-    act("content", "&Notes, Images, Tables && Code\u2026", lambda: open_content_dialog(w), menu=project_menu,
+    act("content", "Notes, &Images, Tables && Code\u2026", lambda: open_content_dialog(w), menu=project_menu,
         project=True, tip="Footnotes at the end of the chapter, in place or left out; captions and alt text; "
                           "tables row by row or summarised; code read or left out")
     act("book_details", "Book &Details\u2026", lambda: open_book_details(w), menu=project_menu, project=True,
