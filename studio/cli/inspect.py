@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "text, spoken, language, phonemes: what the voice is given) instead of the report; "
                    "with --audit: the findings")
     add_content_arguments(p.add_argument_group("notes, images, tables and code",
-                                               "what --spoken and --audit read of a manuscript (a project: its own)"),
+                                               "what --audit takes as left out of a manuscript (a project: its own choices)"),
                           stored=False)
     p.set_defaults(func=_cmd_inspect)
 
