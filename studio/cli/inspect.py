@@ -42,9 +42,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --spoken: write every sentence as a JSON object (chapter, index, paragraph, "
                    "text, spoken, language, phonemes: what the voice is given) instead of the report; "
                    "with --audit: the findings")
-    add_content_arguments(p.add_argument_group("notes, images, tables and code",
-                                               "what --audit takes as left out of a manuscript (a project: its own choices)"),
-                          stored=False)
+    group = p.add_argument_group("notes, images, tables and code",
+                                 "what --audit takes as left out of a manuscript (a project: its own choices)")
+    add_content_arguments(group, stored=False)
     p.set_defaults(func=_cmd_inspect)
 
 

@@ -146,7 +146,8 @@ def _build(path: Path, raw: RawBook, max_sentence_chars: int, step: ImportProgre
                 Sentence(text=s.text, language=lang, was_split=s.was_split, trailing=s.trailing)
                 for s in split_spans(text, max_chars=max_sentence_chars)
             )
-            paragraphs.append(Paragraph(text=text, sentences=sentences, language=lang, confidence=confidence, kind=kind))
+            paragraphs.append(Paragraph(text=text, sentences=sentences, language=lang, confidence=confidence,
+                                        kind=kind))
         built.append(Chapter(title=normalize_text(chapter.title) or "Untitled", paragraphs=tuple(paragraphs),
                              front_matter=chapter.front_matter,
                              front_reason=chapter.front_reason if chapter.front_matter else ""))

@@ -156,7 +156,8 @@ def test_greek_and_virginia_are_not_guessed_words(tmp_path: Path):
     source.write_text("# Voyage\n\nThe ship left Virginia with a Greek sailor and John aboard. Then Queequeg sang "
                       "across the Atlantic.\n\nThe sea was calm and the sailors slept on deck all night.\n",
                       encoding="utf-8")
-    with Project.create(tmp_path / "p", read_manuscript(source).book, ProjectSettings(voice_id="en_US-joe-medium")) as p:
+    settings = ProjectSettings(voice_id="en_US-joe-medium")
+    with Project.create(tmp_path / "p", read_manuscript(source).book, settings) as p:
         guessed = {f.detail.split(" (")[0] for f in audit_project(p).of_kind("guessed")}
     assert "Queequeg" in guessed
     assert not guessed & {"Greek", "Virginia", "John", "Atlantic"}
@@ -171,7 +172,8 @@ def test_spelled_codes_are_one_row_each_and_accepted_in_one_step(tmp_path: Path)
     source = tmp_path / "theorems.md"
     source.write_text("# Theorems\n\nTheorem VFSLS holds. By Theorem VFSLS the span is closed. Theorem CSRN follows.\n",
                       encoding="utf-8")
-    with Project.create(tmp_path / "p", read_manuscript(source).book, ProjectSettings(voice_id="en_US-joe-medium")) as p:
+    settings = ProjectSettings(voice_id="en_US-joe-medium")
+    with Project.create(tmp_path / "p", read_manuscript(source).book, settings) as p:
         spelled = [f.detail for f in audit_project(p).of_kind("spelled")]
         assert sorted(spelled) == ["CSRN (1x)", "VFSLS (2x)"]
         assert accept_spelled(p, [d.split(" (")[0] for d in spelled]) == 2

@@ -442,8 +442,8 @@ def _finish(chap: _Chap) -> RawChapter:
             or (FRONT_MATTER_TITLE if chap.front else clean_title(chap.doc_title) or "Untitled")
         )
     front = chap.front or is_front_matter_title(title) or is_front_matter_blocks(chap.blocks)
-    return RawChapter(title, [b.text for b in chap.blocks], front, chap.reason or (_reason(title, chap) if front else ""),
-                      kinds=[b.kind for b in chap.blocks])
+    reason = chap.reason or (_reason(title, chap) if front else "")
+    return RawChapter(title, [b.text for b in chap.blocks], front, reason, kinds=[b.kind for b in chap.blocks])
 
 
 def _reason(title: str, chap: _Chap) -> str:

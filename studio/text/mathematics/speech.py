@@ -32,8 +32,8 @@ _OPEN = {"(": ")", "[": "]", "{": "}", "\u27e8": "\u27e9", "\u2329": "\u232a", "
          "|": "|", "\u2016": "\u2016", "\u2225": "\u2225"}
 _CLOSE = frozenset(")]}\u27e9\u232a\u230b\u2309")
 _BARS = frozenset("|\u2016\u2225")
-_RELATIONS = frozenset("= \u2260 < > \u2264 \u2265 \u2a7d \u2a7e \u2248 \u2261 \u2245 \u223c \u221d \u2254 \u2208 \u2209 "
-                       "\u2282 \u2286 \u2283 \u2287 \u21d2 \u21d4 \u27f9 \u27fa , ;".split())
+_RELATIONS = frozenset("= \u2260 < > \u2264 \u2265 \u2a7d \u2a7e \u2248 \u2261 \u2245 \u223c \u221d \u2254 "
+                       "\u2208 \u2209 \u2282 \u2286 \u2283 \u2287 \u21d2 \u21d4 \u27f9 \u27fa , ;".split())
 _SKIPPED = frozenset({"annotation", "annotation-xml", "mphantom", "none", "mprescripts", "maligngroup", "malignmark"})
 #: an exponent of more words than this is closed with "end of exponent", so the listener hears where it stops
 LONG_EXPONENT = 1
