@@ -1,4 +1,4 @@
-"""The suite's entry: the support package on the path and its fixtures registered as a plugin."""
+"""The suite's entry: the support package on the path; its fixtures and its cost report as plugins."""
 
 from __future__ import annotations
 
@@ -16,4 +16,4 @@ TESTS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TESTS))  # the support package
 sys.path.insert(1, str(TESTS.parent / "bench"))  # bench/tacotron.py, shared by a benchmark and its tests
 
-pytest_plugins = ["support.fixtures"]
+pytest_plugins = ["support.fixtures", "support.cost"]

@@ -18,18 +18,15 @@ from studio.core.lexicon import Lexicon
 
 def print_audit(args: argparse.Namespace, book, out: TextIO, own: Lexicon = Lexicon()) -> int:  # book: Book
     """Prints the audit; returns 0 (an audit with findings is not a failure: it is a list to listen to)."""
-    from studio.cli.spoken import manuscript_lexicon, voiced_sentences
-    from studio.rendering.phonemes import voice_phonemes
-    from studio.text.audit import KINDS, audit_sentences
-    from studio.text.heteronym_check import uncertain_heteronyms
-    from studio.text.lexicon_report import lexicon_report
+    from studio.project.store import Project
+    from studio.rendering.book_audit import audit_project
+    from studio.text.audit import KINDS
 
-    sentences = voiced_sentences(args, book, own, phonemes=False)
-    lexicon = manuscript_lexicon(args, own)
-    say = voice_phonemes(None)  # lexicon entries splice their own phonemes: only espeak-ng names marks
-    guessed = [(u.word, u.count, u.first_sentence) for u in lexicon_report(book, lexicon).suggestions]
-    report = audit_sentences(sentences, book.language, phonemize=lambda text, language: say(text, language, None),
-                             guessed=guessed, heteronyms=uncertain_heteronyms)
+    if Project.is_project(args.file):
+        with Project.open(args.file) as project:
+            report = audit_project(project)
+    else:
+        report = _manuscript_audit(args, book, own)
     if args.json:
         json.dump({"book_language": report.book_language, "sentences": report.sentences, "words": report.words,
                    "counts": report.counts(), "findings": [f.as_dict() for f in report.findings]},
@@ -38,6 +35,8 @@ def print_audit(args: argparse.Namespace, book, out: TextIO, own: Lexicon = Lexi
         return 0
     out.write(f"audit of {book.title or args.file.name}: {report.sentences} sentences, {report.words} words, "
               f"book language {report.book_language}\n")
+    if silent := report.silent_counts():
+        out.write("left out of the audio: " + ", ".join(f"{what} {n}" for what, n in silent.items()) + "\n")
     n = max(0, args.words)
     for kind, meaning in KINDS.items():
         found = report.of_kind(kind)
@@ -49,6 +48,28 @@ def print_audit(args: argparse.Namespace, book, out: TextIO, own: Lexicon = Lexi
             if len(found) > n:
                 out.write(f"  ... and {len(found) - n} more (--words N lists more, --json all)\n")
     return 0
+
+
+def _manuscript_audit(args: argparse.Namespace, book, own: Lexicon):  # -> studio.text.audit.Audit
+    """A manuscript's audit, as a new project with the defaults (or ``--notes`` & co.) would read it."""
+    from studio.cli.content import content_changes
+    from studio.cli.spoken import manuscript_lexicon, voiced_sentences
+    from studio.text.content import DEFAULTS, silent_kinds, what_is_silent
+    from studio.rendering.phonemes import voice_phonemes
+    from studio.text.audit import audit_sentences
+    from studio.text.heteronym_check import uncertain_heteronyms
+    from studio.text.lexicon_report import report_for_sentences
+
+    quiet = silent_kinds(**{**DEFAULTS, **content_changes(args)})
+    every = voiced_sentences(args, book, own, phonemes=False)
+    sentences = [s for s in every if s.kind not in quiet]
+    lexicon = manuscript_lexicon(args, own)
+    say = voice_phonemes(None)  # lexicon entries splice their own phonemes: only espeak-ng names marks
+    report = report_for_sentences([(s.text, s.language) for s in sentences if s.paragraph is not None], lexicon)
+    return audit_sentences(sentences, book.language, phonemize=lambda text, language: say(text, language, None),
+                           guessed=[(u.word, u.count, u.first_sentence) for u in report.suggestions],
+                           heteronyms=uncertain_heteronyms, known=lambda word: bool(lexicon.find(word, "en")),
+                           silent=[(s, what_is_silent(s.kind)) for s in every if s.kind in quiet])
 
 
 def _short(text: str, n: int = 70) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TextIO
 
 from studio.cli.common import format_duration, print_table, require_file
+from studio.cli.content import add_arguments as add_content_arguments
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,6 +42,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --spoken: write every sentence as a JSON object (chapter, index, paragraph, "
                    "text, spoken, language, phonemes: what the voice is given) instead of the report; "
                    "with --audit: the findings")
+    group = p.add_argument_group("notes, images, tables and code",
+                                 "what --audit takes as left out of a manuscript (a project: its own choices)")
+    add_content_arguments(group, stored=False)
     p.set_defaults(func=_cmd_inspect)
 
 

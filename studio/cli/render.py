@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections import Counter
 import sys
 import time
 from pathlib import Path
@@ -17,6 +18,7 @@ from studio.cli.bench import add_preset_arguments
 from studio.cli.triton import add_render_arguments as add_triton_arguments, triton_changes
 from studio.cli.pacing import add_render_arguments as add_pacing_arguments, pacing_changes
 from studio.cli.proof import add_model_arguments, chapter_proofer, proof_after_render
+from studio.cli.content import add_arguments as add_content_arguments, content_changes
 from studio.cli.common import EXIT_INCOMPLETE, RETRY_MESSAGE, ProgressLine, format_duration, parse_chapters
 from studio.audio.formats import FORMATS
 from studio.core.errors import StudioError
@@ -61,6 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="a passage in a language no voice speaks: the book's voice with that language's "
                         "phonemes (native, the default), read as the book's language (book), or left silent "
                         "and listed (skip); stored in the project")
+    add_content_arguments(p.add_argument_group("notes, images, tables and code"), stored=True)
     proof = p.add_argument_group("proof-listening", "--proof: hear every rendered sentence back and list those "
                                  "that need a human ear (exit 3 when some do)")
     proof.add_argument("--proof", action="store_true", help="proof-listen the rendered chapters (see `studio proof`)")
@@ -129,6 +132,9 @@ def _cmd_render(args: argparse.Namespace) -> int:
         if args.unvoiced and args.unvoiced != settings.unvoiced:
             settings = settings.with_changes(unvoiced=args.unvoiced)
             project.update_settings(settings)
+        if (chosen := settings.with_changes(**content_changes(args))) != settings:
+            settings = chosen
+            project.update_settings(settings)
         if (paced := pacing_changes(args, settings)) != settings:
             settings = paced
             project.update_settings(settings)
@@ -189,6 +195,13 @@ def _cmd_render(args: argparse.Namespace) -> int:
     )
     if skipped:
         sys.stderr.write(f"studio: skipped {skipped} front-matter chapter(s); choose them with --chapters\n")
+    from studio.text.content import what_is_silent
+
+    chosen = Counter(what_is_silent(r.kind) for r in silent if r.kind)
+    if chosen:
+        sys.stderr.write("studio: left out by the project's choices (--notes, --images, --tables, --code): "
+                         + ", ".join(f"{what} {n}" for what, n in chosen.items()) + "\n")
+    silent = [r for r in silent if not r.kind]
     for r in silent[:MAX_LISTED_FAILURES]:
         sys.stderr.write(f"studio: left silent (no '{r.language}' voice): chapter {r.chapter + 1}, sentence {r.id}: "
                          f"{' '.join(r.text.split())[:60]}\n")

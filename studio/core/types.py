@@ -46,7 +46,9 @@ class Sentence:
 class Paragraph:
     """A paragraph with its detected language (ISO 639-1, e.g. ``en``, ``fr``).
 
-    ``language_override`` is the user's choice and wins over detection.
+    ``language_override`` is the user's choice and wins over detection. ``kind`` is what
+    it is when not prose ("note", "caption", "alt", "table", "table-summary", "code";
+    :mod:`studio.text.content`): the project's settings say whether it is read.
     """
 
     text: str
@@ -54,6 +56,7 @@ class Paragraph:
     language: str
     confidence: float
     language_override: str | None = None
+    kind: str = ""
 
     @property
     def effective_language(self) -> str:

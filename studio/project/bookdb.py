@@ -84,9 +84,9 @@ def insert_book(conn: sqlite3.Connection, book: Book) -> None:
             order += 1
         for pi, para in enumerate(chapter.paragraphs):
             pid = conn.execute(
-                "INSERT INTO paragraphs (chapter_id, idx, text, language, confidence, language_override)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (cid, pi, para.text, para.language, float(para.confidence), para.language_override),
+                "INSERT INTO paragraphs (chapter_id, idx, text, language, confidence, language_override, kind)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (cid, pi, para.text, para.language, float(para.confidence), para.language_override, para.kind or None),
             ).lastrowid
             for si, sent in enumerate(para.sentences):
                 conn.execute(
@@ -125,14 +125,16 @@ def load_book(conn: sqlite3.Connection) -> Book | None:
     ):
         sentences[pid].append(Sentence(text=text, language=override or lang, was_split=bool(split), trailing=trailing))
     paragraphs: dict[int, list[Paragraph]] = defaultdict(list)
-    for pid, cid, text, lang, conf, override in conn.execute(
-        "SELECT id, chapter_id, text, language, confidence, language_override FROM paragraphs ORDER BY chapter_id, idx"
+    for pid, cid, text, lang, conf, override, kind in conn.execute(
+        "SELECT id, chapter_id, text, language, confidence, language_override, kind FROM paragraphs"
+        " ORDER BY chapter_id, idx"
     ):
         sents = tuple(sentences.get(pid, ()))
         if sents:
             text = "".join(s.text + s.trailing for s in sents)
         paragraphs[cid].append(
-            Paragraph(text=text, sentences=sents, language=lang, confidence=conf, language_override=override)
+            Paragraph(text=text, sentences=sents, language=lang, confidence=conf, language_override=override,
+                      kind=kind or "")
         )
     chapters = tuple(
         Chapter(title=title, paragraphs=tuple(paragraphs.get(cid, ())), front_matter=bool(front), front_reason=why or "")

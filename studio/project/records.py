@@ -48,6 +48,7 @@ class SentenceRow:
     #: its parts, who speaks each and with which voice, when casting is on (studio.project.cast), else ()
     cast: tuple[Part, ...] = ()
     parts: tuple[PartRendition, ...] = ()  # the cast parts' words (studio.project.rendition), in that order
+    kind: str = ""  # its paragraph's kind when not prose (a note, a caption...: studio.text.content)
 
     @property
     def skipped(self) -> bool:

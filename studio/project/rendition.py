@@ -25,6 +25,7 @@ from studio.project.cache import VoiceIdentity, cache_key
 from studio.project.cast import Part, cast_key_part
 from studio.project.direction import Direction
 from studio.project.settings import ProjectSettings
+from studio.text import content
 from studio.text.normalize import spoken_form
 
 
@@ -51,6 +52,7 @@ class Version:
     fingerprints: Mapping[str, str] = field(default_factory=dict)
     lexicon: Lexicon = Lexicon()
     voice_languages: Mapping[str, str] = field(default_factory=dict)
+    silent: frozenset[str] = frozenset()  # the kinds of paragraph left silent (studio.text.content)
 
     @classmethod
     def of(cls, settings: ProjectSettings, *, book_language: str, voice_language: str | None,
@@ -58,13 +60,17 @@ class Version:
            ) -> Version:
         return cls(settings.voice_id, settings.engine_token, settings.synthesis, book_language, voice_language,
                    dict(settings.language_voices), settings.unvoiced, dict(fingerprints), lexicon,
-                   dict(voice_languages or {}))
+                   dict(voice_languages or {}),
+                   content.silent_kinds(settings.notes, settings.images, settings.tables, settings.code))
 
     def voice_for(self, language: str) -> str:
         return voice_for(self.language_voices, self.voice_id, language)
 
-    def said(self, language: str) -> str:
-        """The language handed to the voice's front end, or ``skip/<lang>`` (:mod:`studio.project.unvoiced`)."""
+    def said(self, language: str, kind: str = "") -> str:
+        """The language handed to the voice's front end, or ``skip/<lang>``: a paragraph of a kind the
+        project leaves silent (:mod:`studio.text.content`), or unvoiced (:mod:`studio.project.unvoiced`)."""
+        if kind in self.silent:
+            return unvoiced.SKIPPED + language
         return unvoiced.said(self.unvoiced, self.language_voices, self.book_language, self.voice_language, language)
 
 
@@ -77,13 +83,15 @@ def voice_for(language_voices: Mapping[str, str], default: str, language: str) -
 @dataclass(frozen=True)
 class SentenceInputs:
     """A sentence's own inputs: its printed text, effective language, the producer's
-    spoken-form override (None: the normaliser's), direction (rate, emphasis) and cast."""
+    spoken-form override (None: the normaliser's), direction (rate, emphasis), cast and
+    its paragraph's kind (a note, a caption...: :mod:`studio.text.content`; "" prose)."""
 
     text: str
     language: str
     override: str | None = None
     direction: Direction | None = None
     cast: tuple[Part, ...] = ()  # who speaks its quoted parts, with which voice (casting on), else ()
+    kind: str = ""
 
 
 @dataclass(frozen=True)
@@ -137,7 +145,7 @@ def render_as(version: Version, inputs: SentenceInputs, *, voice_id: str | None 
     base = version.synthesis
     voice = voice_id or version.voice_for(inputs.language)
     used = version.lexicon.applicable(inputs.text, inputs.language)
-    said = version.said(inputs.language)
+    said = version.said(inputs.language, inputs.kind)
     spoken = spoken_words(inputs.text, inputs.language, said, used, inputs.override)
     own = inputs.direction.synthesis(base, inputs.text, spoken) if inputs.direction is not None else base
     parts = tuple(_part(inputs.text[p.start:p.end], inputs.language, _part_language(version, p, inputs.language, said),

@@ -24,7 +24,7 @@ from studio.core.errors import ProjectError
 log = logging.getLogger(__name__)
 
 #: Version written by this code. Bump it and add a step to ``MIGRATIONS`` together.
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 
 STATES = ("pending", "rendering", "done", "failed")
 
@@ -409,6 +409,24 @@ CREATE INDEX IF NOT EXISTS undo_log_step ON undo_log(step);
 """
 
 
+#: v13: what a paragraph is when not prose (a note, a caption, a table's row...: studio.text.content; NULL: prose),
+#: and the settings that say which kinds are read: a change of them changes what a sentence is rendered as
+_PARAGRAPH_KIND_COLUMNS = {"kind": "TEXT"}
+CONTENT_SETTINGS = ("notes", "images", "tables", "code")
+_CONTENT_KEYS = "(" + ", ".join(f"'{k}'" for k in CONTENT_SETTINGS) + ")"
+_CONTENT_TRIGGERS = {
+    "rendition": {
+        "settings": (f"INSERT WHEN NEW.key IN {_CONTENT_KEYS}", f"DELETE WHEN OLD.key IN {_CONTENT_KEYS}",
+                     f"UPDATE WHEN NEW.key IN {_CONTENT_KEYS} AND OLD.value IS NOT NEW.value"),
+    },
+}
+
+
+def _v13_content(conn: sqlite3.Connection) -> None:
+    _add_columns(conn, "paragraphs", _PARAGRAPH_KIND_COLUMNS)
+    _add_triggers(conn, _CONTENT_TRIGGERS, "content")
+
+
 #: ``MIGRATIONS[v]`` upgrades a database at version ``v`` to ``v + 1`` (inside one
 #: transaction). Version 0 is a brand-new, empty file.
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
@@ -424,6 +442,7 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     9: _v10_versions,  # counters of what a sentence is rendered as, and of the sentences' rows
     10: _v11_cast,  # the cast: quoted parts, castings, merged names, corrections
     11: lambda conn: _apply_script(conn, _SCHEMA_V12_UNDO),  # the undo history
+    12: _v13_content,  # paragraphs of a kind (notes, captions, tables...) and the settings that read them
 }
 
 

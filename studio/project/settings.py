@@ -17,6 +17,7 @@ from studio.core.errors import ProjectError, StudioError
 from studio.core.types import UnvoicedPolicy
 from studio.engine.base import SynthesisSettings
 from studio.core.triton_target import TritonTarget
+from studio.text import content
 
 BACKENDS = ("onnx", "torch")
 
@@ -57,6 +58,13 @@ class ProjectSettings:
     author: str = ""
     narrator: str = ""
     recording_year: str = ""
+    #: what is read of what is not prose (studio.text.content): notes "end" (the end of the chapter),
+    #: "inline" or "skip"; images "captions", "all" (alt text too) or "none"; tables "rows", "summary" or
+    #: "skip"; code "skip" or "read"
+    notes: str = "end"
+    images: str = "captions"
+    tables: str = "rows"
+    code: str = "skip"
 
     def __post_init__(self) -> None:
         if not self.voice_id:
@@ -69,6 +77,9 @@ class ProjectSettings:
             raise ProjectError(f"the recording's year '{self.recording_year}' is not a year like 2026")
         if self.unvoiced not in {p.value for p in UnvoicedPolicy}:
             raise ProjectError(f"unknown policy '{self.unvoiced}' for unvoiced passages (native, book or skip)")
+        for name in content.CHOICES:
+            if (why := content.check(name, getattr(self, name))) is not None:
+                raise ProjectError(why)
 
     @property
     def engine_token(self) -> str:
@@ -97,6 +108,7 @@ class ProjectSettings:
             "author": self.author,
             "narrator": self.narrator,
             "recording_year": self.recording_year,
+            **{name: getattr(self, name) for name in content.CHOICES},
         }
 
     @classmethod
@@ -120,6 +132,7 @@ class ProjectSettings:
                 author=str(rows.get("author") or ""),
                 narrator=str(rows.get("narrator") or ""),
                 recording_year=str(rows.get("recording_year") or ""),
+                **{name: str(rows.get(name) or default) for name, default in content.DEFAULTS.items()},
             )
         except (KeyError, TypeError, ValueError, StudioError) as err:
             raise ProjectError(f"project settings are damaged ({err})") from err

@@ -282,12 +282,12 @@ class Project:
             return known[3]
         version = self.version()
         overrides, directed = self.spoken.overrides(), directions(self.db)
-        sql = ("SELECT s.id, s.text, COALESCE(p.language_override, s.language) FROM sentences s"
+        sql = ("SELECT s.id, s.text, COALESCE(p.language_override, s.language), p.kind FROM sentences s"
                " LEFT JOIN paragraphs p ON p.id = s.paragraph_id")
         casting = self.cast.state()
         inputs = {sid: SentenceInputs(text, lang, overrides.get(sid), d.audible() if (d := directed.get(sid)) else None,
-                                      casting.parts.get(sid, ()))
-                  for sid, text, lang in self._conn().execute(sql)}
+                                      casting.parts.get(sid, ()), kind or "")
+                  for sid, text, lang, kind in self._conn().execute(sql)}
         rendered = self._rendition_keeper.update(version, inputs)
         self._rendered = (counter, user, version, rendered)
         return rendered
@@ -437,7 +437,7 @@ class Project:
 
 _ROWS_SQL = (
     "SELECT s.id, c.idx, p.idx, s.idx, s.ord, s.text, COALESCE(p.language_override, s.language),"
-    " s.was_split, s.trailing, s.state, s.reason, s.cache_key, s.duration, s.checksum, s.synth_count"
+    " s.was_split, s.trailing, s.state, s.reason, s.cache_key, s.duration, s.checksum, s.synth_count, p.kind"
     " FROM sentences s JOIN chapters c ON c.id = s.chapter_id"
     " LEFT JOIN paragraphs p ON p.id = s.paragraph_id"
 )
@@ -458,7 +458,7 @@ def _join(rows: list[tuple], rendered: dict[int, Rendition]) -> list[SentenceRow
             id=r[0], chapter=r[1], paragraph=r[2], index=r[3], order=r[4], text=r[5], language=r[6],
             was_split=bool(r[7]), trailing=r[8], state=state, reason=r[10], cache_key=r[11],
             expected_key=x.key, duration=r[12], checksum=r[13], synth_count=r[14], lexicon=x.lexicon, said=x.said,
-            spoken=x.spoken, synthesis=x.synthesis, cast=x.cast, parts=x.parts,
+            spoken=x.spoken, synthesis=x.synthesis, cast=x.cast, parts=x.parts, kind=r[15] or "",
         ))
     return out
 

@@ -31,7 +31,7 @@ MAX_STEPS = 200
 #: settings keys a producer sets (the queue, the measured speed and the like are not edits)
 EDITED_SETTINGS = ("voice_id", "backend", "preset", "synthesis", "unvoiced", "pauses", "casting",
                    "read_front_matter", "title", "author", "narrator", "producer", "recording_year", "rights",
-                   "output_sample_rate")
+                   "output_sample_rate", "notes", "images", "tables", "code")
 #: table -> the columns whose update is an edit (None: every column; inserts and deletes always count)
 TRACKED: dict[str, tuple[str, ...] | None] = {
     "chapters": None,

@@ -10,7 +10,9 @@ the text's, so they are taken out of what the detector reads, and out of the cou
 letters that decides how much a passage's own verdict may overrule its context.
 
 Words in capitals are judged as the normaliser judges them (:mod:`studio.text.normalize.capitals`):
-an acronym is no evidence, a word in capitals is the word, case-folded.
+an acronym is no evidence, a word in capitals is the word, case-folded -- when the pronouncing
+dictionary knows it: one it does not know is a name or an invented word ("PEKEE-NUEE-NUEE,
+ERROMANGOAN."), which the n-gram models would give to any language (Swahili, here).
 
 German capitalises every noun; its passages still have their articles, verbs and
 function words in lower case, which is what the detector needs.
@@ -28,6 +30,7 @@ _EDGE = "\"'()[]{}«»“”‘’„‚‹›¿¡*_"
 _ABBREVIATION = re.compile(r"^(?:[A-Za-z]{1,4}\.)+$|^[A-Z][a-z]{0,3}\.$")
 _UNITS = frozenset("km cm mm m kg g mg mi ft yd lb lbs oz mph kph ml l gb mb tb kb ghz mhz hz kw w v s h min".split())
 _SENTENCE_END = ".!?:;\u2026"
+_PARTS = re.compile(r"[-'’]")
 
 
 @lru_cache(maxsize=16384)
@@ -53,6 +56,8 @@ def evidence(text: str) -> str:
         if len(letters) >= 2 and all(ch.isupper() for ch in letters):
             if not capitals.is_word(core, caps):
                 continue  # acronym or Roman numeral ("FBI", "XIV", "GB")
+            if not all(capitals.known(part) for part in _PARTS.split(core) if part):
+                continue  # a name or an invented word in capitals ("PEKEE-NUEE-NUEE, ERROMANGOAN."): no language's
             core = core.lower()  # a word in capitals: the normaliser reads it as the word
         if not first and core[:1].isupper():
             continue  # a name inside a sentence

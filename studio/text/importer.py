@@ -128,23 +128,26 @@ def _check_file(path: Path, suffix: str, max_bytes: int) -> None:
 def _build(path: Path, raw: RawBook, max_sentence_chars: int, step: ImportProgress) -> Book:
     """Normalize, segment and tag languages; refuse books with nothing to say."""
     chapters: list[tuple[RawChapter, list[str]]] = []
+    kinds: list[list[str]] = []  # each paragraph's kind (studio.text.content), a block's for all its paragraphs
     for chapter in raw.chapters:
-        texts = [p for block in chapter.paragraphs for p in split_paragraphs(block)]
-        if texts:
-            chapters.append((chapter, texts))
+        pairs = [(p, chapter.kind(i)) for i, block in enumerate(chapter.paragraphs) for p in split_paragraphs(block)]
+        if pairs:
+            chapters.append((chapter, [p for p, _ in pairs]))
+            kinds.append([k for _, k in pairs])
     if not any(is_speakable(t) for _, texts in chapters for t in texts):
         raise ManuscriptError(path, "no speakable text (the file has no letters or digits to read)")
     book_language, languages = assign_languages([texts for _, texts in chapters], raw.language, progress=step)
     built = []
-    for n, ((chapter, texts), langs) in enumerate(zip(chapters, languages)):
+    for n, ((chapter, texts), langs, chapter_kinds) in enumerate(zip(chapters, languages, kinds)):
         step("Splitting sentences", n, len(chapters))
         paragraphs = []
-        for text, (lang, confidence) in zip(texts, langs):
+        for text, (lang, confidence), kind in zip(texts, langs, chapter_kinds):
             sentences = tuple(
                 Sentence(text=s.text, language=lang, was_split=s.was_split, trailing=s.trailing)
                 for s in split_spans(text, max_chars=max_sentence_chars)
             )
-            paragraphs.append(Paragraph(text=text, sentences=sentences, language=lang, confidence=confidence))
+            paragraphs.append(Paragraph(text=text, sentences=sentences, language=lang, confidence=confidence,
+                                        kind=kind))
         built.append(Chapter(title=normalize_text(chapter.title) or "Untitled", paragraphs=tuple(paragraphs),
                              front_matter=chapter.front_matter,
                              front_reason=chapter.front_reason if chapter.front_matter else ""))

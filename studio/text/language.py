@@ -83,7 +83,7 @@ def _sample(text: str) -> str:
     sample = text[:SAMPLE_CHARS]
     letters = [ch for ch in sample if ch.isalpha()]
     if letters and sum(1 for ch in letters if ch.isupper()) * 2 > len(letters):
-        sample = sample.lower()
+        return evidence(sample).lower()  # its words in capitals judged first: a word no dictionary has is no evidence
     return evidence(sample)
 
 

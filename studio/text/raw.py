@@ -27,12 +27,17 @@ class Block:
     ``level`` is the heading level (1-6) when the source marks it as a heading,
     ``ids`` the anchors that point at it (EPUB tables of contents link to them),
     ``types`` the semantic tags around it (EPUB ``epub:type``: ``titlepage``, ...).
+    ``kind`` is what it is when not prose (:mod:`studio.text.content`: a note, a caption...);
+    ``refs`` the notes it points at (their ids), ``note`` the id of the note it belongs to.
     """
 
     text: str
     level: int | None = None
     ids: tuple[str, ...] = ()
     types: frozenset[str] = frozenset()
+    kind: str = ""
+    refs: tuple[str, ...] = ()
+    note: str = ""
 
 
 @dataclass
@@ -43,6 +48,10 @@ class RawChapter:
     paragraphs: list[str] = field(default_factory=list)
     front_matter: bool = False
     front_reason: str = ""  # why front matter, when the reader knows ("table of contents")
+    kinds: list[str] = field(default_factory=list)  # each paragraph's kind (studio.text.content); []: all prose
+
+    def kind(self, index: int) -> str:
+        return self.kinds[index] if index < len(self.kinds) else ""
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ class SpokenSentence:
     phonemes: str = ""  # what the voice's front end is given (filled by the caller that has the voice)
     speaker_sure: bool | None = None  # its quoted lines' speakers rest on evidence right >= 97 % (None: no quote)
     speaker_evidence: str = ""  # what they rest on: tag, continued, turn, vocative, guess, chosen, none
+    kind: str = ""  # its paragraph's kind when not prose (a note, a caption...: studio.text.content)
 
     @property
     def changed(self) -> bool:
@@ -56,7 +57,7 @@ def book_sentences(book: Book, lexicon: Lexicon | None = None) -> list[SpokenSen
                 n += 1
                 language = para.language_override or sentence.language
                 out.append(SpokenSentence(c_idx + 1, n, p_idx + 1, sentence.text,
-                                          spoken_form(sentence.text, language, lexicon), language))
+                                          spoken_form(sentence.text, language, lexicon), language, kind=para.kind))
     return out
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
+from studio.text.content import place_notes
 from studio.text.raw import Block, RawChapter
 
 #: unstructured text longer than ~1.5x this is cut into "Section N" chapters
@@ -107,7 +108,8 @@ def title_from_types(blocks: Sequence[Block]) -> str:
     return ""
 
 
-def build_chapters(blocks: Sequence[Block], *, fallback_title: str) -> tuple[list[RawChapter], str]:
+def build_chapters(blocks: Sequence[Block], *, fallback_title: str, notes: dict[str, str] | None = None,
+                   language: str = "") -> tuple[list[RawChapter], str]:
     """Cut blocks into chapters; returns ``(chapters, title_found_in_text)``.
 
     Rules: a lone top-level heading that opens the document (Markdown ``# Title``,
@@ -115,7 +117,9 @@ def build_chapters(blocks: Sequence[Block], *, fallback_title: str) -> tuple[lis
     is the book's title, not a chapter. Chapters start at the shallowest heading
     level left. Without headings, "Chapter 1"-style lines start chapters. Text
     before the first chapter is front matter. With no structure at all, long text
-    is cut into ~5,000-word "Section N" chapters at paragraph boundaries.
+    is cut into ~5,000-word "Section N" chapters at paragraph boundaries. Notes go to the
+    end of the chapter that points at them (:func:`studio.text.content.place_notes`; ``notes``:
+    each note's id -> its mark, ``language``: the words that introduce it).
     """
     blocks = [b for b in blocks if b.text.strip()]
     found_title = ""
@@ -135,37 +139,44 @@ def build_chapters(blocks: Sequence[Block], *, fallback_title: str) -> tuple[lis
         starts = [i for i, b in enumerate(blocks) if "\n" not in b.text.strip() and is_chapter_heading(b.text)]
     if not starts:
         title = found_title or fallback_title
-        return split_sections(title, [b.text for b in blocks]), found_title
+        (whole,) = place_notes([blocks], notes or {}, language)
+        return split_sections(title, [b.text for b in whole], kinds=[b.kind for b in whole]), found_title
+    bounds = ([0] if starts[0] > 0 else []) + starts + [len(blocks)]
+    parts = place_notes([blocks[a:b] for a, b in zip(bounds, bounds[1:])], notes or {}, language)
     chapters: list[RawChapter] = []
-    if starts[0] > 0:
-        pre = blocks[: starts[0]]
-        chapters.append(RawChapter(title_from_types(pre) or FRONT_MATTER_TITLE, [b.text for b in pre], True))
-    bounds = starts + [len(blocks)]
-    for a, b in zip(bounds, bounds[1:]):
-        title = clean_title(blocks[a].text)
-        part = blocks[a:b]
+    for n, part in enumerate(parts):
+        kinds = [blk.kind for blk in part]
+        if n == 0 and starts[0] > 0:
+            chapters.append(RawChapter(title_from_types(part) or FRONT_MATTER_TITLE, [b.text for b in part], True,
+                                       kinds=kinds))
+            continue
+        title = clean_title(part[0].text)
         front = is_front_matter_title(title) or is_front_matter_blocks(part)
-        chapters.append(RawChapter(title, [blk.text for blk in part], front))
+        chapters.append(RawChapter(title, [blk.text for blk in part], front, kinds=kinds))
     return chapters, found_title
 
 
-def split_sections(title: str, paragraphs: list[str], words_per_section: int = SECTION_WORDS) -> list[RawChapter]:
+def split_sections(title: str, paragraphs: list[str], words_per_section: int = SECTION_WORDS,
+                   kinds: list[str] | None = None) -> list[RawChapter]:
     """One chapter, or numbered sections when the text is long and has no headings.
 
     Cuts only between paragraphs; a last section under a quarter of the target is
-    folded into the one before so the book does not end on a stub.
+    folded into the one before so the book does not end on a stub. ``kinds``: each
+    paragraph's (:mod:`studio.text.content`), kept with it.
     """
+    kinds = list(kinds or [""] * len(paragraphs))
     counts = [len(p.split()) for p in paragraphs]
     if sum(counts) <= words_per_section * 1.5:
-        return [RawChapter(title, list(paragraphs), False)] if paragraphs else []
-    groups: list[list[str]] = [[]]
+        return [RawChapter(title, list(paragraphs), False, kinds=kinds)] if paragraphs else []
+    groups: list[list[int]] = [[]]
     words = 0
-    for para, n in zip(paragraphs, counts):
+    for i, n in enumerate(counts):
         if words >= words_per_section:
             groups.append([])
             words = 0
-        groups[-1].append(para)
+        groups[-1].append(i)
         words += n
     if len(groups) > 1 and words < words_per_section // 4:
         groups[-2].extend(groups.pop())
-    return [RawChapter(f"Section {i}", g, False) for i, g in enumerate(groups, 1)]
+    return [RawChapter(f"Section {n}", [paragraphs[i] for i in g], False, kinds=[kinds[i] for i in g])
+            for n, g in enumerate(groups, 1)]

@@ -14,6 +14,7 @@ from studio.desktop.logsetup import log_file_path
 from studio.ui.audit_panel import open_audit_dialog
 from studio.ui.lexicon_panel import open_lexicon_dialog
 from studio.ui.book_details_dialog import open_book_details
+from studio.ui.content_dialog import open_content_dialog
 from studio.ui.pacing_dialog import open_pacing_dialog
 from studio.ui.help_menu import name_history, open_guide, show_shortcuts
 
@@ -155,6 +156,9 @@ def build_actions(w: ActionHost) -> WindowActions:
         tip="Default voice, a voice per language, and the speed/quality preset")
     act("pacing", "Speed && &Pauses\u2026", lambda: open_pacing_dialog(w), menu=project_menu, project=True,
         tip="How fast the voice speaks, and the pauses between sentences, paragraphs and chapters")
+    act("content", "Notes, &Images, Tables && Code\u2026", lambda: open_content_dialog(w), menu=project_menu,
+        project=True, tip="Footnotes at the end of the chapter, in place or left out; captions and alt text; "
+                          "tables row by row or summarised; code read or left out")
     act("book_details", "Book &Details\u2026", lambda: open_book_details(w), menu=project_menu, project=True,
         tip="Title, author, narrator, the book's rights and the recording's copyright, and where each came "
             "from: what the credits say and the files are tagged with")

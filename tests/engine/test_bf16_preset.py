@@ -22,6 +22,7 @@ from studio.stack.build import build_engine, plan_engine
 
 pytestmark = pytest.mark.timeout(900)
 
+from support.cpu import needs_bf16
 from support.voice import DETERMINISTIC as SILENT
 #: real prose: short and long sentences, commas and full stops (pauses to measure)
 SENTENCES = [
@@ -32,8 +33,6 @@ SENTENCES = [
      "of foolishness, it was the epoch of belief, it was the epoch of incredulity, it was the season "
      "of Light, it was the season of Darkness, it was the spring of hope, it was the winter of despair."),
 ]
-HAS_BF16, WHY_NOT = cpu_features.bf16_support()
-needs_bf16 = pytest.mark.skipif(not HAS_BF16, reason=f"bf16-cpu cannot run here: {WHY_NOT}")
 
 
 @pytest.fixture

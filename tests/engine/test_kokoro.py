@@ -213,9 +213,14 @@ def test_voices_of_other_families_cannot_open_kokoro_presets_and_back():
     from studio.core.errors import PresetUnavailable
     from studio.engine.presets import open_preset
 
-    pytest.importorskip("torch")  # fp32-torch runs on every CPU with torch (bf16-cpu needs a BF16 CPU first)
-    with pytest.raises(PresetUnavailable, match=r"kokoro:jm_kumo cannot run preset fp32-torch \(its presets: int8-cpu, fp32-cpu, fp16-cuda\)"):
-        open_preset("fp32-torch", get_voice("kokoro:jm_kumo"))
+    from support.cpu import preset_refusal
+
+    for preset in ("bf16-cpu", "dynamic-int8"):  # a CPU without BF16, an install without torch: their reason first
+        said = preset_refusal(preset, f"voice kokoro:jm_kumo cannot run preset {preset} "
+                                      "(its presets: int8-cpu, fp32-cpu, fp16-cuda)")
+        with pytest.raises(PresetUnavailable) as refused:
+            open_preset(preset, get_voice("kokoro:jm_kumo"))
+        assert str(refused.value) == said
 
 
 def test_the_desktop_offers_kokoro_voices_with_their_presets():

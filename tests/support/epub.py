@@ -78,3 +78,44 @@ def novel(path: Path, rights: str, author: str = "Herman Melville") -> Path:
     return make_epub(path, {"OEBPS/content.opf": opf(items, ["c1", "c2"], meta=meta),
                             "OEBPS/c1.xhtml": xhtml(f"<h1>Loomings</h1>{body}"),
                             "OEBPS/c2.xhtml": xhtml(f"<h1>The Carpet-Bag</h1>{body}")})
+
+
+M = 'xmlns="http://www.w3.org/1998/Math/MathML"'
+
+
+def technical_book(path: Path) -> Path:
+    """An EPUB 3 of a first course in linear algebra: MathML (fractions, powers, roots, fences,
+    a matrix, function application) with placeholder alttext, a footnote, a figure, an image
+    whose alt text is a placeholder, a table and a code block."""
+    ch1 = (
+        "<h1>Vector Spaces</h1>"
+        f'<p>When <math {M} alttext="Alternative text not available"><mi>A</mi></math> is square, both '
+        f'<math {M} alttext="Alternative text not available"><mi>C</mi><mo>(</mo><mi>A</mi><mo>)</mo></math> and '
+        f'<math {M}><mi>R</mi><mo>&#x2061;</mo><mo>(</mo><mi>A</mi><mo>)</mo></math> are subsets of '
+        f'<math {M}><msup><mi>&#x2102;</mi><mi>n</mi></msup></math>.'
+        '<a epub:type="noteref" href="#fn1">1</a></p>'
+        f'<p>The half is <math {M}><mfrac><mi>a</mi><mi>b</mi></mfrac></math>, the area is '
+        f'<math {M}><mi>&#x3c0;</mi><msup><mi>r</mi><mn>2</mn></msup></math>, the side is '
+        f'<math {M}><msqrt><mi>x</mi></msqrt></math> and its cube root is '
+        f'<math {M}><mroot><mi>y</mi><mn>3</mn></mroot></math>; the distance is '
+        f'<math {M}><mrow><mo>|</mo><mi>x</mi><mo>&#x2212;</mo><mi>y</mi><mo>|</mo></mrow></math>.</p>'
+        f'<p>The matrix is</p><math {M} display="block"><mi>M</mi><mo>=</mo><mrow><mo>[</mo><mtable>'
+        "<mtr><mtd><mn>1</mn></mtd><mtd><mn>2</mn></mtd></mtr><mtr><mtd><mn>3</mn></mtd><mtd><mn>4</mn></mtd></mtr>"
+        "</mtable><mo>]</mo></mrow></math><p>and it is invertible.</p>"
+        '<figure><img src="plot.png" alt="Alternative text not available"/>'
+        "<figcaption>Figure 3: The column space of M.</figcaption></figure>"
+        '<p><img src="graph.png" alt="A graph with three vertices"/></p>'
+        "<table><tr><th>Name</th><th>Rank</th></tr><tr><td>M</td><td>2</td></tr><tr><td>N</td><td>1</td></tr></table>"
+        "<pre>rank(M) == 2</pre>"
+        "<p>That is all for vector spaces.</p>"
+        '<aside epub:type="footnote" id="fn1"><p>1. Subsets of the same space, that is.</p></aside>'
+    )
+    ch2 = "<h1>Determinants</h1><p>Every square matrix has a determinant.</p>"
+    nav = xhtml('<nav epub:type="toc"><ol><li><a href="c1.xhtml">Vector Spaces</a></li>'
+                '<li><a href="c2.xhtml">Determinants</a></li></ol></nav>')
+    items = [("nav", "nav.xhtml", XHTML), ("c1", "c1.xhtml", XHTML), ("c2", "c2.xhtml", XHTML)]
+    meta = "<dc:title>A First Course</dc:title><dc:language>en</dc:language>"
+    package = opf(items, ["c1", "c2"], meta=meta).replace('href="nav.xhtml" media-type',
+                                                          'href="nav.xhtml" properties="nav" media-type')
+    return make_epub(path, {"OEBPS/content.opf": package, "OEBPS/nav.xhtml": nav,
+                            "OEBPS/c1.xhtml": xhtml(ch1), "OEBPS/c2.xhtml": xhtml(ch2)})

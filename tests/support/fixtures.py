@@ -3,6 +3,7 @@ real bundled voice, private state folders, headless Qt windows."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,17 @@ def onnx_engine():
     from support.voice import bundled_engine
 
     return bundled_engine()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _language_models_released():
+    """Each test file leaves lingua's language models unloaded (a multilingual book loads about
+    550 MB of them, kept for the process): the next file loads only what its own text needs."""
+    yield
+    if "lingua" in sys.modules:
+        from studio.text.detector import release_models
+
+        release_models()
 
 
 @pytest.fixture

@@ -1,10 +1,15 @@
 """Heteronym respellings checked by ear: each respelling of the heteronym table, in a
 sentence where the rules choose it, is rendered with the bundled voice and heard back by
-the embedded recogniser as the intended word (issue 31, item 6; proof-listening's
+proof-listening's own ears (the embedded recogniser) as the intended word (issue 31, item 6; proof-listening's
 phoneme check relies on the respellings meaning the word).
 
 A respelling that espeak-ng says right can still be heard as something else; the words
 that cannot be made to pass are listed in ``CANNOT_PASS`` with what is heard instead.
+
+Why by sound, not by spelling: the recogniser's float math differs across CPUs (AVX2 or
+AVX-512 kernels), so on another CPU the same audio can come back as another spelling of the
+same sound ("does" as "doze" on one CPU, "dough's" on another). A hearing that espeak-ng
+says exactly as the respelling is the word heard right; a different sound still fails.
 """
 
 from __future__ import annotations
@@ -14,9 +19,11 @@ import re
 import numpy as np
 import pytest
 
-from studio.engine.base import SynthesisSettings
+from studio.proof.words import phonemes
 from studio.text.normalize import spoken_form
 from studio.text.normalize.heteronyms import HETERONYMS, PROPER
+
+from support.voice import DETERMINISTIC
 
 pytest.importorskip("faster_whisper")
 
@@ -46,54 +53,70 @@ SENTENCES = {
     "learned": "He is a learned man.", "aged": "The aged man sat.", "blessed": "It was a blessed event.",
     "august": "An august body met.", "Polish": "The Polish army marched.", "Job": "The book of Job is old.",
 }
-#: what else a recogniser may write for the same sound (a homophone is the word heard right)
-HOMOPHONES = {"read": {"red"}, "lead": {"led"}, "does": {"doze", "doughs"}, "bass": {"base"}, "tear": {"tare"},
-              "tears": {"tares"}, "bow": {"bough"}, "wind": {"wined", "whined"}, "winds": {"wineds"}, "job": {"jobe"},
-              "sow": {"sough"}, "dove": {"dove"}, "row": {"rau"}}
+#: spellings the recogniser writes for a sound espeak-ng says differently, accepted as the word heard
+#: right (every homophone of the respelling, "red" for "read", is accepted by sound: :func:`_sounds_as`)
+SPELLED_OTHERWISE = {"bass": {"base"}, "sow": {"sough"}}
 #: respellings espeak-ng says right that the embedded recogniser (Whisper base) hears as another word
 CANNOT_PASS = {
     "conflict": "kənflˈɪkt is right; heard as 'can flick'",
-    "number": "nˈʌmɚ ('more numb') is right; heard as 'numb'",
+    "number": "nˈʌmɚ ('more numb') is right; heard as 'numb' alone, as 'number' in the listener's windows",
     "sow": "sˈaʊ is right; heard as 'South'",
 }
-DETERMINISTIC = SynthesisSettings(noise_scale=0.0, length_scale=1.0, noise_w=0.0)
 
 
 def test_every_heteronym_has_a_sentence_where_its_respelling_is_chosen() -> None:
     assert set(SENTENCES) == set(HETERONYMS) | set(PROPER)
     for word, sentence in SENTENCES.items():
-        alt = (HETERONYMS[word] if word in HETERONYMS else PROPER[word])[0]
+        alt = _respelling(word)
         assert alt.lower() in spoken_form(sentence, "en").lower(), (word, spoken_form(sentence, "en"))
 
 
 @pytest.fixture(scope="module")
 def heard(onnx_engine) -> dict[str, str]:
-    """word -> what the recogniser heard of its sentence, rendered from the spoken form."""
+    """word -> what proof-listening's ears (the listener, every sentence decoded, no vocabulary prompt)
+    heard of its sentence, rendered from the spoken form. The listener packs the sentences into
+    28 s windows: a tenth of the CPU time of one recogniser call per sentence."""
     from studio.measure.asr import resample
+    from studio.proof.listen import RATE, Listener
     from studio.proof.model import choose_model, load_model
 
     model = load_model(choose_model(None, "cpu"), threads=2)
     words = list(SENTENCES)
-    ids = [onnx_engine.text_to_ids(spoken_form(SENTENCES[w], "en"), "en") for w in words]
-    out = {}
-    for start in range(0, len(words), 8):
-        audios = onnx_engine.synthesize_batch(ids[start:start + 8], DETERMINISTIC)
-        for word, audio in zip(words[start:start + 8], audios):
-            audio16 = resample(np.asarray(audio, np.float32), onnx_engine.sample_rate, 16000)
-            segments, _ = model.transcribe(audio16, language="en", beam_size=5, condition_on_previous_text=False,
-                                           vad_filter=False)
-            out[word] = " ".join(s.text.strip() for s in segments)
-    return out
+    spoken = [spoken_form(SENTENCES[w], "en") for w in words]
+    ids = [onnx_engine.text_to_ids(text, "en") for text in spoken]
+    audios = [resample(np.asarray(audio, np.float32), onnx_engine.sample_rate, RATE)
+              for start in range(0, len(ids), 8) for audio in onnx_engine.synthesize_batch(ids[start:start + 8],
+                                                                                           DETERMINISTIC)]
+    return {word: h.raw for word, h in zip(words, Listener(model, suspicion=None).listen(audios, spoken, "en"))}
+
+
+def _respelling(word: str) -> str:
+    return (HETERONYMS[word] if word in HETERONYMS else PROPER[word])[0]
+
+
+def _sounds_as(word: str, text: str) -> bool:
+    """The recogniser wrote ``word``, an accepted spelling of it, or one or two words that espeak-ng
+    says exactly as its respelling (stress and length aside: "dough's" for "doze")."""
+    words = re.findall(r"[a-z']+", text.lower())
+    if set(words) & ({word.lower()} | SPELLED_OTHERWISE.get(word.lower(), set())):
+        return True
+    said = phonemes(_respelling(word), "en")
+    runs = words + [" ".join(pair) for pair in zip(words, words[1:])]
+    return bool(said) and any(phonemes(run, "en") == said for run in runs)
+
+
+def test_a_hearing_counts_by_its_sound_not_its_spelling() -> None:
+    """Other spellings of the respelling's sound pass; another sound, or the sound of a near word, fails."""
+    assert _sounds_as("does", "The dough's graze there.") and _sounds_as("does", "The doze graze there.")
+    assert _sounds_as("read", "He had red the book.") and _sounds_as("Job", "The book of Jobe is old.")
+    assert not _sounds_as("does", "The dogs graze there.") and not _sounds_as("number", "His hands grew numb.")
+    assert not _sounds_as("lead", "The pipe was made of lid.")
 
 
 @pytest.mark.slow
 def test_each_respelling_is_heard_as_its_word(heard: dict[str, str]) -> None:
-    wrong = {}
-    for word, text in heard.items():
-        words = set(re.findall(r"[a-z']+", text.lower()))
-        if not words & ({word.lower()} | HOMOPHONES.get(word.lower(), set())) and word not in CANNOT_PASS:
-            wrong[word] = text
+    wrong = {word: text for word, text in heard.items() if not _sounds_as(word, text) and word not in CANNOT_PASS}
     assert not wrong, f"heard as something else: {wrong}"
-    passing_now = [w for w in CANNOT_PASS if w.lower() in heard[w].lower().split()]
+    passing_now = [w for w in CANNOT_PASS if _sounds_as(w, heard[w])]
     print(f"\nheard right: {len(heard) - len(CANNOT_PASS)} of {len(heard)}; listed as unable to pass: "
           f"{sorted(CANNOT_PASS)} (passing this run: {passing_now})")

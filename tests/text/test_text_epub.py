@@ -72,7 +72,10 @@ def test_epub3_nav_fragments_split_one_file(tmp_path: Path) -> None:
         ("Two", False),
     ]
     assert [p.text for p in book.chapters[3].paragraphs] == ["One", PROSE, "Page break."]
-    assert [p.text for p in book.chapters[4].paragraphs] == ["Two", PROSE]
+    assert [p.text for p in book.chapters[4].paragraphs if not p.kind] == ["Two", PROSE]
+    # the footnote nothing points at is kept where it stands, for the project to read or leave out
+    assert [(p.kind, p.text) for p in book.chapters[4].paragraphs if p.kind] == [
+        ("note-in-place", "Note 1. A footnote."), ("note", "Note 1. A footnote.")]
 
 
 def test_epub_sample_matches_markdown(resources: Path) -> None:

@@ -91,6 +91,8 @@ def test_same_book_same_answers_after_clearing_caches() -> None:
     first = assign_languages(chapters)
     clear_cache()
     assert assign_languages(chapters) == first
+    detector.release_models()  # the models unloaded: loaded again on the next need, same answers
+    assert assign_languages(chapters) == first
 
 
 @pytest.mark.parametrize(

@@ -129,7 +129,9 @@ def test_markdown_headings_front_matter_and_cleanup(tmp_path: Path) -> None:
     assert "Quoted line one quoted line two." in texts
     assert "first item" in texts and "second item" in texts
     assert "A subheading" in texts and "More text." in texts
-    assert not any("never read" in t or "hidden" in t for t in texts)
+    assert not any("hidden" in t for t in texts)
+    # code is kept as code, which a project leaves silent unless the producer has it read
+    assert [p.kind for p in book.chapters[1].paragraphs if "never read" in p.text] == ["code"]
     assert_lossless(book)
 
 

@@ -39,6 +39,7 @@ from studio.core.lexicon import Lexicon, LexiconEntry
 from studio.text.formats.epub_lexicon import book_lexicon, pls_entries, ssml_entries
 from studio.text.formats.epub_speech import CSS_MEDIA_TYPE, StyleSheet, log_speech, speech_of_document
 from studio.text.formats.pls import PLS_MEDIA_TYPE
+from studio.text.content import place_notes
 from studio.text.raw import Block, BlockSpeech, RawBook, RawChapter, Reader
 from studio.text.safety import SafeZip, parse_markup, parse_xml
 from studio.text.structure import (
@@ -48,7 +49,7 @@ from studio.text.structure import (
     is_front_matter_title,
     title_from_types,
 )
-from studio.text.formats.xhtml import attr, extract_blocks, head_info, localname, semantic_types
+from studio.text.formats.xhtml import attr, document_language, extract_blocks, head_info, localname, semantic_types
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +109,7 @@ def read_epub(path: Path, max_bytes: int) -> RawBook:
         for item in manifest.values():
             if item.media_type in (PLS_MEDIA_TYPE, CSS_MEDIA_TYPE) and z.has(item.href):
                 speaking.package_file(item.media_type, item.href, z.read(item.href))
-        chapters = _assemble(z, path, spine, toc, nav_path, reasons, speaking)
+        chapters = _assemble(z, path, spine, toc, nav_path, reasons, speaking, meta.get("language", ""))
     log_speech(path.name, speaking.sheet, speaking.marks)
     return RawBook(
         title=meta.get("title") or path.stem,
@@ -147,7 +148,7 @@ class _Speaking:
         """A spine document: its SSML always, its direction when it is read aloud (linear)."""
         self.ssml.extend(ssml_entries(root, self.language))
         if linear:
-            self.marks.extend(speech_of_document(root, self.sheet))
+            self.marks.extend(speech_of_document(root, self.sheet, self.language))
 
 
 READER = Reader("EPUB", (".epub",), read_epub)
@@ -376,12 +377,13 @@ def _front_name(doc: str) -> str | None:
 
 def _assemble(
     z: SafeZip, path: Path, spine: list[tuple[str, bool]], toc: list[tuple[str, str | None, str]], nav_path: str,
-    reasons: dict[tuple[str, str | None], str], speaking: _Speaking,
+    reasons: dict[tuple[str, str | None], str], speaking: _Speaking, language: str,
 ) -> list[RawChapter]:
     targets: dict[str, dict[str | None, str]] = {}
     for doc, frag, label in toc:
         targets.setdefault(doc, {}).setdefault(frag, label)
     chapters: list[_Chap] = []
+    labels: dict[str, str] = {}  # a note's id -> the mark its references show
     readable = 0
     for doc, linear in spine:
         if not linear:
@@ -399,7 +401,8 @@ def _assemble(
             continue
         readable += 1
         speaking.document(root, linear=True)
-        blocks = extract_blocks(root)
+        blocks, marks = extract_blocks(root, document_language(root, language))
+        labels.update(marks)
         doc_title = head_info(root).get("title", "")
         anchors = targets.get(doc, {})
         name_title = _front_name(doc)
@@ -420,6 +423,8 @@ def _assemble(
             chap.front, chap.reason = True, chap.reason or reason
     if readable == 0:
         raise ManuscriptError(path, "none of the EPUB's documents could be read")
+    for chap, blocks in zip(chapters, place_notes([c.blocks for c in chapters], labels, language)):
+        chap.blocks = blocks
     return [_finish(c) for c in chapters if c.blocks]
 
 
@@ -437,7 +442,8 @@ def _finish(chap: _Chap) -> RawChapter:
             or (FRONT_MATTER_TITLE if chap.front else clean_title(chap.doc_title) or "Untitled")
         )
     front = chap.front or is_front_matter_title(title) or is_front_matter_blocks(chap.blocks)
-    return RawChapter(title, [b.text for b in chap.blocks], front, chap.reason or (_reason(title, chap) if front else ""))
+    reason = chap.reason or (_reason(title, chap) if front else "")
+    return RawChapter(title, [b.text for b in chap.blocks], front, reason, kinds=[b.kind for b in chap.blocks])
 
 
 def _reason(title: str, chap: _Chap) -> str:

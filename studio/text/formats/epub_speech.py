@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from studio.text.formats.xhtml import Walker, find_body, localname
-from studio.text.raw import BlockSpeech
+from studio.text.formats.xhtml import Walker, document_language, find_body, localname
+from studio.text.raw import Block, BlockSpeech
 from studio.text.segment import normalize_text
 
 log = logging.getLogger(__name__)
@@ -142,8 +142,8 @@ def _pair(props: dict[str, str], side: str) -> float | None:
 class _SpeechWalker(Walker):
     """The reader's walk, noting where each styled element's text lies."""
 
-    def __init__(self, sheet: StyleSheet) -> None:
-        super().__init__()
+    def __init__(self, sheet: StyleSheet, language: str) -> None:
+        super().__init__(language)
         self.sheet = sheet
         self.inherited: list[tuple[str | None, str | None]] = [(None, None)]  # (voice-rate, voice-stress)
         self.open: list[tuple[int, int, dict[str, str]]] = []  # (block count, text length, own props)
@@ -189,6 +189,10 @@ class _SpeechWalker(Walker):
         if len(self.blocks) > count:
             self.texts.append(text)
 
+    def emit(self, block: Block) -> None:
+        super().emit(block)
+        self.texts.append(block.text)
+
     def speech(self) -> list[BlockSpeech]:
         out = []
         for b, raw in enumerate(self.texts):
@@ -212,13 +216,14 @@ def _word_range(text: str, start: int, stop: int) -> range:
     return range(max(first, 0), len(text[:stop].split()))
 
 
-def speech_of_document(root: etree._Element, sheet: StyleSheet) -> list[BlockSpeech]:
-    """The directed blocks of one content document, in reading order."""
+def speech_of_document(root: etree._Element, sheet: StyleSheet, language: str = "") -> list[BlockSpeech]:
+    """The directed blocks of one content document, in reading order (``language``: the one its
+    mathematics is said in, as the reader's walk says it)."""
     local = StyleSheet(dict(sheet.rules))
     for el in root.iter():
         if localname(el) == "style":
             local.add_css("".join(el.itertext()))
-    walker = _SpeechWalker(local)
+    walker = _SpeechWalker(local, document_language(root, language))
     walker.run(find_body(root))
     sheet.ignored += local.ignored
     return walker.speech()

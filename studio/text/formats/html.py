@@ -47,11 +47,13 @@ def read_html(path: Path, max_bytes: int) -> RawBook:
         raise ManuscriptError(path, "the HTML document is empty")
     info = head_info(root)
     title = info.get("title", "")
-    chapters, found_title = build_chapters(extract_blocks(root), fallback_title=title or path.stem)
+    language = next((info[k] for k in _LANG_KEYS if info.get(k)), "")
+    blocks, notes = extract_blocks(root, language)
+    chapters, found_title = build_chapters(blocks, fallback_title=title or path.stem, notes=notes, language=language)
     return RawBook(
         title=title or found_title or path.stem,
         author=next((info[k] for k in _AUTHOR_KEYS if info.get(k)), ""),
-        language=next((info[k] for k in _LANG_KEYS if info.get(k)), ""),
+        language=language,
         chapters=chapters,
         metadata={"format": "html"},
     )

@@ -12,7 +12,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from studio.text.content import ALT, CODE, meaningful
 from studio.text.decode import read_text
+from studio.text.mathematics.latex import spoken_pieces
 from studio.text.raw import Block, RawBook, Reader, text_book, title_from_name
 from studio.text.structure import build_chapters
 
@@ -36,7 +38,7 @@ def read_markdown(path: Path, max_bytes: int) -> RawBook:
     """Read a Markdown manuscript into raw chapters (``max_bytes``: checked by the importer already)."""
     text, encoding = read_text(path)
     text, meta = _front_matter(text)
-    chapters, found_title = build_chapters(_markdown_blocks(text),
+    chapters, found_title = build_chapters(_markdown_blocks(text, meta.get("language", "")),
                                            fallback_title=meta.get("title") or title_from_name(path))
     extra = {k: v for k, v in meta.items() if k in ("rights", "publisher", "date")}  # the credits read them
     return text_book(path, chapters, found_title, meta, {"format": "markdown", "encoding": encoding, **extra})
@@ -79,27 +81,40 @@ def _yaml_scalar(value: str) -> str:
     return value
 
 
-def _markdown_blocks(text: str) -> list[Block]:
-    """Markdown -> blocks with heading levels (ATX ``#`` and setext underlines)."""
+def _markdown_blocks(text: str, language: str = "") -> list[Block]:
+    """Markdown -> blocks with heading levels (ATX ``#`` and setext underlines); code fences
+    are blocks of code (:mod:`studio.text.content`), LaTeX mathematics is said in words
+    (``language``: the one it is said in), a display equation as a block of its own."""
     text = _HTML_COMMENT.sub("", text)
     blocks: list[Block] = []
     current: list[str] = []
+    code: list[str] = []
     in_fence = False
 
     def flush() -> None:
+        whole = "\n".join(current).strip()
+        if whole and not _IMAGE.sub("", whole).strip():  # a paragraph of images: their alt text
+            blocks.extend(Block(m.group(1), kind=ALT) for m in _IMAGE.finditer(whole)
+                          if meaningful(m.group(1), language))
+            current.clear()
         if current:
-            cleaned = clean_inline("\n".join(current))
-            if cleaned.strip():
-                blocks.append(Block(cleaned))
+            for piece, display in spoken_pieces("\n".join(current), language):
+                cleaned = piece if display else clean_inline(piece)
+                if cleaned.strip():
+                    blocks.append(Block(cleaned))
             current.clear()
 
     for line in text.split("\n"):
         if _FENCE.match(line):
             flush()
+            if in_fence and any(c.strip() for c in code):
+                blocks.append(Block("\n".join(code), kind=CODE))
+            code.clear()
             in_fence = not in_fence
             continue
         if in_fence:
-            continue  # code is not read aloud
+            code.append(line)
+            continue
         if not line.strip() or _LINK_DEF.match(line):
             flush()
             continue

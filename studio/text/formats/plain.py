@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from studio.text.decode import read_text
+from studio.text.mathematics.latex import spoken_pieces
 from studio.text.raw import Block, RawBook, Reader, text_book, title_from_name
 from studio.text.structure import build_chapters, is_chapter_heading
 
@@ -21,7 +22,7 @@ def read_plain(path: Path, max_bytes: int) -> RawBook:
     """Read a .txt manuscript into raw chapters (``max_bytes``: checked by the importer already)."""
     text, encoding = read_text(path)
     meta = _header_fields(text)
-    chapters, found_title = build_chapters(_text_blocks(text),
+    chapters, found_title = build_chapters(_said(_text_blocks(text), meta.get("language", "")),
                                            fallback_title=meta.get("title") or title_from_name(path))
     return text_book(path, chapters, found_title, meta, {"format": "text", "encoding": encoding})
 
@@ -64,6 +65,12 @@ def _text_blocks(text: str) -> list[Block]:
         if current:
             blocks.append(Block("\n".join(current)))
     return blocks
+
+
+def _said(blocks: list[Block], language: str) -> list[Block]:
+    """The blocks with their LaTeX mathematics said (:mod:`studio.text.mathematics.latex`),
+    a display equation a block of its own."""
+    return [Block(piece, b.level) for b in blocks for piece, _display in spoken_pieces(b.text, language)]
 
 
 def _groups(lines: list[str]) -> list[list[str]]:

