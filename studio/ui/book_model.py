@@ -58,6 +58,7 @@ class BookModel(QAbstractItemModel):
         self._overlay: dict[int, SentenceNode] = {}
         self._where: dict[int, tuple[int, int, int]] = {}
         self._counts: dict[int, dict[str, int]] = {}
+        self._overlaid: set[int] = set()  # chapters with a sentence in the overlay
         self.playing: int | None = None
         self.to_review: frozenset[int] = frozenset()  # proof-listening: sentences flagged, not marked fine
         self.proof_lines: dict[int, str] = {}  # chapter -> "4 to review; 50 of 54 heard and passed"
@@ -68,6 +69,7 @@ class BookModel(QAbstractItemModel):
         self.beginResetModel()
         self.snapshot = snapshot
         self._overlay.clear()
+        self._overlaid.clear()
         self._counts.clear()
         self._where = {}
         if snapshot is not None:
@@ -95,6 +97,7 @@ class BookModel(QAbstractItemModel):
         self.layoutAboutToBeChanged.emit()
         self.snapshot = snapshot
         self._overlay.clear()
+        self._overlaid.clear()
         self._counts.clear()
         self.layoutChanged.emit()
 
@@ -125,6 +128,7 @@ class BookModel(QAbstractItemModel):
             after.append(self.createIndex(row, idx.column(), _key(*depth)))
         self.snapshot = new
         self._overlay.clear()
+        self._overlaid.clear()
         self._counts.clear()
         self._where = {}
         for chapter in new.chapters:
@@ -142,12 +146,16 @@ class BookModel(QAbstractItemModel):
             self.set_snapshot(replace(snap, chapters=tuple(node if c.index == node.index else c for c in snap.chapters)))
             return
         self.snapshot = replace(snap, chapters=tuple(node if c.index == node.index else c for c in snap.chapters))
+        shown = [[self.sentence(s.id) for s in p.sentences] for p in old.paragraphs]  # overlay included
         for s in node.sentences:
             self._overlay.pop(s.id, None)
         self._index_chapter(node)
         top = self.index(node.index, 0)
         self.dataChanged.emit(top, self.index(node.index, len(COLUMNS) - 1))
-        for pi, para in enumerate(node.paragraphs):
+        for pi, para in enumerate(node.paragraphs):  # only the paragraphs that changed: each signal costs the
+            before = old.paragraphs[pi]                # filter and the tree a pass (an edit changes one)
+            if para == before and list(para.sentences) == shown[pi]:
+                continue
             pidx = self.index(pi, 0, top)
             self.dataChanged.emit(pidx, self.index(pi, len(COLUMNS) - 1, top))
             if para.sentences:
@@ -164,6 +172,7 @@ class BookModel(QAbstractItemModel):
                 continue
             new = replace(node, state=ch.state, reason=ch.reason) if ch.state == "rendering" else with_state(node, ch)
             self._overlay[ch.sentence_id] = new
+            self._overlaid.add(where[0])
             chapters.add(where[0])
             idx = self._sentence_index(where)
             self.dataChanged.emit(idx, idx.siblingAtColumn(len(COLUMNS) - 1))
@@ -248,10 +257,14 @@ class BookModel(QAbstractItemModel):
 
     def counts(self, chapter: int) -> dict[str, int]:
         if chapter not in self._counts and self.snapshot is not None:
+            node = self.snapshot.chapters[chapter]
             out = {"pending": 0, "rendering": 0, "done": 0, "failed": 0}
-            for s in self.snapshot.chapters[chapter].sentences:
-                state = self.sentence(s.id).state  # type: ignore[union-attr]
-                out[state] = out.get(state, 0) + 1
+            if chapter not in self._overlaid:  # as the node was made: counted off the GUI thread
+                out.update(node.state_counts)
+            else:
+                for s in node.sentences:
+                    state = self._overlay.get(s.id, s).state
+                    out[state] = out.get(state, 0) + 1
             self._counts[chapter] = out
         return self._counts.get(chapter, {})
 
@@ -318,6 +331,7 @@ class BookModel(QAbstractItemModel):
         if not text or text == node.text:
             return False
         self._overlay[node.id] = replace(node, text=text, state="pending")
+        self._overlaid.add(node.chapter)
         self._counts.pop(node.chapter, None)
         self.dataChanged.emit(index, index.siblingAtColumn(len(COLUMNS) - 1))
         self.editRequested.emit(node.id, text)
@@ -389,8 +403,7 @@ class BookModel(QAbstractItemModel):
             if col == TEXT:
                 return node.label  # the one number and name (studio.project.numbering), status said
             if col == LANG:
-                langs = sorted({p.effective_language for p in node.paragraphs if p.index is not None})
-                return ", ".join(langs)
+                return ", ".join(sorted(node.languages))
             if col == STATE:
                 n = self.counts(node.index)
                 total = sum(n.values())
@@ -462,8 +475,9 @@ class BookModel(QAbstractItemModel):
 
 
 def _ids(snapshot: BookSnapshot) -> list[int]:
-    return [s.id for c in snapshot.chapters for s in c.sentences]
+    return [i for c in snapshot.chapters for p in c.shape for i in p]
 
 
-def _shape(snapshot: BookSnapshot) -> list[list[tuple[int, ...]]]:
-    return [[tuple(s.id for s in p.sentences) for p in c.paragraphs] for c in snapshot.chapters]
+def _shape(snapshot: BookSnapshot) -> list[tuple[tuple[int, ...], ...]]:
+    """Each chapter's shape, worked out when its node was made: comparing two is one C loop."""
+    return [c.shape for c in snapshot.chapters]

@@ -60,7 +60,7 @@ def banner_line(snapshot) -> tuple[str, str]:
         parts.append(f"Chapter {long[0].index + 1} runs ~{long[0].estimated_s / 60:.0f} min")
     elif long:
         parts.append(f"{len(long)} long chapters")
-    split = sum(1 for c in snapshot.chapters for p in c.paragraphs if p.has_split)
+    split = sum(c.split_paragraphs for c in snapshot.chapters)
     if split:
         parts.append(f"{split} paragraph{'s' if split > 1 else ''} with split sentences")
     return " \u00b7 ".join(parts), ("No voice" if unvoiced else "Flagged")
@@ -70,9 +70,8 @@ def unvoiced_passages(snapshot) -> dict[str, list[tuple[int, int]]]:
     """language -> (chapter, paragraph) of each passage no voice speaks (the title row excluded)."""
     out: dict[str, list[tuple[int, int]]] = {}
     for c in snapshot.chapters:
-        for p in c.paragraphs:
-            if p.unvoiced and p.index is not None:
-                out.setdefault(p.effective_language, []).append((p.chapter, p.index))
+        for language, paragraph in c.unvoiced:
+            out.setdefault(language, []).append((c.index, paragraph))
     return out
 
 
@@ -214,7 +213,9 @@ class BookPanel(QWidget):
 
     def _fill_languages(self, snapshot) -> None:
         current = self.language_combo.currentData() or ""
-        langs = sorted({p.effective_language for c in snapshot.chapters for p in c.paragraphs}) if snapshot else []
+        langs = sorted(set().union(*(c.languages for c in snapshot.chapters))) if snapshot else []
+        if self.language_combo.count() and langs == [self.language_combo.itemData(i) for i in range(1, self.language_combo.count())]:
+            return  # the same languages: the filter stands (setting it again filters the whole tree again)
         self.language_combo.blockSignals(True)
         self.language_combo.clear()
         self.language_combo.addItem(ANY_LANGUAGE, "")

@@ -1,4 +1,4 @@
-"""Live readouts (speed, RTF, sentences/s, memory, CPU, VRAM) and a small chart.
+"""Live readouts (speed, sentences/s, memory, CPU, VRAM) and a small chart.
 
 Why QPainter and not QtCharts: QtCharts is not part of PySide6-Essentials, and a
 two-line sparkline over the last minutes needs fifty lines of painting, not a
@@ -86,7 +86,7 @@ class ReadoutPanel(QWidget):
     """Figures in a grid, updated by :meth:`show`, and the chart under them."""
 
     FIELDS = (
-        ("speed", "Speed"), ("rtf", "RTF"), ("sps", "Sentences/s"), ("memory", "Memory"),
+        ("speed", "Speed"), ("sps", "Sentences/s"), ("memory", "Memory"),
         ("cpu", "CPU"), ("vram", "VRAM"), ("device", "Device"), ("ui", "UI latency"),
     )
 
@@ -123,8 +123,10 @@ class ReadoutPanel(QWidget):
         self.last = r
         self.updates += 1
         v = self.values
+        # one speed (its inverse, the real-time factor, only in the tooltip: the two side by side read as two figures)
         v["speed"].setText(f"{r.x_real_time:.1f}\u00d7 real time" if r.x_real_time else "\u2014")
-        v["rtf"].setText(f"{r.rtf:.3f}" if r.rtf else "\u2014")
+        v["speed"].setToolTip(f"seconds of audio made per second of synthesis over the last {r.window_s:.0f} s"
+                              + (f" (real-time factor {r.rtf:.3f})" if r.rtf else ""))
         v["sps"].setText(f"{r.sentences_per_s:.2f}" if r.rendering or r.sentences_per_s else "\u2014")
         v["memory"].setText(fmt_bytes(r.rss_bytes) + (f" (studio + {r.children} child process{'es' if r.children > 1 else ''})" if r.children else ""))
         v["memory"].setToolTip(f"resident memory of the studio and its {r.children} child process(es)"

@@ -55,6 +55,7 @@ class VoicesDialog(QDialog):
 
         self.default_voice = QComboBox()
         self.default_voice.addItem(settings.voice_id, settings.voice_id)
+        self._waiting(self.default_voice)
         sample = QPushButton("\u25b6 Sample")
         sample.setToolTip("Hear a short sentence in this voice")
         sample.clicked.connect(lambda: self._sample(self.default_voice.currentData(), None))
@@ -77,6 +78,7 @@ class VoicesDialog(QDialog):
                 combo.addItem(mapped, mapped)
                 combo.setCurrentIndex(1)
             self.combos[lang] = combo
+            self._waiting(combo)
             self.table.setCellWidget(row, 1, combo)
             btn = QPushButton("\u25b6")
             btn.setToolTip(f"Hear this voice speak {language_label(lang)}")
@@ -125,9 +127,21 @@ class VoicesDialog(QDialog):
         layout.addWidget(self.tabs, 1)
         layout.addWidget(buttons)
 
+    @staticmethod
+    def _waiting(combo: QComboBox) -> None:
+        """Closed until the installed voices are read: a list opened with its one item stayed a
+        one-line sliver when the voices arrived under it."""
+        combo.setEnabled(False)
+        combo.setToolTip("Reading the installed voices\u2026")
+        combo.setMaxVisibleItems(16)
+        combo.setMinimumContentsLength(24)
+
     def set_facts(self, facts: MachineFacts) -> None:
         """Fill voices and presets once the background check is done."""
         self.facts = facts
+        for combo in (self.default_voice, *self.combos.values()):
+            combo.setEnabled(True)
+            combo.setToolTip("")
         current = self.default_voice.currentData()
         self.default_voice.clear()
         for v in facts.voices:
