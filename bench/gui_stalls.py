@@ -141,8 +141,8 @@ def main() -> int:
         win.book.search.clear()
         settle(1.0)
 
-        chapter = next(c for c in snap.chapters if c.included and not c.front_matter
-                       and len(c.sentences) >= args.chapter_sentences)
+        chapter = next(c for c in snap.chapters if c.included and not c.front_matter  # one not rendered yet
+                       and len(c.sentences) >= args.chapter_sentences and not c.state_counts.get("done"))
         sentence = chapter.sentences[3]
         probe.label = "edit"
         labels: list = []

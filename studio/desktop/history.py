@@ -17,6 +17,8 @@ from typing import Any, TypeVar
 
 from studio.desktop.session_parts import SessionParts
 from studio.desktop.snapshot import BookSnapshot, build_snapshot
+from studio.project.render_speed import seconds_per_sentence
+from studio.stack.build import effective_preset
 from studio.project.undo import UndoHistory
 
 T = TypeVar("T")
@@ -89,7 +91,9 @@ class EditHistory:
             snapshot = build_snapshot(project, long_chapter_minutes=minutes)
             # sentences that had audio before and lost it: their old audio is cached, render finds it
             again = tuple(s.id for c in snapshot.chapters for s in c.sentences if s.id in before and s.state != "done")
-            return Replayed(label, project.settings(), snapshot, history.next_labels(), again)
+            settings = project.settings()
+            measured = seconds_per_sentence(project.db, effective_preset(settings).name, settings.voice_id)
+            return Replayed(label, settings, snapshot, history.next_labels(), again, measured)
 
         def done(value: Replayed) -> None:
             self.historyChanged.emit(value.labels)
@@ -98,6 +102,9 @@ class EditHistory:
                 return
             settings = value.settings
             if settings != self.settings:  # an edit of the text leaves the settings (and their listeners) alone
+                old = self.settings
+                if old is None or (old.voice_id, old.preset) != (settings.voice_id, settings.preset):
+                    self.stats.seed(value.measured, restart=True)  # the voice's own speed
                 self.settings = settings
                 self.preview.set_voices(self.voice_for, settings.pauses)
                 self.settingsChanged.emit(settings)
@@ -120,3 +127,4 @@ class Replayed:
     snapshot: BookSnapshot | None
     labels: tuple[str | None, str | None]
     again: tuple[int, ...] = ()
+    measured: float | None = None  # synthesis seconds per sentence with these settings' voice and preset

@@ -87,11 +87,14 @@ class RenderStats:
         with self._lock:
             return self._total_synth / self._total_sentences if self._total_sentences else self._seeded
 
-    def seed(self, per_sentence: float | None) -> None:
+    def seed(self, per_sentence: float | None, *, restart: bool = False) -> None:
         """The project's own figure from earlier sessions (:mod:`studio.project.render_speed`),
-        used until this session measures its own."""
+        used until this session measures its own; ``restart``: another voice or preset, whose
+        speed is its own (this session's figures so far were the last voice's)."""
         with self._lock:
             self._seeded = per_sentence
+            if restart:
+                self._total_synth, self._total_sentences = 0.0, 0
 
 
 class StallMeter(QObject):

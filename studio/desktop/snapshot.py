@@ -376,3 +376,20 @@ def with_state(node: SentenceNode, change: SentenceState) -> SentenceNode:
     expected = change.cache_key if change.state == "done" and change.cache_key else node.expected_key
     return replace(node, state=change.state, reason=change.reason, cache_key=change.cache_key,
                    duration=change.duration, synth_count=change.synth_count, expected_key=expected)
+
+
+def estimate_change(before: BookSnapshot | None, after: BookSnapshot) -> str:
+    """Why the chapters' lengths changed, when the pace they are estimated at did ("" when it did
+    not): "Lengths now at the pace calibrated on 14 rendered sentences: the book 19 % longer"."""
+    if before is None or before.timing is None or after.timing is None or before.folder != after.folder:
+        return ""
+    was, now = before.timing.rate, after.timing.rate
+    if was.basis == now.basis or before.timing.length_scale != after.timing.length_scale:
+        return ""  # a new speed of the voice is the producer's own change, and said where it is made
+    old = sum(c.estimated_s for c in before.chapters)
+    new = sum(c.estimated_s for c in after.chapters)
+    if old <= 0 or abs(new - old) / old < 0.02:
+        return ""
+    change = (new - old) / old
+    return (f"Chapter lengths are now estimated at {now.basis} (was {was.basis}): the book "
+            f"{abs(change):.0%} {'longer' if change > 0 else 'shorter'}")

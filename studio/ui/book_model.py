@@ -450,6 +450,9 @@ class BookModel(QAbstractItemModel):
             if col == TEXT:
                 return f"{node.text}\n\nDouble-click (or F2) to edit; only this sentence is rendered again."
             return f"sentence {node.id}, synthesized {node.synth_count} time(s)"
+        if isinstance(node, ChapterNode) and col == LENGTH and self.snapshot is not None and self.snapshot.timing:
+            return (f"How long its file will play, pauses included: unrendered sentences at "
+                    f"{self.snapshot.timing.rate.basis}, rendered ones at their real length")
         if isinstance(node, ParagraphNode) and col == LANG:
             return (f"detected {node.language} with {node.confidence:.0%} confidence"
                     + (f"; spoken as {node.override} (your choice)" if node.override else "")

@@ -233,6 +233,8 @@ def install_proof_dock(window: Any, controller: ProofController | None = None) -
     ctl.viewChanged.connect(lambda v: window.book.model.set_proof(frozenset(e.sentence_id for e in v.entries),
                                                                   dict(v.chapters)))
     ctl.progress.connect(panel.show_progress)
+    ctl.listening.connect(window.queue.set_listening)  # "Proof-listening chapter 3: 40 %" in the queue
+    ctl.listening.connect(lambda state: window.readouts.set_listening(state))
     ctl.failed.connect(lambda text: panel.summary.set_full_text(f"Proof-listening stopped: {text}"))
     panel.listenRequested.connect(ctl.listen)
     panel.markFine.connect(ctl.mark_fine)

@@ -13,7 +13,7 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from studio.desktop.messages import Readout
+from studio.desktop.messages import ListeningState, Readout
 from studio.ui.common import fmt_bytes
 
 SPEED_COLOR = QColor("#1565c0")
@@ -117,6 +117,7 @@ class ReadoutPanel(QWidget):
         layout.addLayout(grid)
         layout.addWidget(self.chart, 1)
         self.last: Readout | None = None
+        self.listening: ListeningState | None = None
         self.updates = 0
 
     def show_readout(self, r: Readout) -> None:
@@ -139,8 +140,16 @@ class ReadoutPanel(QWidget):
             v["vram"].setText(f"{fmt_bytes(r.vram_used)} (peak {fmt_bytes(r.vram_peak)})")
         v["device"].setText(r.device)
         v["ui"].setText(f"{r.ui_stall_ms:.0f} ms worst")
-        self.status.setText("Rendering" if r.rendering else "Idle")
+        self.status.setText("Rendering" if r.rendering else self.listening.words() if self.listening else "Idle")
         self.chart.add(r)
+
+    def set_listening(self, state: ListeningState | None) -> None:
+        """Proof-listening's progress (None: done): said where "Idle" would be."""
+        self.listening = state
+        if state is not None and not (self.last is not None and self.last.rendering):
+            self.status.setText(state.words())
+        elif state is None and self.status.text().startswith("Proof-listening"):
+            self.status.setText("Idle")
 
     def set_engine_status(self, text: str) -> None:
         self.engine.setText(text)
