@@ -25,6 +25,11 @@ def voice_from_recording(model_id: str, name: str, recording: Path, consent: str
     return folder, clip
 
 
+#: the model a voice is taken from a recording with, offered when none is installed (fetched as the
+#: library fetches any Coqui model: its licence read first, a non-commercial one agreed to)
+CLONING_MODEL = "tts_models/multilingual/multi-dataset/xtts_v2"
+
+
 def cloning_models() -> list[str]:
     """The installed voices a voice can be taken with (their abilities say ``cloning``)."""
     from studio.engine.voice.catalog import list_voices

@@ -3,13 +3,19 @@ and the recorded person's consent (kept with the voice, said in the credits and 
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QLabel, QLineEdit, QWidget
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QLabel, QLineEdit, QPushButton, QWidget,
+)
 
 from studio.ui.common import browse_row
 
 
 class CloneDialog(QDialog):
-    """Asks what :meth:`studio.desktop.voice_library.VoiceLibrary.clone` needs; OK only when all is given."""
+    """Asks what :meth:`studio.desktop.voice_library.VoiceLibrary.clone` needs; OK only when all is given.
+    With no model that can clone, it offers to add one (``addModelRequested``: the library's download)."""
+
+    addModelRequested = Signal()
 
     def __init__(self, models: list[str], parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -26,8 +32,12 @@ class CloneDialog(QDialog):
         note = QLabel("The clip is checked first (too short, clipped, mostly silence, too quiet or hours long is "
                       "refused with the reason). The consent statement is kept with the voice and said in the "
                       "book's credits and manifest." if models else
-                      "No installed model can take a voice from a recording: add an XTTS v2 model first.")
+                      "No installed model can take a voice from a recording. Add the XTTS v2 model (about 1.8 GB; "
+                      "its licence is shown first, and a non-commercial one asks you to agree), then come back here.")
         note.setWordWrap(True)
+        self.add_model = QPushButton("Add the XTTS v2 model\u2026")
+        self.add_model.setVisible(not models)
+        self.add_model.clicked.connect(lambda: (self.addModelRequested.emit(), self.reject()))
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
@@ -37,6 +47,7 @@ class CloneDialog(QDialog):
         form.addRow("Model", self.model)
         form.addRow("Consent", self.consent)
         form.addRow(note)
+        form.addRow(self.add_model)
         form.addRow(self.buttons)
         for edit in (self.recording, self.name, self.consent):
             edit.textChanged.connect(self._ok)
