@@ -21,6 +21,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
+from studio.core.words import counted
 from studio.audio.assemble import Pauses
 from studio.core.errors import StudioError
 from studio.core.language import language_family
@@ -158,7 +159,7 @@ class ProjectSession(QObject, ChapterEdits, TakeCommands, EditHistory):
         self._text_version += 1
         self.queue = JobQueue()
         if restore_queue(self.queue, stored):
-            self.message.emit(f"Render queue restored: {len(stored.jobs)} job(s){', paused' if stored.paused else ''}")
+            self.message.emit(f"Render queue restored: {counted(len(stored.jobs), 'job')}{', paused' if stored.paused else ''}")
         self.keeper = QueueKeeper(project, self.queue, self.tasks)
         self.worker = RenderWorker(project, self.queue, self.stats, self.preview.player,
                                    build=self.build, isolation=self.isolation)
@@ -379,7 +380,7 @@ class ProjectSession(QObject, ChapterEdits, TakeCommands, EditHistory):
         """Render (or take again) some sentences; within one paragraph this goes before chapter jobs."""
         ids = tuple(dict.fromkeys(ids))
         kind = "regenerate" if regenerate else "sentences"
-        label = label or (f"{'New take of' if regenerate else 'Selection:'} {len(ids)} sentence(s)")
+        label = label or (f"{'New take of' if regenerate else 'Selection:'} {counted(len(ids), 'sentence')}")
         urgent = self.snapshot is not None and is_small_selection(self.snapshot, ids)
         return self.submit(JobSpec(kind, label, sentence_ids=ids, sentences_hint=len(ids), urgent=urgent))
 

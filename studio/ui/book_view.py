@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.words import counted
 from studio.project.numbering import chapters_label
 from studio.desktop.search import SearchResult
 from studio.desktop.snapshot import ChapterNode, ParagraphNode, SentenceNode
@@ -329,11 +330,11 @@ class BookPanel(QWidget):
         label = f"Render {chapters_label(chapters, names)}" if chapters else "Render chapter"
         self._add(menu, label, lambda: self.renderChapters.emit(chapters))
         ids = [s.id for s in self.selected_sentences()]
-        self._add(menu, f"Render selection ({len(ids)} sentence(s))", lambda: self.renderSentences.emit(ids))
+        self._add(menu, f"Render selection ({counted(len(ids), 'sentence')})", lambda: self.renderSentences.emit(ids))
         self._add(menu, "Regenerate (new take)", lambda: self.regenerate.emit(ids),
                   "Synthesize again even though the audio exists")
         self._add(menu, "Direction\u2026", lambda: self.directionRequested.emit(self.selected_sentences()),
-                  "A rate and pauses for the selected sentence(s)")
+                  "A rate and pauses for the selected sentences")
         if isinstance(node, ChapterNode):
             menu.addSeparator()
             if node.included:

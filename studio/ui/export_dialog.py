@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem, QMessageBox, QPlainTextEdit, QProgressBar, QPushButton, QScrollArea, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
+from studio.core.words import counted
 from studio.ui.common import browse_row
 from studio.project.numbering import chapter_label
 from studio.delivery.manifest import MANIFEST_NAME
@@ -345,7 +346,7 @@ class ExportDialog(QDialog):
     def on_done(self, p: ExportProgress) -> None:
         self.result_progress = p
         self.on_progress(p)
-        self.status.setText(f"Wrote {len(p.files)} file(s), {fmt_duration(p.seconds)} of audio, to {self.folder.text()}.")
+        self.status.setText(f"Wrote {counted(len(p.files), 'file')}, {fmt_duration(p.seconds)} of audio, to {self.folder.text()}.")
         self.open_btn.setVisible(True)
         self.export_btn.setEnabled(True)
 
@@ -376,7 +377,7 @@ class ExportDialog(QDialog):
         said = set(result.cover.warnings) if result.cover else set()  # the cover's line says its own warnings
         # every line in the dialog's words: the report's hints name the command line's flags ("--cover-fit")
         self.status.setText(in_app_words(
-            f"Wrote {len(result.files)} file(s), {fmt_duration(seconds)} of audio, and "
+            f"Wrote {counted(len(result.files), 'file')}, {fmt_duration(seconds)} of audio, and "
             f"{result.manifest.name}. {check}: {len(result.files) - failed} pass, "
             f"{failed} fail." + (f"\n{result.cover.line()}" if result.cover else "")
             + (f"\nProof-listening: {proof['summary']}" if proof else "")

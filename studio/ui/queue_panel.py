@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QStyledItemDelegate, QStyleOptionProgressBar, QStyleOptionViewItem, QTableView, QVBoxLayout, QWidget,
 )
 
+from studio.core.words import counted
 from studio.desktop.messages import JobState, ListeningState, QueueSnapshot
 from studio.ui.common import fmt_eta
 
@@ -60,6 +61,8 @@ class QueueModel(QAbstractTableModel):
             if col == 1:
                 if self._heard_now(job):  # every sentence made, the chapter being heard back: not "running, 0 s"
                     return self.listening.words()  # type: ignore[union-attr]
+                if self.listening is not None and self.listening.chapter is not None and job.status == "running":
+                    return f"running \u2014 {self.listening.words()[0].lower()}{self.listening.words()[1:]}"
                 return job.status + (f" \u2014 {job.message}" if job.message and job.finished else "")
             if col == 2:
                 total = max(job.total, job.done + job.failed)
@@ -186,7 +189,7 @@ class QueuePanel(QWidget):
         if active:
             total = max(1, snap.overall_total)
             self.overall.setValue(int(1000 * snap.overall_done / total))
-            state = "paused" if snap.paused else f"{len(active)} job(s)"
+            state = "paused" if snap.paused else counted(len(active), "job")
             self.overall.setFormat(f"{snap.overall_done}/{snap.overall_total} sentences \u2014 {state}")
             self.eta.setText(f"ETA {fmt_eta(snap.overall_eta)}" if not snap.paused else "paused")
         else:

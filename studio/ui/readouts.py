@@ -13,6 +13,7 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from studio.core.words import counted
 from studio.desktop.messages import ListeningState, Readout
 from studio.ui.common import fmt_bytes
 
@@ -130,7 +131,7 @@ class ReadoutPanel(QWidget):
                               + (f" (real-time factor {r.rtf:.3f})" if r.rtf else ""))
         v["sps"].setText(f"{r.sentences_per_s:.2f}" if r.rendering or r.sentences_per_s else "\u2014")
         v["memory"].setText(fmt_bytes(r.rss_bytes) + (f" (studio + {r.children} child process{'es' if r.children > 1 else ''})" if r.children else ""))
-        v["memory"].setToolTip(f"resident memory of the studio and its {r.children} child process(es)"
+        v["memory"].setToolTip(f"resident memory of the studio and its {counted(r.children, 'child process', 'child processes')}"
                                " (the isolated model process)" if r.children else "resident memory of the studio")
         v["cpu"].setText(f"{r.cpu_percent:.0f} %")
         if r.vram_used is None:
@@ -140,16 +141,19 @@ class ReadoutPanel(QWidget):
             v["vram"].setText(f"{fmt_bytes(r.vram_used)} (peak {fmt_bytes(r.vram_peak)})")
         v["device"].setText(r.device)
         v["ui"].setText(f"{r.ui_stall_ms:.0f} ms worst")
-        self.status.setText("Rendering" if r.rendering else self.listening.words() if self.listening else "Idle")
+        self._say_status()
         self.chart.add(r)
 
     def set_listening(self, state: ListeningState | None) -> None:
         """Proof-listening's progress (None: done): said where "Idle" would be."""
         self.listening = state
-        if state is not None and not (self.last is not None and self.last.rendering):
-            self.status.setText(state.words())
-        elif state is None and self.status.text().startswith("Proof-listening"):
-            self.status.setText("Idle")
+        self._say_status()
+
+    def _say_status(self) -> None:
+        """"Rendering", "Proof-listening chapter 3: 40 %", both, or "Idle"."""
+        doing = ["Rendering"] if self.last is not None and self.last.rendering else []
+        doing += [self.listening.words()] if self.listening is not None else []
+        self.status.setText(" \u00b7 ".join(doing) or "Idle")
 
     def set_engine_status(self, text: str) -> None:
         self.engine.setText(text)

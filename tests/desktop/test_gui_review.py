@@ -124,7 +124,7 @@ def test_render_book_asks_once_with_count_time_and_left_out_chapters(qtbot, wind
     window.actions_.named["render_book"].trigger()
     qtbot.waitUntil(lambda: window.render_book_box is not None and window.render_book_box.isVisible(), timeout=WAIT)
     box = window.render_book_box
-    assert f"Render {body} of {body} sentences in 3 chapter(s)" in box.text()
+    assert f"Render {body} of {body} sentences in 3 chapters" in box.text()
     assert "\u201cDedication\u201d" in box.informativeText() and "not known yet" in box.informativeText()
     assert not session.queue.snapshot().jobs  # nothing is queued before the answer
     box.button(QMessageBox.StandardButton.Cancel).click()
