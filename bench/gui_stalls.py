@@ -26,8 +26,10 @@ was met.
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import os
 import platform
+import signal
 import subprocess
 import sys
 import tempfile
@@ -76,6 +78,7 @@ def main() -> int:
     from studio.ui.import_flow import BESIDE, PROJECTS_DIR_KEY
     from studio.ui.main_window import MainWindow
 
+    faulthandler.register(signal.SIGUSR1)  # kill -USR1 <pid>: where each thread is, should an action never end
     app = QApplication.instance() or QApplication([])
     folder = args.keep or Path(tempfile.mkdtemp(prefix="gui-stalls-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -96,7 +99,7 @@ def main() -> int:
     win.show()
     probe = AnswerProbe(win)
 
-    def wait(until: Callable[[], bool], timeout_s: float = 600.0) -> None:
+    def wait(until: Callable[[], bool], timeout_s: float = 300.0) -> None:
         loop, end = QEventLoop(), time.monotonic() + timeout_s
         timer = QTimer(interval=20)
         timer.timeout.connect(lambda: (until() or time.monotonic() > end) and loop.quit())
@@ -105,7 +108,12 @@ def main() -> int:
             loop.exec()
         timer.stop()
         if not until():
+            faulthandler.dump_traceback()
             raise SystemExit(f"timed out while measuring {probe.label!r}")
+
+    def step(action: str) -> None:
+        probe.label = action
+        print(f"  {action}\u2026", flush=True)
 
     def settle(seconds: float) -> None:
         end = time.monotonic() + seconds
@@ -115,21 +123,21 @@ def main() -> int:
     load_before = os.getloadavg()
     probe.start()
     try:
-        probe.label = "open"
+        step("open")
         win.open_path(project_dir)
         wait(lambda: session.snapshot is not None and win.book.model.rowCount() > 0 and not session.tasks.pending)
         settle(1.0)
         snap = session.snapshot
-        print(f"book: {sum(c.words for c in snap.chapters):,} words, {len(snap.chapters)} chapters, "
+        print(f"opened; book: {sum(c.words for c in snap.chapters):,} words, {len(snap.chapters)} chapters, "
               f"{snap.sentence_count():,} sentences", flush=True)
 
-        probe.label = "reload"
+        step("reload")
         before = session.snapshot
         win.actions_.named["refresh"].trigger()
         wait(lambda: session.snapshot is not before and not session.tasks.pending)
         settle(1.0)
 
-        probe.label = "find"
+        step("find")
         win.find_text()
         answers = []
         session.searchReady.connect(answers.append)
@@ -144,30 +152,30 @@ def main() -> int:
         chapter = next(c for c in snap.chapters if c.included and not c.front_matter  # one not rendered yet
                        and len(c.sentences) >= args.chapter_sentences and not c.state_counts.get("done"))
         sentence = chapter.sentences[3]
-        probe.label = "edit"
+        step("edit")
         labels: list = []
         session.historyChanged.connect(labels.append)
         session.edit_sentence(sentence.id, sentence.text + " Indeed.", rerender=False)
         wait(lambda: bool(labels) and labels[-1][0] is not None and not session.tasks.pending)
         settle(1.0)
         for name in ("undo", "redo"):
-            probe.label = name
+            step(name)
             count = len(labels)
             win.actions_.named[name].trigger()
             wait(lambda: len(labels) > count and not session.tasks.pending)
             settle(1.0)
         wait(lambda: not session.queue.snapshot().active)  # what redo queued
 
-        probe.label = "render start"
+        step("render start")
         ids = {s.id for s in chapter.sentences}
         heard: list = []
         win.proof_ctl.chapterHeard.connect(heard.append)
         session.render_chapters([chapter.index])
         wait(lambda: any(win.book.model.sentence(i).state == "done" for i in ids))
-        probe.label = "batch done"
+        step("batch done")
         wait(lambda: all(win.book.model.sentence(i).state == "done" for i in ids))
         if not args.no_proof:
-            probe.label = "proof done"
+            step("proof done")
             wait(lambda: bool(heard))
         wait(lambda: not session.queue.snapshot().active)
         settle(2.0)

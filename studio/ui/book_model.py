@@ -374,10 +374,27 @@ class BookModel(QAbstractItemModel):
         return flag_words(node, self._para_of(node) if isinstance(node, SentenceNode) else None, self.to_review)
 
     def set_proof(self, to_review: frozenset[int], lines: dict[int, str]) -> None:
-        """Proof-listening's verdicts (the Proof dock's view): shown in the Flags and State columns."""
-        self.layoutAboutToBeChanged.emit()
+        """Proof-listening's verdicts (the Proof dock's view): shown in the Flags and State columns.
+        Only the rows whose verdict or chapter line changed are repainted (a layout change made the
+        filter and the tree walk the book after every chapter heard)."""
+        changed = self.to_review ^ to_review
+        chapters = {c for c in set(lines) | set(self.proof_lines) if lines.get(c) != self.proof_lines.get(c)}
         self.to_review, self.proof_lines = to_review, lines
-        self.layoutChanged.emit()
+        last = len(COLUMNS) - 1
+        rows: set[tuple[int, int, int]] = set()
+        for sid in changed:
+            where = self._where.get(sid)
+            if where is not None:
+                c, p, _s = where
+                rows |= {where, (c, p, -1)}
+                chapters.add(c)
+        for c, p, si in sorted(rows, key=lambda w: (w[0], w[1], w[2] >= 0)):  # parents first
+            idx = self._sentence_index((c, p, si)) if si >= 0 else self.createIndex(p, 0, _key(c, p))
+            self.dataChanged.emit(idx, idx.siblingAtColumn(last))
+        for c in sorted(chapters):
+            if self.snapshot is not None and c < len(self.snapshot.chapters):
+                top = self.index(c, 0)
+                self.dataChanged.emit(top, top.siblingAtColumn(last))
 
     def _para_of(self, node: SentenceNode) -> ParagraphNode | None:
         where = self._where.get(node.id)

@@ -193,8 +193,7 @@ class MainWindow(QMainWindow):
         s.searchReady.connect(b.apply_search)
         t = self.takes
         s.takesChanged.connect(t.set_takes)
-        s.settingsChanged.connect(lambda st: self.preset_label.set_full_text(
-            preset_label(st.preset, st.voice_id, st.backend), PRESET_TIP))
+        s.settingsChanged.connect(self._show_preset)
         s.closed.connect(lambda: self.preset_label.set_full_text(""))
         t.playTakes.connect(lambda sid, ids: s.play_takes(sid, ids, t.label_for(ids)))
         t.chooseTake.connect(s.choose_take)
@@ -326,6 +325,12 @@ class MainWindow(QMainWindow):
         self.wave_ctl.show(None)
         self.setWindowTitle("Audiobook Studio")
         self._set_project_enabled(False)
+
+    def _show_preset(self, settings) -> None:  # noqa: ANN001 - ProjectSettings
+        """The preset and voice in the status bar, whole up to 460 px: a status message beside it left
+        it "Preset: B\u2026"."""
+        self.preset_label.set_full_text(preset_label(settings.preset, settings.voice_id, settings.backend), PRESET_TIP)
+        self.preset_label.setMinimumWidth(min(self.preset_label.sizeHint().width(), 460))
 
     def _set_project_enabled(self, on: bool) -> None:
         for act in self.actions_.project_actions:
