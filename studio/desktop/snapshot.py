@@ -258,13 +258,14 @@ def build_chapter(project: Project, snapshot: BookSnapshot, chapter_idx: int) ->
     """One chapter rebuilt after a language override or an edit (states included)."""
     book = project.book()
     langs = voice_languages(project)
-    report = inspect_book(book, long_chapter_minutes=snapshot.long_chapter_minutes, voice_languages=langs)
+    chapter = book.chapters[chapter_idx]  # its report only: the book's was a pass over every paragraph per edit
+    report = inspect_book(replace(book, chapters=(chapter,)), long_chapter_minutes=snapshot.long_chapter_minutes,
+                          voice_languages=langs).chapters[0]
     rows = project.sentences([chapter_idx])
     control = project.chapter_control.all()[chapter_idx]
     timing = snapshot.timing or timing_of(project, rows)
     after, directed = pauses_after(project.db, (r.id for r in rows)), directions(project.db)
-    node = _chapter(chapter_idx, book.chapters[chapter_idx], report.chapters[chapter_idx], rows, control, timing, after,
-                    directed)
+    node = _chapter(chapter_idx, chapter, report, rows, control, timing, after, directed)
     return replace(node, too_long=node.estimated_s > snapshot.long_chapter_minutes * 60.0)
 
 
