@@ -48,6 +48,7 @@ from studio.ui.readouts import ReadoutPanel
 from studio.ui.proof_dock import install_proof_dock
 from studio.ui.cast_dock import install_cast_dock
 from studio.ui.takes_panel import TakesPanel
+from studio.ui.triton_panel import test_servers
 from studio.ui.voices_dialog import VoicesDialog
 from studio.ui.waveform_edit import WaveformPanel
 from studio.ui.waveform_view import WaveformController, WaveformView
@@ -461,26 +462,9 @@ class MainWindow(QMainWindow):
         folder = s.snapshot.folder
         s.tasks.run(lambda: gather_facts_in_subprocess(folder), on_done=lambda f: dlg.isVisible() and dlg.set_facts(f),
                     action="check voices and presets")
-        dlg.triton.testRequested.connect(lambda fields: self._test_triton(dlg, fields))
+        dlg.triton.testRequested.connect(lambda fields: test_servers(s, dlg.triton, fields, dlg.isVisible))
         self.voices_dialog = dlg
         dlg.open()
-
-    def _test_triton(self, dlg: VoicesDialog, fields: dict) -> None:
-        """The Servers tab's connection test, in the background (servers may take seconds)."""
-        from studio.stack.build import effective_preset
-        from studio.stack.triton_repository import connection_test, make_target
-
-        settings = self.session.settings
-        if settings is None:
-            return
-        dlg.triton.testing()
-
-        def work() -> list:
-            target = make_target(**fields, base=settings.triton)
-            return [] if target is None else connection_test(target, settings.voice_id, effective_preset(settings).name)
-
-        self.session.tasks.run(work, on_done=lambda rows: dlg.isVisible() and dlg.triton.show_result(rows),
-                               on_error=lambda e: dlg.triton.show_error(e.message), action="test the Triton servers")
 
     def open_export(self) -> None:
         self.export_dialog = open_export_dialog(self) or self.export_dialog
