@@ -12,8 +12,9 @@ bench/search.py builds it), pings its event loop from a thread every 100 ms
     the render), proof done (the chapter heard back and its verdicts shown)
 
 Each ping is counted for the action under way when it was posted. Printed per action: pings, the
-worst and the 99th percentile answer, and the GUI thread's own CPU time in the worst ping (a wait
-with little CPU of its own is the machine's load or the interpreter lock, not the window's work).
+worst and the 99th percentile answer, the GUI thread's own CPU time in the worst ping (a wait with
+little CPU of its own is the machine's load or the interpreter lock, not the window's work) and the
+most CPU time it spent while any one ping waited (the window's own longest piece of work).
 Targets (issue 47): 99th percentile <= 100 ms, worst <= 250 ms.
 
     xvfb-run -a python bench/gui_stalls.py [--words 200000] [--busy 1] [--keep DIR] [--no-proof]
@@ -153,7 +154,7 @@ def main() -> int:
         settle(1.0)
 
         chapter = next(c for c in snap.chapters if c.included and not c.front_matter  # one not rendered yet
-                       and len(c.sentences) >= args.chapter_sentences and not c.state_counts.get("done"))
+                       and len(c.sentences) >= args.chapter_sentences and all(x.state != "done" for x in c.sentences))
         sentence = chapter.sentences[3]
         step("edit")
         labels: list = []
@@ -191,7 +192,8 @@ def main() -> int:
 
     print(f"\nmachine: {cpu_model()}, {os.cpu_count()} CPUs; {args.busy} busy process(es) beside the window; "
           f"load average {load_before[0]:.1f} before, {load_after[0]:.1f} after")
-    print(f"{'action':14s} {'pings':>5s} {'worst':>8s} {'p99':>8s} {'median':>8s} {'GUI CPU in worst':>17s}")
+    print(f"{'action':14s} {'pings':>5s} {'worst':>8s} {'p99':>8s} {'median':>8s} {'GUI CPU in worst':>17s} "
+          f"{'GUI CPU, most':>14s}")
     ok = True
     for action in ACTIONS:
         answers = probe.take(action)
@@ -201,10 +203,12 @@ def main() -> int:
         worst = max(answers, key=lambda a: a.wait_s)
         p99 = percentile(waits, 0.99)
         cpu = f"{worst.gui_cpu_s * 1000:.0f} ms" if worst.gui_cpu_s is not None else "?"
+        work = [a.gui_cpu_s for a in answers if a.gui_cpu_s is not None]
+        most = f"{max(work) * 1000:.0f} ms" if work else "?"
         met = p99 <= P99_MS and max(waits) <= WORST_MS
         ok &= met
         print(f"{action:14s} {len(waits):5d} {max(waits):6.0f} ms {p99:6.0f} ms {percentile(waits, 0.5):6.0f} ms "
-              f"{cpu:>17s}{'' if met else '  MISSED'}")
+              f"{cpu:>17s} {most:>14s}{'' if met else '  MISSED'}")
     print(f"targets: 99th percentile <= {P99_MS:.0f} ms, worst <= {WORST_MS:.0f} ms: {'met' if ok else 'missed'}")
     win.close()
     session.shutdown()

@@ -62,7 +62,8 @@ class QueueModel(QAbstractTableModel):
                 if self._heard_now(job):  # every sentence made, the chapter being heard back: not "running, 0 s"
                     return self.listening.words()  # type: ignore[union-attr]
                 if self.listening is not None and self.listening.chapter is not None and job.status == "running":
-                    return f"running \u2014 {self.listening.words()[0].lower()}{self.listening.words()[1:]}"
+                    said = self.listening.words()  # heard beside the render: both said
+                    return f"running \u2014 {said[0].lower()}{said[1:]}"
                 return job.status + (f" \u2014 {job.message}" if job.message and job.finished else "")
             if col == 2:
                 total = max(job.total, job.done + job.failed)
@@ -82,7 +83,6 @@ class QueueModel(QAbstractTableModel):
                 return f"time left {job.eta_basis}, until this render has measured its own"
             return job.message or (f"now: {job.current}" if job.current else job.status)
         return None
-
 
     def _heard_now(self, job: JobState) -> bool:
         return self.listening is not None and job.status == "running" and job.total > 0 \
