@@ -59,6 +59,7 @@ class VoicesDialog(QDialog):
         sample = QPushButton("\u25b6 Sample")
         sample.setToolTip("Hear a short sentence in this voice")
         sample.clicked.connect(lambda: self._sample(self.default_voice.currentData(), None))
+        self.default_voice.activated.connect(lambda _i: self._voice_chosen())  # the producer's choice, not a refill
         top = QHBoxLayout()
         top.addWidget(QLabel("Default voice:"))
         top.addWidget(self.default_voice, 1)
@@ -158,9 +159,16 @@ class VoicesDialog(QDialog):
                 combo.addItem(f"{v.name} \u2014 {v.id}{mark}", v.id)
             at = combo.findData(chosen)
             combo.setCurrentIndex(max(0, at))
-        self.presets.set_facts(facts, self.settings)
+        self._voice_chosen()
         if self.mixer is not None:
             self.mixer.set_voices(facts.voices)
+
+    def _voice_chosen(self) -> None:
+        """The Preset tab follows the voice chosen here, before it is saved: its presets, not the
+        project's saved voice's (a Kokoro voice chosen showed the Piper voice's presets)."""
+        if self.facts is not None:
+            voice = self.default_voice.currentData() or self.settings.voice_id
+            self.presets.set_facts(self.facts, self.settings.with_changes(voice_id=voice))
 
     def _voice_added(self, choice: VoiceChoice) -> None:
         """A voice just downloaded can be chosen at once (default or for a language)."""

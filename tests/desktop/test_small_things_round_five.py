@@ -91,3 +91,25 @@ def test_the_queue_says_the_first_sentences_time_and_proof_listening(qtbot) -> N
     assert panel.model.index(0, 3).data() == "listening\u2026"
     panel.set_listening(None)
     assert panel.model.index(0, 1).data() == "running" and "Proof-listening" not in panel.overall.format()
+
+
+def test_the_preset_tab_follows_the_voice_chosen_before_it_is_saved(qtbot) -> None:  # noqa: ANN001
+    from dataclasses import replace
+
+    from support.presets import CPU_ONLY, SETTINGS, machine
+
+    from studio.desktop.facts import VoiceChoice
+    from studio.ui.voices_dialog import VoicesDialog
+
+    other = VoiceChoice("kokoro:xx_other", "Other", "en-us", "en", 24000, "user", presets=("fp32-cpu",))
+    dlg = VoicesDialog(SETTINGS, ["en"])
+    qtbot.addWidget(dlg)
+    assert not dlg.default_voice.isEnabled()  # closed until the voices are read (no one-line sliver)
+    facts = machine(CPU_ONLY)
+    dlg.set_facts(replace(facts, voices=(*facts.voices, other)))
+    assert dlg.default_voice.isEnabled()
+    runs = lambda: dlg.presets.row_of("int8-cpu").text(2)  # noqa: E731 - the "Runs here" cell
+    assert "cannot run" not in runs()  # the project's own voice runs it
+    dlg.default_voice.setCurrentIndex(dlg.default_voice.findData(other.id))
+    dlg.default_voice.activated.emit(dlg.default_voice.currentIndex())  # the producer picks it
+    assert "kokoro:xx_other cannot run it" in (runs() + dlg.presets.row_of("int8-cpu").toolTip(2))
