@@ -4,7 +4,10 @@ Run ``python bench/cast.py``: the default is the blind part (labelled before the
 it measures were last changed, and never read to change one); ``--part blind1`` the
 first blind part (blind for the round before, since read), ``--part tune`` the part the
 rules were tuned on, ``--part held-out`` the first held-out part, ``--part old`` every
-part but the blind one, ``--part all`` everything. The labels are in
+part but the blind ones, ``--part tune3`` the third round's tuning part, ``--part
+heldout3`` its part never tuned on, ``--part tuning`` every part but that one (what the
+sure rules were measured on), ``--part all`` everything; ``--evidence`` adds how often each
+rule was right. The labels are in
 ``bench/cast_data/labels.txt``; the books are the typed public-domain excerpts beside
 it and the shared children's-literature EPUB (skipped, and said so, when absent).
 
@@ -13,7 +16,8 @@ speaker right (studio), speaker right (the "nearest name" baseline), speaker rig
 lines whose paragraph has a speech verb with a name or pronoun, the precision of the
 attributed lines, lines of a named person left to the narrator, the studio's characters
 per labelled person (one person called by two names is two), lines given to a thing
-the labels list ("thing:"), and the seconds the quote finding and attribution took.
+the labels list ("thing:"), the share of lines the studio marks sure and how many of
+those are right, and the seconds the quote finding and attribution took.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from studio.text.attribution import Aliases, attribute, nearest_name  # noqa: E402
+from studio.text.attribution import SURE, Aliases, Line, attribute, nearest_name  # noqa: E402
 from studio.text.dialogue import split_dialogue  # noqa: E402
 from studio.text.people import THE_NARRATOR, find_people  # noqa: E402
 
@@ -98,6 +102,10 @@ def _norm(name: str, aliases: Aliases) -> str:
     return name
 
 
+#: per rule (a line's ``how``): [lines, right], over the books scored in this run
+EVIDENCE_TALLY: dict[str, list[int]] = {}
+
+
 @dataclass
 class Score:
     lines: int = 0
@@ -113,6 +121,8 @@ class Score:
     persons: int = 0  # labelled people with a line the studio attributed
     characters: int = 0  # the studio's characters on those people's lines, added up
     things: int = 0  # lines given to a thing of the narration
+    sure: int = 0  # lines the studio marks sure
+    sure_right: int = 0
     seconds: float = 0.0
 
     def add(self, other: "Score") -> None:
@@ -130,9 +140,9 @@ def score_book(book: Book) -> Score | None:
     lines = find_people(lines := attribute(paragraphs, spans=spans), paragraphs, spans=spans).apply(lines)
     seconds = time.perf_counter() - t0
     base = nearest_name(paragraphs, spans=spans)
-    by_par: dict[int, list[tuple[str, str]]] = {}
+    by_par: dict[int, list[tuple[str, str, Line]]] = {}
     for line, b in zip(lines, base):
-        by_par.setdefault(line.paragraph, []).append((line.speaker, b))
+        by_par.setdefault(line.paragraph, []).append((line.speaker, b, line))
     s = Score(seconds=seconds)
     characters: dict[str, set[str]] = {}
     s.things = sum(1 for line in lines if line.speaker and _norm(line.speaker, Aliases()) in book.things)
@@ -147,8 +157,12 @@ def score_book(book: Book) -> Score | None:
                 continue
             s.found += 1
             want = "" if lab == "?" else _norm(lab, aliases)
-            said, near = got[i]
+            said, near, line = got[i]
             ok = (_norm(said, aliases) if said else "") == want
+            s.sure += line.sure
+            s.sure_right += line.sure and ok
+            EVIDENCE_TALLY.setdefault(line.how, [0, 0])[0] += 1
+            EVIDENCE_TALLY[line.how][1] += ok
             s.right += ok
             s.baseline += ((_norm(near, aliases) if near else "") == want)
             if said:
@@ -167,14 +181,17 @@ def score_book(book: Book) -> Score | None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--part", choices=("blind", "blind1", "held-out", "tune", "old", "all"), default="blind")
+    ap.add_argument("--evidence", action="store_true", help="also print how often each rule was right")
+    ap.add_argument("--part", choices=("blind", "blind1", "held-out", "tune", "tune3", "heldout3", "old", "tuning", "all"), default="blind")
     args = ap.parse_args()
     total = Score()
     t0 = time.perf_counter()
     print(f"{'book':44} {'part':8} {'lines':>5} {'found':>6} {'extra':>5} {'studio':>7} {'nearest':>7} "
-          f"{'verb+who':>9} {'of':>4} {'precision':>9} {'narrator':>8} {'ch/person':>9} {'things':>6} {'s':>6}")
+          f"{'verb+who':>9} {'of':>4} {'precision':>9} {'narrator':>8} {'ch/person':>9} {'things':>6} {'sure':>6} "
+          f"{'sure ok':>7} {'s':>6}")
     for book in read_labels():
-        if args.part not in ("all", book.part) and not (args.part == "old" and book.part != "blind"):
+        if args.part not in ("all", book.part) and not (args.part == "old" and book.part not in ("blind", "heldout3")) \
+                and not (args.part == "tuning" and book.part != "heldout3"):
             continue
         s = score_book(book)
         if s is None:
@@ -184,6 +201,10 @@ def main() -> int:
         _row(book.source, book.part, s)
     _row("TOTAL", args.part, total)
     print(f"({time.perf_counter() - t0:.2f} s)")
+    if args.evidence:
+        print(f"\n{'rule (how)':24} {'lines':>5} {'right':>7}  sure?")
+        for how, (n, ok) in sorted(EVIDENCE_TALLY.items(), key=lambda kv: -kv[1][0]):
+            print(f"{how:24} {n:5d} {_pct(ok, n):>7}  {'sure' if how in SURE else ''}")
     return 0
 
 
@@ -195,7 +216,8 @@ def _row(name: str, part: str, s: Score) -> None:
     print(f"{name:44} {part:8} {s.lines:5d} {_pct(s.found, s.lines):>6} {s.extra:5d} {_pct(s.right, s.lines):>7} "
           f"{_pct(s.baseline, s.lines):>7} {_pct(s.verb_right, s.verb_lines):>9} {s.verb_lines:4d} "
           f"{_pct(s.attributed_right, s.attributed):>9} {s.narrator:8d} "
-          f"{(s.characters / s.persons if s.persons else 0):9.2f} {s.things:6d} {s.seconds:6.3f}")
+          f"{(s.characters / s.persons if s.persons else 0):9.2f} {s.things:6d} {_pct(s.sure, s.lines):>6} "
+          f"{_pct(s.sure_right, s.sure):>7} {s.seconds:6.3f}")
 
 
 if __name__ == "__main__":

@@ -38,5 +38,7 @@ if [ "$mode" = newest ] && [ $# -eq 0 ]; then
     cat "$venv/versions.txt"
   } >"$here/installer/constraints.txt"
   echo "[versions] installer/constraints.txt rewritten ($(wc -l <"$venv/versions.txt") packages)"
+  # the wheels each pin has for Windows and macOS (tests/house/test_wheels.py compares the two files)
+  "$venv/bin/python" "$here/installer/wheels.py" || echo "[versions] some pins lack a Windows or macOS wheel: see above"
 fi
 echo "[versions] $mode: passed; versions in $venv/versions.txt"

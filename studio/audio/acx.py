@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from studio.audio.measure import Levels, StreamInfo, measure_file, probe
+from studio.audio.ffmpeg import StreamInfo, stream_info
+from studio.audio.measure import Levels, measure_file
 
 
 _LAYOUTS = {1: "mono", 2: "stereo"}
@@ -79,7 +80,7 @@ class AcxReport:
 
 def check(levels: Levels, stream: StreamInfo, *, cbr: bool | None = None, file: str = "",
           rules: AcxRules | None = None, whole_book: bool = False) -> AcxReport:
-    """Judge measured ``levels`` and the ``stream`` ffprobe saw against ``rules``.
+    """Judge measured ``levels`` and the ``stream`` ffmpeg saw against ``rules``.
 
     ``cbr`` is whether an MP3 has a constant bit rate (None: unknown, not judged);
     ``whole_book`` (an M4B or single-file MP3) leaves the per-file length unjudged.
@@ -125,7 +126,7 @@ def mp3_is_cbr(path: str | Path) -> bool | None:
 def check_file(path: str | Path, *, levels: Levels | None = None, rules: AcxRules | None = None,
                whole_book: bool = False) -> AcxReport:
     """Measure (unless ``levels`` are given) and judge a delivered file."""
-    stream = probe(path)
+    stream = stream_info(path)
     cbr = mp3_is_cbr(path) if stream.codec == "mp3" else None
     return check(levels or measure_file(path), stream, cbr=cbr, file=Path(path).name, rules=rules,
                  whole_book=whole_book)

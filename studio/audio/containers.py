@@ -68,7 +68,7 @@ def write_delivery(
     meta_file: str | None = None
     if fmt == "m4b":
         fd, meta_file = tempfile.mkstemp(prefix="studio-chapters-", suffix=".txt")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:  # the same bytes on Windows
             fh.write(ffmetadata(meta, chapters))
         inputs = ["-f", "ffmetadata", "-i", meta_file]
         args = ["-map", "0:a", "-map_metadata", "1", "-map_chapters", "1", *args]

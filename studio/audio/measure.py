@@ -21,10 +21,8 @@ measured in constant memory). Definitions follow what producers check against:
 
 from __future__ import annotations
 
-import json
 import logging
 import math
-import shutil
 import subprocess
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -34,7 +32,7 @@ import numpy as np
 from scipy.signal import lfilter, resample_poly
 
 from studio.audio.pcm import to_float32
-from studio.audio.writers import find_ffmpeg
+from studio.audio.ffmpeg import find_ffmpeg, stream_info
 from studio.core.errors import StudioError
 
 log = logging.getLogger(__name__)
@@ -238,44 +236,9 @@ def measure_array(audio: np.ndarray, rate: int) -> Levels:
     return measure_blocks([audio], rate)
 
 
-@dataclass(frozen=True)
-class StreamInfo:
-    """What ffprobe says about a file's first audio stream (``bit_rate`` in bit/s, 0 unknown)."""
-
-    codec: str
-    sample_rate: int
-    channels: int
-    channel_layout: str
-    bit_rate: int
-    duration: float
-
-
-def probe(path: str | Path) -> StreamInfo:
-    """The first audio stream of ``path``, through ``ffprobe``."""
-    beside = Path(find_ffmpeg()).with_name("ffprobe")
-    ffprobe = str(beside) if beside.is_file() else shutil.which("ffprobe") or "ffprobe"
-    cmd = [ffprobe, "-v", "error", "-select_streams", "a:0", "-show_entries",
-           "stream=codec_name,sample_rate,channels,channel_layout,bit_rate:format=duration,bit_rate",
-           "-of", "json", str(path)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        raise StudioError(f"ffprobe could not read {Path(path).name}: {proc.stderr.strip()}")
-    info = json.loads(proc.stdout or "{}")
-    streams = info.get("streams") or [{}]
-    stream, fmt = streams[0], info.get("format") or {}
-    return StreamInfo(
-        codec=str(stream.get("codec_name", "")),
-        sample_rate=int(stream.get("sample_rate") or 0),
-        channels=int(stream.get("channels") or 0),
-        channel_layout=str(stream.get("channel_layout", "")),
-        bit_rate=int(stream.get("bit_rate") or fmt.get("bit_rate") or 0),
-        duration=float(fmt.get("duration") or 0.0),
-    )
-
-
 def decode(path: str | Path, *, block_seconds: float = 10.0) -> tuple[int, Iterator[np.ndarray]]:
     """``(rate, blocks)``: the file decoded by ffmpeg to mono float32 at its own rate."""
-    rate = probe(path).sample_rate
+    rate = stream_info(path).sample_rate
     if rate <= 0:
         raise StudioError(f"{Path(path).name} has no audio stream")
     cmd = [find_ffmpeg(), "-hide_banner", "-loglevel", "error", "-nostdin", "-i", str(path),
@@ -315,6 +278,6 @@ def measure_file(path: str | Path) -> Levels:
 
 
 __all__ = [
-    "FLOOR_DB", "Levels", "LevelMeter", "StreamInfo", "db", "decode", "measure_array", "measure_blocks",
-    "measure_file", "probe", "quiet_edges", "read_audio", "true_peak", "window_rms",
+    "FLOOR_DB", "Levels", "LevelMeter", "db", "decode", "measure_array", "measure_blocks",
+    "measure_file", "quiet_edges", "read_audio", "true_peak", "window_rms",
 ]

@@ -20,6 +20,7 @@ from typing import IO, Iterator
 import numpy as np
 
 from studio.core.errors import DiskFull, StudioError, is_disk_full
+from studio.core.system import umask
 
 log = logging.getLogger(__name__)
 
@@ -86,25 +87,6 @@ def read_wav(path: str | Path) -> tuple[np.ndarray, int]:
     return read_wav_bytes(Path(path).read_bytes())
 
 
-_UMASK: int | None = None
-
-
-def _umask() -> int:
-    """The process umask, read once (``os.umask`` can only be read by setting it)."""
-    global _UMASK
-    if _UMASK is None:
-        try:
-            for line in Path("/proc/self/status").read_text().splitlines():
-                if line.startswith("Umask:"):
-                    _UMASK = int(line.split()[1], 8)
-                    break
-        except (OSError, ValueError):
-            pass
-        if _UMASK is None:
-            _UMASK = 0o022
-    return _UMASK
-
-
 def fsync_dir(folder: Path) -> None:
     """Make a rename durable; a no-op where directories cannot be opened (Windows)."""
     try:
@@ -145,7 +127,7 @@ def atomic_path(path: str | Path, *, suffix: str = ".tmp") -> Iterator[Path]:
     os.close(fd)
     tmp = Path(tmp_name)
     try:
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual permissions
+        os.chmod(tmp, 0o666 & ~umask())  # mkstemp makes 0600; give the usual permissions
         yield tmp
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from studio.audio.measure import db, probe, quiet_edges, read_audio, window_rms
+from studio.audio.ffmpeg import stream_info
+from studio.audio.measure import db, quiet_edges, read_audio, window_rms
 from studio.audio.resample import resample
 from studio.core.errors import StudioError
 
@@ -56,7 +57,7 @@ def prepare_reference(path: str | Path, rate: int) -> ReferenceClip:
     source = Path(path)
     if not source.is_file():
         raise StudioError(f"{source}: no such recording")
-    length = probe(source).duration
+    length = stream_info(source).duration
     if length > MAX_FILE_S:
         raise StudioError(f"{source.name} is {length / 60:.0f} minutes long; a voice is taken from 6 to 30 seconds "
                           "of one person speaking (cut a clip from it)")

@@ -48,7 +48,7 @@ def resample(audio: np.ndarray, src_rate: int, dst_rate: int) -> np.ndarray:
 
 def _resample_ffmpeg(x: np.ndarray, src_rate: int, dst_rate: int) -> np.ndarray:
     """Fallback: pipe float32 PCM through ``ffmpeg -af aresample``."""
-    from studio.audio.writers import find_ffmpeg
+    from studio.audio.ffmpeg import find_ffmpeg
 
     cmd = [
         find_ffmpeg(), "-hide_banner", "-loglevel", "error",

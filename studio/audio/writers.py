@@ -10,9 +10,7 @@ earlier chapters stay).
 from __future__ import annotations
 
 import logging
-import os
 import re
-import shutil
 import subprocess
 import tempfile
 import wave
@@ -22,6 +20,7 @@ from typing import Callable, Iterable, Iterator, Union
 
 import numpy as np
 
+from studio.audio.ffmpeg import find_ffmpeg
 from studio.audio.formats import FORMATS, encoding
 from studio.audio.pcm import atomic_output, atomic_path, to_int16
 from studio.core.errors import DiskFull, StudioError
@@ -60,22 +59,6 @@ class AudioTags:
             if value:
                 args += ["-metadata", f"{key}={value}"]
         return args
-
-
-def find_ffmpeg() -> str:
-    """Path of the ``ffmpeg`` executable (``$STUDIO_FFMPEG`` wins), or a StudioError."""
-    override = os.environ.get("STUDIO_FFMPEG")
-    if override:
-        if Path(override).is_file() and os.access(override, os.X_OK):
-            return override
-        raise StudioError(f"STUDIO_FFMPEG points to {override}, which is not an executable file")
-    found = shutil.which("ffmpeg")
-    if not found:
-        raise StudioError(
-            "ffmpeg was not found on PATH; MP3 export needs it "
-            "(install it, e.g. 'sudo apt install ffmpeg', or export WAV with --format wav)"
-        )
-    return found
 
 
 def write_wav(path: str | Path, audio: AudioInput, sample_rate: int) -> Path:

@@ -112,7 +112,7 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # `studio voices | head`
         try:
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+            sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - silence the flush at exit
         except OSError:
             pass
         return 0

@@ -39,6 +39,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="a whole paragraph in a character's voice (a letter read by its writer)")
     p.add_argument("--chapter", action="append", default=[], metavar="CHAPTER=NAME",
                    help="a whole chapter in a character's voice (a chapter one character tells)")
+    p.add_argument("--review", action="store_true",
+                   help="list the lines that are not sure, in reading order, with the two most likely speakers")
+    p.add_argument("--choose", action="append", default=[], metavar="CHAPTER:PARAGRAPH:SENTENCE=1|2|NAME",
+                   help="choose who says a line of the review list: 1 or 2 (its first or second candidate) or a "
+                   "name; kept when the book is imported again, undone by --undo")
+    p.add_argument("--undo", action="store_true", help="undo the project's last edit (a choice, a merge...)")
     onoff = p.add_mutually_exclusive_group()
     onoff.add_argument("--on", action="store_true", help="turn casting on (the characters' lines in their voices)")
     onoff.add_argument("--off", action="store_true", help="turn casting off (every line in the narrator's voice)")
@@ -109,8 +115,24 @@ def _find_block(project, spec: str) -> tuple[list[int], str]:  # project: studio
     return ids, "" if name.lower() == "narrator" else name
 
 
+def _choose(project, spec: str) -> None:  # project: studio.project.store.Project
+    """``--choose C:P:S=1|2|NAME``: the line's first or second candidate, or a name, in one undo step."""
+    from studio.project.undo import UndoHistory
+
+    sid, name = _find_sentence(project, spec)
+    if name.isdigit():
+        line = next((x for x in project.cast.lines() if x.sentence_id == sid), None)
+        k = int(name) - 1
+        if line is None or not 0 <= k < len(line.candidates):
+            raise StudioError(f"--choose {spec!r}: that line has {len(line.candidates) if line else 0} candidate(s)")
+        name = line.candidates[k]
+    with UndoHistory(project.db).step(f"choose {name or 'the narrator'} for the line"):
+        project.cast.correct(sid, name)
+
+
 def _cmd_cast(args: argparse.Namespace) -> int:
     from studio.project.store import Project
+    from studio.project.undo import UndoHistory
 
     if not Project.is_project(args.project):
         raise StudioError(f"{args.project} is not a project folder (render or import a manuscript first)")
@@ -136,18 +158,44 @@ def _cmd_cast(args: argparse.Namespace) -> int:
             cast.correct(*_find_sentence(project, spec))
         for spec in args.paragraph + args.chapter:
             cast.correct(*_find_block(project, spec))
+        for spec in args.choose:
+            _choose(project, spec)
+        if args.undo:
+            undone = UndoHistory(project.db).undo()
+            sys.stderr.write(f"undone: {undone}\n" if undone else "nothing to undo\n")
         if args.on or args.off:
             cast.set_enabled(bool(args.on))
         if args.merge or args.rename:
             cast.analyse()  # turns and pronouns follow the merged names
-        _print(project, args.json, sys.stdout)
+        if args.review and not args.json:
+            _print_review(project, sys.stdout)
+        else:
+            _print(project, args.json, sys.stdout)
     return 0
+
+
+def _refs(project) -> dict[int, str]:  # project: studio.project.store.Project
+    """Each sentence's CHAPTER:PARAGRAPH:SENTENCE (1-based), as --line and --choose take it."""
+    return {r.id: f"{r.chapter + 1}:{r.paragraph + 1}:{r.index + 1}" for r in project.sentences()
+            if r.paragraph is not None}
+
+
+def _print_review(project, out: TextIO) -> None:  # project: studio.project.store.Project
+    lines, refs = project.cast.review(), _refs(project)
+    out.write(f"{len(lines)} line(s) to review (not sure), in reading order; choose with "
+              "--choose CHAPTER:PARAGRAPH:SENTENCE=1|2|NAME\n")
+    if lines:
+        rows = [("LINE", "1", "2", "EVIDENCE", "TEXT")]
+        rows += [(refs.get(x.sentence_id, "?"), *(list(x.candidates) + ["", ""])[:2], x.evidence, x.text[:60])
+                 for x in lines]
+        print_table(rows, out)
 
 
 def _print(project, as_json: bool, out: TextIO) -> None:  # project: studio.project.store.Project
     cast = project.cast
     members, lost = cast.members(), cast.unattributed()
     if as_json:
+        refs = _refs(project)
         json.dump({"casting": cast.enabled(),
                    "characters": [{"name": m.name, "lines": m.lines, "first_line": m.first_line,
                                    "aliases": list(m.aliases), "names": list(m.names),
@@ -155,7 +203,10 @@ def _print(project, as_json: bool, out: TextIO) -> None:  # project: studio.proj
                                    "speaker": m.casting.speaker,
                                    "pitch": m.casting.performance.pitch, "pace": m.casting.performance.pace,
                                    "expressive": m.casting.performance.expressive} for m in members],
-                   "unattributed": [{"sentence": u.sentence_id, "text": u.text} for u in lost]},
+                   "unattributed": [{"sentence": u.sentence_id, "text": u.text} for u in lost],
+                   "lines": [{"sentence": x.sentence_id, "line": refs.get(x.sentence_id, ""), "text": x.text,
+                              "speaker": x.speaker, "speaker_sure": x.sure, "speaker_evidence": x.evidence,
+                              "rule": x.how, "candidates": list(x.candidates)} for x in cast.lines()]},
                   out, ensure_ascii=False, indent=1)
         out.write("\n")
         return

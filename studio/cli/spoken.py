@@ -93,6 +93,9 @@ def _project_sentences(project, make, phonemes: bool = False) -> list:  # projec
                 said = voice_phonemes(r.voice_id)(r.spoken, r.said, r.lexicon)
             except VoiceError:  # the project's voice is not installed here: nothing to show
                 said = ""
+        quoted = [p for p in parts if p.quoted]
         out.append(make(row.chapter + 1, counts[row.chapter], paragraph, row.text, row.spoken or row.text, row.language,
-                        speaker, " + ".join(dict.fromkeys(voices)), said))
+                        speaker, " + ".join(dict.fromkeys(voices)), said,
+                        all(p.sure for p in quoted) if quoted else None,
+                        ", ".join(dict.fromkeys(p.evidence for p in quoted))))
     return out

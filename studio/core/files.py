@@ -14,6 +14,8 @@ import tempfile
 from pathlib import Path
 from typing import Iterator
 
+from studio.core.system import locked_file
+
 
 def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
     """sha256 of a file's bytes, read in chunks (models are tens of MB)."""
@@ -75,16 +77,6 @@ def atomic_file(path: Path, suffix: str = ".tmp") -> Iterator[Path]:
 
 @contextlib.contextmanager
 def build_lock(path: Path) -> Iterator[None]:
-    """Serialise builders of the same key across processes (best effort; POSIX only)."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows
+    """Serialise builders of the same key across processes."""
+    with locked_file(path):
         yield
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)

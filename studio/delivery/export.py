@@ -41,6 +41,8 @@ from studio.project.records import SentenceRow
 log = logging.getLogger(__name__)
 
 _UNSAFE = re.compile(r'[\x00-\x1f\x7f<>:"/\\|?*]+')
+#: names Windows keeps for its devices, whatever the extension ("CON.m4b" cannot be created there)
+_RESERVED = re.compile(r"(CON|PRN|AUX|NUL|COM[0-9\u00b9\u00b2\u00b3]|LPT[0-9\u00b9\u00b2\u00b3])(\..*)?", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -69,9 +71,12 @@ def default_chapters(project: Project) -> list[int]:
 
 
 def clean_filename(text: str, fallback: str) -> str:
-    """``text`` without characters illegal on common file systems, length capped."""
-    clean = _UNSAFE.sub(" ", text)
-    return " ".join(clean.split()).strip(" .")[:80].rstrip(" .") or fallback
+    """``text`` as a file name every system takes: without the characters Windows, macOS or
+    Linux refuse (``:`` ``?`` ``/`` ...), no trailing dot or space, not a Windows device
+    name (``CON``, ``NUL``, ``COM1``), length capped."""
+    clean = " ".join(_UNSAFE.sub(" ", text).split()).strip(" .")[:80].rstrip(" .") or fallback
+    device = _RESERVED.fullmatch(clean)
+    return f"{device.group(1)}_{device.group(2) or ''}" if device else clean
 
 
 def safe_filename(title: str, number: int, width: int = 2) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from studio.core.words import counted
-from studio.project.cast import Casting, CastMember, ProjectCast
+from studio.project.cast import Casting, CastMember, ProjectCast, QuotedLine
 from studio.project.store import Project
 
 
@@ -32,13 +32,14 @@ class VoiceSpeakers:
 @dataclass(frozen=True)
 class CastView:
     """What the dock shows: casting on or off, the characters, how many lines no rule attributed,
-    and the installed voices a character can be given."""
+    the installed voices a character can be given, and the lines to review (not sure)."""
 
     folder: str
     enabled: bool
     members: tuple[CastMember, ...]
     unattributed: int
     voices: tuple[VoiceSpeakers, ...] = ()
+    review: tuple[QuotedLine, ...] = ()
 
 
 def installed_voices() -> tuple[VoiceSpeakers, ...]:
@@ -70,7 +71,7 @@ def cast_view(project: Project) -> CastView:
     if not cast.analysed():
         cast.analyse()
     return CastView(str(project.folder), cast.enabled(), tuple(cast.members()), len(cast.unattributed()),
-                    installed_voices())
+                    installed_voices(), tuple(cast.review()))
 
 
 class CastController(QObject):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import logging.handlers
-import os
 import sys
 import threading
 import traceback
@@ -21,18 +20,15 @@ from typing import Callable
 
 from PySide6.QtCore import QObject, Signal
 
+from studio.core.paths import state_dir
 from studio.desktop.messages import ErrorInfo
 
 FORMAT = "%(asctime)s %(levelname)-7s %(threadName)s %(name)s: %(message)s"
 
 
 def log_dir() -> Path:
-    """``$XDG_STATE_HOME/studio`` (default ``~/.local/state/studio``); LOCALAPPDATA on Windows."""
-    if sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
-    else:
-        base = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
-    return base / "studio"
+    """The state folder (:func:`studio.core.paths.state_dir`: ``~/.local/state/studio`` on Linux)."""
+    return state_dir()
 
 
 def log_file_path() -> Path:

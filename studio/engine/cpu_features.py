@@ -1,7 +1,8 @@
 """What this CPU can do that decides a preset: BF16 instructions, read at run time.
 
-Why at run time and from ``/proc/cpuinfo``: the same install runs on a laptop and on
-a cloud VM, and a BF16 model on a CPU without BF16 instructions still runs (torch
+Why at run time and from the kernel's list (``/proc/cpuinfo`` on Linux, read by
+:func:`studio.core.system.cpu_flags`): the same install runs on a laptop and on a
+cloud VM, and a BF16 model on a CPU without BF16 instructions still runs (torch
 emulates it) but several times slower than FP32, the opposite of what the preset
 promises. The kernel's flag list is what the CPU and the hypervisor really offer;
 torch's own check (``torch.backends.mkldnn``) says only what oneDNN was built for.
@@ -10,28 +11,20 @@ torch's own check (``torch.backends.mkldnn``) says only what oneDNN was built fo
 from __future__ import annotations
 
 import functools
-from pathlib import Path
+
+from studio.core import system
 
 #: flags that give oneDNN native BF16 dot products: AVX-512 BF16 (Zen 4, Cooper Lake)
 #: or AMX (Sapphire Rapids and later)
 BF16_FLAGS = ("avx512_bf16", "amx_bf16")
 #: flags worth naming in a benchmark's machine line
 NOTABLE_FLAGS = ("avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile", "amx_bf16", "amx_int8")
-CPUINFO = Path("/proc/cpuinfo")
 
 
 @functools.lru_cache(maxsize=1)
 def cpu_flags() -> frozenset[str]:
-    """The CPU's feature flags (first processor's ``flags`` line); empty where unreadable."""
-    try:
-        text = CPUINFO.read_text(encoding="utf-8", errors="replace")
-    except OSError:  # not Linux, or no /proc
-        return frozenset()
-    for line in text.splitlines():
-        key, _, value = line.partition(":")
-        if key.strip() in ("flags", "Features"):
-            return frozenset(value.split())
-    return frozenset()
+    """The CPU's feature flags (Linux: the first processor's ``flags`` line); empty where unknown."""
+    return system.cpu_flags()
 
 
 def notable_flags() -> list[str]:

@@ -12,22 +12,12 @@ import os
 import platform
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
+from studio.core.system import cpu_model, load_average
 from studio.engine.cpu_features import notable_flags
 
 __all__ = ["machine_info", "describe_machine", "LoadMonitor", "tree_rss"]
-
-
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.lower().startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def machine_info() -> dict[str, Any]:
@@ -42,7 +32,7 @@ def machine_info() -> dict[str, Any]:
     except Exception:  # noqa: BLE001
         physical, memory = None, None
     info: dict[str, Any] = {
-        "cpu": _cpu_model(),
+        "cpu": cpu_model(),
         "physical_cores": physical,
         "logical_cpus": os.cpu_count(),
         "memory_bytes": memory,
@@ -111,7 +101,7 @@ class LoadMonitor:
             now = time.monotonic()
             if now - self._last_load >= 1.0:
                 self._last_load = now
-                self.loads.append(os.getloadavg()[0])
+                self.loads.append(load_average()[0])
             with self._lock:
                 pids = list(self._peaks)
             for pid in pids:

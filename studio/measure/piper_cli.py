@@ -21,6 +21,7 @@ from typing import Any, Sequence
 
 from studio.measure.machine import LoadMonitor
 from studio.core.errors import StudioError
+from studio.core.system import children_cpu_seconds
 
 __all__ = ["piper_command", "run_piper_cli", "piper_rows"]
 
@@ -31,14 +32,6 @@ def piper_command() -> list[str]:
         return [str(exe)]
     found = shutil.which("piper")
     return [found] if found else [sys.executable, "-m", "piper"]
-
-
-def _children_cpu() -> float:
-    """CPU seconds of this process's waited-for children (user + system)."""
-    import resource
-
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def run_piper_cli(
@@ -52,7 +45,7 @@ def run_piper_cli(
             "--noise-scale", "0", "--noise-w-scale", "0", "--length-scale", f"{length_scale:g}",
         ]
         text = ("\n".join(sentences) + "\n").encode()
-        t0, c0 = time.perf_counter(), _children_cpu()
+        t0, c0 = time.perf_counter(), children_cpu_seconds()
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         if monitor is not None:
             monitor.add(proc.pid)
@@ -62,7 +55,8 @@ def run_piper_cli(
         finally:
             if monitor is not None:
                 peak = monitor.remove(proc.pid) or None
-        wall, cpu = time.perf_counter() - t0, _children_cpu() - c0
+        c1 = children_cpu_seconds()
+        wall, cpu = time.perf_counter() - t0, (c1 - c0 if c1 is not None and c0 is not None else float("nan"))
         if proc.returncode != 0:
             tail = err.decode(errors="replace").strip().splitlines()[-1:] or ["?"]
             raise StudioError(f"piper CLI failed (exit {proc.returncode}): {tail[0]}")

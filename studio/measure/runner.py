@@ -67,6 +67,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from studio.core.system import load_average
 from studio.measure.child import LATENCY_SENTENCE, BenchCancelled, ChildFailed, PresetChild
 from studio.measure.machine import LoadMonitor, describe_machine, machine_info
 from studio.measure.piper_cli import piper_rows, run_piper_cli
@@ -202,7 +203,7 @@ def run_bench(config: BenchConfig, progress: Callable[[str], None] | None = None
 
     say = progress or (lambda _msg: None)
     started = time.perf_counter()
-    load_start = os.getloadavg()
+    load_start = load_average()
     voice = get_voice(config.voice)
     if not voice.abilities.piper_cli:
         raise StudioError(f"studio bench compares against the piper CLI, which cannot speak {voice.id}")
@@ -371,7 +372,7 @@ def run_bench(config: BenchConfig, progress: Callable[[str], None] | None = None
     _ratios(result)
     result["targets"] = targets(result)
     result["load_average"] = {
-        "start": list(load_start), "end": list(os.getloadavg()),
+        "start": list(load_start), "end": list(load_average()),
         "mean_1min": statistics.fmean(monitor.loads) if monitor.loads else None,
         "max_1min": max(monitor.loads) if monitor.loads else None,
     }

@@ -19,7 +19,6 @@ repeated; at least :data:`MIN_WORDS` words of it.
 from __future__ import annotations
 
 import os
-import signal
 import statistics
 import subprocess
 import sys
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from studio.core.errors import StudioError
+from studio.core.system import MACOS, WINDOWS, kill_process_group, load_average, machine_busy_seconds, new_process_group
 
 #: the least prose a whole-process comparison runs on
 MIN_WORDS = 1000
@@ -68,32 +68,24 @@ print(time.perf_counter() - t0, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, os.wait
 
 def run_process(cmd: Sequence[str], *, timeout_s: float = 1800.0, cwd: Path | None = None) -> Run:
     """Run ``cmd`` to its end; its own and its children's CPU time and largest RSS."""
+    if WINDOWS:  # the launcher waits with wait4, which gives the children's rusage; Windows has none
+        raise StudioError("timing whole processes needs Linux or macOS (wait4); run the comparison there")
     proc = subprocess.Popen([sys.executable, "-I", "-S", "-c", _LAUNCHER, *cmd], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, **new_process_group())
     try:
         out, err = proc.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)  # the command too: it is in the launcher's session
+        kill_process_group(proc)  # the command too: it is in the launcher's group
         proc.communicate()
         raise StudioError(f"{Path(cmd[0]).name} ran past {timeout_s:.0f} s") from None
     fields = out.decode().split()
     if proc.returncode != 0 or len(fields) != 4:
         raise StudioError(f"{Path(cmd[0]).name} could not be run: {err.decode(errors='replace').strip()[-400:]}")
-    wall, cpu, maxrss_kib, code = float(fields[0]), float(fields[1]), int(fields[2]), int(fields[3])
+    wall, cpu, maxrss, code = float(fields[0]), float(fields[1]), int(fields[2]), int(fields[3])
     if code != 0:
         raise StudioError(f"{Path(cmd[0]).name} exited with {code}: {err.decode(errors='replace').strip()[-400:]}")
-    # Linux reports ru_maxrss in KiB (the largest of the process and its waited-for children)
-    return Run(wall, cpu, maxrss_kib * 1024, code)
-
-
-def cpu_busy_seconds() -> float | None:
-    """CPU seconds the whole machine has spent busy since boot (None where /proc/stat is missing)."""
-    try:
-        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
-    except OSError:
-        return None
-    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in fields[:8])
-    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+    # ru_maxrss: the largest of the process and its waited-for children, in KiB on Linux, bytes on macOS
+    return Run(wall, cpu, maxrss * (1 if MACOS else 1024), code)
 
 
 @dataclass
@@ -106,7 +98,7 @@ class OtherLoad:
     CPU time of the processes we ran is what others took from us.
     """
 
-    busy0: float | None = field(default_factory=cpu_busy_seconds)
+    busy0: float | None = field(default_factory=machine_busy_seconds)
     t0: float = field(default_factory=time.monotonic)
     own_cpu_s: float = 0.0
 
@@ -114,7 +106,7 @@ class OtherLoad:
         self.own_cpu_s += run.cpu_s
 
     def cpus_used(self) -> float | None:
-        busy = cpu_busy_seconds()
+        busy = machine_busy_seconds()
         if busy is None or self.busy0 is None:
             return None
         return max(0.0, busy - self.busy0 - self.own_cpu_s) / max(time.monotonic() - self.t0, 1e-9)
@@ -153,7 +145,7 @@ def long_prose(path: Path | None = None, min_words: int = MIN_WORDS) -> tuple[st
 
 
 def load_now() -> float:
-    return os.getloadavg()[0]
+    return load_average()[0]
 
 
 def compare(

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 from studio.core.errors import ProjectError
-from studio.text.attribution import Aliases, Line, attribute
+from studio.text.attribution import SURE, Aliases, Line, attribute, evidence_of
 from studio.text.people import cast_list, find_people
 from studio.text.dialogue import paragraph_spans, split_dialogue
 
@@ -88,6 +88,20 @@ class Part:
     end: int
     name: str
     casting: Casting | None = None
+    how: str = ""  # the rule that named the speaker of a quoted part ("" narration)
+
+    @property
+    def quoted(self) -> bool:
+        return bool(self.how)
+
+    @property
+    def sure(self) -> bool:
+        """A quoted part whose speaker rests on evidence right >= 97 % of the time (or the producer's choice)."""
+        return bool(self.name) and self.how in SURE
+
+    @property
+    def evidence(self) -> str:
+        return evidence_of(self.how, self.name) if self.how else ""
 
 
 @dataclass(frozen=True)
@@ -113,6 +127,20 @@ class CastMember:
 class Unattributed:
     sentence_id: int
     text: str
+
+
+@dataclass(frozen=True)
+class QuotedLine:
+    """A quoted line as attributed: who the rules chose ("" the narrator), on what evidence, whether
+    that is sure, and ``candidates``: the two speakers most likely (the review list's choice)."""
+
+    sentence_id: int
+    text: str
+    speaker: str
+    candidates: tuple[str, ...]
+    evidence: str
+    how: str
+    sure: bool
 
 
 @dataclass(frozen=True)
@@ -213,7 +241,7 @@ class ProjectCast:
                     fix = fixes.get((ptext, original))
                     if fix is not None:
                         parts = _corrected(parts, len(text), fix)
-                    if any(name or how for _a, _b, name, _c2, how in parts):
+                    if any(part[2] or part[4] for part in parts):
                         out[sid] = parts
         with self.db.write() as w:
             w.execute("DELETE FROM cast_lines")
@@ -234,9 +262,9 @@ class ProjectCast:
         parts: dict[int, tuple[Part, ...]] = {}
         for sid, raw in self.db.read().execute("SELECT sentence_id, parts FROM cast_lines"):
             made = []
-            for start, end, name, _conf, _how in json.loads(raw):
+            for start, end, name, _conf, how, *_more in json.loads(raw):
                 name = alias(name)
-                made.append(Part(start, end, name, castings.get(name, Casting()) if name else None))
+                made.append(Part(start, end, name, castings.get(name, Casting()) if name else None, how))
             parts[int(sid)] = tuple(made)
         return CastState(True, parts)
 
@@ -252,7 +280,7 @@ class ProjectCast:
             merged.setdefault(alias(keep), set()).add(name)
         first: dict[str, int] = {}
         for sid, raw in self.db.read().execute("SELECT sentence_id, parts FROM cast_lines ORDER BY sentence_id"):
-            for start, end, name, conf, how in json.loads(raw):
+            for start, end, name, conf, how, *_more in json.loads(raw):
                 if name:
                     first.setdefault(alias(name), int(sid))
                     lines.append(Line(0, start, end, texts.get(sid, "")[start:end].strip(), name, conf, how))
@@ -295,10 +323,32 @@ class ProjectCast:
         texts = dict(self.db.read().execute("SELECT id, text FROM sentences"))
         out = []
         for sid, raw in self.db.read().execute("SELECT sentence_id, parts FROM cast_lines ORDER BY sentence_id"):
-            for start, end, name, _conf, how in json.loads(raw):
+            for start, end, name, _conf, how, *_more in json.loads(raw):
                 if not name and how == "unattributed":
                     out.append(Unattributed(int(sid), texts.get(sid, "")[start:end].strip()))
         return out
+
+    def lines(self) -> list[QuotedLine]:
+        """Every quoted line in reading order, with its evidence and the two speakers most likely."""
+        alias = self.aliases()
+        out = []
+        for sid, raw, text in self.db.read().execute(
+                "SELECT l.sentence_id, l.parts, s.text FROM cast_lines l JOIN sentences s ON s.id = l.sentence_id"
+                " ORDER BY s.ord"):
+            for start, end, name, _conf, how, *more in json.loads(raw):
+                if not how:
+                    continue  # narration
+                part = Part(start, end, alias(name), None, how)
+                others = [alias(n) for n in (more[0] if more else [])]
+                candidates = tuple(dict.fromkeys(n for n in [part.name, *others] if n))[:2]
+                out.append(QuotedLine(int(sid), text[start:end].strip(), part.name, candidates, part.evidence, how,
+                                      part.sure))
+        return out
+
+    def review(self) -> list[QuotedLine]:
+        """The lines that are not sure, in reading order: what the producer checks (the rules'
+        choice and the next most likely speaker side by side)."""
+        return [line for line in self.lines() if not line.sure]
 
     # ------------------------------------------------------------ the producer's decisions
 
@@ -405,7 +455,7 @@ def _sentence_parts(start: int, length: int, quoted: list, *, edited: str = "") 
             continue
         if a > pos:
             parts.append([pos - start, a - start, NARRATOR, 1.0, ""])
-        parts.append([a - start, b - start, line.speaker, line.confidence, line.how])
+        parts.append([a - start, b - start, line.speaker, line.confidence, line.how, list(line.alternatives)])
         pos = b
     if not parts:
         return []
@@ -416,8 +466,8 @@ def _sentence_parts(start: int, length: int, quoted: list, *, edited: str = "") 
         main = max(parts, key=lambda p: (p[1] - p[0]) * bool(p[2]))
         spans, _open = paragraph_spans(edited)
         if not any(s.quoted for s in spans):
-            return [[0, len(edited), main[2], main[3], main[4]]]
-        return _merge_same([[s.start, s.end, main[2], main[3], main[4]] if s.quoted else
+            return [[0, len(edited), *main[2:]]]
+        return _merge_same([[s.start, s.end, *main[2:]] if s.quoted else
                             [s.start, s.end, NARRATOR, 1.0, ""] for s in spans])
     return _merge_same(parts)
 
@@ -426,7 +476,10 @@ def _merge_same(parts: list[list]) -> list[list]:
     out: list[list] = []
     for p in parts:
         if out and out[-1][2] == p[2] and out[-1][1] == p[0]:
-            out[-1] = [out[-1][0], p[1], p[2], min(out[-1][3], p[3]), out[-1][4] or p[4]]
+            last = out[-1]
+            how = last[4] if last[4] and (last[4] not in SURE or not p[4]) else p[4] or last[4]  # the weaker rule
+            others = list(dict.fromkeys([*(last[5:6] or [[]])[0], *(p[5:6] or [[]])[0]]))
+            out[-1] = [last[0], p[1], p[2], min(last[3], p[3]), how] + ([others] if others else [])
         else:
             out.append(list(p))
     return out
@@ -436,4 +489,4 @@ def _corrected(parts: list[list], length: int, name: str) -> list[list]:
     if not parts:
         return [[0, length, name, 1.0, "corrected"]]
     return _merge_same([[a, b, name if how else who, 1.0 if how else c, "corrected" if how else how]
-                        for a, b, who, c, how in parts])
+                        for a, b, who, c, how, *_more in parts])

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from studio.core.errors import ProjectError
 from studio.core.language import language_family
+from studio.core.paths import config_dir
 from studio.core.lexicon import Lexicon, LexiconEntry, normalize_grapheme
 from studio.project.db import ProjectDb
 from studio.text.formats.pls import LexiconFormatError, read_pls_file, write_pls_file
@@ -36,12 +37,12 @@ _EFFECTIVE: dict[str, Lexicon] = {}
 
 
 def user_lexicon_path() -> Path:
-    """``$STUDIO_USER_LEXICON``, else ``$XDG_CONFIG_HOME/studio/lexicon.pls`` (``~/.config``)."""
+    """``$STUDIO_USER_LEXICON``, else ``lexicon.pls`` in the settings folder
+    (:func:`studio.core.paths.config_dir`: ``~/.config/studio`` on Linux)."""
     env = os.environ.get(USER_LEXICON_ENV)
     if env:
         return Path(env).expanduser()
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base).expanduser() / "studio" / "lexicon.pls"
+    return config_dir() / "lexicon.pls"
 
 
 def user_lexicon() -> Lexicon:

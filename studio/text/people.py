@@ -22,11 +22,10 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from studio.text.attribution import (
+from studio.text.attribution import Aliases, Line
+from studio.text.speech_tags import (
     NAME_PATTERN,
     TITLES_PATTERN,
-    Aliases,
-    Line,
     clean_name,
     descriptor_of,
     gender_of,
@@ -72,17 +71,21 @@ class Person:
 class People:
     """Every speaker's name -> the person's name ("" for a thing: the narrator reads it)."""
 
-    def __init__(self, persons: Iterable[Person] = (), dropped: Iterable[str] = ()) -> None:
+    def __init__(self, persons: Iterable[Person] = (), dropped: Iterable[str] = (),
+                 forms: dict[str, str] | None = None) -> None:
+        """``forms``: other forms of a person's name never listed as names (the narrator's "I",
+        "Landlord" addressed for "the landlord")."""
         self.persons = tuple(persons)
-        self.of: dict[str, str] = {}
+        self.of: dict[str, str] = dict(forms or {})
         for p in self.persons:
             for n in (p.name, *p.names, *p.descriptors):
                 self.of[n] = p.name
         for n in dropped:
             self.of[n] = ""
+        self.folded = {n.casefold(): p for n, p in self.of.items()}  # "the gardener" is "the Gardener"
 
     def __call__(self, name: str) -> str:
-        return self.of.get(name, name) if name else name
+        return self.of.get(name, self.folded.get(name.casefold(), name)) if name else name
 
     def person(self, name: str) -> Person | None:
         return next((p for p in self.persons if p.name == name), None)
@@ -92,9 +95,9 @@ class People:
         out = []
         for line in lines:
             who = self(line.speaker)
-            out.append(line if who == line.speaker else
-                       replace(line, speaker=who, confidence=line.confidence if who else 0.0,
-                               how=line.how if who else "unattributed"))
+            others = tuple(dict.fromkeys(n for n in map(self, line.alternatives) if n and n != who))
+            out.append(replace(line, speaker=who, confidence=line.confidence if who else 0.0,
+                               how=line.how if who else "unattributed", alternatives=others))
         return out
 
 
@@ -136,7 +139,7 @@ def find_people(lines: Sequence[Line], paragraphs: Sequence[str], *, separate: I
     """
     counts = Counter(line.speaker for line in lines if line.speaker)
     keep_apart = set(separate)
-    dropped = [n for n in counts if is_thing(n)]
+    dropped = [n for n in counts if is_thing(n) or not _speaks(n, lines)]
     names = [n for n in counts if n not in dropped]
     parent = {n: n for n in names}
 
@@ -166,6 +169,10 @@ def find_people(lines: Sequence[Line], paragraphs: Sequence[str], *, separate: I
         counts[narrator] += 0
         union("I", narrator, True)
     _merge_names([n for n in parent if not is_descriptor(n) and n != "I"], union)
+    by_form = {_the(d).lower(): d for d in parent if is_descriptor(d)}
+    for n in [n for n in parent if " " not in n and n != "I" and not is_descriptor(n)]:
+        if f"the {n.lower()}" in by_form:  # "Landlord, ..." addressed, and "said the landlord": one person
+            union(n, by_form[f"the {n.lower()}"], True)
     ties = _appositions(paragraphs)
     for d in [n for n in parent if is_descriptor(n)]:
         tied = ties.get(_the(d))
@@ -179,16 +186,18 @@ def find_people(lines: Sequence[Line], paragraphs: Sequence[str], *, separate: I
     groups: dict[str, list[str]] = {}
     for n in parent:
         groups.setdefault(find(n), []).append(n)
-    persons = []
+    persons, forms = [], {}
     for members in groups.values():
-        proper = [n for n in members if not is_descriptor(n) and n != "I"]
+        described = {_the(d).lower() for d in members if is_descriptor(d)}
+        proper = [n for n in members if not is_descriptor(n) and n != "I" and f"the {n.lower()}" not in described]
         if narrator and narrator in members:
             head = narrator
         else:
             head = max(proper or members, key=lambda n: (counts[n], len(n)))
-        persons.append(Person(head, tuple(sorted(n for n in proper if n != head)) + (("I",) if "I" in members else ()),
-                              tuple(sorted(n for n in members if is_descriptor(n) and n != head))))
-    return People(persons, dropped)
+        persons.append(Person(head, tuple(sorted(n for n in proper if n != head)),
+                              tuple(sorted(n for n in members if is_descriptor(n) and n.lower() != head.lower()))))
+        forms.update({n: head for n in members if n == "I" or not is_descriptor(n) and n not in proper})
+    return People(persons, dropped, forms)
 
 
 def _answering(lines: Sequence[Line]) -> set[tuple[str, str]]:
@@ -248,6 +257,7 @@ def _merge_names(names: list[str], union) -> None:  # noqa: ANN001 - the union o
             continue
         for n, _t in forms[1:]:
             union(n, forms[0][0], True)
+    names = [n for n in names if n[:1].isupper()]  # "one" and "one of them" are no first name and full name
     singles = [n for n in names if " " not in n]
     for s in singles:  # "Mary" and "Mary Hale"
         longer = [n for n in names if " " in n and not _TITLE_RE.match(n) and n.split()[0] == s]
@@ -278,8 +288,9 @@ def _merge_descriptors(descriptors: list[str], union, find) -> None:  # noqa: AN
         if head in _PLAIN_HEADS:
             for d in group:
                 for other in group:
-                    if other != d and split[d][1] == split[other][1] and _plain_mods(d) == _plain_mods(other):
-                        union(d, other)
+                    mine, theirs = set(_plain_mods(d)), set(_plain_mods(other))
+                    if other != d and split[d][1] == split[other][1] and (mine == theirs or mine and mine < theirs):
+                        union(d, other)  # "the old man" and "the little old man"; never "the man" and "the old man"
         elif len(telling) <= 1:
             for d in group[1:]:
                 union(d, group[0])
@@ -319,8 +330,30 @@ def _plain_mods(descriptor: str) -> list[str]:
 
 
 def _same_sex(a: str, b: str) -> bool:
+    """Whether two descriptors can be one person: not a group and one, not a man and a woman."""
     ga, gb = gender_of(a), gender_of(b)
-    return not ga or not gb or ga == gb
+    return (ga == "p") == (gb == "p") and (not ga or not gb or ga == gb)
+
+
+#: rules that put a speech verb beside the speaker (its name, a pronoun meaning it, a play's speaker label)
+_NAMED_BY_VERB = frozenset({"verb+name", "neighbour:verb+name", "stage", "introduced", "verb+pronoun",
+                            "neighbour:verb+pronoun"})
+
+
+def _speaks(name: str, lines: Sequence[Line]) -> bool:
+    """Whether the book gives ``name`` a speech verb or addresses it in a line ("Landlord, ..."):
+    a descriptor met only in the narration ("the plane", "the bench") that an entrance or a turn
+    pointed at is no speaker. A proper name may enter and speak ("Stubb came up the side.")."""
+    if name == "I" or name.lower() in _NAMELESS_SPEAKERS or not is_descriptor(name):
+        return True
+    if any(line.speaker == name and line.how in _NAMED_BY_VERB for line in lines):
+        return True
+    bare = re.sub(r"^(?:the|a|an)\s+", "", name, flags=re.IGNORECASE)
+    called = re.compile(rf"(?:^|[,;!?]\s+|\b(?:dear|my|good|O)\s+){re.escape(bare)}\s*[,!?;.—]", re.IGNORECASE)
+    return any(called.search(line.text) for line in lines)
+
+
+_NAMELESS_SPEAKERS = frozenset({"the stranger", "the other"})
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,8 @@ class SpokenSentence:
     speaker: str = ""  # the characters speaking in it, "" the narrator (a project with casting on)
     voice: str = ""  # the voice (and performance) of each of its parts
     phonemes: str = ""  # what the voice's front end is given (filled by the caller that has the voice)
+    speaker_sure: bool | None = None  # its quoted lines' speakers rest on evidence right >= 97 % (None: no quote)
+    speaker_evidence: str = ""  # what they rest on: tag, continued, turn, vocative, guess, chosen, none
 
     @property
     def changed(self) -> bool:

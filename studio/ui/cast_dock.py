@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from studio.project.cast import EXPRESSIVE_RANGE, PACE_RANGE, PITCH_RANGE, Casting, Performance
 from studio.desktop.cast import CastController, CastView, VoiceSpeakers, merge_proposal
+from studio.ui.cast_review import ReviewList
 from studio.ui.common import SAMPLE_TEXT
 
 COLUMNS = ("Character", "Lines", "Voice", "Also called", "First line")
@@ -80,6 +81,8 @@ class CastPanel(QWidget):
         layout.addWidget(self.summary)
         layout.addWidget(self.table, 1)
         layout.addLayout(buttons)
+        self.review = ReviewList()  # the lines whose speaker is not sure, one click to choose
+        layout.addWidget(self.review, 1)
         self.enabled.toggled.connect(lambda on: self.enabledChanged.emit(on) if on != self.view.enabled else None)
         self.voice_button.clicked.connect(self._ask_voice)
         self.merge_button.clicked.connect(self._ask_merge)
@@ -110,6 +113,7 @@ class CastPanel(QWidget):
         self.rename_button.setEnabled(has)
         self.split_button.setEnabled(any(m.also_called for m in view.members))
         self.merge_button.setEnabled(len(view.members) > 1)
+        self.review.set_lines(view.review)
 
     def selected_name(self) -> str:
         """The current row's character (the last one clicked when several are selected)."""
@@ -254,6 +258,7 @@ def install_cast_dock(window: Any, controller: CastController | None = None) -> 
     panel.mergeChosen.connect(ctl.merge)
     panel.renameChosen.connect(ctl.rename)
     panel.splitChosen.connect(ctl.split)
+    panel.review.chosen.connect(ctl.set_speaker)
     session = window.session
 
     def narrator_language() -> str:

@@ -102,7 +102,8 @@ def _inline(name: str, start: int, paragraph: list[str], prose: _Prose) -> None:
             else:
                 last = found[prose.current]
                 found[prose.current] = Snippet(name, last.line, f"{last.text} ... {flag}", last.tokens, last.loose + (flag,))
-        elif words[0].endswith((".sh", ".py")) or words[0] in ("python", "python3", "bash", "pip", "piper"):
+        elif words[0].endswith((".sh", ".py", ".ps1")) or words[0] in ("python", "python3", "bash", "pip", "piper",
+                                                                       "powershell", "winget"):
             prose.current, prose.other = None, True
 
 

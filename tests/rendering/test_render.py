@@ -11,7 +11,7 @@ import pytest
 
 from studio.core.errors import ProjectError
 from studio.engine.voice.catalog import get_voice
-from studio.delivery.export import default_chapters, export_chapter_files, safe_filename
+from studio.delivery.export import clean_filename, default_chapters, export_chapter_files, safe_filename
 from studio.delivery.export import export_chapters
 from studio.rendering.render import RenderProgress, render_project
 from studio.project.opening import new_project_settings
@@ -189,6 +189,9 @@ def test_export_rejects_unknown_chapters_and_names_safely(project: Project, tmp_
         export_chapters(project, tmp_path, "wav", chapters=[5])
     assert safe_filename('A/B: "C"?', 3) == "03 - A B C"
     assert safe_filename("...", 12) == "12 - Chapter 12"
+    # what Windows refuses: device names (with any extension), trailing dots and spaces
+    assert [clean_filename(t, "Book") for t in ("CON", "nul.tar", "Com1", "Who? Me. ", "CONTACT")] == [
+        "CON_", "nul_.tar", "Com1_", "Who Me", "CONTACT"]
     assert default_chapters(project) == [0, 1]
 
 

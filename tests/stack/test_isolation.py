@@ -92,6 +92,9 @@ def test_front_end_and_audio_match_in_process_engine_fault_switch_off(direct, id
         mem = engine.memory
         assert isinstance(mem, ChildMemory)
         assert mem.pid == engine.child_pid != os.getpid()
+        # a fresh interpreter started the way Windows and macOS start one (spawn): the engine's
+        # spec reached it pickled, nothing else was inherited (tests/house/test_portable.py)
+        assert "spawn_main" in " ".join(psutil.Process(engine.child_pid).cmdline())
         assert mem.rss_bytes > 50 * 2**20 and mem.sentences == 1
         assert mem.cuda_allocated_bytes is None  # CPU run
         now = engine.memory_now()

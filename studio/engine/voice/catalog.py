@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Literal
 
 from studio.core.errors import StudioError, VoiceError
+from studio.core.paths import data_dir
 from studio.core.language import language_family, piper_language
 from studio.engine.base import SynthesisSettings
 from studio.engine.voice.config import VoiceConfig
@@ -94,11 +95,11 @@ class VoiceInfo:
 
 
 def default_voices_dir() -> Path:
-    """``$STUDIO_VOICES_DIR``, else the platform's per-user data folder + ``studio/voices``."""
+    """``$STUDIO_VOICES_DIR``, else ``voices`` in the studio's data folder (:func:`studio.core.paths.data_dir`)."""
     env = os.environ.get(VOICES_DIR_ENV)
     if env:
         return Path(env).expanduser()
-    return _user_data_dir() / "studio" / "voices"
+    return data_dir() / "voices"
 
 
 def coqui_models_dir() -> Path:
@@ -109,12 +110,13 @@ def coqui_models_dir() -> Path:
     tts_home = os.environ.get("TTS_HOME")
     if tts_home:
         return Path(tts_home).expanduser() / "tts"
-    return _user_data_dir(honor_xdg_everywhere=True) / "tts"
+    return _user_data_dir() / "tts"
 
 
-def _user_data_dir(honor_xdg_everywhere: bool = False) -> Path:
+def _user_data_dir() -> Path:
+    """coqui-tts's own rule (it honours ``$XDG_DATA_HOME`` on every system)."""
     xdg = os.environ.get("XDG_DATA_HOME")
-    if xdg and (honor_xdg_everywhere or sys.platform.startswith("linux")):
+    if xdg:
         return Path(xdg).expanduser()
     if sys.platform == "win32":
         return Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")

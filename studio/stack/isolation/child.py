@@ -32,6 +32,8 @@ import sys
 import time
 from typing import Any
 
+from studio.core.system import crash_now, no_core_dumps
+
 #: TEST-ONLY fault switch. When this variable is set (to a non-empty substring) in the
 #: model process's environment, the model process crashes for real -- SIGSEGV, no
 #: Python cleanup -- as soon as it is asked to synthesize an item whose text contains
@@ -48,13 +50,8 @@ LOG_LEVEL_ENV = "STUDIO_LOG_LEVEL"
 def _crash() -> None:
     """Die the way a native crash dies: by a signal, with no Python cleanup."""
     sys.stderr.flush()
-    try:  # a deliberate crash must not leave a core file behind
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    except Exception:
-        pass
-    os.kill(os.getpid(), signal.SIGSEGV)
+    no_core_dumps()  # a deliberate crash must not leave a core file behind
+    crash_now()
     time.sleep(1.0)  # the signal is delivered asynchronously on some platforms
     os.abort()
 
