@@ -81,7 +81,7 @@ def _build(root: Path, steps: int) -> dict[str, Path]:
 
 def _engine(folder: Path, preset: str, threads: int, device: str | None = None):
     from studio.engine.presets import open_preset
-    from studio.engine.voice.catalog import coqui_voice_info
+    from studio.engine.coqui.voices import coqui_voice_info
 
     engine = open_preset(preset, coqui_voice_info(folder), threads=threads, device=device)
     started = time.perf_counter()

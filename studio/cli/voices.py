@@ -63,37 +63,18 @@ def _cmd_clone(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_add_coqui(args: argparse.Namespace) -> int:
-    """A Coqui model by name: its licence said first, then the model and its vocoder."""
-    import json
-
-    from studio.engine.voice.catalog import coqui_models_dir, coqui_voice_info
-    from studio.engine.voice.coqui_download import download_coqui_voice, model_card
-
-    models = json.loads(args.models_file.read_text(encoding="utf-8")) if args.models_file else None
-    sys.stderr.write(f"studio: {model_card(args.name, models).licence_line}\n")
-    bar = _DownloadProgress(sys.stderr)
-    try:
-        folder = download_coqui_voice(args.name, coqui_models_dir(), models=models, agree=args.agree,
-                                      timeout=args.timeout, progress=bar, force=args.force)
-    finally:
-        bar.finish()
-    info = coqui_voice_info(folder, source="coqui-hub")
-    sys.stdout.write(f"{info.id}\t{info.language}\t{info.sample_rate} Hz\t{folder}\n")
-    return 0
-
-
 def _cmd_blend(args: argparse.Namespace) -> int:
     from studio.audio.writers import write_wav
-    from studio.engine.kokoro import mixer
+    from studio.engine.voice.mixing import mixer_for
 
     if not (args.sample or args.save):
         raise StudioError("say what to do with the blend: --sample FILE.wav to hear it, --save to keep it")
+    mixer = mixer_for(args.recipe)
     mixed = mixer.mix(args.recipe)
     if args.sample:
-        audio = mixer.sample(mixed, args.text or mixer.SAMPLE_TEXT)
-        write_wav(args.sample, audio, 24000)
-        sys.stdout.write(f"sample\t{args.sample}\t{audio.size / 24000:.1f} s\n")
+        audio, rate = mixer.sample(mixed, args.text or mixer.sample_text)
+        write_wav(args.sample, audio, rate)
+        sys.stdout.write(f"sample\t{args.sample}\t{audio.size / rate:.1f} s\n")
     if args.save:
         info = mixer.save(args.name, mixed)
         sys.stdout.write(f"{info.id}\t{info.language}\t{info.sample_rate} Hz\t{info.model_path}\n")
@@ -101,32 +82,27 @@ def _cmd_blend(args: argparse.Namespace) -> int:
 
 
 def _cmd_add(args: argparse.Namespace) -> int:
-    from studio.engine.kokoro import download as kokoro_download
-    from studio.engine.voice.download import DEFAULT_BASE_URL, download_piper_voice, fetch_voice_index
+    """A voice or model by name, from the family that downloads it; a licence that must be read
+    (a Coqui model card's) is said first."""
+    import json
 
-    if args.name.startswith("tts_models/"):
-        return _cmd_add_coqui(args)
-    if kokoro_download.is_kokoro(args.name):  # a Kokoro pack or model: its own repositories
-        from studio.engine.voice.catalog import default_voices_dir
+    from studio.stack.voice_fetch import fetch, licence
 
-        urls = {"packs_url": args.base_url, "models_url": args.base_url} if args.base_url else {}
-        bar = _DownloadProgress(sys.stderr)
-        try:
-            path = kokoro_download.download(args.name, default_voices_dir(), timeout=args.timeout, progress=bar, **urls)
-        finally:
-            bar.finish()
-        sys.stdout.write(f"{args.name}\t{path}\n")
-        return 0
-
-    base = args.base_url or DEFAULT_BASE_URL
-    index = fetch_voice_index(base, args.timeout)
+    catalogue = json.loads(args.models_file.read_text(encoding="utf-8")) if args.models_file else None
+    note = licence(args.name, catalogue)
+    if note.line:
+        sys.stderr.write(f"studio: {note.line}\n")
     bar = _DownloadProgress(sys.stderr)
     try:
-        info = download_piper_voice(args.name, base_url=base, timeout=args.timeout, index=index,
-                                    force=args.force, progress=bar)
+        got = fetch(args.name, agree=args.agree, force=args.force, timeout=args.timeout, progress=bar,
+                    catalogue=catalogue, base_url=args.base_url)
     finally:
         bar.finish()
-    sys.stdout.write(f"{info.id}\t{info.language}\t{info.sample_rate} Hz\t{info.model_path}\n")
+    info = got.voice
+    if info is None:  # a model, no voice of its own
+        sys.stdout.write(f"{got.name}\t{got.path}\n")
+    else:
+        sys.stdout.write(f"{info.id}\t{info.language}\t{info.sample_rate} Hz\t{got.path}\n")
     return 0
 
 
@@ -159,9 +135,8 @@ def _cmd_voices(args: argparse.Namespace) -> int:
     rows = [("ID", "LANGUAGE", "SPEAKERS", "PRESETS", "RATE", "SOURCE")]
     for v in voices:
         can = v.abilities
-        language = ", ".join(can.languages) if len(can.languages) > 1 else v.language or "?"
         none = "none: take a voice with it (studio voices clone)" if can.cloning else "none runs it here"
-        rows.append((v.id, language, str(len(can.speakers) or 1), ", ".join(can.presets) or none,
+        rows.append((v.id, v.languages_label, str(len(can.speakers) or 1), ", ".join(can.presets) or none,
                      f"{v.sample_rate} Hz", v.source))
     print_table(rows, sys.stdout)
     return 0

@@ -109,14 +109,13 @@ def licence_warnings(project: Project) -> list[str]:
     """One warning per voice the book is read with whose weights' licence forbids selling what
     they make (XTTS v2's Coqui Public Model License): said in the export report and manifest."""
     from studio.engine.voice.catalog import get_voice
-    from studio.engine.voice.coqui_download import non_commercial
 
     settings = project.settings()
     cast = [m.casting.voice_id for m in project.cast.members() if m.casting.voice_id] if project.cast.enabled() else []
     out = []
     for voice_id in dict.fromkeys([settings.voice_id, *settings.language_voices.values(), *cast]):
         try:
-            terms = non_commercial(get_voice(voice_id).licence)
+            terms = get_voice(voice_id).not_for_sale
         except StudioError:
             continue
         if terms:

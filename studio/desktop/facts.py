@@ -41,6 +41,8 @@ from studio.stack.preset_advice import bench_facts
 log = logging.getLogger(__name__)
 
 BENCH_NAME = "bench.json"
+#: a preset the chosen voice's abilities do not list, said plainly
+VOICE_CANNOT = "The chosen voice cannot run it (pick one of the voice's own presets)."
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,8 @@ class PresetInfo:
     available: bool
     reason: str
     bench: BenchFigures | None = None
+    #: why not in a producer's words where the studio itself decided it (else the UI words ``reason``)
+    plain_reason: str = ""
 
     @property
     def backend(self) -> str:
@@ -93,6 +97,7 @@ class VoiceChoice:
     id: str
     name: str
     language: str
+    #: the ISO 639-1 language of ``language`` (``en`` for ``en_US``)
     family: str
     sample_rate: int
     source: str
@@ -102,6 +107,16 @@ class VoiceChoice:
     benchable: bool = False
     #: the voice mixer can blend it with others (its abilities say ``mixing``)
     mixable: bool = False
+    #: the ISO 639-1 languages it speaks, its own first (``ja``, ``en`` for Kokoro's jm_kumo)
+    speaks: tuple[str, ...] = ()
+    #: those languages as every list shows them (``ja, en``; ``en_US`` for a voice of one)
+    languages: str = ""
+    #: what each of ``presets`` runs for this voice, in its family's words
+    preset_words: tuple[str, ...] = ()
+
+    def speaks_language(self, family: str) -> bool:
+        """Whether it reads text in ``family`` (ISO 639-1) as a voice of that language."""
+        return family in self.speaks or family == self.family
 
 
 @dataclass(frozen=True)
@@ -115,12 +130,15 @@ class MachineFacts:
 
 def presets_for_voice(facts: MachineFacts, voice_id: str | None) -> MachineFacts:
     """The machine's presets as the chosen voice sees them: a preset the voice cannot run
-    does not run here either, and says so (never "Runs here: Yes" for it)."""
+    does not run here either, and says so (never "Runs here: Yes" for it); one it runs is
+    described in its family's words (a Kokoro voice's fp32-cpu is not a Piper voice's)."""
     voice = next((v for v in facts.voices if v.id == voice_id), None)
     if voice is None or not voice.presets:
         return facts
     why = f"the voice {voice.id} cannot run it (its presets: {', '.join(voice.presets)})"
-    return replace(facts, presets=tuple(p if p.name in voice.presets else replace(p, available=False, reason=why)
+    words = dict(zip(voice.presets, voice.preset_words))
+    return replace(facts, presets=tuple(replace(p, summary=words.get(p.name, p.summary)) if p.name in voice.presets
+                                        else replace(p, available=False, reason=why, plain_reason=VOICE_CANNOT)
                                         for p in facts.presets))
 
 
@@ -190,12 +208,14 @@ def read_bench(project_folder: str | Path | None) -> tuple[dict[str, BenchFigure
 
 
 def list_voice_choices() -> tuple[VoiceChoice, ...]:
+    from studio.engine.presets import describe
     from studio.engine.voice.catalog import list_voices
     from studio.text.inspect import language_prefix
 
     return tuple(
         VoiceChoice(v.id, v.name, v.language, language_prefix(v.language), v.sample_rate, v.source,
-                    v.abilities.presets, v.abilities.piper_cli, v.abilities.mixing)
+                    v.abilities.presets, v.abilities.piper_cli, v.abilities.mixing, v.abilities.languages,
+                    v.languages_label, tuple(describe(p, v) for p in v.abilities.presets))
         for v in list_voices()
     )
 
@@ -230,7 +250,8 @@ def facts_from_dict(data: Mapping[str, Any]) -> MachineFacts:
         PresetInfo(**{**p, "bench": BenchFigures(**p["bench"]) if p.get("bench") else None}) for p in data["presets"]
     )
     return MachineFacts(
-        voices=tuple(VoiceChoice(**{**v, "presets": tuple(v.get("presets", ()))}) for v in data["voices"]),
+        voices=tuple(VoiceChoice(**{**v, **{k: tuple(v.get(k, ())) for k in ("presets", "speaks", "preset_words")}})
+                     for v in data["voices"]),
         presets=presets,
         bench_path=data.get("bench_path", ""), bench_note=data.get("bench_note", ""),
         default_preset=data.get("default_preset", ""),

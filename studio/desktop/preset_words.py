@@ -30,7 +30,6 @@ PLAIN_NAMES: dict[str, str] = {
 #: (words in the raw reason, lower case; the sentence) -- first match wins, so the
 #: specific ones come before the general ones they contain
 PLAIN_REASONS: tuple[tuple[tuple[str, ...], str], ...] = (
-    (("cannot run it (its presets",), "The chosen voice cannot run it (pick one of the voice's own presets)."),
     (("tensorrt is not installed",), "TensorRT is not installed."),
     (("tensorrt cannot be imported",), "TensorRT is installed but cannot start (a library it needs is missing)."),
     (("has no cuda support",), "This PyTorch was built without NVIDIA GPU support."),

@@ -1,11 +1,12 @@
-"""Voices from inside the app: the installed ones, the Piper catalogue, Kokoro packs and
-model, Coqui models by name (licence first); download (with progress, checksum and
-Cancel), remove, and the voice mixer (a blend heard, then saved as a named voice).
+"""Voices from inside the app: the installed ones, the Piper catalogue, what the voice families
+offer (Kokoro packs and model), models by name (Coqui's, licence first); download (with
+progress, checksum and Cancel), remove, and the voice mixer (a blend heard, then saved as a
+named voice) of whichever family can mix the chosen voices.
 
-Why through :mod:`studio.engine.voice.download`: it is the downloader ``studio
-voices add`` uses -- the same index (``voices.json``), the same size and digest
-checks, the same temp-file-then-rename -- so a voice fetched from the window is as
-safe as one fetched from the command line. Everything network or disk runs on
+Why through :mod:`studio.engine.voice.download` and :mod:`studio.stack.voice_fetch`: they are
+the downloaders ``studio voices add`` uses -- the same index (``voices.json``), the same size
+and digest checks, the same temp-file-then-rename, the same family for a name -- so a voice
+fetched from the window is as safe as one fetched from the command line. Everything network or disk runs on
 this object's own task thread; the window gets frozen values.
 
 Cancel: the download's progress callback raises :class:`~studio.core.errors.Cancelled`
@@ -31,14 +32,12 @@ from studio.desktop.facts import VoiceChoice, list_voice_choices
 from studio.desktop.messages import ErrorInfo
 from studio.desktop.sinks import AudioSink, AudioUnavailable, SoundDeviceSink
 from studio.desktop.tasks import TaskRunner
-from studio.stack.voice_fetch import LicenceNote, Offer
+from studio.engine.family import LicenceNote, Offer
 
 log = logging.getLogger(__name__)
 
 #: where the catalogue comes from (the piper-voices index), overridable for mirrors and tests
 BASE_URL_ENV = "STUDIO_VOICES_BASE_URL"
-#: the voice mixer's sample rate (Kokoro's)
-MIX_RATE = 24000
 _NAME = re.compile(r"^(?P<lang>[a-z]{2,3}_[A-Za-z0-9]+)-(?P<speaker>[^-]+)-(?P<quality>[^-]+)$")
 
 
@@ -114,7 +113,8 @@ def merge(index: Mapping[str, Any], installed: tuple[VoiceChoice, ...],
     for v in installed:
         if v.id not in rows:
             m = _NAME.match(v.id)
-            rows[v.id] = LibraryVoice(v.id, v.language, m.group("quality") if m else "", 0, True, v.source)
+            rows[v.id] = LibraryVoice(v.id, v.languages or v.language, m.group("quality") if m else "", 0, True,
+                                      v.source)
     return tuple(sorted(rows.values(), key=lambda r: (not r.installed, r.language, r.id)))
 
 
@@ -133,12 +133,13 @@ class VoiceLibrary(QObject):
     blendHeard = Signal(object)  # BlendSample
 
     def __init__(self, parent: QObject | None = None, *, url: str | None = None, timeout: float = 30.0,
-                 coqui_models: Mapping[str, Any] | None = None, kokoro_url: str | None = None,
+                 catalogue: Mapping[str, Any] | None = None, fetch_url: str | None = None,
                  sink_factory: Callable[[], AudioSink] = SoundDeviceSink) -> None:
         super().__init__(parent)
         self.url = url or base_url()
         self.timeout = timeout
-        self.coqui_models, self.kokoro_url = coqui_models, kokoro_url  # None: the real model list and hosts
+        # a family's model list and repository instead of its own (a mirror; None: the real ones)
+        self.catalogue, self.fetch_url = catalogue, fetch_url
         self.sink_factory = sink_factory
         self._sink: AudioSink | None = None
         self.tasks = TaskRunner(self, threads=1, on_error=self.failed.emit)
@@ -167,7 +168,7 @@ class VoiceLibrary(QObject):
         def work() -> LicenceNote:
             from studio.stack.voice_fetch import licence
 
-            return licence(name, self.coqui_models)
+            return licence(name, self.catalogue)
 
         self.tasks.run(work, on_done=self.licenceReady.emit, action=f"read the licence of {name}")
 
@@ -194,8 +195,9 @@ class VoiceLibrary(QObject):
                 got: str | None = download_piper_voice(voice_id, base_url=self.url, timeout=self.timeout, index=index,
                                                        progress=step).id
             else:
-                got = fetch(voice_id, agree=agree, timeout=self.timeout, progress=step, coqui_models=self.coqui_models,
-                            kokoro_url=self.kokoro_url)
+                voice = fetch(voice_id, agree=agree, timeout=self.timeout, progress=step, catalogue=self.catalogue,
+                              base_url=self.fetch_url).voice
+                got = voice.id if voice is not None else None
             return next((v for v in list_voice_choices() if v.id == got), None)
 
         def failed(err: ErrorInfo) -> None:
@@ -256,28 +258,30 @@ class VoiceLibrary(QObject):
     def listen(self, recipe: str) -> None:
         """Mix ``recipe`` (``kokoro:af_heart=0.6,kokoro:bf_emma=0.4``) and play it speaking a sentence,
         before anything is saved; the sample's WAV stays in the cache (``blendHeard``)."""
-        def work() -> tuple[np.ndarray, BlendSample]:
+        def work() -> tuple[np.ndarray, int, BlendSample]:
             from studio.audio.writers import write_wav
             from studio.core.paths import cache_dir
-            from studio.engine.kokoro import mixer
+            from studio.engine.voice.mixing import mixer_for
 
-            audio = mixer.sample(mixer.mix(recipe), mixer.SAMPLE_TEXT)
+            mixer = mixer_for(recipe)
+            audio, rate = mixer.sample(mixer.mix(recipe), mixer.sample_text)
             path = cache_dir() / "blend-sample.wav"
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_wav(path, audio, MIX_RATE)
-            return audio, BlendSample(recipe, str(path), audio.size / MIX_RATE, "")
+            write_wav(path, audio, rate)
+            return audio, rate, BlendSample(recipe, str(path), audio.size / rate, "")
 
-        def done(result: tuple[np.ndarray, BlendSample]) -> None:
-            audio, heard = result
-            self.blendHeard.emit(replace(heard, played=self._play(audio)))
+        def done(result: tuple[np.ndarray, int, BlendSample]) -> None:
+            audio, rate, heard = result
+            self.blendHeard.emit(replace(heard, played=self._play(audio, rate)))
 
         self.tasks.run(work, on_done=done, on_error=self.mixFailed.emit, action=f"mix {recipe}")
 
     def save_blend(self, name: str, recipe: str) -> None:
         """Store the blend as the voice ``kokoro:NAME``; it arrives as ``installed`` and is listed."""
         def work() -> VoiceChoice:
-            from studio.engine.kokoro import mixer
+            from studio.engine.voice.mixing import mixer_for
 
+            mixer = mixer_for(recipe)
             info = mixer.save(name, mixer.mix(recipe))
             return next(v for v in list_voice_choices() if v.id == info.id)
 
@@ -287,7 +291,7 @@ class VoiceLibrary(QObject):
 
         self.tasks.run(work, on_done=done, on_error=self.mixFailed.emit, action=f"save the blend {name}")
 
-    def _play(self, audio: np.ndarray) -> str:
+    def _play(self, audio: np.ndarray, rate: int) -> str:
         """Start ``audio`` on a fresh sink (the last sample stops); why not, when it cannot play."""
         self.stop_sound()
         rest = [np.asarray(audio, dtype=np.float32)]
@@ -298,7 +302,7 @@ class VoiceLibrary(QObject):
 
         try:
             self._sink = self.sink_factory()
-            self._sink.start(MIX_RATE, pull)
+            self._sink.start(rate, pull)
         except AudioUnavailable as err:
             self._sink = None
             return str(err)

@@ -24,6 +24,7 @@ from typing import Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from studio.engine.base import SynthesisSettings
+from studio.engine.waveform import limited
 
 #: latent frames per window (x256 samples: ~5.9 s of audio at 22.05 kHz): as fast as 768
 #: once ONNX Runtime's scratch buffers stay in the heap (:mod:`studio.stack.isolation.memory`),
@@ -112,12 +113,12 @@ def windowed(engine: object) -> bool:
 
 
 def finish(pieces: Sequence[np.ndarray], samples_per_id: np.ndarray | None, hop: int) -> np.ndarray:
-    """A sentence's audio from its windows' audio, in order: cropped and clipped as one pass is."""
+    """A sentence's audio from its windows' audio, in order: cropped and limited as one pass is."""
     audio = np.concatenate(pieces) if len(pieces) != 1 else pieces[0]
     if samples_per_id is not None:
         n = max(int(samples_per_id.sum()), hop)  # the model clamps its length to >= 1 frame
         audio = audio[:n]
-    return np.clip(audio, -1.0, 1.0).astype(np.float32, copy=True)
+    return limited(audio)
 
 
 def decode_all(engine: WindowedDecoder, latent: Latent, hop: int) -> np.ndarray:

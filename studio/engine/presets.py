@@ -10,7 +10,8 @@ Every engine says what it actually does on *this* voice through
 :meth:`~studio.engine.base.Engine.describe` (e.g. dynamic quantization counts the
 layers it quantized: zero on a VITS voice, which is all convolutions).
 
-Presets:
+Presets, and what each runs for a Piper voice (every family describes them for its own
+voices, in its own words: :meth:`studio.engine.family.VoiceFamily.describe_preset`):
 
 =================  =========  ======  ============  =========================================
 name               engine     device  precision     what it changes
@@ -32,10 +33,12 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from studio.core.errors import EngineError, PresetUnavailable
+from studio.core.errors import PresetUnavailable
+from studio.engine.families import family_of
 
 if TYPE_CHECKING:  # the engine interface pulls in numpy: `studio --help` and the parsers need only the data
     from studio.engine.base import Engine
+    from studio.engine.voice.info import VoiceInfo
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -54,6 +57,8 @@ class Preset:
     engine: EngineKind
     device: Device
     precision: Precision
+    #: what it runs, said generically; a family says it for its own voices
+    #: (:meth:`studio.engine.family.VoiceFamily.describe_preset`, :func:`describe`)
     summary: str
     cpu_streams: bool = False
 
@@ -76,48 +81,16 @@ DEFAULT_PRESET = "fp32-cpu"
 PRESETS: dict[str, Preset] = {
     p.name: p
     for p in (
-        Preset(
-            "fp32-cpu", "onnx", "cpu", "fp32",
-            "The voice's own ONNX weights on ONNX Runtime, CPU, float32. The reference: "
-            "same math; only the decoder's tensors are laid out for ORT's faster kernels "
-            "(output within 1e-5 of the untouched graph).",
-            cpu_streams=True,
-        ),
-        Preset(
-            "fp32-torch", "torch", "cpu", "fp32",
-            "The same weights as a coqui-tts Vits model on PyTorch, float32, on CPU or "
-            "CUDA. Same audio as fp32-cpu with noise off; the base of the other torch presets.",
-        ),
-        Preset(
-            "dynamic-int8", "torch", "cpu", "dynamic-int8",
-            "torch.ao.quantization.quantize_dynamic: int8 weights for Linear/LSTM/GRU layers, "
-            "activations quantized on the fly, CPU only. Speeds up LSTM/attention models "
-            "(Tacotron 2); a VITS voice has none of these layers, so there it runs as FP32.",
-        ),
-        Preset(
-            "int8-cpu", "onnx", "cpu", "int8",
-            "ONNX Runtime static INT8: calibrated on real sentences, only the Conv layers "
-            "where INT8 does not hurt (flow, early decoder stages); durations stay FP32.",
-            cpu_streams=True,
-        ),
-        Preset(
-            "bf16-cpu", "torch", "cpu", "bf16",
-            "The voice's FP32 ONNX text encoder and durations (as fp32-cpu: same sentence lengths, "
-            "same noise), then the flow and decoder (~85 % of the work) in bfloat16 on torch and "
-            "oneDNN, on a CPU with BF16 instructions (avx512_bf16 or AMX).",
-            cpu_streams=True,
-        ),
-        Preset(
-            "fp16-cuda", "torch", "cuda", "fp16",
-            "The torch model in half precision on an NVIDIA GPU: weights and activations "
-            "float16, about half the VRAM, tensor cores; batch sentences for throughput.",
-        ),
-        Preset(
-            "tensorrt-int8", "tensorrt", "cuda", "int8",
-            "A TensorRT engine built on this GPU: INT8 (entropy-calibrated on real sentences) "
-            "+ FP16 kernels, encoder/durations kept FP32, profile shaped by the project's "
-            "sentence lengths; cached on disk after the first build.",
-        ),
+        Preset("fp32-cpu", "onnx", "cpu", "fp32", "ONNX Runtime on the CPU, float32: the reference.", cpu_streams=True),
+        Preset("fp32-torch", "torch", "cpu", "fp32", "PyTorch, float32, on the CPU or an NVIDIA GPU."),
+        Preset("dynamic-int8", "torch", "cpu", "dynamic-int8",
+               "PyTorch's dynamic quantization: int8 weights for Linear/LSTM/GRU layers, CPU only."),
+        Preset("int8-cpu", "onnx", "cpu", "int8", "ONNX Runtime on the CPU with 8-bit layers.", cpu_streams=True),
+        Preset("bf16-cpu", "torch", "cpu", "bf16",
+               "bfloat16 on a CPU with BF16 instructions (avx512_bf16 or AMX).", cpu_streams=True),
+        Preset("fp16-cuda", "torch", "cuda", "fp16", "Half precision (float16) on an NVIDIA GPU: about half the memory."),
+        Preset("tensorrt-int8", "tensorrt", "cuda", "int8",
+               "A TensorRT engine built on this GPU: INT8 + FP16 kernels, cached after the first build."),
     )
 }
 
@@ -317,51 +290,12 @@ def open_preset(preset_name: str | Preset, voice=None, *, device: str | None = N
     if preset.name not in voice.abilities.presets:
         runs = ", ".join(voice.abilities.presets) or "none yet"
         raise PresetUnavailable(f"voice {voice.id} cannot run preset {preset.name} (its presets: {runs})")
-    if voice.backend != "piper":  # another family's package opens its own engines (studio.engine.<family>)
-        family = importlib.import_module(f"studio.engine.{voice.backend}")
-        return family.open_engine(preset, voice, device=device, threads=threads, **kw)
-    try:
-        if preset.name == "fp32-cpu":
-            from studio.engine.onnx.piper import OnnxPiperEngine
+    return family_of(voice).open_engine(preset, voice, device=device, threads=threads, **kw)
 
-            if kw:
-                raise EngineError(f"fp32-cpu takes only threads, got {sorted(kw)}")
-            return OnnxPiperEngine(voice.model_path, voice.config_path, threads=threads, decoder_4d=True)
-        if preset.name == "int8-cpu":
-            from studio.engine.onnx.int8 import Int8OnnxEngine
 
-            return Int8OnnxEngine(voice.model_path, voice.config_path, threads=threads, **kw)
-        if preset.name == "fp32-torch":
-            from studio.engine.torchvits.engine import TorchVitsEngine
-
-            if kw:
-                raise EngineError(f"fp32-torch takes only device and threads, got {sorted(kw)}")
-            return TorchVitsEngine(voice, device=device or "cpu", threads=threads)
-        if preset.name == "dynamic-int8":
-            from studio.engine.torchvits.dynamic_quant import DynamicQuantTorchEngine
-
-            return DynamicQuantTorchEngine(voice, threads=threads, **kw)
-        if preset.name == "bf16-cpu":
-            from studio.engine.onnx.piper import OnnxPiperEngine
-            from studio.engine.serving.split_engine import SplitEngine
-            from studio.engine.torchvits.script_decoder import ScriptWindowDecoder
-
-            # windows of 384 frames: torch's BF16 activations for 768-frame windows took the
-            # process from 1.2 to 1.9 GB at its peak for no speed (1.39x vs 1.40x the piper CLI)
-            encoder = OnnxPiperEngine(voice.model_path, voice.config_path, threads=threads, encode_only=True,
-                                      window_frames=384)
-            return SplitEngine(encoder, ScriptWindowDecoder(voice, "bfloat16", threads=threads, **kw), "onnx+torch-bf16")
-        if preset.name == "fp16-cuda":
-            from studio.engine.torchvits.engine import TorchVitsEngine
-
-            return TorchVitsEngine(voice, device=device or "cuda", dtype="float16", threads=threads, **kw)
-        if preset.name == "tensorrt-int8":
-            from studio.engine.tensorrt.engine import TensorRTEngine
-
-            return TensorRTEngine(voice, device=device or "cuda", precision="int8", threads=threads, **kw)
-    except TypeError as exc:  # an engine rejected a keyword
-        raise EngineError(f"preset {preset.name}: {exc}") from exc
-    raise PresetUnavailable(f"preset {preset.name} has no engine")  # pragma: no cover
+def describe(preset_name: str, voice: VoiceInfo) -> str:
+    """What ``preset_name`` runs for ``voice``, in its family's own words (else the table's)."""
+    return family_of(voice).describe_preset(preset_name) or get_preset(preset_name).summary
 
 
 __all__ = [
@@ -372,4 +306,5 @@ __all__ = [
     "availability",
     "available_presets",
     "open_preset",
+    "describe",
 ]

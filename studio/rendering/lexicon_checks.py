@@ -18,12 +18,14 @@ def unknown_ipa(project: Project | None, entry: LexiconEntry) -> tuple[str, list
     language for an entry without one; the bundled voice without a project). Empty
     for respellings and for voices that do not take phonemes.
     """
+    from studio.engine.families import family_of
     from studio.engine.voice.catalog import get_voice
-    from studio.engine.voice.config import VoiceConfig
-    from studio.engine.voice.phonemize import PiperFrontEnd
 
     voice_id = project.voice_for(entry.language or project.book().language) if project is not None else None
     info = get_voice(voice_id)
     if entry.kind != "phoneme" or not info.abilities.phoneme_input:
         return info.id, []
-    return info.id, PiperFrontEnd(VoiceConfig.from_file(info.config_path)).unknown_phonemes(entry.value)
+    front_end = family_of(info).front_end(info)
+    if front_end is None:
+        return info.id, []
+    return info.id, front_end.unknown_phonemes(entry.value)

@@ -38,7 +38,7 @@ from studio.stack.isolation.spec import DEFAULT_CUDA_ALLOC_CONF, DEFAULT_RECYCLE
 
 if TYPE_CHECKING:
     from studio.core.triton_target import TritonTarget
-    from studio.engine.voice.catalog import VoiceInfo
+    from studio.engine.voice.info import VoiceInfo
     from studio.project.settings import ProjectSettings
 
 log = logging.getLogger(__name__)

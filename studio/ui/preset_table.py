@@ -179,13 +179,14 @@ class PresetTable(QWidget):
     def _item(self, info: PresetInfo, recommended: bool) -> QTreeWidgetItem:
         b = info.bench
         name = plain_name(info.name) + (f"   {RECOMMENDED}" if recommended else "")
-        runs = "Yes" if info.available else plain_reason(info.reason)
+        plain = info.plain_reason or plain_reason(info.reason)
+        runs = "Yes" if info.available else plain
         item = QTreeWidgetItem([name, info.name, runs, speed_text(b), quality_text(info.name, b)])
         item.setData(0, _NAME, info.name)
         item.setData(0, _BACKEND, info.backend)
         measured = escape(b.summary()) if b is not None else "not measured yet (press Measure on this machine)"
         why = (f"runs here: {escape(info.reason)}" if info.available else
-               f"<span style='color:#c62828'>{escape(plain_reason(info.reason))}</span> "
+               f"<span style='color:#c62828'>{escape(plain)}</span> "
                f"<small>({escape(info.reason)})</small>")
         item.setData(0, _DETAILS, f"<b>{escape(plain_name(info.name))}</b> (<code>{info.name}</code>: {info.engine}, "
                                   f"{info.device}, {info.precision}) \u2014 {why}<br>Measured here: {measured}<br>"

@@ -19,9 +19,9 @@ from PySide6.QtWidgets import (
 
 from studio.desktop.messages import ErrorInfo
 from studio.desktop.voice_library import DownloadProgress, Library, LibraryVoice, VoiceLibrary
-from studio.stack.voice_fetch import LicenceNote
 
 if TYPE_CHECKING:
+    from studio.desktop.voice_library import LicenceNote
     from studio.ui.clone_dialog import CloneDialog
 
 COLUMNS = ("Voice", "Language", "Quality", "Size", "Status")

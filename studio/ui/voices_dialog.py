@@ -154,8 +154,8 @@ class VoicesDialog(QDialog):
             chosen = combo.currentData()
             combo.clear()
             combo.addItem(DEFAULT_LABEL, "")
-            for v in sorted(facts.voices, key=lambda v: (v.family != lang, v.id)):
-                mark = "" if v.family == lang else f"  ({v.language} voice)"
+            for v in sorted(facts.voices, key=lambda v: (not v.speaks_language(lang), v.id)):
+                mark = "" if v.speaks_language(lang) else f"  ({v.languages or v.language} voice)"
                 combo.addItem(f"{v.name} \u2014 {v.id}{mark}", v.id)
             at = combo.findData(chosen)
             combo.setCurrentIndex(max(0, at))

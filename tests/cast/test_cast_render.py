@@ -158,7 +158,7 @@ def test_a_corrected_attribution_survives_a_reimport(tmp_path: Path) -> None:
 
 def test_a_two_speaker_voice_speaks_each_character_with_its_speaker(tmp_path: Path) -> None:
     from studio.engine.presets import open_preset
-    from studio.engine.voice.catalog import piper_voice_info
+    from studio.engine.piper.voices import piper_voice_info
 
     duo = piper_voice_info(two_speaker_voice(tmp_path / "voices"))
     project = cast_project(tmp_path)

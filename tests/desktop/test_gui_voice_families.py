@@ -84,7 +84,7 @@ def test_a_kokoro_pack_is_listed_fetched_resumed_and_chosen(qtbot, voices_dir, s
     url, root = served
     pack = load_pack(offline_packs_file(), "jf_tebukuro")  # an installed pack served as af_heart
     torch.save(torch.from_numpy(pack.copy()), root / "voices" / "af_heart.pt")
-    dlg = open_dialog(qtbot, kokoro_url=url)
+    dlg = open_dialog(qtbot, fetch_url=url)
     panel, library = dlg.library, dlg.library.library
     qtbot.waitUntil(lambda: bool(row(dlg, "kokoro:af_heart")), timeout=WAIT)
     assert row(dlg, "kokoro:af_heart") == ["kokoro:af_heart", "en_US", "Kokoro pack", "", ""]
@@ -122,7 +122,7 @@ def test_a_coqui_model_by_name_shows_its_licence_and_needs_agreement(qtbot, voic
     tiny = models["tts_models"]["en"]["tiny"]
     tiny["tacotron2-nc"] = {**tiny["tacotron2-test"], "license": "CC BY-NC-ND 4.0"}
     name = "tts_models/en/tiny/tacotron2-nc"
-    dlg = open_dialog(qtbot, coqui_models=models)
+    dlg = open_dialog(qtbot, catalogue=models)
     panel, library = dlg.library, dlg.library.library
     qtbot.waitUntil(lambda: "catalogue not available" in panel.status.text(), timeout=WAIT)
     panel.by_name.setText("tts_models/en/tiny/nothing")

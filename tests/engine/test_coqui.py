@@ -19,7 +19,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::F
 
 
 def _voice(root: Path, voice_id: str, tmp_path: Path):
-    return get_voice(voice_id, root, coqui_dir=tmp_path / "no-downloads")
+    return get_voice(voice_id, root, hub_dir=tmp_path / "no-downloads")
 
 
 def _engine(root: Path, voice_id: str, tmp_path: Path, preset: str = "fp32-torch"):
@@ -29,7 +29,7 @@ def _engine(root: Path, voice_id: str, tmp_path: Path, preset: str = "fp32-torch
 
 
 def test_each_architecture_is_listed_with_its_languages_speakers_and_presets(coqui_voices, tmp_path):
-    voices = {v.id: v for v in list_voices(coqui_voices, coqui_dir=tmp_path / "none")}
+    voices = {v.id: v for v in list_voices(coqui_voices, hub_dir=tmp_path / "none")}
     for voice_id, (label, languages, speakers) in COQUI_VOICES.items():
         voice = voices[voice_id]
         assert label in voice.name and "Coqui" in voice.name
@@ -125,7 +125,7 @@ def test_bad_checkpoints_are_skipped_with_one_line_and_the_others_still_list(coq
     unknown = _copy(coqui_voices, "tinyyourtts", user)
     config = json.loads((unknown / "config.json").read_text())
     (unknown / "config.json").write_text(json.dumps({**config, "model": "wavenet_tts"}))
-    ids = [v.id for v in list_voices(user, coqui_dir=tmp_path / "none")]
+    ids = [v.id for v in list_voices(user, hub_dir=tmp_path / "none")]
     assert "tinyvits" in ids and not {"tinyglow", "tinyvits-cast", "tinyyourtts"} & set(ids)
     text = caplog.text
     assert "checkpoint is truncated" in text and "no model checkpoint (*.pth)" in text

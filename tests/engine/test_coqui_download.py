@@ -9,7 +9,7 @@ import os
 import pytest
 
 from studio.core.errors import VoiceError
-from studio.engine.voice.coqui_download import download_coqui_voice, model_card
+from studio.engine.coqui.download import download_coqui_voice, model_card
 from support.coqui import coqui_voices  # noqa: F401 - a fixture, named as an argument
 from support.coqui_server import coqui_server  # noqa: F401 - a fixture, named as an argument
 from support.render import studio_cmd

@@ -20,7 +20,7 @@ def test_the_exported_graphs_match_torch_on_onnx_runtime(coqui_voices, tmp_path)
     from studio.engine.coqui.batching import tacotron2_mels
     from studio.engine.coqui.onnx_export import GRAPHS, export_tacotron2, onnx_mels
 
-    engine = open_preset("fp32-torch", get_voice("tinytaco", coqui_voices, coqui_dir=tmp_path / "none"), threads=1)
+    engine = open_preset("fp32-torch", get_voice("tinytaco", coqui_voices, hub_dir=tmp_path / "none"), threads=1)
     engine.load()
     model, decoder = engine.model, engine.model.decoder
     ids = engine.text_to_ids("Hello there, my friend.", "en")

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::F
 
 
 def _voice(root: Path, voice_id: str, tmp_path: Path):
-    return get_voice(voice_id, root, coqui_dir=tmp_path / "none")
+    return get_voice(voice_id, root, hub_dir=tmp_path / "none")
 
 
 def test_an_xtts_needs_a_speaker_and_a_clone_has_one_with_its_consent(xtts_voices, tmp_path):
@@ -51,7 +51,7 @@ def test_a_cloned_xtts_voice_renders_the_same_audio_twice_in_each_language(xtts_
 
 def test_a_sentence_over_the_text_limit_is_split_at_words_and_joined_without_a_click(xtts_voices, tmp_path):
     from studio.engine.coqui.ids import PIECE_BREAK, pieces
-    from studio.engine.coqui.xtts import join_pieces
+    from studio.engine.waveform import joined as join_pieces
 
     engine = open_preset("fp32-torch", _voice(xtts_voices, "ann", tmp_path), threads=1)
     engine.load()

@@ -58,7 +58,7 @@ def voice_paths():
 @pytest.fixture(scope="module")
 def engine(voice_paths):
     from studio.engine.torchvits.engine import TorchVitsEngine
-    from studio.engine.voice.catalog import bundled_voice
+    from studio.engine.piper.voices import bundled_voice
 
     eng = TorchVitsEngine(bundled_voice(), device="cpu")
     eng.load()

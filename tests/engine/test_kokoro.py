@@ -39,7 +39,7 @@ def kumo():
 
 
 def test_the_offline_packs_are_listed_as_kokoro_voices(tmp_path):
-    voices = {v.id: v for v in list_voices(tmp_path / "none") if v.backend == "kokoro"}
+    voices = {v.id: v for v in list_voices(tmp_path / "none") if v.family == "kokoro"}
     assert sorted(voices) == [f"kokoro:{n}" for n in OFFLINE]
     kumo = voices["kokoro:jm_kumo"]
     assert (kumo.language, kumo.sample_rate, kumo.source) == ("ja", 24000, "bundled")

@@ -37,7 +37,7 @@ def test_a_blend_is_the_weighted_mean_and_is_listed_once_saved(voices_dir):
     assert mixed.language == "ja"
     assert "kokoro:warm" not in [v.id for v in list_voices()]  # nothing saved by mixing
     info = mixer.save("warm", mixed)
-    assert (info.id, info.source, info.backend) == ("kokoro:warm", "user", "kokoro")
+    assert (info.id, info.source, info.family) == ("kokoro:warm", "user", "kokoro")
     assert "blend of jf_alpha 0.6 + jm_kumo 0.4" in info.name
     assert np.allclose(load_pack(info.model_path, "warm"), mixed.pack)
 

@@ -17,9 +17,10 @@ from pathlib import Path
 import pytest
 
 from studio.core.errors import VoiceError
-from studio.engine.voice.coqui_download import download_coqui_voice
+from studio.engine.coqui.download import download_coqui_voice
 from studio.engine.voice.download import download_piper_voice
-from studio.engine.voice.catalog import DEFAULT_VOICE_ID, get_voice, list_voices
+from studio.engine.piper.voices import DEFAULT_VOICE_ID
+from studio.engine.voice.catalog import get_voice, list_voices
 from support.voices import TEST_VOICE, _index, voice_server  # noqa: F401 - voice_server: a fixture, named as an argument
 
 
@@ -56,10 +57,10 @@ def _install_coqui(folder: Path, sample_rate: int = 22050, model_name: str = "mo
 
 
 def test_bundled_voice_comes_first(tmp_path, empty_coqui):
-    voices = list_voices(tmp_path / "nothing-here", coqui_dir=empty_coqui)
+    voices = list_voices(tmp_path / "nothing-here", hub_dir=empty_coqui)
     assert voices[0].id == DEFAULT_VOICE_ID
     default = voices[0]
-    assert (default.backend, default.source, default.sample_rate) == ("piper", "bundled", 22050)
+    assert (default.family, default.source, default.sample_rate) == ("piper", "bundled", 22050)
     assert default.language == "en_US" and default.language_family == "en"
     assert default.model_path.is_file() and default.config_path.is_file()
     assert get_voice(None) == default
@@ -74,16 +75,16 @@ def test_user_piper_and_coqui_voices(tmp_path, empty_coqui):
     _install_piper(user / "more", "de_DE-joe-low", language="de_DE")
     _install_coqui(user / "my-vits")
     _install_coqui(empty_coqui / "tts_models--en--ljspeech--vits")
-    ids = [v.id for v in list_voices(user, coqui_dir=empty_coqui) if v.backend != "kokoro"]  # tests/engine/test_kokoro.py
+    ids = [v.id for v in list_voices(user, hub_dir=empty_coqui) if v.family != "kokoro"]  # tests/engine/test_kokoro.py
     assert ids == [DEFAULT_VOICE_ID, "de_DE-joe-low", "fr_FR-joe-medium", "my-vits", "tts_models/en/ljspeech/vits"]
 
-    fr = get_voice("fr_FR-joe-medium", user, coqui_dir=empty_coqui)
-    assert (fr.backend, fr.source, fr.language_family) == ("piper", "user", "fr")
-    mine = get_voice("my-vits", user, coqui_dir=empty_coqui)
-    assert (mine.backend, mine.source, mine.language) == ("coqui", "user", "en_US")
+    fr = get_voice("fr_FR-joe-medium", user, hub_dir=empty_coqui)
+    assert (fr.family, fr.source, fr.language_family) == ("piper", "user", "fr")
+    mine = get_voice("my-vits", user, hub_dir=empty_coqui)
+    assert (mine.family, mine.source, mine.language) == ("coqui", "user", "en_US")
     assert mine.model_path.name == "model_file.pth"
-    hub = get_voice("tts_models/en/ljspeech/vits", user, coqui_dir=empty_coqui)
-    assert (hub.backend, hub.source, hub.language_family) == ("coqui", "coqui-hub", "en")
+    hub = get_voice("tts_models/en/ljspeech/vits", user, hub_dir=empty_coqui)
+    assert (hub.family, hub.source, hub.language_family) == ("coqui", "coqui-hub", "en")
     assert hub.abilities.languages == ("en",)
 
 
@@ -92,7 +93,7 @@ def test_a_preset_the_voice_cannot_run_is_refused_with_its_presets(tmp_path, emp
     from studio.engine.presets import open_preset
 
     _install_coqui(tmp_path / "voices" / "my-vits")
-    voice = get_voice("my-vits", tmp_path / "voices", coqui_dir=empty_coqui)
+    voice = get_voice("my-vits", tmp_path / "voices", hub_dir=empty_coqui)
     with pytest.raises(PresetUnavailable, match=rf"{voice.id} cannot run preset fp32-cpu \(its presets: "):
         open_preset("fp32-cpu", voice)
 
@@ -110,8 +111,8 @@ def test_broken_voices_are_skipped_with_a_warning(tmp_path, empty_coqui, caplog)
     _install_coqui(broken_coqui)
     (broken_coqui / "config.json").write_text("[]")
     with caplog.at_level(logging.WARNING, logger="studio.engine.voice.catalog"):
-        voices = list_voices(user, coqui_dir=empty_coqui)
-    assert [v.id for v in voices if v.backend != "kokoro"] == [DEFAULT_VOICE_ID, "en_US-good-medium"]
+        voices = list_voices(user, hub_dir=empty_coqui)
+    assert [v.id for v in voices if v.family != "kokoro"] == [DEFAULT_VOICE_ID, "en_US-good-medium"]
     assert voices[0].source == "bundled"
     text = caplog.text
     for name in ("badjson", "norate", "noconfig", "empty", "already taken", "broken-coqui"):
@@ -121,13 +122,13 @@ def test_broken_voices_are_skipped_with_a_warning(tmp_path, empty_coqui, caplog)
 def test_unknown_voice_lists_the_choices(tmp_path, empty_coqui):
     _install_piper(tmp_path, "en_US-other-medium")
     with pytest.raises(VoiceError, match=r"unknown voice 'nope'.*en_US-joe-medium, en_US-other-medium"):
-        get_voice("nope", tmp_path, coqui_dir=empty_coqui)
+        get_voice("nope", tmp_path, hub_dir=empty_coqui)
 
 
 def test_voices_dir_from_environment(tmp_path, empty_coqui, monkeypatch):
     _install_piper(tmp_path / "env", "en_US-env-medium")
     monkeypatch.setenv("STUDIO_VOICES_DIR", str(tmp_path / "env"))
-    assert "en_US-env-medium" in [v.id for v in list_voices(coqui_dir=empty_coqui)]
+    assert "en_US-env-medium" in [v.id for v in list_voices(hub_dir=empty_coqui)]
 
 
 # ------------------------------------------------------------------ piper download
@@ -144,7 +145,7 @@ def test_download_piper_voice_lands_in_list(voice_server, tmp_path, empty_coqui)
     assert info.id == TEST_VOICE and info.source == "user"
     assert (dest / f"{TEST_VOICE}.onnx").stat().st_size == model.stat().st_size
     assert seen and seen[-1] == config.stat().st_size
-    assert TEST_VOICE in [v.id for v in list_voices(dest, coqui_dir=empty_coqui)]
+    assert TEST_VOICE in [v.id for v in list_voices(dest, hub_dir=empty_coqui)]
     assert not list(dest.glob(".download-*"))
     # a second call finds it and does not download again
     mtime = (dest / f"{TEST_VOICE}.onnx").stat().st_mtime_ns

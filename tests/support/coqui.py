@@ -63,7 +63,7 @@ def xtts_voices(tmp_path_factory) -> Path:
     build.xtts(root / "tinyxtts")
     recording = root.parent / "ann.wav"
     soundfile.write(recording, build.speech_like(9.0, 44100), 44100)
-    base = get_voice("tinyxtts", root, coqui_dir=root / "none")
+    base = get_voice("tinyxtts", root, hub_dir=root / "none")
     clip = prepare_reference(recording, reference_rate(base))
     clone_voice(base, "ann", clip.audio, clip.rate, "Ann Lee agrees to this use of her voice, 2026-12-05",
                 recording, root)

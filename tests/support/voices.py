@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from studio.core.errors import VoiceError
 from studio.engine.voice.download import download_piper_voice
-from studio.engine.voice.catalog import DEFAULT_VOICE_ID, get_voice, list_voices
+from studio.engine.piper.voices import DEFAULT_VOICE_ID
+from studio.engine.voice.catalog import get_voice, list_voices
 
 
 TEST_VOICE = "en_GB-testjoe-medium"  # served copy of the bundled voice under another name

@@ -34,6 +34,7 @@ from studio.engine.coqui.checkpoint import LABELS, MEL_MODELS, Checkpoint, local
 from studio.engine.coqui.ids import split_language, with_language
 from studio.engine.coqui.vocoder import check_fit, find_vocoder
 from studio.engine.noise import sentence_seed
+from studio.engine.waveform import limited
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -64,7 +65,7 @@ class CoquiEngine(Engine):
         self.vocoder_folder: Path | None = None
         if self.checkpoint.model in MEL_MODELS:
             if models_dir is None:
-                from studio.engine.voice.catalog import coqui_models_dir
+                from studio.engine.coqui.voices import coqui_models_dir
 
                 models_dir = coqui_models_dir()
             self.vocoder_folder = find_vocoder(self.checkpoint, models_dir)
@@ -289,7 +290,7 @@ class CoquiEngine(Engine):
 
 def _audio(wav: Any) -> np.ndarray:
     array = wav.detach().cpu().numpy() if hasattr(wav, "detach") else np.asarray(wav)
-    return np.clip(np.asarray(array, dtype=np.float32).reshape(-1), -1.0, 1.0)
+    return limited(array)
 
 
 def _quantize(model: Any) -> tuple[Any, int]:

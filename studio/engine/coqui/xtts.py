@@ -6,7 +6,7 @@ characters per request (250 for English) and cuts longer text short. The studio'
 sentence splitter (:func:`studio.text.segment.split_spans`, the one the importer uses)
 cuts a sentence into pieces under that limit at clause or word boundaries, never inside
 a word; the pieces ride in one id sequence (:data:`studio.engine.coqui.ids.PIECE_BREAK`),
-are spoken one by one, and joined with a few milliseconds of fade at each seam, so no
+are spoken one by one, and joined with the shared seam fade (:mod:`studio.engine.waveform`), so no
 click where one piece's waveform ends and the next begins.
 
 Why seeded: XTTS samples its audio codes (temperature, top-k, top-p). Each piece's draw
@@ -27,6 +27,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from studio.core.errors import EngineError
+from studio.engine import waveform
 from studio.engine.base import SynthesisSettings
 from studio.engine.coqui.checkpoint import SPEAKER_FILE, Checkpoint
 from studio.engine.coqui.ids import joined, pieces, with_language
@@ -35,8 +36,6 @@ from studio.engine.noise import sentence_seed
 _LOGGER = logging.getLogger(__name__)
 
 VOCAB_FILE = "vocab.json"
-#: fade at each seam between two pieces of a sentence
-SEAM_S = 0.01
 
 
 def load_xtts(checkpoint: Checkpoint, device: Any) -> Any:
@@ -122,21 +121,4 @@ def speak(model: Any, ids: Sequence[int], language: str, speaker: tuple[Any, Any
                               length_penalty=config.length_penalty, repetition_penalty=config.repetition_penalty,
                               top_k=config.top_k, top_p=config.top_p, speed=1.0 / settings.length_scale)
         wavs.append(np.asarray(out["wav"], dtype=np.float32).reshape(-1))
-    return join_pieces(wavs, rate)
-
-
-def join_pieces(wavs: Sequence[np.ndarray], rate: int, seam_s: float = SEAM_S) -> np.ndarray:
-    """Pieces end to end, each seam faded out and in over ``seam_s``: the waveform meets at zero, no click."""
-    if not wavs:
-        return np.zeros(0, np.float32)
-    n = max(1, int(seam_s * rate))
-    out = []
-    for i, wav in enumerate(wavs):
-        wav = np.array(wav, dtype=np.float32)
-        k = min(n, wav.size)
-        if i > 0 and k:
-            wav[:k] *= np.linspace(0.0, 1.0, k, dtype=np.float32)
-        if i < len(wavs) - 1 and k:
-            wav[-k:] *= np.linspace(1.0, 0.0, k, dtype=np.float32)
-        out.append(wav)
-    return np.concatenate(out)
+    return waveform.joined(wavs, rate)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from studio.core.errors import EngineError, VoiceError
+from studio.engine.family import Progress
 from studio.engine.kokoro.model import USER_MODELS
 from studio.engine.kokoro.packs import ID_PREFIX, USER_FOLDER, load_pack
 from studio.engine.voice.download import fetch_resumable
@@ -30,8 +31,6 @@ _LOGGER = logging.getLogger(__name__)
 PACKS_URL = "https://huggingface.co/hexgrad/Kokoro-82M/resolve/main"
 MODELS_URL = "https://github.com/thewh1teagle/kokoro-onnx/releases/download/model-files-v1.0"
 
-#: ``progress(bytes_done, bytes_total_or_None)``
-Progress = Callable[[int, "int | None"], None]
 
 
 def is_kokoro(name: str) -> bool:

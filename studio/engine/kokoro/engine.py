@@ -9,8 +9,8 @@ spinning thread takes the core another stream needs.
 
 A sentence over Kokoro's 510 tokens is cut at a clause mark, else a word boundary
 (:func:`~studio.engine.kokoro.frontend.split_tokens`); each piece gets the style row
-of its own length, and the pieces are joined with a short clause pause and 5 ms
-fades, so the cut makes no click.
+of its own length, and the pieces are joined with a short clause pause and the shared
+seam fades (:mod:`studio.engine.waveform`), so the cut makes no click.
 """
 
 from __future__ import annotations
@@ -24,27 +24,22 @@ import numpy as np
 
 from studio.core.errors import EngineError
 from studio.core.lexicon import Lexicon
+from studio.engine import shared
 from studio.engine.base import Engine, PendingBuild, SynthesisSettings
 from studio.engine.kokoro.frontend import SAMPLE_RATE, KokoroFrontEnd, split_tokens
 from studio.engine.kokoro.model import ModelChoice, prepare
+from studio.engine.waveform import joined, limited
 
 _LOGGER = logging.getLogger(__name__)
 
 #: silence between the pieces of a sentence cut at the token limit (a clause pause)
 JOIN_PAUSE_S = 0.12
-FADE_S = 0.005
 #: what counts as silence at a piece's ends: Kokoro leaves ~0.35 s before and ~0.65 s after speech,
 #: trimmed so the project's pauses are the pauses (as with every voice); the tail keeps more, so a
 #: fading sound is not cut (proof-listening flagged 0.04 s as "cut short")
 SILENCE = 0.003
 LEAD_KEEP_S = 0.03
 TAIL_KEEP_S = 0.12
-#: Kokoro's waveform is not limited and peaks above full scale; a sentence that would clip is scaled
-#: down to this peak instead (clipping flattened peaks that proof-listening flags)
-PEAK = 0.98
-
-_SESSIONS: dict[tuple[str, int], list[Any]] = {}  # (model, threads) -> [session, users]
-_SESSIONS_LOCK = threading.Lock()
 
 
 def session_options(threads: int):
@@ -74,7 +69,7 @@ class KokoroEngine(Engine):
         self.front_end = KokoroFrontEnd(language)
         self.threads = max(1, int(threads or 1))
         self.label = label
-        self._key: tuple[str, int] | None = None
+        self._key: tuple[str, str, int] | None = None
         self._session = None
         self._lock = threading.Lock()
 
@@ -95,20 +90,16 @@ class KokoroEngine(Engine):
             if self._pack is None:
                 self._pack = self._pack_loader()
             path = str(prepare(self.choice))
-            key = (path, self.threads)
-            with _SESSIONS_LOCK:
-                held = _SESSIONS.get(key)
-                if held is None:
-                    import onnxruntime as ort
+            key = ("kokoro", path, self.threads)
+            self._session, self._key = shared.acquire(key, lambda: self._open(path)), key
 
-                    try:
-                        session = ort.InferenceSession(path, session_options(self.threads),
-                                                       providers=["CPUExecutionProvider"])
-                    except Exception as exc:  # ORT raises its own types for a damaged file
-                        raise EngineError(f"the Kokoro model {Path(path).name} cannot be opened: {exc}") from exc
-                    held = _SESSIONS[key] = [session, 0]
-                held[1] += 1
-            self._session, self._key = held[0], key
+    def _open(self, path: str) -> Any:
+        import onnxruntime as ort
+
+        try:
+            return ort.InferenceSession(path, session_options(self.threads), providers=["CPUExecutionProvider"])
+        except Exception as exc:  # ORT raises its own types for a damaged file
+            raise EngineError(f"the Kokoro model {Path(path).name} cannot be opened: {exc}") from exc
 
     def text_to_ids(self, text: str, language: str, lexicon: Lexicon | None = None) -> list[int]:
         return self.front_end.text_to_ids(text, language, lexicon)
@@ -121,14 +112,9 @@ class KokoroEngine(Engine):
     def _sentence(self, ids: list[int], speed: float) -> np.ndarray:
         if not ids:
             raise EngineError("nothing Kokoro can say: the sentence has no letters it has sounds for")
-        pieces = [_faded(_trimmed(self._piece(p, speed))) for p in split_tokens(ids)]
-        gap = np.zeros(int(JOIN_PAUSE_S * SAMPLE_RATE), np.float32)
-        joined: list[np.ndarray] = []
-        for piece in pieces:
-            joined += [piece, gap]
-        audio = np.concatenate(joined[:-1])
-        peak = float(np.max(np.abs(audio))) if audio.size else 0.0
-        return audio * np.float32(PEAK / peak) if peak > PEAK else audio
+        # Kokoro's waveform is not limited and peaks above full scale: the shared peak rule scales it
+        pieces = [_trimmed(self._piece(p, speed)) for p in split_tokens(ids)]
+        return limited(joined(pieces, SAMPLE_RATE, pause_s=JOIN_PAUSE_S, outer=True))
 
     def _piece(self, ids: list[int], speed: float) -> np.ndarray:
         assert self._pack is not None and self._session is not None
@@ -143,15 +129,9 @@ class KokoroEngine(Engine):
 
     def close(self) -> None:
         with self._lock:
-            key, self._key, self._session = self._key, None, None
-            if key is None:
-                return
-            with _SESSIONS_LOCK:
-                held = _SESSIONS.get(key)
-                if held is not None:
-                    held[1] -= 1
-                    if held[1] <= 0:
-                        del _SESSIONS[key]
+            key, session, self._key, self._session = self._key, self._session, None, None
+            if key is not None:
+                shared.release(key, session)
 
 
 def _trimmed(audio: np.ndarray) -> np.ndarray:
@@ -159,14 +139,3 @@ def _trimmed(audio: np.ndarray) -> np.ndarray:
     if loud.size == 0:
         return audio
     return audio[max(0, loud[0] - int(LEAD_KEEP_S * SAMPLE_RATE)): loud[-1] + int(TAIL_KEEP_S * SAMPLE_RATE)]
-
-
-def _faded(audio: np.ndarray) -> np.ndarray:
-    n = min(int(FADE_S * SAMPLE_RATE), len(audio) // 2)
-    if n == 0:
-        return audio
-    out = audio.copy()
-    ramp = np.linspace(0.0, 1.0, n, dtype=np.float32)
-    out[:n] *= ramp
-    out[-n:] *= ramp[::-1]
-    return out

@@ -57,6 +57,10 @@ class KokoroFrontEnd:
         known = "".join(s for s in symbols if s in self.vocab)
         return " ".join(known.split())
 
+    def unknown_phonemes(self, ipa: str) -> list[str]:
+        """Symbols of an entry's IPA Kokoro has no token for (they would be dropped)."""
+        return self.piper.unknown_phonemes(ipa)
+
     def text_to_ids(self, text: str, language: str, lexicon: Lexicon | None = None) -> list[int]:
         return [self.vocab[s] for s in self.phonemes(text, language, lexicon)]
 

@@ -15,7 +15,10 @@ import numpy as np
 from studio.core.errors import VoiceError
 from studio.engine.base import SynthesisSettings
 from studio.engine.kokoro.packs import ID_PREFIX, blend, blend_language, load_pack, parse_recipe, save_blend
-from studio.engine.voice.catalog import VoiceInfo, default_voices_dir, list_voices
+from studio.engine.kokoro.frontend import SAMPLE_RATE
+from studio.engine.kokoro.voices import FAMILY_NAME
+from studio.engine.voice.catalog import default_voices_dir, list_voices
+from studio.engine.voice.info import VoiceInfo
 
 SAMPLE_TEXT = "The lighthouse keeper climbed the stairs at dusk, and the sea was calm and grey."
 
@@ -33,7 +36,7 @@ def mix(recipe_text: str, user_dir: Path | None = None) -> Blend:
     """The blend ``recipe_text`` describes (``kokoro:jf_alpha=0.6,kokoro:jm_kumo=0.4``);
     VoiceError names a part that is not an installed Kokoro voice."""
     recipe = parse_recipe(recipe_text)
-    voices = {v.id: v for v in list_voices(user_dir) if v.backend == "kokoro"}
+    voices = {v.id: v for v in list_voices(user_dir) if v.family == FAMILY_NAME}
     packs = {}
     for voice_id, _ in recipe:
         voice = voices.get(voice_id)
@@ -68,3 +71,21 @@ def save(name: str, mixed: Blend, user_dir: Path | None = None) -> VoiceInfo:
         raise VoiceError(f"{voice_id} is already a voice pack; choose another name for the blend")
     save_blend(folder, name, mixed.pack, mixed.recipe, mixed.language)
     return next(v for v in list_voices(folder) if v.id == voice_id)
+
+
+class KokoroMixer:
+    """The mixer as the family exports it (:class:`studio.engine.family.Mixer`)."""
+
+    sample_text = SAMPLE_TEXT
+
+    def mix(self, recipe: str) -> Blend:
+        return mix(recipe)
+
+    def sample(self, blend: Blend, text: str) -> tuple[np.ndarray, int]:
+        return sample(blend, text), SAMPLE_RATE
+
+    def save(self, name: str, blend: Blend) -> VoiceInfo:
+        return save(name, blend)
+
+
+MIXER = KokoroMixer()

@@ -37,6 +37,7 @@ from studio.engine.noise import DURATION_NOISE, PRIOR_NOISE, sentence_seed, stan
 from studio.engine.voice.phonemize import PiperFrontEnd
 from studio.engine.voice.config import VoiceConfig
 from studio.engine.decode_windows import OVERLAP_FRAMES, WINDOW_FRAMES, Latent, Window, decode_all, plan_windows
+from studio.engine.waveform import limited
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -143,7 +144,7 @@ class OnnxPiperEngine(Engine):
 
     def pending_build(self) -> PendingBuild | None:
         """The graph cut, the first time this model decodes in windows (cached on disk after)."""
-        from studio.engine.onnx import shared
+        from studio.engine import shared
 
         if self._session is not None or not self.model_path.is_file():
             return None
@@ -180,8 +181,8 @@ class OnnxPiperEngine(Engine):
 
     def load(self) -> None:
         """Create the ONNX sessions, or share those another engine of the same model,
-        threads and window size holds (:mod:`studio.engine.onnx.shared`). Idempotent, thread-safe."""
-        from studio.engine.onnx import shared
+        threads and window size holds (:mod:`studio.engine.shared`). Idempotent, thread-safe."""
+        from studio.engine import shared
 
         with self._load_lock:
             if self._session is None:
@@ -237,7 +238,7 @@ class OnnxPiperEngine(Engine):
 
     def close(self) -> None:
         """Drop the session (frees its memory / GPU arena). Idempotent."""
-        from studio.engine.onnx import shared
+        from studio.engine import shared
 
         with self._load_lock:
             self._session = None
@@ -478,5 +479,5 @@ class OnnxPiperEngine(Engine):
                 item = audio[row, :n]
             else:
                 item = audio[row]
-            out.append((np.clip(item, -1.0, 1.0).astype(np.float32, copy=True), samples))
+            out.append((limited(item), samples))
         return out

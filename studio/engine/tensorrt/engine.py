@@ -76,6 +76,7 @@ from studio.engine.tensorrt.cache import (
 )
 from studio.engine.tensorrt.profile import ShapeProfile, make_batches
 from studio.engine.tensorrt.runtime import TrtRunner, gpu_token, require_tensorrt_and_cuda, tensorrt_version
+from studio.engine.waveform import limited
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -422,8 +423,7 @@ class TensorRTEngine(Engine):
         except RuntimeError as exc:
             raise EngineError(f"TensorRT synthesis failed: {exc}") from exc
         return [
-            np.clip(audio[b, : int(audio_lengths[b])], -1.0, 1.0).astype(np.float32, copy=True)
-            for b in range(len(batch))
+            limited(audio[b, : int(audio_lengths[b])]) for b in range(len(batch))
         ]
 
     def _verify(self, runner, info: BuildInfo, cal_ids: Sequence[Sequence[int]]) -> str:
@@ -450,7 +450,7 @@ class TensorRTEngine(Engine):
             audio, alens = piper_vits_infer(model, x, xl, *noise_off, hop)
         worst = 1.0
         for b, g in enumerate(got):
-            w = np.clip(audio[b, : int(alens[b])].float().cpu().numpy(), -1.0, 1.0)
+            w = limited(audio[b, : int(alens[b])].float().cpu().numpy())
             n = min(len(g), len(w))
             corr = float(np.corrcoef(g[:n], w[:n])[0, 1]) if n > 1 and g[:n].std() > 0 and w[:n].std() > 0 else 0.0
             worst = min(worst, corr)

@@ -34,13 +34,14 @@ from studio.engine.noise import batch_seed
 from studio.engine.torchvits.infer import piper_vits_infer
 from studio.engine.voice.phonemize import PiperFrontEnd, RecordedFrontEnd
 from studio.engine.voice.config import VoiceConfig
+from studio.engine.waveform import limited
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
     from TTS.tts.models.vits import Vits
 
     from studio.engine.torchvits.weights import WeightsReport
-    from studio.engine.voice.catalog import VoiceInfo
+    from studio.engine.voice.info import VoiceInfo
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -58,10 +59,10 @@ def _resolve_paths(voice: Any) -> tuple[Path, Path, str]:
         if model.suffix == ".safetensors":  # compact weights: <voice>.safetensors + <voice>.onnx.json
             return model, model.with_suffix(".onnx.json"), model.stem
         return model, Path(f"{model}.json"), model.name.removesuffix(".onnx")
-    backend = getattr(voice, "backend", "piper")
-    if backend != "piper":
+    family = getattr(voice, "family", "piper")
+    if family != "piper":
         raise EngineError(
-            f"voice {getattr(voice, 'id', voice)!r} is a {backend} checkpoint; the torch engine "
+            f"voice {getattr(voice, 'id', voice)!r} is a {family} voice; the torch engine "
             "loads Piper voices (.onnx + .onnx.json) into coqui's Vits"
         )
     return Path(voice.model_path), Path(voice.config_path), str(getattr(voice, "id", voice.model_path))
@@ -70,7 +71,7 @@ def _resolve_paths(voice: Any) -> tuple[Path, Path, str]:
 class TorchVitsEngine(Engine):
     """A Piper voice run as coqui-tts ``Vits`` on torch.
 
-    ``voice`` is a :class:`~studio.engine.voice.catalog.VoiceInfo` (Piper backend) or the
+    ``voice`` is a :class:`~studio.engine.voice.info.VoiceInfo` (Piper family) or the
     path of a Piper ``.onnx`` (its ``.onnx.json`` next to it). ``device`` is any torch
     device string (``"cpu"``, ``"cuda"``, ``"cuda:1"``); ``dtype`` a ``torch.dtype`` or
     ``"float32"``/``"float16"``/``"bfloat16"`` (None = float32). ``threads`` sets
@@ -323,7 +324,7 @@ class TorchVitsEngine(Engine):
         out = []
         for row in range(len(batch)):
             n = int(audio_lengths[row])
-            out.append(np.clip(audio[row, :n], -1.0, 1.0).astype(np.float32, copy=True))
+            out.append(limited(audio[row, :n]))
         return out
 
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from studio.core.errors import EngineError
 from studio.engine.triton.config import INPUT_IDS, INPUT_LENGTHS, INPUT_SCALES, OUTPUT_AUDIO, OUTPUT_LENGTHS
+from studio.engine.waveform import limited
 
 log = logging.getLogger(__name__)
 
@@ -95,11 +96,11 @@ def interface_model_bytes(model_path: Path | str, hop_length: int) -> bytes:
 
 
 def crop(audio: np.ndarray, lengths: np.ndarray) -> list[np.ndarray]:
-    """Each item's own audio from the padded output, clipped to [-1, 1] like the local engine."""
+    """Each item's own audio from the padded output, limited like the local engines'."""
     audio = np.asarray(audio, dtype=np.float32).reshape(len(lengths), -1)
     out = []
     for row, n in enumerate(np.asarray(lengths).reshape(-1)):
         if int(n) > audio.shape[1]:
             raise EngineError(f"the server says item {row} has {int(n)} samples but sent {audio.shape[1]}")
-        out.append(np.clip(audio[row, : int(n)], -1.0, 1.0).astype(np.float32, copy=True))
+        out.append(limited(audio[row, : int(n)]))
     return out

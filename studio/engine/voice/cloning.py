@@ -1,26 +1,29 @@
 """A voice from a recording, made by the family that can (a voice whose abilities say ``cloning``).
 
 Why a dispatcher here: the command line and the desktop ask the catalogue's voice, never
-which family it belongs to; the family's package makes the voice
-(``studio.engine.<family>.cloning.clone_voice``). The clip arrives checked and prepared
+which family it belongs to; the voice's family makes the voice (its
+:meth:`~studio.engine.family.VoiceFamily.cloner`). The clip arrives checked and prepared
 (:mod:`studio.audio.reference_clip`).
 """
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from studio.core.errors import VoiceError
+from studio.engine.families import family_of
 
 
 def _family(base: Any):
     if not base.abilities.cloning:
         raise VoiceError(f"{base.id} cannot take a voice from a recording (choose a model that can, e.g. XTTS v2)")
-    return importlib.import_module(f"studio.engine.{base.backend}.cloning")
+    cloner = family_of(base).cloner()
+    if cloner is None:
+        raise VoiceError(f"{base.id}: its family cannot take a voice from a recording")
+    return cloner
 
 
 def reference_rate(base: Any) -> int:

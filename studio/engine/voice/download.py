@@ -8,7 +8,7 @@ folder, is checked (length, optional digest from a ``voices.json``-style index),
 and only then renamed into place, model first and config last, so a voice appears
 in :func:`~studio.engine.voice.catalog.list_voices` only once it is complete.
 
-Coqui models (:mod:`studio.engine.voice.coqui_download`) and Kokoro packs
+Coqui models (:mod:`studio.engine.coqui.download`) and Kokoro packs
 (:mod:`studio.engine.kokoro.download`) are large single files: they come through
 :func:`fetch_resumable`, which continues a broken download where it stopped.
 """
@@ -29,8 +29,11 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from studio.core.errors import VoiceError
+from studio.engine.family import Progress
 from studio.engine.voice.config import VoiceConfig
-from studio.engine.voice.catalog import VoiceInfo, default_voices_dir, piper_voice_info
+from studio.engine.piper.voices import piper_voice_info
+from studio.engine.voice.catalog import default_voices_dir
+from studio.engine.voice.info import VoiceInfo
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -43,8 +46,6 @@ _VOICE_PATTERN = re.compile(
 )
 _CHUNK = 1 << 16
 
-#: ``progress(bytes_done, bytes_total_or_None)`` after every chunk
-Progress = Callable[[int, "int | None"], None]
 
 
 def piper_voice_files(name: str) -> tuple[str, str]:
@@ -137,7 +138,7 @@ def fetch_voice_index(base_url: str = DEFAULT_BASE_URL, timeout: float = DEFAULT
     return index
 
 
-def fetch_resumable(url: str, target: Path, timeout: float, progress: Callable[[int, int | None], None] | None = None,
+def fetch_resumable(url: str, target: Path, timeout: float, progress: Progress | None = None,
                     check: Callable[[Path], object] | None = None) -> tuple[int, str]:
     """``url`` into ``target`` through ``target.part``, continuing a part already there with an
     HTTP range; returns (size, sha256).

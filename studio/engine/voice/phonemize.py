@@ -190,6 +190,10 @@ class PiperFrontEnd:
             phonemes.extend(part)
         return phonemes
 
+    def phonemes(self, text: str, language: str, lexicon: Lexicon | None = None) -> str:
+        """The sentence's phonemes as one string, as the listings show them ("" for blank text)."""
+        return "".join(self.phonemize(text, language, lexicon or None)) if text.strip() else ""
+
     def ipa_phonemes(self, ipa: str) -> list[str]:
         """An entry's IPA as this voice's phoneme symbols (NFD, like espeak's output)."""
         chars = list(unicodedata.normalize("NFD", ipa.strip()))

@@ -59,13 +59,14 @@ class Deadline:
 
 def prepared_voice(folder: Path):
     """The prepared voice as a VoiceInfo: compact weights, config, recorded ids."""
-    from studio.engine.voice.catalog import VoiceInfo, piper_abilities
+    from studio.engine.piper.voices import FAMILY_NAME, piper_abilities
     from studio.engine.voice.config import VoiceConfig
+    from studio.engine.voice.info import VoiceInfo
 
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     v = manifest["voice"]
     config = VoiceConfig.from_file(folder / v["config"])
-    return VoiceInfo(id=v["id"], name=v["name"], backend="piper", language=v["language"],
+    return VoiceInfo(id=v["id"], name=v["name"], family=FAMILY_NAME, language=v["language"],
                      sample_rate=int(v["sample_rate"]), model_path=folder / v["weights"],
                      config_path=folder / v["config"], source="prepared", phoneme_ids=folder / v["phoneme_ids"],
                      abilities=piper_abilities(config), default_settings=config.default_settings)

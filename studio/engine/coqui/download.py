@@ -7,7 +7,7 @@ spectrogram model that arrives with its vocoder. The model list is coqui-tts's o
 (``TTS/.models.json``, read without importing coqui); ``models`` replaces it (a mirror,
 the tests' local server).
 
-Layout: the model lands where coqui-tts puts downloads (:func:`coqui_models_dir`), as
+Layout: the model lands where coqui-tts puts downloads (:func:`studio.engine.coqui.voices.coqui_models_dir`), as
 ``tts_models--en--ljspeech--tacotron2-DDC/``, and its vocoder inside it as ``vocoder/``,
 where the Coqui engine looks first. ``download.json`` records each file's size and SHA-256.
 """
@@ -19,12 +19,12 @@ import shutil
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 from studio.core.errors import VoiceError
+from studio.engine.family import Progress
 from studio.engine.voice.download import fetch_resumable
 
-Progress = Callable[[int, "int | None"], None]
 #: licences that forbid selling what the model makes
 NON_COMMERCIAL = {"cpml": "Coqui Public Model License: non-commercial use only",
                   "cc by-nc-nd 4.0": "CC BY-NC-ND 4.0: non-commercial use only"}
