@@ -25,9 +25,13 @@ def voice_from_recording(model_id: str, name: str, recording: Path, consent: str
     return folder, clip
 
 
-#: the model a voice is taken from a recording with, offered when none is installed (fetched as the
-#: library fetches any Coqui model: its licence read first, a non-commercial one agreed to)
-CLONING_MODEL = "tts_models/multilingual/multi-dataset/xtts_v2"
+def cloning_offer() -> str:
+    """The model to fetch when none installed can take a voice from a recording (its family names it;
+    fetched as the library fetches any model: its licence read first, a non-commercial one agreed to);
+    "" when no family clones."""
+    from studio.engine.families import families
+
+    return next((f.cloning_model for f in families() if f.cloning_model), "")
 
 
 def cloning_models() -> list[str]:

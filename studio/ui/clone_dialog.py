@@ -17,7 +17,7 @@ class CloneDialog(QDialog):
 
     addModelRequested = Signal()
 
-    def __init__(self, models: list[str], parent: QWidget | None = None) -> None:
+    def __init__(self, models: list[str], parent: QWidget | None = None, offer: str = "") -> None:
         super().__init__(parent)
         self.setWindowTitle("New voice from a recording")
         self.recording = QLineEdit()
@@ -32,11 +32,12 @@ class CloneDialog(QDialog):
         note = QLabel("The clip is checked first (too short, clipped, mostly silence, too quiet or hours long is "
                       "refused with the reason). The consent statement is kept with the voice and said in the "
                       "book's credits and manifest." if models else
-                      "No installed model can take a voice from a recording. Add the XTTS v2 model (about 1.8 GB; "
-                      "its licence is shown first, and a non-commercial one asks you to agree), then come back here.")
+                      f"No installed model can take a voice from a recording. Add one ({offer}): its licence is "
+                      "shown first, and a non-commercial one asks you to agree; then come back here." if offer else
+                      "No installed model can take a voice from a recording, and none can be added here.")
         note.setWordWrap(True)
-        self.add_model = QPushButton("Add the XTTS v2 model\u2026")
-        self.add_model.setVisible(not models)
+        self.add_model = QPushButton(f"Add {offer.rsplit('/', 1)[-1]}\u2026")  # "Add xtts_v2..."
+        self.add_model.setVisible(not models and bool(offer))
         self.add_model.clicked.connect(lambda: (self.addModelRequested.emit(), self.reject()))
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self.accept)

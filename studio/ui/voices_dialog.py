@@ -146,7 +146,8 @@ class VoicesDialog(QDialog):
         current = self.default_voice.currentData()
         self.default_voice.clear()
         for v in facts.voices:
-            self.default_voice.addItem(f"{v.name} \u2014 {v.id}", v.id)
+            speaks = f" \u00b7 speaks {v.languages}" if len(v.speaks) > 1 else ""  # as `studio voices` lists them
+            self.default_voice.addItem(f"{v.name} \u2014 {v.id}{speaks}", v.id)
         if self.default_voice.findData(current) < 0:
             self.default_voice.addItem(f"{current} (not installed)", current)
         self.default_voice.setCurrentIndex(self.default_voice.findData(current))

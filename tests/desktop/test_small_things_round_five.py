@@ -13,7 +13,7 @@ from studio.desktop.history import step_words
 from studio.desktop.messages import ErrorInfo, JobSpec, JobState, ListeningState, QueueSnapshot, Readout
 from studio.desktop.voice_library import VoiceLibrary
 from studio.project.numbering import chapter_label
-from studio.stack.cloning import CLONING_MODEL
+from studio.stack.cloning import cloning_offer
 from studio.ui.clone_dialog import CloneDialog
 from studio.ui.queue_panel import QueuePanel
 from studio.ui.readouts import ReadoutPanel
@@ -34,18 +34,20 @@ def test_one_speed_readout_its_inverse_in_the_tooltip(qtbot) -> None:  # noqa: A
 
 
 def test_the_clone_dialog_offers_the_model_it_needs_with_its_licence_first(qtbot) -> None:  # noqa: ANN001
-    library = VoiceLibrary(coqui_models={})  # a model list without it: the licence cannot be read (said, not raised)
+    library = VoiceLibrary(catalogue={})  # a model list without it: the licence cannot be read (said, not raised)
     panel = VoiceLibraryPanel(library)
     qtbot.addWidget(panel)
-    dialog = CloneDialog([], panel)
-    assert dialog.add_model.isVisibleTo(dialog) and "Add the XTTS v2 model" in dialog.add_model.text()
+    offer = cloning_offer()
+    assert offer.endswith("xtts_v2")  # the family that clones names the model it fetches
+    dialog = CloneDialog([], panel, offer)
+    assert dialog.add_model.isVisibleTo(dialog) and dialog.add_model.text() == "Add xtts_v2\u2026"
     assert not dialog.buttons.button(dialog.buttons.StandardButton.Ok).isEnabled()
     dialog.exec = lambda: CloneDialog.DialogCode.Rejected  # the producer pressed "Add the XTTS v2 model..."
     panel.new_voice_from_recording(dialog)
     dialog.add_model.click()
-    assert panel.status.text() == f"Reading the licence of {CLONING_MODEL}\u2026"  # the licence before a byte
+    assert panel.status.text() == f"Reading the licence of {offer}\u2026"  # the licence before a byte
     qtbot.waitUntil(lambda: panel.status.text().startswith("\u26a0"), timeout=30_000)
-    assert CloneDialog(["tts_models/multilingual/multi-dataset/xtts_v2"]).add_model.isHidden()
+    assert CloneDialog([offer], None, offer).add_model.isHidden() and CloneDialog([], None, "").add_model.isHidden()
 
 
 def test_an_error_shows_on_the_tab_that_caused_it(qtbot) -> None:  # noqa: ANN001
@@ -98,10 +100,11 @@ def test_the_preset_tab_follows_the_voice_chosen_before_it_is_saved(qtbot) -> No
 
     from support.presets import CPU_ONLY, SETTINGS, machine
 
-    from studio.desktop.facts import VoiceChoice
+    from studio.desktop.facts import VOICE_CANNOT, VoiceChoice
     from studio.ui.voices_dialog import VoicesDialog
 
-    other = VoiceChoice("kokoro:xx_other", "Other", "en-us", "en", 24000, "user", presets=("fp32-cpu",))
+    other = VoiceChoice("kokoro:xx_other", "Other", "ja", "ja", 24000, "user", presets=("fp32-cpu",),
+                        speaks=("ja", "en"), languages="ja, en", preset_words=("its own model, in its family's words",))
     dlg = VoicesDialog(SETTINGS, ["en"])
     qtbot.addWidget(dlg)
     assert not dlg.default_voice.isEnabled()  # closed until the voices are read (no one-line sliver)
@@ -110,6 +113,10 @@ def test_the_preset_tab_follows_the_voice_chosen_before_it_is_saved(qtbot) -> No
     assert dlg.default_voice.isEnabled()
     runs = lambda: dlg.presets.row_of("int8-cpu").text(2)  # noqa: E731 - the "Runs here" cell
     assert "cannot run" not in runs()  # the project's own voice runs it
-    dlg.default_voice.setCurrentIndex(dlg.default_voice.findData(other.id))
-    dlg.default_voice.activated.emit(dlg.default_voice.currentIndex())  # the producer picks it
-    assert "kokoro:xx_other cannot run it" in (runs() + dlg.presets.row_of("int8-cpu").toolTip(2))
+    at = dlg.default_voice.findData(other.id)
+    assert dlg.default_voice.itemText(at).endswith("speaks ja, en")  # its languages as `studio voices` gives them
+    assert "(en voice)" not in dlg.combos["en"].itemText(dlg.combos["en"].findData(other.id))  # it reads English
+    dlg.default_voice.setCurrentIndex(at)
+    dlg.default_voice.activated.emit(at)  # the producer picks it: the Preset tab is its presets, in its words
+    assert runs() == VOICE_CANNOT
+    assert dlg.presets.row_of("fp32-cpu").toolTip(0) == "its own model, in its family's words"
