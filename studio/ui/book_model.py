@@ -18,6 +18,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 
+from studio.core.words import counted
 from studio.desktop.messages import StateDelta
 from studio.desktop.snapshot import BookSnapshot, ChapterNode, ParagraphNode, SentenceNode, estimate, paragraph_label, with_state
 from studio.ui.direction_dialog import stressed_html
@@ -466,7 +467,7 @@ class BookModel(QAbstractItemModel):
                 return f"<p>{stressed_html(node.text, node.direction.emphasis)}</p><p>Double-click (or F2) to edit.</p>"
             if col == TEXT:
                 return f"{node.text}\n\nDouble-click (or F2) to edit; only this sentence is rendered again."
-            return f"sentence {node.id}, synthesized {node.synth_count} time(s)"
+            return f"sentence {node.id}, synthesized {counted(node.synth_count, 'time')}"
         if isinstance(node, ChapterNode) and col == LENGTH and self.snapshot is not None and self.snapshot.timing:
             return (f"How long its file will play, pauses included: unrendered sentences at "
                     f"{self.snapshot.timing.rate.basis}, rendered ones at their real length")

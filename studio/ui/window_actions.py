@@ -133,7 +133,7 @@ def build_actions(w: ActionHost) -> WindowActions:
         tip="Find words in the book's text and in what the voice says (spoken forms)")
 
     act("render_chapter", "Render &Chapter", w.render_current_chapter, menu=render_menu, shortcut="Ctrl+R",
-        icon=SP.SP_MediaSeekForward, toolbar=True, label="Render Chapter", project=True, tip="Render the selected chapter(s)")
+        icon=SP.SP_MediaSeekForward, toolbar=True, label="Render Chapter", project=True, tip="Render the selected chapters (or the chapter of the selected sentence)")
     act("render_selection", "Render &Selection", w.render_selection, menu=render_menu, shortcut="Ctrl+Shift+R",
         project=True, tip="Render only the selected sentences")
     act("render_book", "Render Whole &Book\u2026", w.confirm_render_book, menu=render_menu, shortcut="Ctrl+B",
