@@ -14,6 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from studio.core.words import counted
 from studio.project.cast import Casting, CastMember, ProjectCast, QuotedLine
 from studio.project.store import Project
 
@@ -112,7 +113,7 @@ class CastController(QObject):
             self.viewChanged.emit(view)
             self.session.refresh()
             if ids:
-                self.session.render_sentences(ids, label=f"{label}: {len(ids)} sentence(s)")
+                self.session.render_sentences(ids, label=f"{label}: {counted(len(ids), 'sentence')}")
 
         self.session.tasks.run(self.session._undoable(action, run), on_done=done, action=action)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from studio.core.words import counted
 from studio.project.front_matter import set_read_front_matter
 from studio.project.direction import set_direction
 from studio.project.emphasis import set_emphasis
@@ -82,7 +83,7 @@ class ChapterEdits:
             rerender = [i for i in ids if old.get(i, (1.0, ()))[0] != rate
                         or (emphasis is not None and tuple(emphasis.get(i, ())) != old.get(i, (1.0, ()))[1])]
             if render and rerender:
-                self.render_sentences(rerender, label=f"Direction: {len(rerender)} sentence(s)")
+                self.render_sentences(rerender, label=f"Direction: {counted(len(rerender), 'sentence')}")
 
         self.tasks.run(self._undoable("give the direction", work), on_done=done, action="give the direction")
 

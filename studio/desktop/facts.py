@@ -63,10 +63,9 @@ class BenchFigures:
         parts = []
         if self.whole_speed:
             parts.append(f"whole render {self.whole_speed:.2f}x the piper CLI")
-        if self.x_real_time:
-            parts.append(f"{self.x_real_time:.1f}x real time")
-        if self.rtf:
-            parts.append(f"RTF {self.rtf:.3f}")
+        speed = self.x_real_time or (1.0 / self.rtf if self.rtf else None)  # one speed: RTF is its inverse
+        if speed:
+            parts.append(f"{speed:.1f}x real time")
         if self.quality is not None:
             parts.append(f"mel corr. {self.quality:.3f}")
         if self.noise_floor_dbfs is not None:

@@ -15,6 +15,7 @@ backlog of syntheses nobody will hear.
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, replace
 from typing import Iterable, Literal
 
@@ -179,7 +180,7 @@ class JobQueue:
             job = next((j for j in waiting if j.state.spec.urgent), waiting[0] if waiting else None)
             if job is None:
                 return None
-            job.state = replace(job.state, status="running")
+            job.state = replace(job.state, status="running", started=time.monotonic())
             self._changed()
             return job.state
 
@@ -282,6 +283,8 @@ class JobQueue:
                     st = replace(st, status="paused" if self._holding == st.job_id else "pausing")
                 states.append(st)
             paused = self._paused
+        if seconds_per_sentence is not None:  # a job whose first batch is being spoken: the voice's earlier pace
+            states = [_seeded(st, seconds_per_sentence) for st in states]
         active = [s for s in states if not s.finished]
         done = sum(s.done for s in active)
         total = sum(max(s.total, s.done + s.failed) for s in active)
@@ -305,3 +308,11 @@ class JobQueue:
     def _changed(self) -> None:
         self.version += 1
         self._cond.notify_all()
+
+
+def _seeded(job: JobState, seconds_per_sentence: float) -> JobState:
+    """A running job with nothing measured in it yet, its time left from the voice's earlier pace."""
+    if job.status not in ("running", "pausing", "paused") or job.eta is not None or not job.total:
+        return job
+    left = seconds_per_sentence * max(0, job.total - job.done - job.failed)
+    return replace(job, eta=left, eta_basis="from this voice's earlier renders")

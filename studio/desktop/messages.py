@@ -60,6 +60,10 @@ class JobState:
     eta: float | None = None
     message: str = ""
     current: str = ""
+    #: ``time.monotonic()`` when it started running (the first sentences' time is shown as they are spoken)
+    started: float | None = None
+    #: where ``eta`` comes from when not from this job's own speed ("from this voice's earlier renders")
+    eta_basis: str = ""
 
     @property
     def fraction(self) -> float:
@@ -134,6 +138,31 @@ class Readout:
     device: str = "CPU"
     window_s: float = 30.0
     ui_stall_ms: float = 0.0
+
+
+@dataclass(frozen=True)
+class ListeningState:
+    """What proof-listening is hearing now, for the render queue, the readouts and the status bar.
+
+    ``chapter``: the chapter a render job handed over (None: the sentences still unheard after a job);
+    ``done`` of ``total`` sentences heard. Filled from the proof step's own progress
+    (:class:`studio.proof.sentences.ProofProgress`), whatever listens."""
+
+    chapter: int | None
+    done: int
+    total: int
+
+    @property
+    def percent(self) -> int:
+        return int(100 * self.done / self.total) if self.total else 0
+
+    def words(self) -> str:
+        """``"Proof-listening chapter 3: 40 %"`` (the chapter's one number), or the unheard sentences'."""
+        from studio.project.numbering import chapter_number
+
+        if self.chapter is None:
+            return f"Proof-listening: {self.done} of {self.total} sentences"
+        return f"Proof-listening chapter {chapter_number(self.chapter)}: {self.percent} %"
 
 
 @dataclass(frozen=True)

@@ -14,16 +14,20 @@ VRAM comes from the isolated engine's last report, or :mod:`studio.engine.cuda_i
 when torch already runs CUDA in this process (never imported just to look).
 
 :class:`StallMeter` measures how late the GUI thread's timer fires: the number
-the "nothing over 100 ms on the GUI thread" rule is checked against.
+the "nothing over 100 ms on the GUI thread" rule is checked against. :class:`AnswerProbe`
+asks from outside: a watcher thread posts an event every 100 ms and notes when the GUI
+thread answers it (the stall benchmark and the stall tests read it).
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import sys
 import threading
 import time
 from collections import deque
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QElapsedTimer, QObject, QThread, QTimer, Signal
@@ -83,11 +87,14 @@ class RenderStats:
         with self._lock:
             return self._total_synth / self._total_sentences if self._total_sentences else self._seeded
 
-    def seed(self, per_sentence: float | None) -> None:
+    def seed(self, per_sentence: float | None, *, restart: bool = False) -> None:
         """The project's own figure from earlier sessions (:mod:`studio.project.render_speed`),
-        used until this session measures its own."""
+        used until this session measures its own; ``restart``: another voice or preset, whose
+        speed is its own (this session's figures so far were the last voice's)."""
         with self._lock:
             self._seeded = per_sentence
+            if restart:
+                self._total_synth, self._total_sentences = 0.0, 0
 
 
 class StallMeter(QObject):
@@ -125,6 +132,103 @@ class StallMeter(QObject):
         if late > self.warn_ms:
             self.stalls.append((time.monotonic(), late))
             log.debug("GUI thread was busy for %.0f ms", late)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One ping of :class:`AnswerProbe`: when it was posted (``time.perf_counter``), how long the
+    GUI thread took to answer it, the GUI thread's own CPU time meanwhile (None where the OS does
+    not say), and what was going on (the probe's ``label`` when it was posted)."""
+
+    posted: float
+    wait_s: float
+    gui_cpu_s: float | None
+    label: str
+
+
+class AnswerProbe(QObject):
+    """Pings the GUI thread's event loop from a thread of its own every ``period_s``.
+
+    Why from outside and not a timer on the GUI thread: a timer inside the loop learns that it was
+    late only once the loop runs again, and says nothing about what kept it busy; a ping posted from
+    another thread is answered when the loop runs, and the GUI thread's CPU time between post and
+    answer tells its own work (a stall to fix) from the machine's load (a wait for a core).
+    """
+
+    _ping = Signal(int)
+
+    def __init__(self, parent: QObject | None = None, period_s: float = 0.1) -> None:
+        super().__init__(parent)
+        self.period_s = period_s
+        self.label = ""
+        self.answers: list[Answer] = []
+        self._posted: dict[int, tuple[float, float | None, str]] = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._gui_clock = _thread_clock(threading.get_ident())
+        self._ping.connect(self._answer)
+
+    def start(self) -> None:
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="studio-answer-probe", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop pinging; a ping never answered counts as waiting until now."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        now = time.perf_counter()
+        with self._lock:
+            for posted, _cpu, label in self._posted.values():
+                self.answers.append(Answer(posted, now - posted, None, label))
+            self._posted.clear()
+
+    def take(self, label: str | None = None) -> list[Answer]:
+        """The answers so far (those posted under ``label`` only, when given)."""
+        with self._lock:
+            return [a for a in self.answers if label is None or a.label == label]
+
+    def _run(self) -> None:
+        seq, due = 0, time.perf_counter()
+        while not self._stop.is_set():
+            due += self.period_s
+            time.sleep(max(0.0, due - time.perf_counter()))
+            # the time it was due, not the time this thread got the interpreter back: a GUI thread
+            # holding the interpreter lock delays the post too, and that delay is the GUI's
+            posted = min(due, time.perf_counter())
+            seq += 1
+            with self._lock:
+                self._posted[seq] = (posted, self._gui_cpu(), self.label)
+            self._ping.emit(seq)
+            due = max(due, time.perf_counter() - self.period_s)  # a long stall: one ping, not a burst
+
+    def _answer(self, seq: int) -> None:
+        now, cpu = time.perf_counter(), time.thread_time()
+        with self._lock:
+            posted, cpu_then, label = self._posted.pop(seq, (now, None, self.label))
+            self.answers.append(Answer(posted, now - posted, None if cpu_then is None else cpu - cpu_then, label))
+
+    def _gui_cpu(self) -> float | None:
+        return time.clock_gettime(self._gui_clock) if self._gui_clock is not None else None
+
+
+def _thread_clock(ident: int) -> int | None:
+    """The CPU-time clock of a thread (POSIX only): the probe reads the GUI thread's from its own."""
+    try:
+        return time.pthread_getcpuclockid(ident)
+    except (AttributeError, OSError):
+        return None
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The ``q`` quantile (0-1) by the nearest rank: the 99th percentile of 300 pings is the third worst."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
 
 
 class MonitorThread(QThread):

@@ -21,6 +21,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal
 from studio.project.numbering import sentence_numbers
 from studio.project.proofs import ProofFlag, book_words, chapter_summaries, mark_fine
 from studio.project.store import Project
+from studio.desktop.messages import ListeningState
 from studio.desktop.tasks import TaskRunner, describe_error
 
 log = logging.getLogger(__name__)
@@ -119,6 +120,8 @@ class ProofController(QObject):
     progress = Signal(object)  # studio.proof.sentences.ProofProgress
     failed = Signal(str)
     chapterHeard = Signal(object)  # studio.rendering.proofing.ChapterHeard
+    #: what is being heard now (ListeningState), None when nothing is: the queue's and the readouts' words
+    listening = Signal(object)
     _relay = Signal(object)  # (ChapterHeard, ProofView) from the hearing thread to the GUI thread
 
     def __init__(self, session: Any, parent: QObject | None = None, *,
@@ -186,13 +189,15 @@ class ProofController(QObject):
             self._stop = False
             self._proofer = ChapterProofer(project, self.checker, overlap=overlaps(self.checker().choice.device),
                                            heard=lambda h: self._relay.emit((h, proof_view(project))),
-                                           should_stop=lambda: self._stop)
+                                           should_stop=lambda: self._stop,
+                                           progress=lambda c, p: self.listening.emit(ListeningState(c, p.done, p.total)))
         try:
             self._proofer(chapter)
         except Exception as exc:  # noqa: BLE001 - a missing speech model must not fail the render job
             self._relay.emit(exc)
 
     def _heard(self, value: Any) -> None:
+        self.listening.emit(None)
         if isinstance(value, Exception):
             self.failed.emit(describe_error(value, "proof-listen").message)
             return
@@ -227,15 +232,21 @@ class ProofController(QObject):
                 check_rows(project, self.checker(), rows, progress=report, should_stop=self._should_stop)
             return proof_view(project)
 
-        self.tasks.run(work, on_done=self._listened, on_progress=self.progress.emit, on_error=self._failed,
+        self.tasks.run(work, on_done=self._listened, on_progress=self._progressed, on_error=self._failed,
                        action="proof-listen")
+
+    def _progressed(self, p: Any) -> None:  # studio.proof.sentences.ProofProgress, on the GUI thread
+        self.progress.emit(p)
+        self.listening.emit(None if p.stopped else ListeningState(None, p.done, p.total))
 
     def _failed(self, error: Any) -> None:  # ErrorInfo: a missing speech model, a damaged project
         self._running = self._again = False
+        self.listening.emit(None)
         self.failed.emit(error.message)
 
     def _listened(self, view: ProofView) -> None:
         self._running = False
+        self.listening.emit(None)
         self._show(view)
         if self._again:
             self._again = False

@@ -35,6 +35,7 @@ from studio.rendering.cast_render import cast_settings
 from studio.rendering.render import RenderProgress, SynthRequest, each_synthesizer, render_project
 from studio.project.direction import Direction
 from studio.project.queue_state import sentence_chapters
+from studio.project.duration import keep_voice_rate
 from studio.project.render_speed import remember_speed
 from studio.project.settings import ProjectSettings
 from studio.project.store import Project
@@ -160,7 +161,12 @@ class RenderWorker(QThread):
             )
             self._touched = set(chapters)
             message = result.summary()
-            remember_speed(self.project.db, effective_preset(settings).name, result.synth_seconds, result.synthesized)
+            remember_speed(self.project.db, effective_preset(settings).name, settings.voice_id, result.synth_seconds,
+                           result.synthesized)
+            if result.synthesized:  # a voice nobody measured: its pace kept for every later estimate
+                keep_voice_rate(settings.voice_id, settings.synthesis.length_scale,
+                                (r for r in self.project.sentences()
+                                 if not r.cast and self.project.voice_for(r.language, settings) == settings.voice_id))
             status = "cancelled" if result.stopped else "done"
             if result.stopped and self._yielded:
                 status = "yielded"

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
+from studio.core.words import counted
 from studio.audio.assemble import Pauses
 from studio.core.errors import StudioError
 from studio.core.language import language_family
@@ -51,6 +52,7 @@ from studio.desktop.snapshot import (
     apply_states,
     build_chapter,
     build_snapshot,
+    estimate_change,
     with_long_chapters,
 )
 from studio.desktop.takes import TakeCommands
@@ -133,7 +135,7 @@ class ProjectSession(QObject, ChapterEdits, TakeCommands, EditHistory):
             project, action = opened.project, opened.action
             try:
                 settings = project.settings()
-                measured = seconds_per_sentence(project.db, effective_preset(settings).name)
+                measured = seconds_per_sentence(project.db, effective_preset(settings).name, settings.voice_id)
                 return (project, action, build_snapshot(project, long_chapter_minutes=minutes), settings,
                         load_queue(project.db), measured)
             except BaseException:
@@ -157,7 +159,7 @@ class ProjectSession(QObject, ChapterEdits, TakeCommands, EditHistory):
         self._text_version += 1
         self.queue = JobQueue()
         if restore_queue(self.queue, stored):
-            self.message.emit(f"Render queue restored: {len(stored.jobs)} job(s){', paused' if stored.paused else ''}")
+            self.message.emit(f"Render queue restored: {counted(len(stored.jobs), 'job')}{', paused' if stored.paused else ''}")
         self.keeper = QueueKeeper(project, self.queue, self.tasks)
         self.worker = RenderWorker(project, self.queue, self.stats, self.preview.player,
                                    build=self.build, isolation=self.isolation)
@@ -237,9 +239,12 @@ class ProjectSession(QObject, ChapterEdits, TakeCommands, EditHistory):
 
     def _set_snapshot(self, snapshot: BookSnapshot) -> None:
         if self.project is not None and snapshot.folder == str(self.project.folder):
-            self.snapshot = snapshot
+            before, self.snapshot = self.snapshot, snapshot
             self._text_version += 1
             self.snapshotChanged.emit(snapshot)
+            why = estimate_change(before, snapshot)
+            if why:
+                self.message.emit(why)
 
     def set_long_chapter_minutes(self, minutes: float) -> None:
         """New long-chapter threshold: flags and banner recomputed from the (current) snapshot."""
@@ -309,10 +314,15 @@ class ProjectSession(QObject, ChapterEdits, TakeCommands, EditHistory):
 
         def work():
             project.update_settings(settings)
-            return project.settings(), build_snapshot(project, long_chapter_minutes=minutes)
+            new = project.settings()
+            return new, build_snapshot(project, long_chapter_minutes=minutes), \
+                seconds_per_sentence(project.db, effective_preset(new).name, new.voice_id)
 
         def done(value) -> None:
-            new, snapshot = value
+            new, snapshot, measured = value
+            old = self.settings
+            if old is None or (old.voice_id, effective_preset(old).name) != (new.voice_id, effective_preset(new).name):
+                self.stats.seed(measured, restart=True)  # the new voice's own speed, not the last one's
             self.settings = new
             self.preview.set_voices(self.voice_for, new.pauses)
             self.settingsChanged.emit(new)
@@ -370,7 +380,7 @@ class ProjectSession(QObject, ChapterEdits, TakeCommands, EditHistory):
         """Render (or take again) some sentences; within one paragraph this goes before chapter jobs."""
         ids = tuple(dict.fromkeys(ids))
         kind = "regenerate" if regenerate else "sentences"
-        label = label or (f"{'New take of' if regenerate else 'Selection:'} {len(ids)} sentence(s)")
+        label = label or (f"{'New take of' if regenerate else 'Selection:'} {counted(len(ids), 'sentence')}")
         urgent = self.snapshot is not None and is_small_selection(self.snapshot, ids)
         return self.submit(JobSpec(kind, label, sentence_ids=ids, sentences_hint=len(ids), urgent=urgent))
 

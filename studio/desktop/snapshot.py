@@ -111,9 +111,63 @@ class ChapterNode:
         """Number and name only (a queue job, a menu entry)."""
         return chapter_label(self.index, self.display_name, status=False)
 
+    def __post_init__(self) -> None:
+        """What the window asks of a chapter again and again, worked out once per node.
+
+        Why here: a node is made off the GUI thread (a snapshot, a rebuilt chapter) or on it for
+        one changed chapter (render states); the tree, its filter, the banner and the progress
+        asked every chapter for its sentences (a new tuple each time), shape and counts per
+        change, so each change cost the whole book on the GUI thread (docs/speed-notes.md)."""
+        sentences = tuple(s for p in self.paragraphs for s in p.sentences)
+        counts: dict[str, int] = {}
+        for node in sentences:
+            counts[node.state] = counts.get(node.state, 0) + 1
+        derived = {
+            "_sentences": sentences,
+            "_shape": tuple(tuple(s.id for s in p.sentences) for p in self.paragraphs),
+            "_ids": frozenset(s.id for s in sentences),
+            "_counts": tuple(counts.items()),
+            "_languages": frozenset(p.effective_language for p in self.paragraphs if p.index is not None),
+            "_unvoiced": tuple((p.effective_language, p.index) for p in self.paragraphs
+                               if p.unvoiced and p.index is not None),
+            "_split": sum(1 for p in self.paragraphs if p.has_split),
+        }
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)
+
     @property
     def sentences(self) -> tuple[SentenceNode, ...]:
-        return tuple(s for p in self.paragraphs for s in p.sentences)
+        return self._sentences  # type: ignore[attr-defined]
+
+    @property
+    def shape(self) -> tuple[tuple[int, ...], ...]:
+        """The sentence ids of each paragraph: two nodes of one shape differ in content only."""
+        return self._shape  # type: ignore[attr-defined]
+
+    @property
+    def ids(self) -> frozenset[int]:
+        """Its sentences' ids, to find the chapters a change touches without walking the book."""
+        return self._ids  # type: ignore[attr-defined]
+
+    @property
+    def state_counts(self) -> dict[str, int]:
+        """How many of its sentences are in each render state, as the node was made."""
+        return dict(self._counts)  # type: ignore[attr-defined]
+
+    @property
+    def languages(self) -> frozenset[str]:
+        """The languages its paragraphs are spoken in (the title row not counted)."""
+        return self._languages  # type: ignore[attr-defined]
+
+    @property
+    def unvoiced(self) -> tuple[tuple[str, int], ...]:
+        """``(language, paragraph)`` of each of its passages no voice speaks."""
+        return self._unvoiced  # type: ignore[attr-defined]
+
+    @property
+    def split_paragraphs(self) -> int:
+        """How many of its paragraphs have a sentence the splitter cut."""
+        return self._split  # type: ignore[attr-defined]
 
 
 def paragraph_label(node: ParagraphNode, heading_first: bool) -> str:
@@ -204,13 +258,14 @@ def build_chapter(project: Project, snapshot: BookSnapshot, chapter_idx: int) ->
     """One chapter rebuilt after a language override or an edit (states included)."""
     book = project.book()
     langs = voice_languages(project)
-    report = inspect_book(book, long_chapter_minutes=snapshot.long_chapter_minutes, voice_languages=langs)
+    chapter = book.chapters[chapter_idx]  # its report only: the book's was a pass over every paragraph per edit
+    report = inspect_book(replace(book, chapters=(chapter,)), long_chapter_minutes=snapshot.long_chapter_minutes,
+                          voice_languages=langs).chapters[0]
     rows = project.sentences([chapter_idx])
     control = project.chapter_control.all()[chapter_idx]
     timing = snapshot.timing or timing_of(project, rows)
     after, directed = pauses_after(project.db, (r.id for r in rows)), directions(project.db)
-    node = _chapter(chapter_idx, book.chapters[chapter_idx], report.chapters[chapter_idx], rows, control, timing, after,
-                    directed)
+    node = _chapter(chapter_idx, chapter, report, rows, control, timing, after, directed)
     return replace(node, too_long=node.estimated_s > snapshot.long_chapter_minutes * 60.0)
 
 
@@ -275,7 +330,9 @@ def long_chapter_line(chapter: ChapterNode) -> str:
 def with_long_chapters(snapshot: BookSnapshot, minutes: float) -> BookSnapshot:
     """The same snapshot with the long-chapter flags and banner lines recomputed for
     ``minutes`` (no I/O; states are kept as they are in ``snapshot``)."""
-    chapters = tuple(replace(c, too_long=c.estimated_s > minutes * 60.0) for c in snapshot.chapters)
+    # only a chapter whose flag changes is made again (a new node works out its sentences again)
+    chapters = tuple(c if c.too_long == (c.estimated_s > minutes * 60.0) else replace(c, too_long=not c.too_long)
+                     for c in snapshot.chapters)
     warnings = tuple(long_chapter_line(c) for c in chapters if c.too_long) + snapshot.notes
     return replace(snapshot, chapters=chapters, long_chapter_minutes=minutes, warnings=warnings)
 
@@ -293,15 +350,15 @@ def apply_states(snapshot: BookSnapshot, changes: Iterable[SentenceState]) -> Bo
         return snapshot
     chapters = list(snapshot.chapters)
     for ci, chapter in enumerate(chapters):
-        if not any(s.id in by_id for s in chapter.sentences):
+        if chapter.ids.isdisjoint(by_id):
             continue
         paragraphs = []
         for para in chapter.paragraphs:
             if any(s.id in by_id for s in para.sentences):
                 para = replace(para, sentences=tuple(_changed(s, by_id.get(s.id)) for s in para.sentences))
             paragraphs.append(para)
-        chapter = replace(chapter, paragraphs=tuple(paragraphs))
-        chapters[ci] = replace(chapter, estimated_s=estimate(chapter, snapshot.timing))
+        nodes = tuple(s for p in paragraphs for s in p.sentences)
+        chapters[ci] = replace(chapter, paragraphs=tuple(paragraphs), estimated_s=estimate(chapter, snapshot.timing, nodes))
     return with_long_chapters(replace(snapshot, chapters=tuple(chapters)), snapshot.long_chapter_minutes)
 
 
@@ -320,3 +377,20 @@ def with_state(node: SentenceNode, change: SentenceState) -> SentenceNode:
     expected = change.cache_key if change.state == "done" and change.cache_key else node.expected_key
     return replace(node, state=change.state, reason=change.reason, cache_key=change.cache_key,
                    duration=change.duration, synth_count=change.synth_count, expected_key=expected)
+
+
+def estimate_change(before: BookSnapshot | None, after: BookSnapshot) -> str:
+    """Why the chapters' lengths changed, when the pace they are estimated at did ("" when it did
+    not): "Lengths now at the pace calibrated on 14 rendered sentences: the book 19 % longer"."""
+    if before is None or before.timing is None or after.timing is None or before.folder != after.folder:
+        return ""
+    was, now = before.timing.rate, after.timing.rate
+    if was.basis == now.basis or before.timing.length_scale != after.timing.length_scale:
+        return ""  # a new speed of the voice is the producer's own change, and said where it is made
+    old = sum(c.estimated_s for c in before.chapters)
+    new = sum(c.estimated_s for c in after.chapters)
+    if old <= 0 or abs(new - old) / old < 0.02:
+        return ""
+    change = (new - old) / old
+    return (f"Chapter lengths are now estimated at {now.basis} (was {was.basis}): the book "
+            f"{abs(change):.0%} {'longer' if change > 0 else 'shorter'}")

@@ -125,7 +125,8 @@ class VoiceLibrary(QObject):
     progress = Signal(object)  # DownloadProgress
     installed = Signal(object)  # VoiceChoice of the new voice
     removed = Signal(str)  # voice id
-    failed = Signal(object)  # ErrorInfo
+    failed = Signal(object)  # ErrorInfo: reading, downloading, removing or cloning a voice (the library's tab)
+    mixFailed = Signal(object)  # ErrorInfo: hearing or saving a blend (the Mix voices tab's, and only there)
     cancelled = Signal(str)  # voice id
     fetched = Signal(str)  # any finished download's name, a model's included
     licenceReady = Signal(object)  # LicenceNote, to show (and agree to) before a download
@@ -273,7 +274,7 @@ class VoiceLibrary(QObject):
             audio, rate, heard = result
             self.blendHeard.emit(replace(heard, played=self._play(audio, rate)))
 
-        self.tasks.run(work, on_done=done, action=f"mix {recipe}")
+        self.tasks.run(work, on_done=done, on_error=self.mixFailed.emit, action=f"mix {recipe}")
 
     def save_blend(self, name: str, recipe: str) -> None:
         """Store the blend as the voice ``kokoro:NAME``; it arrives as ``installed`` and is listed."""
@@ -288,7 +289,7 @@ class VoiceLibrary(QObject):
             self.installed.emit(choice)
             self.load()
 
-        self.tasks.run(work, on_done=done, action=f"save the blend {name}")
+        self.tasks.run(work, on_done=done, on_error=self.mixFailed.emit, action=f"save the blend {name}")
 
     def _play(self, audio: np.ndarray, rate: int) -> str:
         """Start ``audio`` on a fresh sink (the last sample stops); why not, when it cannot play."""

@@ -114,6 +114,9 @@ class VoiceFamily:
     preset_words: Mapping[str, str] = {}
     #: a name ``studio voices add`` fetches from this family, for messages ("" : it downloads nothing)
     fetch_example: str = ""
+    #: the model it fetches by name that takes a voice from a recording, offered where none is
+    #: installed ("" : it clones nothing)
+    cloning_model: str = ""
 
     def voices(self, user_dir: Path | None, hub_dir: Path | None) -> Iterable[Found]:
         """Every voice of this family on this machine, in display order: in the user's voices

@@ -38,6 +38,8 @@ FALLBACK = "default"
 #: calibrate from the project's own audio once this much of it is rendered: fewer
 #: sentences say more about their own wording than about the voice
 MIN_CALIBRATION_S = 30.0
+#: in the cache folder: the pace of each voice nobody measured, from its first renders (any project's)
+KEPT_RATES = "voice-rates.json"
 
 
 
@@ -62,13 +64,62 @@ def _rates() -> dict[str, dict[str, float]]:
 
 
 def voice_rate(voice_id: str) -> SpeakingRate:
-    """The rate measured on ``voice_id`` (bench/duration.py), else the fallback one."""
+    """The rate measured on ``voice_id`` (bench/duration.py), else the pace kept from this voice's
+    renders (:func:`keep_voice_rate`), else the fallback one."""
     table = _rates()
     row = table.get(voice_id)
     basis = f"measured on {voice_id}"
     if row is None:
-        row, basis = table[FALLBACK], "typical voice (not measured on this one)"
+        kept = _kept().get(voice_id)
+        if kept is not None:
+            row, basis = kept, f"{voice_id}'s pace, measured on {int(kept['sentences'])} sentences rendered before"
+        else:
+            row, basis = table[FALLBACK], "a typical voice's pace (not measured on this one yet)"
     return SpeakingRate(float(row["per_sentence"]), float(row["per_char"]), basis)
+
+
+def _kept_path() -> Path:
+    from studio.core.paths import cache_dir
+
+    return cache_dir() / KEPT_RATES
+
+
+def _kept() -> dict[str, dict[str, float]]:
+    try:
+        data = json.loads(_kept_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, dict) and {"per_sentence", "per_char", "sentences"} <= set(v)} \
+        if isinstance(data, dict) else {}
+
+
+def keep_voice_rate(voice_id: str, length_scale: float, rows: Iterable[Spoken]) -> SpeakingRate | None:
+    """Keep the pace of a voice nobody measured, from sentences it rendered (``rows``), for every
+    project after: a Kokoro or cloned voice's chapters were estimated at the bundled voice's pace
+    until each project had rendered some of them, and then grew by a fifth. Returns the pace kept
+    (None: a measured voice, or too little audio to say)."""
+    if voice_id in _rates():
+        return None
+    rendered = [(r.text, float(r.duration)) for r in rows if r.state == "done" and r.duration]
+    rate = calibrated(SpeakingRate(*(float(_rates()[FALLBACK][k]) for k in ("per_sentence", "per_char"))),
+                      rendered, length_scale)
+    if not rate.basis.startswith("calibrated"):
+        return None
+    kept = _kept()
+    if kept.get(voice_id, {}).get("sentences", 0) >= len(rendered):
+        return None  # kept from as much audio before
+    kept[voice_id] = {"per_sentence": rate.per_sentence, "per_char": rate.per_char, "sentences": len(rendered)}
+    path = _kept_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        spare = path.with_suffix(".tmp")
+        spare.write_text(json.dumps(kept, indent=1, sort_keys=True), encoding="utf-8")
+        spare.replace(path)
+    except OSError as err:
+        log.warning("could not keep the pace of %s: %s", voice_id, err)
+        return None
+    log.info("kept the pace of %s from %d rendered sentences", voice_id, len(rendered))
+    return rate
 
 
 def calibrated(rate: SpeakingRate, rendered: Iterable[tuple[str, float]], length_scale: float = 1.0) -> SpeakingRate:

@@ -10,8 +10,10 @@ the numbers of the chapters around them never move when one is excluded) and
 say what they are in their label.
 
 A chapter's *name* is its own heading (or the producer's rename), which may carry
-the book's own numbering ("Chapter 25. Postscript"); the label puts the one
-number in front of it: ``"30. Chapter 25. Postscript"``.
+the book's own numbering ("Chapter 25. Postscript"). The label puts the one number in
+front of a name without a number (``"30. Postscript"``) and after one with its own,
+as the track it is (``"Chapter 25. Postscript (track 30)"``): "30. Chapter 25." read as
+two numbers for one chapter.
 
 Export (file names, track tags, the manifest) calls :func:`chapter_labels` too,
 so a file's number is the number the tree shows.
@@ -19,6 +21,7 @@ so a file's number is the number the tree shows.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
@@ -43,12 +46,27 @@ def chapter_status(*, included: bool, front_matter: bool, reason: str = "") -> s
     return f"{why}, excluded" if why else "excluded"
 
 
+#: a name that numbers itself: "Chapter 1", "CHAPTER XII.", "Part Two", "Book the First", "12. The Whale", "IV: ..."
+_OWN_NUMBER = re.compile(
+    r"^\s*(?:(?:chapter|chap\.|part|book|section|letter|canto|act|volume|vol\.|episode|stave|scene)\s+"
+    r"(?:the\s+)?(?:\d+|[ivxlcdm]+\b|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|first|second"
+    r"|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last)\b)|(?:\d+|[ivxlcdm]+)\s*[.:)](?:\s|$))",
+    re.IGNORECASE)
+
+
+def numbers_itself(name: str) -> bool:
+    """Whether a chapter's name carries the book's own number ("Chapter 1. Loomings.")."""
+    return bool(_OWN_NUMBER.match(name))
+
+
 def chapter_label(index: int, name: str, *, included: bool = True, front_matter: bool = False,
                   reason: str = "", status: bool = True) -> str:
-    """``"30. Chapter 25. Postscript"``; with ``status`` a front-matter or excluded
-    chapter says so: ``"2. Etymology (front matter, excluded)"``."""
-    text = f"{chapter_number(index)}. {name}"
+    """``"30. Postscript"``, or ``"Chapter 25. Postscript (track 30)"`` for a name with its own number;
+    with ``status`` a front-matter or excluded chapter says so: ``"2. Etymology (front matter, excluded)"``."""
     note = chapter_status(included=included, front_matter=front_matter, reason=reason) if status else ""
+    if numbers_itself(name):
+        return f"{name} (track {chapter_number(index)}{', ' + note if note else ''})"
+    text = f"{chapter_number(index)}. {name}"
     return f"{text} ({note})" if note else text
 
 

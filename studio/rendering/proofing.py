@@ -110,8 +110,10 @@ class ChapterProofer:
     def __init__(self, project: Project, checker: Callable[[], Checker], *, overlap: bool,
                  heard: Callable[[ChapterHeard], None] | None = None,
                  rendered: Callable[[int], None] | None = None,
-                 should_stop: Callable[[], bool] | None = None) -> None:
+                 should_stop: Callable[[], bool] | None = None,
+                 progress: Callable[[int, ProofProgress], None] | None = None) -> None:
         self.project = project
+        self.progress = progress  # (chapter, sentences heard so far): the desktop's "Proof-listening chapter 3: 40 %"
         self.checker = checker  # loads the recogniser on first use (a chapter with nothing rendered needs none)
         self.overlap = overlap
         self.heard = heard
@@ -160,7 +162,11 @@ class ChapterProofer:
     def _hear(self, chapter: int) -> None:
         try:
             rows = to_check(self.project, self.project.sentences({chapter}))
-            found = check_rows(self.project, self.checker(), rows, should_stop=self._stopping) if rows else {}
+            told = None if self.progress is None else (lambda p: self.progress(chapter, p))  # type: ignore[misc]
+            if told is not None and rows:
+                told(ProofProgress(0, len(rows), 0))  # said before the recogniser loads (seconds, the first time)
+            found = check_rows(self.project, self.checker(), rows, should_stop=self._stopping,
+                               progress=told) if rows else {}
             self.verdicts.update(found)
             if self.heard is not None:
                 summary = chapter_summaries(self.project, {chapter}).get(chapter)

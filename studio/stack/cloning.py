@@ -25,6 +25,15 @@ def voice_from_recording(model_id: str, name: str, recording: Path, consent: str
     return folder, clip
 
 
+def cloning_offer() -> str:
+    """The model to fetch when none installed can take a voice from a recording (its family names it;
+    fetched as the library fetches any model: its licence read first, a non-commercial one agreed to);
+    "" when no family clones."""
+    from studio.engine.families import families
+
+    return next((f.cloning_model for f in families() if f.cloning_model), "")
+
+
 def cloning_models() -> list[str]:
     """The installed voices a voice can be taken with (their abilities say ``cloning``)."""
     from studio.engine.voice.catalog import list_voices

@@ -18,6 +18,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 
+from studio.core.words import counted
 from studio.desktop.messages import StateDelta
 from studio.desktop.snapshot import BookSnapshot, ChapterNode, ParagraphNode, SentenceNode, estimate, paragraph_label, with_state
 from studio.ui.direction_dialog import stressed_html
@@ -58,6 +59,7 @@ class BookModel(QAbstractItemModel):
         self._overlay: dict[int, SentenceNode] = {}
         self._where: dict[int, tuple[int, int, int]] = {}
         self._counts: dict[int, dict[str, int]] = {}
+        self._overlaid: set[int] = set()  # chapters with a sentence in the overlay
         self.playing: int | None = None
         self.to_review: frozenset[int] = frozenset()  # proof-listening: sentences flagged, not marked fine
         self.proof_lines: dict[int, str] = {}  # chapter -> "4 to review; 50 of 54 heard and passed"
@@ -68,6 +70,7 @@ class BookModel(QAbstractItemModel):
         self.beginResetModel()
         self.snapshot = snapshot
         self._overlay.clear()
+        self._overlaid.clear()
         self._counts.clear()
         self._where = {}
         if snapshot is not None:
@@ -95,6 +98,7 @@ class BookModel(QAbstractItemModel):
         self.layoutAboutToBeChanged.emit()
         self.snapshot = snapshot
         self._overlay.clear()
+        self._overlaid.clear()
         self._counts.clear()
         self.layoutChanged.emit()
 
@@ -125,6 +129,7 @@ class BookModel(QAbstractItemModel):
             after.append(self.createIndex(row, idx.column(), _key(*depth)))
         self.snapshot = new
         self._overlay.clear()
+        self._overlaid.clear()
         self._counts.clear()
         self._where = {}
         for chapter in new.chapters:
@@ -142,12 +147,16 @@ class BookModel(QAbstractItemModel):
             self.set_snapshot(replace(snap, chapters=tuple(node if c.index == node.index else c for c in snap.chapters)))
             return
         self.snapshot = replace(snap, chapters=tuple(node if c.index == node.index else c for c in snap.chapters))
+        shown = [[self.sentence(s.id) for s in p.sentences] for p in old.paragraphs]  # overlay included
         for s in node.sentences:
             self._overlay.pop(s.id, None)
         self._index_chapter(node)
         top = self.index(node.index, 0)
         self.dataChanged.emit(top, self.index(node.index, len(COLUMNS) - 1))
-        for pi, para in enumerate(node.paragraphs):
+        for pi, para in enumerate(node.paragraphs):  # only the paragraphs that changed: each signal costs the
+            before = old.paragraphs[pi]                # filter and the tree a pass (an edit changes one)
+            if para == before and list(para.sentences) == shown[pi]:
+                continue
             pidx = self.index(pi, 0, top)
             self.dataChanged.emit(pidx, self.index(pi, len(COLUMNS) - 1, top))
             if para.sentences:
@@ -164,6 +173,7 @@ class BookModel(QAbstractItemModel):
                 continue
             new = replace(node, state=ch.state, reason=ch.reason) if ch.state == "rendering" else with_state(node, ch)
             self._overlay[ch.sentence_id] = new
+            self._overlaid.add(where[0])
             chapters.add(where[0])
             idx = self._sentence_index(where)
             self.dataChanged.emit(idx, idx.siblingAtColumn(len(COLUMNS) - 1))
@@ -248,10 +258,14 @@ class BookModel(QAbstractItemModel):
 
     def counts(self, chapter: int) -> dict[str, int]:
         if chapter not in self._counts and self.snapshot is not None:
+            node = self.snapshot.chapters[chapter]
             out = {"pending": 0, "rendering": 0, "done": 0, "failed": 0}
-            for s in self.snapshot.chapters[chapter].sentences:
-                state = self.sentence(s.id).state  # type: ignore[union-attr]
-                out[state] = out.get(state, 0) + 1
+            if chapter not in self._overlaid:  # as the node was made: counted off the GUI thread
+                out.update(node.state_counts)
+            else:
+                for s in node.sentences:
+                    state = self._overlay.get(s.id, s).state
+                    out[state] = out.get(state, 0) + 1
             self._counts[chapter] = out
         return self._counts.get(chapter, {})
 
@@ -318,6 +332,7 @@ class BookModel(QAbstractItemModel):
         if not text or text == node.text:
             return False
         self._overlay[node.id] = replace(node, text=text, state="pending")
+        self._overlaid.add(node.chapter)
         self._counts.pop(node.chapter, None)
         self.dataChanged.emit(index, index.siblingAtColumn(len(COLUMNS) - 1))
         self.editRequested.emit(node.id, text)
@@ -360,10 +375,27 @@ class BookModel(QAbstractItemModel):
         return flag_words(node, self._para_of(node) if isinstance(node, SentenceNode) else None, self.to_review)
 
     def set_proof(self, to_review: frozenset[int], lines: dict[int, str]) -> None:
-        """Proof-listening's verdicts (the Proof dock's view): shown in the Flags and State columns."""
-        self.layoutAboutToBeChanged.emit()
+        """Proof-listening's verdicts (the Proof dock's view): shown in the Flags and State columns.
+        Only the rows whose verdict or chapter line changed are repainted (a layout change made the
+        filter and the tree walk the book after every chapter heard)."""
+        changed = self.to_review ^ to_review
+        chapters = {c for c in set(lines) | set(self.proof_lines) if lines.get(c) != self.proof_lines.get(c)}
         self.to_review, self.proof_lines = to_review, lines
-        self.layoutChanged.emit()
+        last = len(COLUMNS) - 1
+        rows: set[tuple[int, int, int]] = set()
+        for sid in changed:
+            where = self._where.get(sid)
+            if where is not None:
+                c, p, _s = where
+                rows |= {where, (c, p, -1)}
+                chapters.add(c)
+        for c, p, si in sorted(rows, key=lambda w: (w[0], w[1], w[2] >= 0)):  # parents first
+            idx = self._sentence_index((c, p, si)) if si >= 0 else self.createIndex(p, 0, _key(c, p))
+            self.dataChanged.emit(idx, idx.siblingAtColumn(last))
+        for c in sorted(chapters):
+            if self.snapshot is not None and c < len(self.snapshot.chapters):
+                top = self.index(c, 0)
+                self.dataChanged.emit(top, top.siblingAtColumn(last))
 
     def _para_of(self, node: SentenceNode) -> ParagraphNode | None:
         where = self._where.get(node.id)
@@ -389,8 +421,7 @@ class BookModel(QAbstractItemModel):
             if col == TEXT:
                 return node.label  # the one number and name (studio.project.numbering), status said
             if col == LANG:
-                langs = sorted({p.effective_language for p in node.paragraphs if p.index is not None})
-                return ", ".join(langs)
+                return ", ".join(sorted(node.languages))
             if col == STATE:
                 n = self.counts(node.index)
                 total = sum(n.values())
@@ -436,7 +467,10 @@ class BookModel(QAbstractItemModel):
                 return f"<p>{stressed_html(node.text, node.direction.emphasis)}</p><p>Double-click (or F2) to edit.</p>"
             if col == TEXT:
                 return f"{node.text}\n\nDouble-click (or F2) to edit; only this sentence is rendered again."
-            return f"sentence {node.id}, synthesized {node.synth_count} time(s)"
+            return f"sentence {node.id}, synthesized {counted(node.synth_count, 'time')}"
+        if isinstance(node, ChapterNode) and col == LENGTH and self.snapshot is not None and self.snapshot.timing:
+            return (f"How long its file will play, pauses included: unrendered sentences at "
+                    f"{self.snapshot.timing.rate.basis}, rendered ones at their real length")
         if isinstance(node, ParagraphNode) and col == LANG:
             return (f"detected {node.language} with {node.confidence:.0%} confidence"
                     + (f"; spoken as {node.override} (your choice)" if node.override else "")
@@ -462,8 +496,9 @@ class BookModel(QAbstractItemModel):
 
 
 def _ids(snapshot: BookSnapshot) -> list[int]:
-    return [s.id for c in snapshot.chapters for s in c.sentences]
+    return [i for c in snapshot.chapters for p in c.shape for i in p]
 
 
-def _shape(snapshot: BookSnapshot) -> list[list[tuple[int, ...]]]:
-    return [[tuple(s.id for s in p.sentences) for p in c.paragraphs] for c in snapshot.chapters]
+def _shape(snapshot: BookSnapshot) -> list[tuple[tuple[int, ...], ...]]:
+    """Each chapter's shape, worked out when its node was made: comparing two is one C loop."""
+    return [c.shape for c in snapshot.chapters]

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.words import counted
 from studio.project.numbering import chapters_label
 from studio.desktop.search import SearchResult
 from studio.desktop.snapshot import ChapterNode, ParagraphNode, SentenceNode
@@ -52,27 +53,36 @@ def banner_line(snapshot) -> tuple[str, str]:
     parts = []
     for lang, found in sorted(unvoiced.items()):
         name = language_name(lang)
-        n = len(found)
-        said = how or f"read by the {book} voice with {name} rules"
-        parts.append(f"{n} passage{'s' if n > 1 else ''} look{'' if n > 1 else 's'} like {name}: no {name} voice, {said}?")
+        said = how or f"the {book} voice reads it with {name} rules"
+        if len(found) == 1:  # the passage itself, in quotes: "Read 'PEKEE-NUEE-NUEE, ERROMANGOAN.' in English?"
+            parts.append(f"\u2018{passage_text(snapshot, *found[0])}\u2019 looks like {name} (no {name} voice: {said}). "
+                         f"Read it in {book}?")
+        else:
+            parts.append(f"{len(found)} passages look like {name} (no {name} voice: {said}). Read them in {book}?")
     long = [c for c in snapshot.chapters if c.too_long]
     if len(long) == 1:
         parts.append(f"Chapter {long[0].index + 1} runs ~{long[0].estimated_s / 60:.0f} min")
     elif long:
         parts.append(f"{len(long)} long chapters")
-    split = sum(1 for c in snapshot.chapters for p in c.paragraphs if p.has_split)
+    split = sum(c.split_paragraphs for c in snapshot.chapters)
     if split:
         parts.append(f"{split} paragraph{'s' if split > 1 else ''} with split sentences")
     return " \u00b7 ".join(parts), ("No voice" if unvoiced else "Flagged")
+
+
+def passage_text(snapshot, chapter: int, paragraph: int, most: int = 48) -> str:  # noqa: ANN001
+    """A paragraph's text for a line of the banner, cut at ``most`` characters."""
+    para = next((p for p in snapshot.chapters[chapter].paragraphs if p.index == paragraph), None)
+    text = " ".join(para.text.split()) if para is not None else ""
+    return text if len(text) <= most else text[:most - 1].rstrip() + "\u2026"
 
 
 def unvoiced_passages(snapshot) -> dict[str, list[tuple[int, int]]]:
     """language -> (chapter, paragraph) of each passage no voice speaks (the title row excluded)."""
     out: dict[str, list[tuple[int, int]]] = {}
     for c in snapshot.chapters:
-        for p in c.paragraphs:
-            if p.unvoiced and p.index is not None:
-                out.setdefault(p.effective_language, []).append((p.chapter, p.index))
+        for language, paragraph in c.unvoiced:
+            out.setdefault(language, []).append((c.index, paragraph))
     return out
 
 
@@ -182,9 +192,10 @@ class BookPanel(QWidget):
         found = unvoiced_passages(snap) if snap is not None else {}
         book = escape(language_name(snap.language)) if snap is not None else ""
         if len(found) == 1:
-            keep = f" \u00b7 <a href=\"keep\">Keep them {book}</a>"
+            them = "it" if sum(len(f) for f in found.values()) == 1 else "them"
+            keep = f" \u00b7 <a href=\"keep\">Read {them} in {book}</a>"
         elif found:  # each language its own choice: keeping a stray Slovak English leaves the real Latin alone
-            keep = "".join(f" \u00b7 <a href=\"keep:{lang}\">Keep the {escape(language_name(lang))} {book}</a>"
+            keep = "".join(f" \u00b7 <a href=\"keep:{lang}\">Read the {escape(language_name(lang))} in {book}</a>"
                            for lang in sorted(found))
         self.summary.link = f'<a href="show">Show</a>{keep}'
         self.summary.set_full_text(f"\u26a0 {line}" if line else "",
@@ -214,7 +225,9 @@ class BookPanel(QWidget):
 
     def _fill_languages(self, snapshot) -> None:
         current = self.language_combo.currentData() or ""
-        langs = sorted({p.effective_language for c in snapshot.chapters for p in c.paragraphs}) if snapshot else []
+        langs = sorted(set().union(*(c.languages for c in snapshot.chapters))) if snapshot else []
+        if self.language_combo.count() and langs == [self.language_combo.itemData(i) for i in range(1, self.language_combo.count())]:
+            return  # the same languages: the filter stands (setting it again filters the whole tree again)
         self.language_combo.blockSignals(True)
         self.language_combo.clear()
         self.language_combo.addItem(ANY_LANGUAGE, "")
@@ -317,11 +330,11 @@ class BookPanel(QWidget):
         label = f"Render {chapters_label(chapters, names)}" if chapters else "Render chapter"
         self._add(menu, label, lambda: self.renderChapters.emit(chapters))
         ids = [s.id for s in self.selected_sentences()]
-        self._add(menu, f"Render selection ({len(ids)} sentence(s))", lambda: self.renderSentences.emit(ids))
+        self._add(menu, f"Render selection ({counted(len(ids), 'sentence')})", lambda: self.renderSentences.emit(ids))
         self._add(menu, "Regenerate (new take)", lambda: self.regenerate.emit(ids),
                   "Synthesize again even though the audio exists")
         self._add(menu, "Direction\u2026", lambda: self.directionRequested.emit(self.selected_sentences()),
-                  "A rate and pauses for the selected sentence(s)")
+                  "A rate and pauses for the selected sentences")
         if isinstance(node, ChapterNode):
             menu.addSeparator()
             if node.included:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from studio.core.words import counted
 from studio.desktop.planning import BookPlan
 from studio.ui.common import fmt_eta
 
@@ -18,7 +19,7 @@ NAMED = 8
 
 def book_render_text(plan: BookPlan) -> tuple[str, str]:
     """``(question, details)`` in plain words."""
-    head = (f"Render {plan.to_render:,} of {plan.sentences:,} sentences in {plan.chapters} chapter(s)"
+    head = (f"Render {plan.to_render:,} of {plan.sentences:,} sentences in {counted(plan.chapters, 'chapter')}"
             f" (the book runs about {fmt_eta(plan.audio_s)})?")
     if plan.estimated_s is not None:
         time = f"Estimated time: about {fmt_eta(plan.estimated_s)} ({plan.basis})."

@@ -15,15 +15,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from PySide6.QtCore import QTimer, QUrl, Qt, Signal
+from PySide6.QtCore import QDateTime, QTimer, QUrl, Qt, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QDialog, QFileDialog, QFrame, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget,
-    QListWidgetItem, QPlainTextEdit, QProgressBar, QPushButton, QScrollArea, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+    QListWidgetItem, QMessageBox, QPlainTextEdit, QProgressBar, QPushButton, QScrollArea, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
+from studio.core.words import counted
 from studio.ui.common import browse_row
 from studio.project.numbering import chapter_label
+from studio.delivery.manifest import MANIFEST_NAME
 from studio.desktop.export_words import in_app_words
 from studio.desktop.messages import ErrorInfo, ExportProgress, PackageChoices
 from studio.desktop.snapshot import BookSnapshot, estimate
@@ -39,6 +41,14 @@ PUBLISH_DEFAULT = {"mp3": True, "wav": False}
 RESULT_COLUMNS = ("File", "Length", "RMS", "True peak", "Noise floor", "Loudness", "Check", "Holds")
 
 
+def free_folder(folder: Path) -> Path:
+    """A folder beside ``folder`` that holds no export: ``"Moby Dick - audio 2"``, ``3``..."""
+    n = 2
+    while (folder.with_name(f"{folder.name} {n}") / MANIFEST_NAME).exists():
+        n += 1
+    return folder.with_name(f"{folder.name} {n}")
+
+
 class ExportDialog(QDialog):
     exportRequested = Signal(str, str, object)  # folder, format, chapter indexes
     publishRequested = Signal(str, str, object, object)  # folder, format, chapter indexes, PackageChoices
@@ -51,6 +61,8 @@ class ExportDialog(QDialog):
         self.resize(640, 480)
         self.open_url = open_url
         self.result_progress: ExportProgress | None = None
+        self._replacing = ""  # the folder the producer said to replace (asked before an earlier export is)
+        self.replace_box: QMessageBox | None = None
         self.last_progress: ExportProgress | None = None  # the last count shown, in its unit
         self.folder = QLineEdit(folder)
         row = browse_row(self.folder, self._browse)
@@ -175,8 +187,11 @@ class ExportDialog(QDialog):
         report.setMinimumHeight(2 * self.status.fontMetrics().lineSpacing() + 4)
         self.report_area = report
         lines = self.status.fontMetrics().lineSpacing()
-        for box in (self.opening, self.closing, self.chapters, self.results):  # they scroll: 2-3 lines at least
+        for box in (self.opening, self.closing, self.results):  # they scroll: 2-3 lines at least
             box.setMinimumHeight(int(2.5 * lines) + 8)
+        # the chapters as many rows as they are, up to 8 (141 chapters showed 3 rows)
+        row = self.chapters.sizeHintForRow(0) if self.chapters.count() else lines
+        self.chapters.setMinimumHeight(min(max(self.chapters.count(), 3), 8) * row + 2 * self.chapters.frameWidth())
         layout.addWidget(report, 1)
         layout.addWidget(self.results, 1)
         layout.addLayout(buttons)
@@ -272,6 +287,10 @@ class ExportDialog(QDialog):
         folder = self.folder.text().strip()
         if not chapters or not folder:
             return
+        if (Path(folder) / MANIFEST_NAME).is_file() and folder != self._replacing:
+            self._ask_replace(folder)  # a second export never replaces the first's files unasked
+            return
+        self._replacing = ""
         self.export_btn.setEnabled(False)
         self.open_btn.setVisible(False)
         self.progress.setRange(0, len(chapters))
@@ -287,6 +306,33 @@ class ExportDialog(QDialog):
         else:
             self.exportRequested.emit(folder, self.format.currentData(), chapters)
 
+    def _ask_replace(self, folder: str) -> None:
+        """The folder holds an earlier export (its manifest): replace it, or export into a new folder
+        beside it (offered by name), or not at all. Not modal: the window stays usable."""
+        earlier = Path(folder) / MANIFEST_NAME
+        when = QDateTime.fromSecsSinceEpoch(int(earlier.stat().st_mtime)).toString("yyyy-MM-dd HH:mm")
+        beside = free_folder(Path(folder))
+        box = QMessageBox(QMessageBox.Icon.Question, "Replace the earlier export?",
+                          f"{folder} already holds an export (its {MANIFEST_NAME} was written {when}). Replace it, "
+                          f"or export into a new folder beside it, {beside.name}?", QMessageBox.StandardButton.Cancel,
+                          self)
+        replace_btn = box.addButton("Replace", QMessageBox.ButtonRole.DestructiveRole)
+        beside_btn = box.addButton(f"Export to {beside.name}", QMessageBox.ButtonRole.AcceptRole)
+        box.setDefaultButton(beside_btn)
+
+        def chosen(button) -> None:  # noqa: ANN001
+            if button is replace_btn:
+                self._replacing = folder
+            elif button is beside_btn:
+                self.folder.setText(str(beside))
+            else:
+                return
+            self._export()
+
+        box.buttonClicked.connect(chosen)
+        self.replace_box = box
+        box.open()
+
     # ------------------------------------------------------------ results (GUI thread)
 
     def on_progress(self, p: ExportProgress) -> None:
@@ -300,7 +346,7 @@ class ExportDialog(QDialog):
     def on_done(self, p: ExportProgress) -> None:
         self.result_progress = p
         self.on_progress(p)
-        self.status.setText(f"Wrote {len(p.files)} file(s), {fmt_duration(p.seconds)} of audio, to {self.folder.text()}.")
+        self.status.setText(f"Wrote {counted(len(p.files), 'file')}, {fmt_duration(p.seconds)} of audio, to {self.folder.text()}.")
         self.open_btn.setVisible(True)
         self.export_btn.setEnabled(True)
 
@@ -331,11 +377,19 @@ class ExportDialog(QDialog):
         said = set(result.cover.warnings) if result.cover else set()  # the cover's line says its own warnings
         # every line in the dialog's words: the report's hints name the command line's flags ("--cover-fit")
         self.status.setText(in_app_words(
-            f"Wrote {len(result.files)} file(s), {fmt_duration(seconds)} of audio, and "
+            f"Wrote {counted(len(result.files), 'file')}, {fmt_duration(seconds)} of audio, and "
             f"{result.manifest.name}. {check}: {len(result.files) - failed} pass, "
             f"{failed} fail." + (f"\n{result.cover.line()}" if result.cover else "")
             + (f"\nProof-listening: {proof['summary']}" if proof else "")
             + "".join(f"\n{w}" for w in result.warnings if w not in said)))
+        self.fit_report()
+
+    def fit_report(self) -> None:
+        """The report as tall as its lines, up to 8 (then it scrolls): it was two lines for ten."""
+        lines = self.status.fontMetrics().lineSpacing()
+        width = max(self.report_area.viewport().width(), 300)
+        needed = self.status.heightForWidth(width) if self.status.hasHeightForWidth() else self.status.sizeHint().height()
+        self.report_area.setMinimumHeight(min(max(needed, 2 * lines), 8 * lines) + 4)
 
     def on_error(self, err: ErrorInfo) -> None:
         self.progress.setFormat("failed")

@@ -6,28 +6,17 @@ first time a key changes; this one is the menus' own keys, so it is always right
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
-from PySide6.QtCore import QUrl
-from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
-#: the user guide's first page (one page per topic), beside the package in a source checkout or install
-GUIDE = Path(__file__).resolve().parents[2] / "docs" / "index.md"
+from studio.desktop.history import step_words
+
 #: keys that belong to no menu command
 OTHER_KEYS = (("Space", "Play or pause the selection"), ("F2", "Edit the sentence's text (book tree)"),
               ("Double-click", "Edit the sentence's text (book tree)"))
-
-
-def open_guide(window: Any, opener: Callable[[QUrl], object] = QDesktopServices.openUrl) -> bool:
-    """Open the guide's index in the desktop's viewer; say so in the status bar when it is missing."""
-    if not GUIDE.is_file():
-        window.statusBar().showMessage(f"The user guide is not installed here ({GUIDE})", 8000)
-        return False
-    opener(QUrl.fromLocalFile(str(GUIDE)))
-    return True
 
 
 def shortcut_rows(actions: Mapping[str, QAction]) -> list[tuple[str, str]]:
@@ -65,7 +54,7 @@ def show_shortcuts(window: QWidget, acts: Any) -> QDialog:
 
 
 def name_history(undo: QAction, redo: QAction, labels: tuple[str | None, str | None]) -> None:
-    """"Undo edit the sentence", "Redo merge the chapters": what each would do, or plain words when nothing."""
-    for action, word, label in ((undo, "Undo", labels[0]), (redo, "Redo", labels[1])):
+    """"Undo sentence edit", "Redo chapter merge": what each would do, or plain words when nothing."""
+    for action, word, label in ((undo, "Undo", step_words(labels[0])), (redo, "Redo", step_words(labels[1]))):
         action.setText(f"&{word} {label}" if label else f"&{word}")
         action.setStatusTip(f"{word}: {label}" if label else f"Nothing to {word.lower()}")

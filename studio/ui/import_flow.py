@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QFileDialog, QProgressDialog, QWidget
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
 
 from studio.project.folder import default_project_dir
 from studio.desktop.importing import ImportStep, ImportWatch
@@ -39,6 +39,7 @@ class ImportFlow:
     def __init__(self, window: QWidget, session: ProjectSession, qsettings: QSettings) -> None:
         self.window, self.session, self.qsettings = window, session, qsettings
         self.dialog: QProgressDialog | None = None
+        self.question: QMessageBox | None = None  # the first start's question while it is asked
         self.watch: ImportWatch | None = None
 
     # ------------------------------------------------------------ the two questions (test seams)
@@ -48,7 +49,40 @@ class ImportFlow:
         return path
 
     def choose_folder(self, start: str) -> str:
-        return QFileDialog.getExistingDirectory(self.window, "Where to keep the project", start)
+        start_at = Path(start)
+        while not start_at.is_dir() and start_at != start_at.parent:  # a folder not made yet greyed out "Choose"
+            start_at = start_at.parent
+        return QFileDialog.getExistingDirectory(self.window, "Where to keep the project", str(start_at))
+
+    def projects_question(self) -> QMessageBox:
+        """The first start's question, said before any folder is asked for: what a project folder is,
+        and the default folder, chosen with one click."""
+        box = QMessageBox(QMessageBox.Icon.Question, "Where to keep your projects",
+                          "Each book you open gets a project folder: its chapters and settings, the audio as it is "
+                          "rendered (about 100 MB for a long novel) and the proof-listening results. Where should "
+                          "the studio keep these folders?", QMessageBox.StandardButton.Cancel, self.window)
+        box.setInformativeText(f"The default is {DEFAULT_PROJECTS} (made when it is first used). You can choose "
+                               "another folder for each import later.")
+        default = box.addButton(f"Use {DEFAULT_PROJECTS.name}", QMessageBox.ButtonRole.AcceptRole)
+        default.setToolTip(str(DEFAULT_PROJECTS))
+        box.addButton("Choose another folder\u2026", QMessageBox.ButtonRole.ActionRole)
+        box.addButton("Beside each book", QMessageBox.ButtonRole.ActionRole)
+        box.setDefaultButton(default)
+        return box
+
+    def ask_projects_home(self) -> str:
+        """The folder of projects (``BESIDE``: next to each book), or "" when the producer cancelled."""
+        box = self.projects_question()
+        self.question = box
+        box.exec()
+        clicked = box.clickedButton()
+        text = clicked.text() if clicked is not None else ""
+        self.question = None
+        if text.startswith("Use "):
+            return str(DEFAULT_PROJECTS)
+        if text.startswith("Choose"):
+            return self.choose_folder(str(DEFAULT_PROJECTS))
+        return BESIDE if text == "Beside each book" else ""
 
     # ------------------------------------------------------------ flow
 
@@ -77,7 +111,7 @@ class ImportFlow:
             return True
         home = str(self.qsettings.value(PROJECTS_DIR_KEY, "") or "")
         if not home:
-            home = self.choose_folder(str(DEFAULT_PROJECTS))  # once: then remembered
+            home = self.ask_projects_home()  # once: then remembered
             if not home:
                 self.window.statusBar().showMessage(  # type: ignore[attr-defined]
                     "Not opened: choose a folder for your projects to open a book", 8000)

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QComboBox, QFormLayout, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget,
 )
 
+from studio.core.words import counted
 from studio.desktop.snapshot import ChapterNode, ParagraphNode, SentenceNode
 from studio.ui.row_words import fmt_duration
 from studio.ui.common import LANGUAGE_NAMES, language_label
@@ -98,13 +99,13 @@ class Inspector(QWidget):
         elif isinstance(node, ChapterNode):
             self.heading.setText(node.label)
             self.info.setText(f"{node.words} words, about {fmt_duration(node.estimated_s)} when spoken; "
-                              f"{len(node.paragraphs)} paragraphs, {len(node.sentences)} sentences."
+                              f"{counted(len(node.paragraphs), 'paragraph')}, {counted(len(node.sentences), 'sentence')}."
                               + (" Flagged as long." if node.too_long else ""))
         elif isinstance(node, ParagraphNode):
             self.heading.setText(f"Paragraph {node.index + 1 if node.index is not None else '(title)'} "
                                  f"of chapter {node.chapter + 1}")
             extra = " No installed voice speaks this language; map one in Voices & presets." if node.unvoiced else ""
-            self.info.setText(f"{len(node.sentences)} sentence(s).{extra}")
+            self.info.setText(f"{counted(len(node.sentences), 'sentence')}.{extra}")
         else:
             self.heading.setText(f"Sentence {node.id} (chapter {node.chapter + 1})")
             state = node.state + (f" \u2014 {node.reason}" if node.reason and node.state == "failed" else "")

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 from shiboken6 import isValid
 
+from studio.core.words import counted
 from studio.core.lexicon import LexiconEntry
 from studio.desktop.messages import ErrorInfo
 from studio.desktop.pronunciations import LexiconView, lexicon_view, remove_entry, save_entry
@@ -221,7 +222,7 @@ def open_lexicon_dialog(window) -> LexiconDialog | None:  # window: studio.ui.ma
     dlg = LexiconDialog(s.project, s.tasks, window)
     dlg.playRequested.connect(lambda text, lang: s.preview.play_text(text, lang, s.voice_for(lang), "pronunciation"))
     dlg.changed.connect(s.refresh)
-    dlg.renderAgain.connect(lambda ids: s.render_sentences(ids, f"New pronunciation: {len(ids)} sentence(s)"))
+    dlg.renderAgain.connect(lambda ids: s.render_sentences(ids, f"New pronunciation: {counted(len(ids), 'sentence')}"))
     window.lexicon_dialog = dlg
     dlg.open()
     return dlg

@@ -48,6 +48,7 @@ from studio.ui.readouts import ReadoutPanel
 from studio.ui.proof_dock import install_proof_dock
 from studio.ui.cast_dock import install_cast_dock
 from studio.ui.takes_panel import TakesPanel
+from studio.ui.triton_panel import test_servers
 from studio.ui.voices_dialog import VoicesDialog
 from studio.ui.waveform_edit import WaveformPanel
 from studio.ui.waveform_view import WaveformController, WaveformView
@@ -193,8 +194,7 @@ class MainWindow(QMainWindow):
         s.searchReady.connect(b.apply_search)
         t = self.takes
         s.takesChanged.connect(t.set_takes)
-        s.settingsChanged.connect(lambda st: self.preset_label.set_full_text(
-            preset_label(st.preset, st.voice_id, st.backend), PRESET_TIP))
+        s.settingsChanged.connect(self._show_preset)
         s.closed.connect(lambda: self.preset_label.set_full_text(""))
         t.playTakes.connect(lambda sid, ids: s.play_takes(sid, ids, t.label_for(ids)))
         t.chooseTake.connect(s.choose_take)
@@ -327,6 +327,12 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Audiobook Studio")
         self._set_project_enabled(False)
 
+    def _show_preset(self, settings) -> None:  # noqa: ANN001 - ProjectSettings
+        """The preset and voice in the status bar, whole up to 460 px: a status message beside it left
+        it "Preset: B\u2026"."""
+        self.preset_label.set_full_text(preset_label(settings.preset, settings.voice_id, settings.backend), PRESET_TIP)
+        self.preset_label.setMinimumWidth(min(self.preset_label.sizeHint().width(), 460))
+
     def _set_project_enabled(self, on: bool) -> None:
         for act in self.actions_.project_actions:
             act.setEnabled(on)
@@ -456,26 +462,9 @@ class MainWindow(QMainWindow):
         folder = s.snapshot.folder
         s.tasks.run(lambda: gather_facts_in_subprocess(folder), on_done=lambda f: dlg.isVisible() and dlg.set_facts(f),
                     action="check voices and presets")
-        dlg.triton.testRequested.connect(lambda fields: self._test_triton(dlg, fields))
+        dlg.triton.testRequested.connect(lambda fields: test_servers(s, dlg.triton, fields, dlg.isVisible))
         self.voices_dialog = dlg
         dlg.open()
-
-    def _test_triton(self, dlg: VoicesDialog, fields: dict) -> None:
-        """The Servers tab's connection test, in the background (servers may take seconds)."""
-        from studio.stack.build import effective_preset
-        from studio.stack.triton_repository import connection_test, make_target
-
-        settings = self.session.settings
-        if settings is None:
-            return
-        dlg.triton.testing()
-
-        def work() -> list:
-            target = make_target(**fields, base=settings.triton)
-            return [] if target is None else connection_test(target, settings.voice_id, effective_preset(settings).name)
-
-        self.session.tasks.run(work, on_done=lambda rows: dlg.isVisible() and dlg.triton.show_result(rows),
-                               on_error=lambda e: dlg.triton.show_error(e.message), action="test the Triton servers")
 
     def open_export(self) -> None:
         self.export_dialog = open_export_dialog(self) or self.export_dialog

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.project.numbering import chapter_label
 from studio.desktop.proof import NOT_LISTENED, ProofController, ProofEntry, ProofView
 from studio.ui.elided import ElidedLabel
 
@@ -146,7 +147,7 @@ class ProofPanel(QWidget):
         self.chapters.setRowCount(len(view.chapters))
         for r, (idx, words) in enumerate(view.chapters):
             name = (names or {}).get(idx, "")
-            for c, text in enumerate((f"{idx + 1}. {name}" if name else str(idx + 1), words)):
+            for c, text in enumerate((chapter_label(idx, name, status=False) if name else str(idx + 1), words)):
                 item = QTableWidgetItem(text)
                 item.setData(Qt.ItemDataRole.UserRole, idx)
                 item.setToolTip(f"Chapter {idx + 1}: {words}")
@@ -233,6 +234,8 @@ def install_proof_dock(window: Any, controller: ProofController | None = None) -
     ctl.viewChanged.connect(lambda v: window.book.model.set_proof(frozenset(e.sentence_id for e in v.entries),
                                                                   dict(v.chapters)))
     ctl.progress.connect(panel.show_progress)
+    ctl.listening.connect(window.queue.set_listening)  # "Proof-listening chapter 3: 40 %" in the queue
+    ctl.listening.connect(lambda state: window.readouts.set_listening(state))
     ctl.failed.connect(lambda text: panel.summary.set_full_text(f"Proof-listening stopped: {text}"))
     panel.listenRequested.connect(ctl.listen)
     panel.markFine.connect(ctl.mark_fine)

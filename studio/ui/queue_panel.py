@@ -7,15 +7,17 @@ sends requests (pause, cancel, move) back through the session.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView, QApplication, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton, QStyle,
     QStyledItemDelegate, QStyleOptionProgressBar, QStyleOptionViewItem, QTableView, QVBoxLayout, QWidget,
 )
 
-from studio.desktop.messages import JobState, QueueSnapshot
+from studio.core.words import counted
+from studio.desktop.messages import JobState, ListeningState, QueueSnapshot
 from studio.ui.common import fmt_eta
 
 HEADERS = ("Job", "Status", "Progress", "ETA")
@@ -25,6 +27,7 @@ class QueueModel(QAbstractTableModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.jobs: tuple[JobState, ...] = ()
+        self.listening: ListeningState | None = None  # proof-listening the running job's last chapter
 
     def set_snapshot(self, snap: QueueSnapshot) -> None:
         if [j.job_id for j in snap.jobs] != [j.job_id for j in self.jobs]:
@@ -56,17 +59,39 @@ class QueueModel(QAbstractTableModel):
             if col == 0:
                 return job.spec.label
             if col == 1:
+                if self._heard_now(job):  # every sentence made, the chapter being heard back: not "running, 0 s"
+                    return self.listening.words()  # type: ignore[union-attr]
+                if self.listening is not None and self.listening.chapter is not None and job.status == "running":
+                    said = self.listening.words()  # heard beside the render: both said
+                    return f"running \u2014 {said[0].lower()}{said[1:]}"
                 return job.status + (f" \u2014 {job.message}" if job.message and job.finished else "")
             if col == 2:
                 total = max(job.total, job.done + job.failed)
                 return f"{job.done + job.failed}/{total}" + (f" ({job.failed} failed)" if job.failed else "")
             if col == 3:
-                return "" if job.finished or job.status == "queued" else fmt_eta(job.eta)
+                if self._heard_now(job):
+                    return "listening\u2026"
+                if job.finished or job.status == "queued":
+                    return ""
+                if job.eta is None and job.started is not None:  # the first batch is being spoken: its time so far
+                    return f"first sentences: {time.monotonic() - job.started:.0f} s"
+                return ("~" if job.eta_basis else "") + fmt_eta(job.eta)
         if role == Qt.ItemDataRole.UserRole:
             return job.fraction
         if role == Qt.ItemDataRole.ToolTipRole:
+            if index.column() == 3 and job.eta_basis:
+                return f"time left {job.eta_basis}, until this render has measured its own"
             return job.message or (f"now: {job.current}" if job.current else job.status)
         return None
+
+    def _heard_now(self, job: JobState) -> bool:
+        return self.listening is not None and job.status == "running" and job.total > 0 \
+            and job.done + job.failed >= job.total
+
+    def set_listening(self, state: ListeningState | None) -> None:
+        self.listening = state
+        if self.jobs:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.jobs) - 1, len(HEADERS) - 1))
 
 
 class ProgressDelegate(QStyledItemDelegate):
@@ -141,6 +166,8 @@ class QueuePanel(QWidget):
         layout.addWidget(self.table, 1)
         layout.addLayout(overall)
         self.snapshot = QueueSnapshot()
+        self._tick = QTimer(self, interval=1000)  # "first sentences: 12 s" counts while nothing is measured
+        self._tick.timeout.connect(lambda: self.model.set_snapshot(self.snapshot))
         self._update_buttons()
 
     def set_snapshot(self, snap: QueueSnapshot) -> None:
@@ -151,6 +178,9 @@ class QueuePanel(QWidget):
             for row, job in enumerate(snap.jobs):
                 if job.job_id == selected:
                     self.table.selectRow(row)
+        measuring = any(j.eta is None and j.started is not None and j.status == "running" for j in snap.jobs)
+        if measuring != self._tick.isActive():
+            self._tick.start() if measuring else self._tick.stop()
         self.pause_btn.blockSignals(True)
         self.pause_btn.setChecked(snap.paused)
         self.pause_btn.setText("Resume" if snap.paused else "Pause")
@@ -159,14 +189,25 @@ class QueuePanel(QWidget):
         if active:
             total = max(1, snap.overall_total)
             self.overall.setValue(int(1000 * snap.overall_done / total))
-            state = "paused" if snap.paused else f"{len(active)} job(s)"
+            state = "paused" if snap.paused else counted(len(active), "job")
             self.overall.setFormat(f"{snap.overall_done}/{snap.overall_total} sentences \u2014 {state}")
             self.eta.setText(f"ETA {fmt_eta(snap.overall_eta)}" if not snap.paused else "paused")
         else:
             self.overall.setValue(1000 if snap.jobs else 0)
             self.overall.setFormat("all jobs finished" if snap.jobs else "idle")
             self.eta.setText("")
+        heard = self.model.listening
+        if heard is not None and (not active or all(j.done + j.failed >= j.total > 0 for j in active)):
+            self.overall.setValue(int(10 * heard.percent))
+            self.overall.setFormat(heard.words())
+            self.eta.setText("listening\u2026")
         self._update_buttons()
+
+    def set_listening(self, state: ListeningState | None) -> None:
+        """Proof-listening's progress: in the running job's row and the overall line while a chapter is
+        heard (a job whose sentences are all made waits for it), or after the jobs."""
+        self.model.set_listening(state)
+        self.set_snapshot(self.snapshot)
 
     def selected_job(self) -> int | None:
         rows = self.table.selectionModel().selectedRows()

@@ -1,4 +1,4 @@
-"""Live readouts (speed, RTF, sentences/s, memory, CPU, VRAM) and a small chart.
+"""Live readouts (speed, sentences/s, memory, CPU, VRAM) and a small chart.
 
 Why QPainter and not QtCharts: QtCharts is not part of PySide6-Essentials, and a
 two-line sparkline over the last minutes needs fifty lines of painting, not a
@@ -13,7 +13,8 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from studio.desktop.messages import Readout
+from studio.core.words import counted
+from studio.desktop.messages import ListeningState, Readout
 from studio.ui.common import fmt_bytes
 
 SPEED_COLOR = QColor("#1565c0")
@@ -86,7 +87,7 @@ class ReadoutPanel(QWidget):
     """Figures in a grid, updated by :meth:`show`, and the chart under them."""
 
     FIELDS = (
-        ("speed", "Speed"), ("rtf", "RTF"), ("sps", "Sentences/s"), ("memory", "Memory"),
+        ("speed", "Speed"), ("sps", "Sentences/s"), ("memory", "Memory"),
         ("cpu", "CPU"), ("vram", "VRAM"), ("device", "Device"), ("ui", "UI latency"),
     )
 
@@ -117,17 +118,20 @@ class ReadoutPanel(QWidget):
         layout.addLayout(grid)
         layout.addWidget(self.chart, 1)
         self.last: Readout | None = None
+        self.listening: ListeningState | None = None
         self.updates = 0
 
     def show_readout(self, r: Readout) -> None:
         self.last = r
         self.updates += 1
         v = self.values
+        # one speed (its inverse, the real-time factor, only in the tooltip: the two side by side read as two figures)
         v["speed"].setText(f"{r.x_real_time:.1f}\u00d7 real time" if r.x_real_time else "\u2014")
-        v["rtf"].setText(f"{r.rtf:.3f}" if r.rtf else "\u2014")
+        v["speed"].setToolTip(f"seconds of audio made per second of synthesis over the last {r.window_s:.0f} s"
+                              + (f" (real-time factor {r.rtf:.3f})" if r.rtf else ""))
         v["sps"].setText(f"{r.sentences_per_s:.2f}" if r.rendering or r.sentences_per_s else "\u2014")
         v["memory"].setText(fmt_bytes(r.rss_bytes) + (f" (studio + {r.children} child process{'es' if r.children > 1 else ''})" if r.children else ""))
-        v["memory"].setToolTip(f"resident memory of the studio and its {r.children} child process(es)"
+        v["memory"].setToolTip(f"resident memory of the studio and its {counted(r.children, 'child process', 'child processes')}"
                                " (the isolated model process)" if r.children else "resident memory of the studio")
         v["cpu"].setText(f"{r.cpu_percent:.0f} %")
         if r.vram_used is None:
@@ -137,8 +141,19 @@ class ReadoutPanel(QWidget):
             v["vram"].setText(f"{fmt_bytes(r.vram_used)} (peak {fmt_bytes(r.vram_peak)})")
         v["device"].setText(r.device)
         v["ui"].setText(f"{r.ui_stall_ms:.0f} ms worst")
-        self.status.setText("Rendering" if r.rendering else "Idle")
+        self._say_status()
         self.chart.add(r)
+
+    def set_listening(self, state: ListeningState | None) -> None:
+        """Proof-listening's progress (None: done): said where "Idle" would be."""
+        self.listening = state
+        self._say_status()
+
+    def _say_status(self) -> None:
+        """"Rendering", "Proof-listening chapter 3: 40 %", both, or "Idle"."""
+        doing = ["Rendering"] if self.last is not None and self.last.rendering else []
+        doing += [self.listening.words()] if self.listening is not None else []
+        self.status.setText(" \u00b7 ".join(doing) or "Idle")
 
     def set_engine_status(self, text: str) -> None:
         self.engine.setText(text)

@@ -8,7 +8,7 @@ background, and lists the answers.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
@@ -86,3 +86,22 @@ class TritonPanel(QWidget):
     def show_error(self, message: str) -> None:
         self.test.setEnabled(True)
         self.result.setText(f"\u2718 {message}")
+
+
+def test_servers(session: Any, panel: TritonPanel, fields: dict, shown: Callable[[], bool]) -> None:
+    """The Servers tab's connection test, in the background on the session's task thread (servers may
+    take seconds); the answer is shown while the dialog (``shown``) is open."""
+    from studio.stack.build import effective_preset
+    from studio.stack.triton_repository import connection_test, make_target
+
+    settings = session.settings
+    if settings is None:
+        return
+    panel.testing()
+
+    def work() -> list:
+        target = make_target(**fields, base=settings.triton)
+        return [] if target is None else connection_test(target, settings.voice_id, effective_preset(settings).name)
+
+    session.tasks.run(work, on_done=lambda rows: shown() and panel.show_result(rows),
+                      on_error=lambda e: panel.show_error(e.message), action="test the Triton servers")

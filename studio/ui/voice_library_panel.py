@@ -128,10 +128,12 @@ class VoiceLibraryPanel(QWidget):
 
     def new_voice_from_recording(self, dialog: "CloneDialog | None" = None) -> None:
         """Ask for the recording, name, model and consent; the library makes the voice in the background."""
-        from studio.stack.cloning import cloning_models
+        from studio.stack.cloning import cloning_models, cloning_offer
         from studio.ui.clone_dialog import CloneDialog
 
-        dialog = dialog or CloneDialog(cloning_models(), self)
+        offer = cloning_offer()
+        dialog = dialog or CloneDialog(cloning_models(), self, offer)
+        dialog.addModelRequested.connect(lambda: self.start_download(offer))  # its licence first
         if dialog.exec() != CloneDialog.DialogCode.Accepted:
             return
         model, name, recording, consent = dialog.values()

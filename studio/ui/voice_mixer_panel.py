@@ -53,7 +53,7 @@ class VoiceMixerPanel(QWidget):
         library.blendHeard.connect(self._heard)
         library.installed.connect(lambda c: c.mixable and self.status.setText(f"{c.id} is saved: choose it on the "
                                                                                "Voices tab"))
-        library.failed.connect(lambda err: self.status.setText(f"\u26a0 {err.message}"))
+        library.mixFailed.connect(lambda err: self.status.setText(f"\u26a0 {err.message}"))  # a download's: its own tab
 
     def set_voices(self, voices: tuple[VoiceChoice, ...]) -> None:
         """The voices whose abilities say they can be mixed fill each part's list (choices kept)."""

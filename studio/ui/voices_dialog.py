@@ -55,9 +55,11 @@ class VoicesDialog(QDialog):
 
         self.default_voice = QComboBox()
         self.default_voice.addItem(settings.voice_id, settings.voice_id)
+        self._waiting(self.default_voice)
         sample = QPushButton("\u25b6 Sample")
         sample.setToolTip("Hear a short sentence in this voice")
         sample.clicked.connect(lambda: self._sample(self.default_voice.currentData(), None))
+        self.default_voice.activated.connect(lambda _i: self._voice_chosen())  # the producer's choice, not a refill
         top = QHBoxLayout()
         top.addWidget(QLabel("Default voice:"))
         top.addWidget(self.default_voice, 1)
@@ -77,6 +79,7 @@ class VoicesDialog(QDialog):
                 combo.addItem(mapped, mapped)
                 combo.setCurrentIndex(1)
             self.combos[lang] = combo
+            self._waiting(combo)
             self.table.setCellWidget(row, 1, combo)
             btn = QPushButton("\u25b6")
             btn.setToolTip(f"Hear this voice speak {language_label(lang)}")
@@ -125,13 +128,26 @@ class VoicesDialog(QDialog):
         layout.addWidget(self.tabs, 1)
         layout.addWidget(buttons)
 
+    @staticmethod
+    def _waiting(combo: QComboBox) -> None:
+        """Closed until the installed voices are read: a list opened with its one item stayed a
+        one-line sliver when the voices arrived under it."""
+        combo.setEnabled(False)
+        combo.setToolTip("Reading the installed voices\u2026")
+        combo.setMaxVisibleItems(16)
+        combo.setMinimumContentsLength(24)
+
     def set_facts(self, facts: MachineFacts) -> None:
         """Fill voices and presets once the background check is done."""
         self.facts = facts
+        for combo in (self.default_voice, *self.combos.values()):
+            combo.setEnabled(True)
+            combo.setToolTip("")
         current = self.default_voice.currentData()
         self.default_voice.clear()
         for v in facts.voices:
-            self.default_voice.addItem(f"{v.name} \u2014 {v.id}", v.id)
+            speaks = f" \u00b7 speaks {v.languages}" if len(v.speaks) > 1 else ""  # as `studio voices` lists them
+            self.default_voice.addItem(f"{v.name} \u2014 {v.id}{speaks}", v.id)
         if self.default_voice.findData(current) < 0:
             self.default_voice.addItem(f"{current} (not installed)", current)
         self.default_voice.setCurrentIndex(self.default_voice.findData(current))
@@ -144,9 +160,16 @@ class VoicesDialog(QDialog):
                 combo.addItem(f"{v.name} \u2014 {v.id}{mark}", v.id)
             at = combo.findData(chosen)
             combo.setCurrentIndex(max(0, at))
-        self.presets.set_facts(facts, self.settings)
+        self._voice_chosen()
         if self.mixer is not None:
             self.mixer.set_voices(facts.voices)
+
+    def _voice_chosen(self) -> None:
+        """The Preset tab follows the voice chosen here, before it is saved: its presets, not the
+        project's saved voice's (a Kokoro voice chosen showed the Piper voice's presets)."""
+        if self.facts is not None:
+            voice = self.default_voice.currentData() or self.settings.voice_id
+            self.presets.set_facts(self.facts, self.settings.with_changes(voice_id=voice))
 
     def _voice_added(self, choice: VoiceChoice) -> None:
         """A voice just downloaded can be chosen at once (default or for a language)."""

@@ -14,6 +14,7 @@ from PySide6.QtCore import QObject, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QWheelEvent
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from studio.core.words import counted
 from studio.desktop.messages import PlaybackPosition
 from studio.desktop.scrub import GRAIN_S, SCRUB_LABEL, Grain
 from studio.desktop.session import ProjectSession
@@ -342,7 +343,7 @@ class WaveformView(QWidget):
         p.setPen(self.palette().text().color())
         zoom = f", zoom {self.zoom:.1f}\u00d7" if self.zoom > 1.01 else ""
         p.drawText(QRectF(6, top + 2, w - 12, 16), Qt.AlignmentFlag.AlignLeft,
-                   f"{data.label}  \u2014  {fmt_duration(data.duration)}, {len(data.spans)} sentence(s){zoom}")
+                   f"{data.label}  \u2014  {fmt_duration(data.duration)}, {counted(len(data.spans), 'sentence')}{zoom}")
 
     def _ruler(self, p: QPainter, w: int) -> None:
         """Ticks at a step that leaves about 80 px between labels."""
@@ -446,7 +447,7 @@ class WaveformController(QObject):
         """Play the sentences a selection touches (whole sentences: the player speaks sentences)."""
         nodes = [n for n in (self.book.model.sentence(i) for i in ids) if n is not None]
         if nodes:
-            self.session.play(nodes, f"selection: {len(nodes)} sentence(s)")
+            self.session.play(nodes, f"selection: {counted(len(nodes), 'sentence')}")
 
     def play_from(self, sentence_id: int) -> None:
         snap, node = self.book.model.snapshot, self.book.model.sentence(sentence_id)

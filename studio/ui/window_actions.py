@@ -16,7 +16,8 @@ from studio.ui.lexicon_panel import open_lexicon_dialog
 from studio.ui.book_details_dialog import open_book_details
 from studio.ui.content_dialog import open_content_dialog
 from studio.ui.pacing_dialog import open_pacing_dialog
-from studio.ui.help_menu import name_history, open_guide, show_shortcuts
+from studio.ui.guide_window import open_guide
+from studio.ui.help_menu import name_history, show_shortcuts
 
 from studio.desktop.session import ProjectSession
 
@@ -133,7 +134,7 @@ def build_actions(w: ActionHost) -> WindowActions:
         tip="Find words in the book's text and in what the voice says (spoken forms)")
 
     act("render_chapter", "Render &Chapter", w.render_current_chapter, menu=render_menu, shortcut="Ctrl+R",
-        icon=SP.SP_MediaSeekForward, toolbar=True, label="Render Chapter", project=True, tip="Render the selected chapter(s)")
+        icon=SP.SP_MediaSeekForward, toolbar=True, label="Render Chapter", project=True, tip="Render the selected chapters (or the chapter of the selected sentence)")
     act("render_selection", "Render &Selection", w.render_selection, menu=render_menu, shortcut="Ctrl+Shift+R",
         project=True, tip="Render only the selected sentences")
     act("render_book", "Render Whole &Book\u2026", w.confirm_render_book, menu=render_menu, shortcut="Ctrl+B",
@@ -182,13 +183,20 @@ def build_actions(w: ActionHost) -> WindowActions:
     act("tab_docks", "&Tab the Docks", w.tab_docks, menu=view_menu,
         tip="Put the docks of each side in one group of tabs (a small screen); drag a tab out to undock it")
     act("guide", "&User Guide", lambda: open_guide(w), menu=help_menu, shortcut=QKeySequence.StandardKey.HelpContents,
-        tip="The user guide: one page per topic (docs/index.md)")
+        tip="The user guide, one page per topic, in a window of its own (no web browser needed)")
     act("shortcuts", "&Keyboard Shortcuts", lambda: show_shortcuts(w, acts), menu=help_menu,
         tip="Every menu command that has a key, and the keys of the book tree")
     help_menu.addSeparator()
-    act("log_file", "Open &Log File", lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(log_file_path()))),
-        menu=help_menu, tip=str(log_file_path()))
+    act("log_file", "Open &Log File", lambda: open_log_file(w), menu=help_menu,
+        tip=f"The log file: {log_file_path()}")
     act("about", "&About", lambda: w.statusBar().showMessage(
         "Audiobook Studio \u2014 render manuscripts with neural voices on your own machine", 8000), menu=help_menu)
     acts.refresh_recent()
     return acts
+
+
+def open_log_file(w: ActionHost) -> None:
+    """Help > Open Log File: in the desktop's text viewer, or its place said where there is none."""
+    path = log_file_path()
+    if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))):
+        w.statusBar().showMessage(f"The log file is {path} (no program here opens it)", 15000)

@@ -72,7 +72,7 @@ def test_the_banner_names_each_language_and_keeps_one_at_a_time(qtbot, window, t
     open_and_wait(qtbot, window, write_manuscript(tmp_path / "m", MIXED, "mixed.md"))
     banner = window.book.summary
     assert "look" in banner.full_text and "Latin" in banner.full_text and "German" in banner.full_text
-    assert "Keep the Latin English" in banner.text() and "Keep the German English" in banner.text()
+    assert "Read the Latin in English" in banner.text() and "Read the German in English" in banner.text()
     banner.linkActivated.emit("keep:de")  # the German passage only
     qtbot.waitUntil(lambda: "German" not in banner.text(), timeout=WAIT)
     assert "Latin" in banner.full_text  # the genuine Latin quotation is left alone

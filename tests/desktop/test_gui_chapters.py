@@ -100,7 +100,7 @@ def test_a_contents_page_is_shown_excluded_with_its_reason_and_can_be_included(
     open_and_wait(qtbot, window, epub3_single_file(tmp_path / "books" / "one.epub"))
     model = window.book.model
     assert names(window)[:3] == ["1. Contents (table of contents, excluded)", "2. One File (front matter, excluded)",
-                                 "3. Part One"]
+                                 "Part One (track 3)"]
     trigger(window, model.index(0, 0), "Include in the book")
     qtbot.waitUntil(lambda: model.snapshot.chapters[0].included, timeout=WAIT)
     assert names(window)[0] == "1. Contents (table of contents)"  # included, still said what it is

@@ -147,3 +147,44 @@ def test_a_failing_file_shows_its_reasons(qtbot, rendered_window: MainWindow, tm
     assert row[6].startswith("levels FAIL: RMS ") and "peak " in row[6]
     assert "FAIL" in dlg.results.item(0, 0).toolTip() and "-23 to -18 dB" in dlg.results.item(0, 6).toolTip()
     assert "0 pass, 1 fail" in dlg.status.text()
+
+
+def test_a_second_export_into_the_same_folder_asks_and_gets_its_own_manifest(
+        qtbot, rendered_window: MainWindow, tmp_path: Path) -> None:  # noqa: ANN001
+    from PySide6.QtWidgets import QMessageBox
+
+    rendered_window.open_export()
+    dlg = rendered_window.export_dialog
+    dlg.set_format("mp3")
+    dlg.publish.setChecked(True)
+    dlg.credits.setChecked(False)
+    dlg.sample.setChecked(False)
+    dlg.folder.setText(str(tmp_path / "out"))
+    dlg.export_btn.click()
+    qtbot.waitUntil(lambda: dlg.result_published is not None, timeout=WAIT)
+    first = (tmp_path / "out" / "manifest.json").read_bytes()
+    assert dlg.report_area.minimumHeight() >= 2 * dlg.status.fontMetrics().lineSpacing()  # the report's own lines
+    assert dlg.replace_box is None  # an empty folder: nothing asked
+
+    dlg.result_published = None
+    dlg.export_btn.click()  # the same folder again: asked first, nothing written yet
+    box = dlg.replace_box
+    assert isinstance(box, QMessageBox) and box.isVisible() and "manifest.json" in box.text()
+    assert dlg.result_published is None and (tmp_path / "out" / "manifest.json").read_bytes() == first
+    beside = next(b for b in box.buttons() if b.text() == "Export to out 2")
+    beside.click()  # a folder of its own, beside the first
+    qtbot.waitUntil(lambda: dlg.result_published is not None, timeout=WAIT)
+    assert dlg.folder.text() == str(tmp_path / "out 2")
+    second = json.loads((tmp_path / "out 2" / "manifest.json").read_text())
+    assert [f["file"] for f in second["files"]] == ["01 - Morning.mp3", "02 - Evening.mp3"]
+    assert (tmp_path / "out" / "manifest.json").read_bytes() == first  # the first export's manifest kept
+
+    dlg.result_published = None
+    written = (tmp_path / "out" / "manifest.json").stat().st_mtime_ns
+    dlg.folder.setText(str(tmp_path / "out"))
+    dlg.export_btn.click()
+    replace = next(b for b in dlg.replace_box.buttons() if b.text() == "Replace")
+    replace.click()  # the producer's word: the earlier export is replaced
+    qtbot.waitUntil(lambda: dlg.result_published is not None, timeout=WAIT)
+    assert (tmp_path / "out" / "manifest.json").stat().st_mtime_ns != written and dlg.folder.text() == str(tmp_path / "out")
+    dlg.close()

@@ -160,16 +160,16 @@ def test_front_matter_first_files_and_track_tags_carry_the_trees_numbers(
     assert [(c.front_matter, c.included) for c in snap.chapters] == [(True, False)] * 3 + [(False, True)] * 2
     total = len(snap.chapters)  # 5: the book's chapter count, the highest number
 
-    tree = {int(str(model.index(r, 0).data()).split(".")[0]): str(model.index(r, 0).data())
-            for r in range(model.rowCount())}
-    assert tree[4] == "4. Chapter 1" and tree[5] == "5. Chapter 2"
+    tree = {r + 1: str(model.index(r, 0).data()) for r in range(model.rowCount())}
+    # the book's own "Chapter 1" is not numbered twice ("4. Chapter 1"): the one number is the track's
+    assert tree[4] == "Chapter 1 (track 4)" and tree[5] == "Chapter 2 (track 5)"
 
     jobs: dict[int, str] = {}
     for row, number in ((3, 4), (4, 5)):  # each chapter rendered from its own menu entry
         menu_texts(window, row, trigger=f"Render {tree[number]}")
         qtbot.waitUntil(lambda: len(window.queue.model.jobs) == len(jobs) + 1, timeout=WAIT)
         jobs[number] = window.queue.model.jobs[-1].spec.label
-    assert jobs == {4: "4. Chapter 1", 5: "5. Chapter 2"}
+    assert jobs == {4: "Chapter 1 (track 4)", 5: "Chapter 2 (track 5)"}
     wait_jobs_done(qtbot, window)
 
     window.open_export()  # MP3, publish-ready (the default), credits and sample included
@@ -189,7 +189,7 @@ def test_front_matter_first_files_and_track_tags_carry_the_trees_numbers(
         n = number_of(name)
         trck = str(ID3(str(tmp_path / "gui" / name))["TRCK"])
         assert trck == f"{n}/{total + 1}"  # the tree's number over the book's count (+1: closing credits)
-        assert tree[n].split(". ", 1)[1] == name[5:-4] and jobs[n] == tree[n]  # tree, queue, file agree
+        assert tree[n] == f"{name[5:-4]} (track {n})" and jobs[n] == tree[n]  # tree, queue, file agree
         assert listing[name] == f"book chapter {n}"  # the dialog's result table says the same
         assert (tmp_path / "gui" / name.replace(".mp3", ".srt")).is_file()  # subtitles under the same number
     assert str(ID3(str(tmp_path / "gui" / "00 - Opening credits.mp3"))["TRCK"]) == f"0/{total + 1}"

@@ -44,6 +44,9 @@ def test_desktop_hears_a_chapter_before_the_next_chapter_is_rendered(qtbot, tmp_
 
     session.statesChanged.connect(states)
     win.proof_ctl.chapterHeard.connect(lambda h: seen.append(("heard", h.chapter)))
+    said: list[tuple[object, str, str, str]] = []  # while a chapter is heard: the queue's row, its overall line, the readouts
+    win.proof_ctl.listening.connect(lambda state: said.append((
+        state, str(win.queue.model.index(0, 1).data() or ""), win.queue.overall.format(), win.readouts.status.text())))
     session.render_chapters([0, 1])
     wait_jobs_done(qtbot, win)
     qtbot.waitUntil(lambda: ("heard", 1) in seen and not win.proof_ctl._running, timeout=LISTEN_WAIT)
@@ -52,3 +55,15 @@ def test_desktop_hears_a_chapter_before_the_next_chapter_is_rendered(qtbot, tmp_
     assert all(results(project.db, second)[r.id].status != UNCHECKED for r in second)
     # the dock lists both chapters' states
     qtbot.waitUntil(lambda: len(win.proof.view.chapters) == 2, timeout=WAIT)
+
+    # what was being heard was said as it was heard, from 0 % on, and not said once it was over
+    heard = [(state, row, bar, status) for state, row, bar, status in said if state is not None]
+    assert heard and {state.chapter for state, *_ in heard} == {0, 1}, said
+    assert heard[0][0].done == 0 and heard[0][0].total == len(first)  # said before the recogniser is loaded
+    for state, row, bar, status in heard:
+        words = f"Proof-listening chapter {state.chapter + 1}: {state.percent} %"
+        assert words.lower() in row.lower(), (row, said)
+        assert status in (words, f"Rendering \u00b7 {words}"), (status, said)
+    last = [(row, bar) for state, row, bar, _ in heard if state.chapter == 1]
+    assert any(row == bar == "Proof-listening chapter 2: " + row.rsplit(": ", 1)[1] for row, bar in last), last
+    assert said[-1][0] is None and "Proof-listening" not in win.queue.overall.format()

@@ -157,7 +157,7 @@ def test_book_progress_shows_rendered_remaining_and_time_left_per_chapter_and_in
         open_and_wait(qtbot, win, write_manuscript(tmp_path / "books", LONG_ONE))
         panel, model = win.progress, win.book.model
         chapters = len(model.snapshot.chapters)
-        qtbot.waitUntil(lambda: panel.table.rowCount() == chapters + 1, timeout=WAIT)
+        qtbot.waitUntil(lambda: panel.model.rowCount() == chapters + 1, timeout=WAIT)
         total = sum(len(c.sentences) for c in model.snapshot.chapters)
         assert panel.progress.rendered == 0 and panel.progress.remaining == total
         assert panel.table.isColumnHidden(3)  # no proof-listening yet: no "Proofed" column
@@ -165,11 +165,11 @@ def test_book_progress_shows_rendered_remaining_and_time_left_per_chapter_and_in
         win.session.render_chapters([1])
         wait_jobs_done(qtbot, win)
         qtbot.waitUntil(lambda: panel.progress.rendered == len(two), timeout=WAIT)
-        row = [panel.table.item(1, c).text() for c in range(5)]
+        row = [panel.cell(1, c) for c in range(5)]
         assert row[0] == "2. Two" and row[1] == f"{len(two)}/{len(two)}" and row[2] == "0" and row[4] == ""
-        first = [panel.table.item(0, c).text() for c in range(5)]
+        first = [panel.cell(0, c) for c in range(5)]
         assert first[2] == str(len(sentences(win, 0))) and first[4] not in ("", "estimating\u2026")  # speed measured
-        last = [panel.table.item(chapters, c).text() for c in range(5)]
+        last = [panel.cell(chapters, c) for c in range(5)]
         assert last[0].startswith("Book") and last[1] == f"{len(two)}/{total}" and last[2] == str(total - len(two))
         assert f"{len(two)} of {total} sentences rendered" in panel.summary.text()
     finally:

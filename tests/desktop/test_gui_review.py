@@ -124,7 +124,7 @@ def test_render_book_asks_once_with_count_time_and_left_out_chapters(qtbot, wind
     window.actions_.named["render_book"].trigger()
     qtbot.waitUntil(lambda: window.render_book_box is not None and window.render_book_box.isVisible(), timeout=WAIT)
     box = window.render_book_box
-    assert f"Render {body} of {body} sentences in 3 chapter(s)" in box.text()
+    assert f"Render {body} of {body} sentences in 3 chapters" in box.text()
     assert "\u201cDedication\u201d" in box.informativeText() and "not known yet" in box.informativeText()
     assert not session.queue.snapshot().jobs  # nothing is queued before the answer
     box.button(QMessageBox.StandardButton.Cancel).click()
@@ -395,19 +395,20 @@ def test_language_review_one_line_banner_show_link_and_filters(qtbot, window: Ma
     french = next(p for c in model.snapshot.chapters for p in c.paragraphs if p.language == "fr")
     banner = book.summary
     assert banner.isVisible() and not banner.wordWrap() and "\n" not in banner.text()
-    assert "1 passage looks like French: no French voice, read by the English voice with French rules?" in banner.full_text
-    assert "split" in banner.full_text and "Keep them English" in banner.text()  # the links are never elided
+    assert "looks like French (no French voice: the English voice reads it with French rules). Read it in English?" \
+        in banner.full_text and banner.full_text.startswith("\u26a0 \u2018")  # the passage itself, quoted
+    assert "split" in banner.full_text and "Read it in English" in banner.text()  # the links are never elided
     assert banner.height() < 2.2 * banner.fontMetrics().height()  # one line
 
     banner.linkActivated.emit("show")  # the "Show" link
     assert book.filter_combo.currentText() == "No voice"
     rows = visible_rows(window)
-    assert rows[0].startswith("2. ") and rows[1].startswith("Ma grand-m")  # the chapter, then the passage
+    assert rows[0].startswith("Chapter Two") and rows[1].startswith("Ma grand-m")  # the chapter, then the passage
     assert len(rows) == 2 + len(french.sentences)  # nothing else: split-sentence flags are not mixed in
 
     book.filter_combo.setCurrentText("All")
     book.language_combo.setCurrentIndex(book.language_combo.findData("fr"))
-    assert [r for r in visible_rows(window) if not r[0].isdigit()][0].startswith("Ma grand-m")
+    assert [r for r in visible_rows(window) if not r.startswith("Chapter ")][0].startswith("Ma grand-m")
     assert len(visible_rows(window)) == 2 + len(french.sentences)
     book.language_combo.setCurrentIndex(book.language_combo.findData("en"))
     assert not any(r.startswith("Ma grand-m") for r in visible_rows(window)) and len(visible_rows(window)) > 10
@@ -456,7 +457,7 @@ def test_search_in_a_big_book_is_answered_off_the_gui_thread_from_one_index(
     qtbot.keyClicks(book.search, "white wh")  # one keystroke after another
     qtbot.waitUntil(lambda: book.proxy.matches is not None and book.proxy.matches.needle == "white wh", timeout=WAIT)
     rows = visible_rows(window)
-    assert rows[0].startswith("141. Chapter 141") and any(r.startswith("The white whale surfaced") for r in rows)
+    assert rows[0].startswith("Chapter 141 (track 141)") and any(r.startswith("The white whale surfaced") for r in rows)
     assert len(rows) <= 4  # the chapter, the paragraph, the sentence (and nothing else)
     assert session.finder.indexes_built == 1  # eight keystrokes, one index
     stalls = [ms for t, ms in session.stall.stalls if t > started]

@@ -23,7 +23,7 @@ def test_search_with_filters_and_a_search_matching_most_of_a_big_book(qtbot, tmp
     qtbot.waitUntil(lambda: book.proxy.matches is not None and book.proxy.matches.needle == "white whale",
                     timeout=WAIT)
     found = visible_rows(window)
-    assert found[0].startswith("141. Chapter 141") and found[-1].startswith("The white whale surfaced")
+    assert found[0].startswith("Chapter 141 (track 141)") and found[-1].startswith("The white whale surfaced")
     assert len(found) == 3 and book.tree.isExpanded(book.proxy.index(0, 0))
 
     book.filter_combo.setCurrentText("Not rendered")  # a filter on top of the search: both apply

@@ -48,7 +48,7 @@ def test_a_reopened_project_knows_its_render_speed(qtbot, window: MainWindow, tm
     wait_jobs_done(qtbot, window)
     folder = session.snapshot.folder
     with Project.open(folder) as project:
-        measured = seconds_per_sentence(project.db, "fp32-cpu")  # the engine default's preset
+        measured = seconds_per_sentence(project.db, "fp32-cpu", project.settings().voice_id)  # the default preset
     assert measured is not None and measured > 0
     session.close_project()
     session.stats = type(session.stats)()  # a new start of the app: nothing measured in memory

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, QTimer
 from support.gui import TINY, write_manuscript
 from support.window import WAIT, make_window
 
@@ -25,9 +25,20 @@ def test_a_book_opens_into_the_folder_of_projects_asked_once(qtbot, tmp_path: Pa
     asked: list[str] = []
     projects = tmp_path / "My Projects"
     window.importer.choose_folder = lambda start: (asked.append(start), str(projects))[1]  # type: ignore[method-assign]
+    said: list[tuple[str, list[str]]] = []
+
+    def answer() -> None:  # the question first says what a project folder is; the default is one click
+        box = window.importer.question
+        buttons = {b.text(): b for b in box.buttons()}
+        said.append((box.text(), list(buttons)))
+        buttons["Choose another folder\u2026"].click()
+
+    QTimer.singleShot(0, answer)
     book = write_manuscript(tmp_path / "books", TINY)
     window.open_path(book)
     qtbot.waitUntil(lambda: window.session.snapshot is not None, timeout=WAIT)
+    assert said[0][0].startswith("Each book you open gets a project folder")
+    assert f"Use {DEFAULT_PROJECTS.name}" in said[0][1] and "Beside each book" in said[0][1]
     assert asked == [str(DEFAULT_PROJECTS)]  # the default offered
     assert window.session.snapshot.folder == str(default_project_dir(book, projects))
     assert not default_project_dir(book, book.parent).exists()  # nothing made beside the book

@@ -147,7 +147,7 @@ def test_default_speed_keeps_the_cache_keys_of_older_projects() -> None:
 
 
 def test_a_voice_nobody_measured_gets_the_fallback_rate() -> None:
-    assert voice_rate("xx_XX-nobody-low").basis.startswith("typical voice")
+    assert voice_rate("xx_XX-nobody-low").basis.startswith("a typical voice")
     assert voice_rate("en_US-joe-medium").basis == "measured on en_US-joe-medium"
 
 

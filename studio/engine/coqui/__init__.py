@@ -27,6 +27,7 @@ class CoquiFamily(VoiceFamily):
 
     name = "coqui"
     fetch_example = "tts_models/en/ljspeech/vits"
+    cloning_model = "tts_models/multilingual/multi-dataset/xtts_v2"
     preset_words = {
         "fp32-torch": "The checkpoint on PyTorch through coqui-tts, float32, on CPU or CUDA: the model as "
                       "trained (with its vocoder for a spectrogram model).",
