@@ -44,18 +44,27 @@ def _peak_mb() -> float:
     return peak / 2**20 if sys.platform == "darwin" else peak / 2**10
 
 
+def _libc() -> ctypes.CDLL | None:
+    """glibc, whose ``malloc_trim`` gives freed heap pages back; None elsewhere (macOS, musl)."""
+    name = ctypes.util.find_library("c") if sys.platform.startswith("linux") else None
+    try:
+        libc = ctypes.CDLL(name) if name else None
+    except OSError:
+        return None
+    return libc if libc is not None and hasattr(libc, "malloc_trim") else None
+
+
+_LIBC = _libc()
+
+
 def _trim() -> None:
     """Give the heap's freed pages back to the system (glibc keeps them for the next allocation).
 
     Why: a file's models and audio are freed when its fixtures end, but glibc keeps the
     pages, so every later file starts from the highest point of all before it.
     """
-    name = ctypes.util.find_library("c")
-    if sys.platform.startswith("linux") and name:
-        try:
-            ctypes.CDLL(name).malloc_trim(0)
-        except (OSError, AttributeError):  # not glibc (musl)
-            pass
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
 
 
 def _cpu_s() -> float:
