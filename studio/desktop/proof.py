@@ -186,7 +186,7 @@ class ProofController(QObject):
             self._stop = False
             self._proofer = ChapterProofer(project, self.checker, overlap=overlaps(self.checker().choice.device),
                                            heard=lambda h: self._relay.emit((h, proof_view(project))),
-                                           should_stop=lambda: self._stop)
+                                           should_stop=lambda: self._stop, progress=self.progress.emit)
         try:
             self._proofer(chapter)
         except Exception as exc:  # noqa: BLE001 - a missing speech model must not fail the render job

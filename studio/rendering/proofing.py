@@ -110,13 +110,15 @@ class ChapterProofer:
     def __init__(self, project: Project, checker: Callable[[], Checker], *, overlap: bool,
                  heard: Callable[[ChapterHeard], None] | None = None,
                  rendered: Callable[[int], None] | None = None,
-                 should_stop: Callable[[], bool] | None = None) -> None:
+                 should_stop: Callable[[], bool] | None = None,
+                 progress: Callable[[ProofProgress], None] | None = None) -> None:
         self.project = project
         self.checker = checker  # loads the recogniser on first use (a chapter with nothing rendered needs none)
         self.overlap = overlap
         self.heard = heard
         self.rendered = rendered  # told once a chapter counts as rendered (the one before it heard)
         self.should_stop = should_stop
+        self.progress = progress  # each batch of the chapter being heard ("Proof-listening chapter 3: 40 %")
         self.verdicts: dict[int, ProofRecord] = {}
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
@@ -160,7 +162,8 @@ class ChapterProofer:
     def _hear(self, chapter: int) -> None:
         try:
             rows = to_check(self.project, self.project.sentences({chapter}))
-            found = check_rows(self.project, self.checker(), rows, should_stop=self._stopping) if rows else {}
+            found = check_rows(self.project, self.checker(), rows, should_stop=self._stopping,
+                               progress=self.progress) if rows else {}
             self.verdicts.update(found)
             if self.heard is not None:
                 summary = chapter_summaries(self.project, {chapter}).get(chapter)

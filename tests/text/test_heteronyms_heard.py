@@ -69,7 +69,7 @@ def test_every_heteronym_has_a_sentence_where_its_respelling_is_chosen() -> None
 @pytest.fixture(scope="module")
 def heard(onnx_engine) -> dict[str, str]:
     """word -> what the recogniser heard of its sentence, rendered from the spoken form."""
-    from studio.measure.asr import resample
+    from studio.audio.resample import resample
     from studio.proof.model import choose_model, load_model
 
     model = load_model(choose_model(None, "cpu"), threads=2)
