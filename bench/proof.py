@@ -352,9 +352,9 @@ def first_pass_grid(items: list[dict], proof: list, heard: list, fits: list) -> 
     base = figures(items, judged(items, proof, heard, DEFAULT), "tune")
     print(f"every sentence to Whisper: recall {base['recall']:.1%} clean {base['clean']:.1%}")
     n_tune = len(tune_idx)
-    for word in (-2.5, -3.0, -3.5, -4.0, -5.0):
-        for sentence in (-1.4, -1.6, -1.8, -2.2):
-            for pause in (0.3, 0.6, 1.0):
+    for word in (-2.5, -3.0, -4.0, -5.0):
+        for sentence in (-1.4, -1.8, -2.2):
+            for pause in (0.5, 1.0):
                 fp = FirstPass(word, sentence, pause)
                 trusted = [i for i in tune_idx if fp.trusts(fits[i])]
                 clean = [i for i in tune_idx if items[i]["kind"] == "clean"]
@@ -363,7 +363,7 @@ def first_pass_grid(items: list[dict], proof: list, heard: list, fits: list) -> 
                       f"({sum(items[i]['kind'] == 'clean' for i in trusted)} of {len(clean)} clean); recall "
                       f"{f['recall']:.1%} clean {f['clean']:.1%} " + " ".join(f"{k} {f[k]:.0%}" for k in KINDS),
                       flush=True)
-    for margin in (-0.05, 0.0, 0.05, 0.1, 0.2):
+    for margin in (0.0, 0.1, 0.3):
         second = SecondOpinion(margin=margin)
         for name, h in (("every sentence", heard), ("first pass", first_heard(heard, fits, FIRST_PASS))):
             f = figures(items, judged(items, proof, h, DEFAULT, second), "tune")

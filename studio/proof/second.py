@@ -41,7 +41,7 @@ class SecondOpinion:
     """
 
     margin: float = 0.0  # the heard reading's forced score above the written one's, nats per frame
-    slurred: float = 0.3  # a confirmed substitution that sounds at least this alike is "slurred"
+    slurred: float = 0.5  # a confirmed substitution that sounds at least this alike is "slurred" ("touching", "tushy")
 
     def review(self, record: ProofRecord, written: list[str], heard: list[str], audio: np.ndarray,
                language: str = "en") -> ProofRecord:
@@ -61,7 +61,7 @@ class SecondOpinion:
             if aligner().prefer(audio, written, other) <= self.margin:
                 continue  # the written words explain the sound at least as well: Whisper misheard
             kept.append(self._voices(flag, language))
-        if len(kept) == len(record.flags):
+        if tuple(kept) == record.flags:
             return record
         if not kept:
             return dataclasses.replace(record, status=PASSED, severity=0, flags=(),

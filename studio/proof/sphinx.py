@@ -80,7 +80,8 @@ class Aligner:
     def __init__(self) -> None:
         from pocketsphinx import Config, Decoder
 
-        config = Config(samprate=float(RATE), loglevel="FATAL")
+        # no lattice pass: the forced path's own segments, their scores kept as the search scaled them
+        config = Config(samprate=float(RATE), loglevel="FATAL", bestpath=False)
         self.decoder = Decoder(config)
         self.decoder.add_allphone_file("phones", f"{model_path()}/en-us/en-us-phone.lm.bin")
         self._known: dict[str, bool] = {}
@@ -174,14 +175,6 @@ class Aligner:
         """A segment's acoustic score in natural-log units (the decoder hands it back as exp(score >> 10))."""
         return 1024.0 * float(np.log(max(density, 1e-300)))
 
-    def transcribe(self, audio: np.ndarray) -> str:
-        """A free transcription with the bundled language model (16 kHz mono float audio)."""
-        self.decoder.activate_search()  # the default search: the n-gram model
-        self._decode(_pcm(audio))
-        hyp = self.decoder.hyp()
-        return hyp.hypstr if hyp is not None else ""
-
-
 def _pcm(audio: np.ndarray) -> bytes:
     return (np.clip(audio, -1.0, 1.0) * 32767.0).astype("<i2").tobytes()
 
@@ -197,10 +190,20 @@ def aligner() -> Aligner:
 
 
 def transcribe(audio: np.ndarray, rate: int) -> str:
-    """Recognise English speech in float audio at any rate: lower-case words (the intelligibility measure)."""
+    """Recognise English speech in float audio at any rate with the bundled language model: lower-case
+    words (the intelligibility measure, :mod:`studio.measure.asr`)."""
     from studio.audio.resample import resample
 
-    return aligner().transcribe(resample(audio, rate, RATE))
+    if getattr(_local, "decoder", None) is None:
+        from pocketsphinx import Decoder
+
+        _local.decoder = Decoder(samprate=float(RATE), loglevel="FATAL")
+    decoder = _local.decoder
+    decoder.start_utt()
+    decoder.process_raw(_pcm(resample(audio, rate, RATE)), full_utt=True)
+    decoder.end_utt()
+    hyp = decoder.hyp()
+    return hyp.hypstr if hyp is not None else ""
 
 
 @lru_cache(maxsize=8192)
