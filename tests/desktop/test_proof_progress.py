@@ -30,11 +30,12 @@ def test_each_chapter_heard_reports_its_progress(tmp_path: Path) -> None:
     with Project.open(folder) as project:
         checker = Checker.open()
         proofer = ChapterProofer(project, lambda: checker, overlap=False, progress=seen.append)
-        for chapter in range(len(project.chapters())):
+        chapters = len(project.chapters())
+        for chapter in range(chapters):
             proofer(chapter)
         proofer.wait()
     words = [p.words() for p in seen]
-    assert words[-1] == f"Proof-listening chapter {len(project.chapters())}: 100 %", words
+    assert words[-1] == f"Proof-listening chapter {chapters}: 100 %", words
     assert "Proof-listening chapter 1: 100 %" in words, words
     assert all(isinstance(p, ProofProgress) and p.chapter is not None for p in seen)
 
