@@ -344,6 +344,9 @@ def first_pass_grid(items: list[dict], proof: list, heard: list, fits: list) -> 
     for kind in ("clean", *KINDS):
         sel = [fits[i] for i in tune_idx if items[i]["kind"] == kind]
         ok = [f for f in sel if not f.failed]
+        if not ok:
+            print(f"{kind:10} n={len(sel):3} failed {len(sel):2} (the aligner found no path: doubted)")
+            continue
         worst = [min(w.forced for w in f.words) for f in ok]
         loop = [min(w.forced - w.free for w in f.words) for f in ok if f.free is not None]
         print(f"{kind:10} n={len(sel):3} failed {len(sel) - len(ok):2}  worst word median {np.median(worst):6.2f} "
@@ -364,7 +367,7 @@ def first_pass_grid(items: list[dict], proof: list, heard: list, fits: list) -> 
                       f"({sum(items[i]['kind'] == 'clean' for i in trusted)} of {len(clean)} clean); recall "
                       f"{f['recall']:.1%} clean {f['clean']:.1%} " + " ".join(f"{k} {f[k]:.0%}" for k in KINDS),
                       flush=True)
-    for margin in (0.0, 0.1, 0.3):
+    for margin in (-0.1, 0.0, 0.1):
         second = SecondOpinion(margin=margin)
         for name, h in (("every sentence", heard), ("first pass", first_heard(heard, fits, FIRST_PASS))):
             f = figures(items, judged(items, proof, h, DEFAULT, second), "tune")

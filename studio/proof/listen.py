@@ -81,8 +81,8 @@ class FirstPass:
     """
 
     word: float = -3.0  # a word's forced score per frame below this: doubted
-    sentence: float = -1.6  # the whole sentence's below this: doubted
-    pause: float = 0.6  # seconds of forced pauses inside the sentence above this: doubted
+    sentence: float = -1.8  # the whole sentence's below this: doubted
+    pause: float = 1.0  # seconds of forced pauses inside the sentence above this: doubted
 
     def trusts(self, fit: Any) -> bool:
         if fit.failed or not fit.words:

@@ -15,8 +15,11 @@ Why not Whisper small, as the issue first proposed: the two PyPI packages that c
 hold only the first 180 MiB of its 484 MB model file (docs/proof-listening-benchmark.md);
 it cannot be assembled offline.
 
-Only the listening flags are reviewed; sound faults, symbols read aloud and the
-pronunciation checks are not a matter of hearing. English only (the acoustic model's).
+Only substituted words are reviewed (the clean sentences' false alarms are names, numbers
+and words Whisper wrote otherwise); reviewing missing, repeated and garbled stretches too
+cleared planted errors on the tuning half (recall 96.0 to 92.9 %), so those flags stand.
+Sound faults, symbols read aloud and the pronunciation checks are not a matter of hearing.
+English only (the acoustic model's).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from studio.project.proofs import FLAGGED, PASSED, ProofFlag, ProofRecord
 from studio.proof.words import sound_alike
 
 #: the flags a second listener can confirm or clear
-HEARD_KINDS = frozenset({"substituted", "missing", "repeated", "garbled"})
+HEARD_KINDS = frozenset({"substituted"})
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,7 @@ class SecondOpinion:
     Set on the tuning half of the evaluation set (``bench/proof.py --tune``).
     """
 
-    margin: float = 0.0  # the heard reading's forced score above the written one's, nats per frame
+    margin: float = 0.1  # the heard reading must beat the written one by more than this (nats per frame) to stand
     slurred: float = 0.5  # a confirmed substitution that sounds at least this alike is "slurred" ("touching", "tushy")
 
     def review(self, record: ProofRecord, written: list[str], heard: list[str], audio: np.ndarray,
@@ -58,8 +61,12 @@ class SecondOpinion:
             if other is None or other == written:
                 kept.append(flag)
                 continue
-            if aligner().prefer(audio, written, other) <= self.margin:
-                continue  # the written words explain the sound at least as well: Whisper misheard
+            prefer = aligner().prefer(audio, written, other)
+            if prefer is not None and prefer <= self.margin:
+                continue  # the written words explain the sound about as well: Whisper misheard
+            if prefer is None:  # no opinion: what Whisper heard cannot be forced onto the sound at all
+                kept.append(flag)
+                continue
             kept.append(self._voices(flag, language))
         if tuple(kept) == record.flags:
             return record

@@ -155,9 +155,10 @@ class Aligner:
                     if s.word.startswith(("<", "[")) and first < s.start_frame < last)
         return Fit(tuple(out), frames, pause / FRAMES_PER_S, float(forced_frame.mean()), free)
 
-    def prefer(self, audio: np.ndarray, written: Sequence[str], heard: Sequence[str]) -> float:
+    def prefer(self, audio: np.ndarray, written: Sequence[str], heard: Sequence[str]) -> float | None:
         """How much better the ``heard`` words explain the audio than the ``written`` ones: the two forced
-        paths' scores over the whole sentence, per frame (positive: the audio says what was heard)."""
+        paths' scores over the whole sentence, per frame (positive: the audio says what was heard).
+        None: no path holds the heard words, so this listener has no opinion."""
         pcm = _pcm(audio)
         scores = []
         for words in (written, heard):
@@ -165,10 +166,10 @@ class Aligner:
             forced = self._forced(pcm, said) if said else []
             frames = max(1, self.decoder.n_frames())
             ok = len([s for s in forced if not s.word.startswith(("<", "["))]) == len(said) and forced
-            scores.append(float(self._per_frame(forced, frames).mean()) if ok else float("-inf"))
-        if scores[0] == scores[1]:
-            return 0.0
-        return scores[1] - scores[0]
+            scores.append(float(self._per_frame(forced, frames).mean()) if ok else None)
+        if scores[1] is None:
+            return None
+        return scores[1] - scores[0] if scores[0] is not None else float("inf")
 
     @staticmethod
     def _nats(density: float) -> float:
