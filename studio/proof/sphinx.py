@@ -1,19 +1,20 @@
 """pocketsphinx: the cheap first pass (forced-alignment scores) and a free transcription.
 
 Why pocketsphinx as a first pass: its aligner places the expected words' phones on
-the audio about ten times faster than Whisper base encodes it (one core, no neural
-network: Gaussian mixtures on MFCCs), and it installs offline with its US-English
-acoustic model and dictionary inside the wheel. Alone it hears too poorly to judge
-a sentence, but it can say how well the expected phones fit compared with the best
-phones it finds with no text at all (a free phone loop over the same frames): a
-word the voice said fits about as well as the loop's guess, a changed, dropped or
-repeated word leaves frames the forced phones explain much worse. That margin per
-frame (a "goodness of pronunciation" score) is what :class:`studio.proof.first_pass`
-trusts or doubts.
+the audio several times faster than Whisper base hears it (one core, no neural
+network: Gaussian mixtures on MFCCs),
+and it installs offline with its US-English acoustic model and dictionary inside the
+wheel. Alone it hears too poorly to judge a sentence, but it scores every frame
+against the best-fitting sound of that frame, so a word the voice said scores a
+little below zero per frame and a changed, dropped or repeated word leaves frames
+the forced phones (or a forced pause) explain far worse: :class:`studio.proof.listen.FirstPass`
+trusts or doubts a sentence by those scores. A free phone loop over the same frames
+(``fit(loop=True)``) separates no better at several times the cost, so it is only
+measured (docs/proof-listening-benchmark.md).
 
 Words outside its dictionary get espeak-ng's phones (what the voice itself said),
 mapped to the model's ARPAbet. pocketsphinx is imported only here (the import-linter
-contract "Only studio.proof imports the speech recogniser"); one decoder per thread.
+contract "Only studio.proof imports the speech recognisers"); one decoder per thread.
 """
 
 from __future__ import annotations
@@ -48,7 +49,6 @@ class WordFit:
     text: str
     start: float  # seconds into the sentence
     end: float
-    phones: int
     forced: float  # the forced phones' acoustic log-likelihood per frame, each frame against its best senone
     free: float | None  # the free phone loop's over the same frames (None: not decoded)
 
@@ -148,7 +148,7 @@ class Aligner:
         for k, (s, w) in enumerate(zip(spoken, said)):
             a, b = starts[k], max(starts[k] + 1, starts[k + 1])
             out.append(WordFit(w, s.start_frame / FRAMES_PER_S, (s.end_frame + 1) / FRAMES_PER_S,
-                               len((self.decoder.lookup_word(w) or "").split()), float(forced_frame[a:b].mean()),
+                               float(forced_frame[a:b].mean()),
                                None if free_frame is None else float(free_frame[a:b].mean())))
         first, last = spoken[0].start_frame, spoken[-1].end_frame
         pause = sum(s.end_frame - s.start_frame + 1 for s in forced
