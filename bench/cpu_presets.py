@@ -223,7 +223,8 @@ def quality_rows(fp32, int8, sentences, with_wer: bool) -> dict[str, dict]:
     }
     if with_wer:
         try:
-            from studio.measure.asr import transcribe, word_error_rate
+            from studio.measure.asr import word_error_rate
+            from studio.proof.sphinx import transcribe
         except ImportError as exc:
             print(f"(WER skipped: {exc})")
         else:

@@ -12,23 +12,26 @@ the full listening covers the tuning half; the others listen to the held half);
 ``--fresh`` listens again (and measures speed and memory, each mode in its own
 process so its extra resident memory is the model's and the listening's):
 
-* ``previous``: the listener before issue 30 (the tokenizer's split " the", every
+* ``previous`` (named in ``--modes`` only): the listener before issue 30 (the tokenizer's split " the", every
   sentence transcribed);
-* ``full`` (``full-tune`` and ``full-held``, one process each half): the shipped
-  listener (forced scores on the decoder's own tokens, every sentence transcribed);
-* ``fast-held`` (only with ``--modes``): alignment first, only the sentences whose
-  weakest expected token is below 0.01 transcribed.
+* ``full`` (``full-tune`` and ``full-held``, one process each half): the listener with
+  the first pass off (every sentence transcribed by Whisper base);
+* ``first-held``: the shipped listener (the first pass on: only the sentences it
+  doubts transcribed), for its speed; its verdicts are simulated from the full
+  listening and the first pass's cached alignments (``fits``) so every bar is judged on
+  the same transcripts.
 * ``prompt`` (``prompt-tune``, ``prompt-held``; not run unless named in ``--modes``):
   the same with the book's vocabulary and the sentence before as the decoder's
   prompt (:mod:`studio.proof.vocabulary`), the column ``+prompt``.
 
-Alignment first is also simulated on the full listening with ``--tune`` (measured
-and not the default: docs/proof-listening-benchmark.md).
+``--tune`` prints how the first pass's scores separate each planted kind from the
+clean sentences and the grid of its bars and of the second listener's margin, on the
+tuning half (``--tune-judgement``: the judgement's own grid of rounds 1-3).
 
 Judgements compared on the same audio: plain word error counting (1 or 3 words),
-the previous judgement, each lever of the first round added in turn, the first
-round's judgement, each lever of the second round added in turn, and the shipped
-default. The checker always expects the original text.
+round 3's judgement (every sentence heard by Whisper), with the first pass, with the
+second listener, and both ("shipped"); ``--all-columns`` adds the previous judgement
+and each lever of rounds 1-3 in turn. The checker always expects the original text.
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from proof_set import KINDS, SOURCES, apply_edit, plan, synthesize  # noqa: E402
 
 WORK = Path(__file__).resolve().parent.parent / "bench-results" / "proof-set"
-MODES = ("full-tune", "full-held", "previous")  # and "fast-held": alignment first (measured, not the default)
+MODES = ("full-tune", "full-held", "first-held")  # and "previous", "prompt-tune", "prompt-held" when named
 
 
 def rss_mib() -> float:
@@ -94,7 +97,6 @@ def book_texts_names() -> dict[str, frozenset[str]]:
 def listen(mode: str, items: list[dict], audio_file: Path, seed: int, cache: Path) -> None:
     """Child process: one listening mode over the whole set; what was heard and the cost, cached."""
     from studio.proof.check import Checker
-    from studio.proof.listen import Suspicion
 
     started = time.monotonic()
     # the full listening serves the tuning too; the other modes are measured on the held half only
@@ -113,8 +115,9 @@ def listen(mode: str, items: list[dict], audio_file: Path, seed: int, cache: Pat
 
         checker.listener.vocabulary = Vocabulary(frozenset().union(
             *(book_vocabulary(source_sentences(s)).words for s in SOURCES)))
-    # every sentence transcribed, or (fast) only those whose weakest expected token is below 0.01
-    checker.listener.suspicion = Suspicion(token=0.01) if mode.startswith("fast") else None
+    # every sentence transcribed, or (first) only those the first pass doubts
+    if not mode.startswith("first"):
+        checker.listener.first_pass = None
     load_s = time.monotonic() - t0
     t1, cpu1 = time.monotonic(), time.process_time()
     heard = checker.hear(proof)
@@ -128,9 +131,38 @@ def listen(mode: str, items: list[dict], audio_file: Path, seed: int, cache: Pat
             "listen_s": round(listen_s, 1), "listen_cpu_s": round(listen_cpu, 1), "judge_s": round(judge_s, 1),
             "whole_s": round(whole, 1), "x_real_time": round(audio_s / (load_s + listen_s + judge_s), 2),
             "whole_x_real_time": round(audio_s / whole, 2), "decoded": checker.listener.decoded,
+            "trusted": checker.listener.trusted, "cleared": checker.cleared,
             "extra_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - base, 1),
             "load": load_average(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     cache.write_bytes(pickle.dumps({"index": subset, "heard": heard, "cost": cost}))
+
+
+def fits(items: list[dict], audio_file: Path, seed: int, cache: Path) -> None:
+    """Child process: the first pass's alignment of every sentence (a third of the tuning half with the
+    free phone loop too, for comparison), and its CPU time."""
+    from studio.audio.resample import resample
+    from studio.proof.listen import RATE
+    from studio.proof.sphinx import aligner
+    from studio.proof.words import expected_text, normalize_words
+
+    proof = proof_items(items, audio_file, seed, new=True)
+    out, cpu, seconds = [], {"tune": 0.0, "held": 0.0, "loop": 0.0}, {"tune": 0.0, "held": 0.0, "loop": 0.0}
+    for it, p in zip(items, proof):
+        audio = resample(p.audio, p.rate, RATE)
+        words = normalize_words(expected_text(p.text, "en"), "en")
+        c = time.process_time()
+        fit = aligner().fit(audio, words)
+        cpu[it["part"]] += time.process_time() - c
+        seconds[it["part"]] += audio.size / RATE
+        if it["part"] == "tune" and len(out) % 3 == 0:  # the loop costs four alignments: a third of the half
+            c = time.process_time()
+            fit = aligner().fit(audio, words, loop=True)
+            cpu["loop"] += time.process_time() - c
+            seconds["loop"] += audio.size / RATE
+        out.append(fit)
+    cost = {"cpu": cpu, "audio_s": seconds, "load": load_average(),
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    cache.write_bytes(pickle.dumps({"fits": out, "cost": cost}))
 
 
 def recordings(items: list[dict], audio_file: Path, seed: int, part: str = "held") -> None:
@@ -216,11 +248,12 @@ def wer_errors(expected: str, heard: str) -> int:
     return sum(max(r.e1 - r.e0, r.h1 - r.h0) for r in align_words(e, h))
 
 
-def judged(items: list[dict], proof: list, heard: list, t) -> list[bool]:
+def judged(items: list[dict], proof: list, heard: list, t, second=None) -> list[bool]:
+    """Each sentence flagged or not by the judgement ``t`` (and the second listener ``second``, None: none)."""
     from studio.proof.check import Checker
     from studio.proof.model import ModelChoice
 
-    checker = Checker(None, ModelChoice("", "cpu", "int8", "bench"), t)
+    checker = Checker(None, ModelChoice("", "cpu", "int8", "bench"), t, second)
     have = [i for i, h in enumerate(heard) if h is not None]
     got = checker.verdicts([proof[i] for i in have], [heard[i] for i in have], t)
     out: list[bool | None] = [None] * len(heard)
@@ -284,21 +317,78 @@ def tune(items: list[dict], proof: list, heard: list) -> None:
         worst, score = _objective(f)
         print(f"... tie_nil {nil}: recall {f['recall']:.1%} (lowest kind {worst:.0%}) clean {f['clean']:.1%} "
               f"score {score:.3f}", flush=True)
-    # alignment first, simulated on the full listening: a sentence the suspicion passes is taken as heard as
-    # written (what the listener does without transcribing it)
-    from studio.proof.listen import Heard, Suspicion
 
-    for bar in (0.001, 0.003, 0.01, 0.03, 0.1, 0.3):
-        suspicion = Suspicion(token=bar)
-        fitted = [h if not isinstance(h, Heard) or suspicion.suspicious(h.expected)
-                  else Heard(h.expected, h.expected, "", False) for h in heard]
-        decoded = [it["kind"] for it, h, f in zip(items, heard, fitted)
-                   if it["part"] == "tune" and isinstance(h, Heard) and f is h]
-        total = [it["kind"] for it, h in zip(items, heard) if it["part"] == "tune" and isinstance(h, Heard)]
-        f = figures(items, judged(items, proof, fitted, best[1]), "tune")
-        print(f"transcribe below {bar}: {len(decoded)} of {len(total)} sentences transcribed "
-              f"({decoded.count('clean')} of {total.count('clean')} clean); recall {f['recall']:.1%} "
-              f"clean {f['clean']:.1%} " + " ".join(f"{k} {f[k]:.0%}" for k in KINDS))
+
+def first_heard(heard: list, fits: list, first_pass) -> list:
+    """The full listening with the sentences ``first_pass`` trusts taken as heard as written (what the
+    listener does without transcribing them)."""
+    from studio.proof.listen import Heard
+
+    out = []
+    for h, fit in zip(heard, fits):
+        if isinstance(h, Heard) and first_pass.trusts(fit):
+            h = Heard(h.expected, h.expected, "", False)
+        out.append(h)
+    return out
+
+
+def first_pass_grid(items: list[dict], proof: list, heard: list, fits: list) -> None:
+    """The first pass's bars and the second listener's margin, tuning half only: what each trusts and
+    what that costs in recall; then how the scores separate the kinds (the free phone loop beside)."""
+    from studio.proof.judge import DEFAULT
+    from studio.proof.listen import FIRST_PASS, FirstPass
+    from studio.proof.second import SecondOpinion
+
+    heard = [h if it["part"] == "tune" else None for it, h in zip(items, heard)]  # judged on the tuning half only
+    tune_idx = [i for i, h in enumerate(heard) if h is not None]
+    for kind in ("clean", *KINDS):
+        sel = [fits[i] for i in tune_idx if items[i]["kind"] == kind]
+        ok = [f for f in sel if not f.failed]
+        if not ok:
+            print(f"{kind:10} n={len(sel):3} failed {len(sel):2} (the aligner found no path: doubted)")
+            continue
+        worst = [min(w.forced for w in f.words) for f in ok]
+        loop = [min(w.forced - w.free for w in f.words) for f in ok if f.free is not None]
+        print(f"{kind:10} n={len(sel):3} failed {len(sel) - len(ok):2}  worst word median {np.median(worst):6.2f} "
+              f"p10 {np.percentile(worst, 10):6.2f}  sentence median {np.median([f.forced for f in ok]):6.2f}  "
+              f"pause>0.5s {sum(f.silence > 0.5 for f in ok):2}  loop margin median "
+              f"{np.median(loop) if loop else float('nan'):6.2f}", flush=True)
+    base = figures(items, judged(items, proof, heard, DEFAULT), "tune")
+    print(f"every sentence to Whisper: recall {base['recall']:.1%} clean {base['clean']:.1%}")
+    n_tune = len(tune_idx)
+    for word in (-2.5, -3.0, -4.0, -5.0):
+        for sentence in (-1.4, -1.8, -2.2):
+            for pause in (0.5, 1.0):
+                fp = FirstPass(word, sentence, pause)
+                trusted = [i for i in tune_idx if fp.trusts(fits[i])]
+                clean = [i for i in tune_idx if items[i]["kind"] == "clean"]
+                f = figures(items, judged(items, proof, first_heard(heard, fits, fp), DEFAULT), "tune")
+                print(f"first pass word {word} sentence {sentence} pause {pause}: trusts {len(trusted)} of {n_tune} "
+                      f"({sum(items[i]['kind'] == 'clean' for i in trusted)} of {len(clean)} clean); recall "
+                      f"{f['recall']:.1%} clean {f['clean']:.1%} " + " ".join(f"{k} {f[k]:.0%}" for k in KINDS),
+                      flush=True)
+    for margin in (-0.1, 0.0, 0.1):
+        second = SecondOpinion(margin=margin)
+        for name, h in (("every sentence", heard), ("first pass", first_heard(heard, fits, FIRST_PASS))):
+            f = figures(items, judged(items, proof, h, DEFAULT, second), "tune")
+            print(f"second listener margin {margin} ({name}): recall {f['recall']:.1%} clean {f['clean']:.1%} "
+                  + " ".join(f"{k} {f[k]:.0%}" for k in KINDS), flush=True)
+
+
+def load_fits(args: argparse.Namespace, items: list[dict], audio_file: Path, tag: str) -> list:
+    """The first pass's alignment of every sentence (computed once in a child process, cached)."""
+    cache = WORK / f"fits-{tag}.pkl"
+    if args.fresh or not cache.is_file():
+        print("aligning (first pass) ...", flush=True)
+        subprocess.run([sys.executable, __file__, *[a for a in sys.argv[1:] if a != "--fresh"], "--child", "fits",
+                        str(cache)], check=True)
+    run = pickle.loads(cache.read_bytes())
+    c = run["cost"]
+    print(f"first pass ({c['date']}, load {c['load']}): " + ", ".join(
+        f"{part} half {c['audio_s'][part]:.0f} s of audio in {c['cpu'][part]:.1f} s CPU" for part in ("tune", "held"))
+        + f"; with the free phone loop (a third of the tuning half) {c['audio_s']['loop']:.0f} s of audio in "
+        f"{c['cpu']['loop']:.1f} s CPU", flush=True)
+    return run["fits"]
 
 
 def main() -> int:
@@ -307,11 +397,13 @@ def main() -> int:
     ap.add_argument("--per-kind", type=int, default=40)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--part", default="held", choices=("held", "tune"))
-    ap.add_argument("--tune", action="store_true")
+    ap.add_argument("--tune", action="store_true", help="the first pass's and the second listener's bars")
+    ap.add_argument("--tune-judgement", action="store_true", help="the judgement's grid (rounds 1-3)")
     ap.add_argument("--recordings", action="store_true", help="--audio/--text on the half's clean sentences")
     ap.add_argument("--fresh", action="store_true", help="listen again (measures speed and memory)")
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--show", type=int, default=0)
+    ap.add_argument("--all-columns", action="store_true", help="also each lever of rounds 1-3 in turn")
     ap.add_argument("--json", default="")
     ap.add_argument("--child", nargs=2, metavar=("WHAT", "PATH"), help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -323,6 +415,8 @@ def main() -> int:
         what, path = args.child
         if what == "synth":
             synthesize(items, Path(path))
+        elif what == "fits":
+            fits(items, audio_file, args.seed, Path(path))
         else:
             listen(what, items, audio_file, args.seed, Path(path))
         return 0
@@ -341,7 +435,7 @@ def main() -> int:
         for i, h in zip(run["index"], run["heard"]):
             heard[i] = h
         runs[mode] = {**run, "heard": heard}
-    for name in ("full", "prompt"):
+    for name in ("full", "prompt", "first"):
         if f"{name}-tune" in runs and f"{name}-held" in runs:  # one listening, run as two processes
             halves = (runs.pop(f"{name}-tune"), runs.pop(f"{name}-held"))
             runs[name] = {"heard": [a if a is not None else b for a, b in zip(halves[0]["heard"], halves[1]["heard"])],
@@ -355,6 +449,9 @@ def main() -> int:
         recordings(items, audio_file, args.seed, args.part)
         return 0
     if args.tune:
+        first_pass_grid(items, new_items, runs["full"]["heard"], load_fits(args, items, audio_file, tag))
+        return 0
+    if args.tune_judgement:
         tune(items, new_items, runs["full"]["heard"])
         return 0
     columns: dict[str, list[bool]] = {}
@@ -379,10 +476,17 @@ def main() -> int:
                  ("ratio 3", dataclasses.replace(ROUND2, ratio=3.0, tie_nil=None), new_items),
                  ("+tie_nil", ROUND2, new_items),
                  ("round 2", ROUND2, new_items),
-                 ("+symbols", dataclasses.replace(ROUND2, symbols=True), new_items),
-                 ("shipped", DEFAULT, new_items)]
-        for name, t, proof in steps:
+                 ("+symbols", dataclasses.replace(ROUND2, symbols=True), new_items)]
+        for name, t, proof in steps if args.all_columns else ():
             columns[name] = judged(items, proof, full["heard"], t)
+        # round 4: the first pass (simulated on the full listening), the second listener, both ("shipped")
+        from studio.proof.listen import FIRST_PASS
+        from studio.proof.second import SecondOpinion
+
+        first = first_heard(full["heard"], load_fits(args, items, audio_file, tag), FIRST_PASS)
+        for name, h, second in (("round 3", full["heard"], None), ("+first pass", first, None),
+                                ("+second", full["heard"], SecondOpinion()), ("shipped", first, SecondOpinion())):
+            columns[name] = judged(items, new_items, h, DEFAULT, second)
     if "prompt" in runs:  # the shipped judgement on a listening with the book's vocabulary as prompt
         columns["+prompt"] = judged(items, new_items, runs["prompt"]["heard"], DEFAULT)
     table = {name: figures(items, flags, args.part) for name, flags in columns.items()

@@ -87,6 +87,8 @@ def _cmd_proof(args: argparse.Namespace) -> int:
                        else default_chapters(project))
         checker = open_checker(args)
         run = run_proof(project, checker, chapters, args, again=args.again)
+        print(f"heard as written by the first pass: {checker.listener.trusted}; by Whisper: "
+              f"{checker.listener.decoded}; cleared by the second listener: {checker.cleared}", file=sys.stderr)
         return report_project(project, run, chapters, as_json=args.json)
     finally:
         project.close()

@@ -189,8 +189,7 @@ class ProofController(QObject):
             self._stop = False
             self._proofer = ChapterProofer(project, self.checker, overlap=overlaps(self.checker().choice.device),
                                            heard=lambda h: self._relay.emit((h, proof_view(project))),
-                                           should_stop=lambda: self._stop,
-                                           progress=lambda c, p: self.listening.emit(ListeningState(c, p.done, p.total)))
+                                           should_stop=lambda: self._stop, progress=self._chapter_progress)
         try:
             self._proofer(chapter)
         except Exception as exc:  # noqa: BLE001 - a missing speech model must not fail the render job
@@ -234,6 +233,10 @@ class ProofController(QObject):
 
         self.tasks.run(work, on_done=self._listened, on_progress=self._progressed, on_error=self._failed,
                        action="proof-listen")
+
+    def _chapter_progress(self, p: Any) -> None:  # ProofProgress of one chapter, on the proof thread
+        self.progress.emit(p)
+        self.listening.emit(ListeningState(p.chapter, p.chapter_done, p.chapter_total))
 
     def _progressed(self, p: Any) -> None:  # studio.proof.sentences.ProofProgress, on the GUI thread
         self.progress.emit(p)

@@ -1,11 +1,11 @@
-"""Offline speech recognition as an intelligibility check for synthesized audio.
+"""The word error rate of an offline transcription: an intelligibility check for synthesized audio.
 
 Why: "the audio is not silent and has a plausible length" does not prove a voice
 says the words. Recognising the rendered sentence with a small offline recogniser
-(pocketsphinx and its bundled US-English model: no network, no GPU, ~0.5 s per
-sentence) and scoring the word error rate against the text catches a wrong
-phonemizer language, broken id maps, garbled batching or padding leaking into
-items. The benchmark uses the same two functions.
+(pocketsphinx and its bundled US-English model, :func:`studio.proof.sphinx.transcribe`:
+no network, no GPU, ~0.5 s per sentence) and scoring the word error rate against the
+text catches a wrong phonemizer language, broken id maps, garbled batching or padding
+leaking into items. The benchmark uses the same two functions.
 
 The score is relative, not absolute: pocketsphinx is a 2010s-era recogniser, so a
 perfect voice still gets some errors; compare against a threshold found for a
@@ -14,48 +14,9 @@ known-good render, and against silence/noise (which score near 1.0).
 
 from __future__ import annotations
 
-import logging
 import re
-import threading
-from typing import Any
 
-import numpy as np
-
-from studio.audio.resample import resample
-
-_LOGGER = logging.getLogger(__name__)
-
-#: pocketsphinx's default acoustic model is trained on 16 kHz audio
-ASR_SAMPLE_RATE = 16000
-
-_decoder: Any = None
-_decoder_lock = threading.Lock()
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z0-9]+)*")
-
-
-
-
-def transcribe(audio: np.ndarray, sr: int) -> str:
-    """Recognise English speech in float audio (any rate) -> lower-case words.
-
-    Uses one shared pocketsphinx decoder (it loads in ~0.4 s and is not
-    thread-safe, hence the lock). Raises ImportError if pocketsphinx is missing.
-    """
-    global _decoder
-    pcm16 = resample(audio, sr, ASR_SAMPLE_RATE)
-    pcm = (np.clip(pcm16, -1.0, 1.0) * 32767.0).astype("<i2").tobytes()
-    with _decoder_lock:
-        if _decoder is None:
-            from pocketsphinx import Decoder
-
-            _decoder = Decoder(samprate=float(ASR_SAMPLE_RATE))
-        _decoder.start_utt()
-        _decoder.process_raw(pcm, full_utt=True)
-        _decoder.end_utt()
-        hyp = _decoder.hyp()
-    text = hyp.hypstr if hyp is not None else ""
-    _LOGGER.debug("asr: %r", text)
-    return text
 
 
 def normalize_words(text: str) -> list[str]:

@@ -35,7 +35,8 @@ class Transcripts:
             if self.error is not None:
                 return None
             try:
-                from studio.measure.asr import transcribe, word_error_rate
+                from studio.measure.asr import word_error_rate
+                from studio.proof.sphinx import transcribe
 
                 t = time.perf_counter()
                 self.cache[key] = word_error_rate(text, transcribe(audio, self.sample_rate))

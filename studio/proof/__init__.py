@@ -12,5 +12,8 @@ encoder pass per ~28 s of audio: free transcription and forced scoring of the
 expected words), :mod:`.signal` (clipping, noise bursts, silences, cut-off ends),
 :mod:`.judge` (flags with a severity and a reason), :mod:`.pronounce` (a heteronym
 read against its context, without listening), :mod:`.download` (a named bigger model
-fetched once into the cache), :mod:`.recording` (a whole recording aligned to its text).
+fetched once into the cache), :mod:`.recording` (a whole recording aligned to its text),
+:mod:`.sphinx` (pocketsphinx: the cheap first pass's forced alignment, the intelligibility
+measure's transcription), :mod:`.second` (the second listener on what Whisper flagged).
+pocketsphinx too is imported only here.
 """

@@ -22,6 +22,7 @@ from studio.proof.judge import DEFAULT, Thresholds, judge
 from studio.proof.listen import RATE, Heard, Listener, whisper_language
 from studio.proof.pronounce import guessed_flags, pronunciation_flags
 from studio.proof.model import ModelChoice, choose_model, load_model
+from studio.proof.second import SecondOpinion
 from studio.proof.signal import check_signal
 from studio.proof.words import exclaimed, expected_text, normalize_words
 
@@ -48,10 +49,13 @@ class ProofItem:
 class Checker:
     """A loaded recogniser and the judgement; :meth:`open` it once, :meth:`check` many times."""
 
-    def __init__(self, model: Any, choice: ModelChoice, thresholds: Thresholds = DEFAULT) -> None:
+    def __init__(self, model: Any, choice: ModelChoice, thresholds: Thresholds = DEFAULT,
+                 second: SecondOpinion | None = SecondOpinion()) -> None:
         self.listener = Listener(model)
         self.choice = choice
         self.thresholds = thresholds
+        self.second = second  # None: Whisper's flags stand without a second listener
+        self.cleared = 0  # sentences Whisper flagged that the second listener heard as written
         self.audio_seconds = 0.0
         self.busy_seconds = 0.0
 
@@ -116,6 +120,10 @@ class Checker:
                            lexicon_words=lexicon_words, duration=item.audio.size / item.rate,
                            t=t or self.thresholds, own_render=item.own_render, said=item.spoken or item.text,
                            shouted=exclaimed(item.text, item.language))
+            if record.status == FLAGGED and self.second is not None and whisper_language(item.language) == "en":
+                record = self.second.review(record, [w.text for w in h.expected], [w.text for w in h.heard],
+                                            resample(item.audio, item.rate, RATE))
+                self.cleared += record.status == PASSED
             checks = pronunciation_flags(item.text, item.spoken, item.language, item.lexicon) \
                 + guessed_flags(item.spoken, item.language, item.lexicon, item.names) if item.spoken is not None else []
             flags = record.flags + tuple(checks)

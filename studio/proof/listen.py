@@ -14,11 +14,11 @@ are full, encoded once, then
 * decoded greedily (free transcription, the "heard" words) and the heard tokens
   forced-scored too (their word times and probabilities).
 
-With a :class:`Suspicion` ("alignment first") only the sentences whose expected
-words do not fit are transcribed, packed into windows of their own (encoded a
-second time); a sentence that fits is "heard as written" (:attr:`Heard.decoded`
-False). It is not the default: measured, it saved no time on clean prose (see
-:data:`SUSPICION`).
+Before any of that, a cheap first pass (:class:`FirstPass`, pocketsphinx's forced
+alignment on one core, :mod:`studio.proof.sphinx`) scores each English sentence's
+expected words; a sentence whose every word fits is "heard as written"
+(:attr:`Heard.decoded` False, counted in :attr:`Listener.trusted`) and never reaches
+Whisper, the others are packed into windows as above.
 
 Words are given back per sentence, with times relative to the sentence's own audio.
 A sentence longer than a window goes through faster-whisper's own long-form
@@ -28,6 +28,8 @@ transcription (heard words only; its expected words then carry no score).
 from __future__ import annotations
 
 import logging
+import queue
+import threading
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -67,27 +69,30 @@ class Heard:
 
 
 @dataclass(frozen=True)
-class Suspicion:
-    """When a sentence is transcribed: its expected words, forced onto its audio, do not fit.
+class FirstPass:
+    """When a sentence skips Whisper: pocketsphinx forced every expected word onto its audio, and each
+    word (with the pause after it) fits its frames well (:class:`studio.proof.sphinx.Fit`).
 
-    Set on the tuning half of the evaluation set (``bench/proof.py --tune``).
+    Why per word and per frame: pocketsphinx scores each frame against its best-fitting sound, so a
+    said word scores a little below zero per frame, and a changed, dropped or repeated word leaves
+    frames the forced phones (or a forced pause) explain far worse; the whole sentence's mean says
+    when all of it is off (another language's rules). Set on the tuning half of the evaluation set
+    (``bench/proof.py --tune``).
     """
 
-    token: float = 0.3  # the weakest expected token below this
-    word: float = 0.0  # ... or the weakest word's mean below this
+    word: float = -3.0  # a word's forced score per frame below this: doubted
+    sentence: float = -1.8  # the whole sentence's below this: doubted
+    pause: float = 1.0  # seconds of forced pauses inside the sentence above this: doubted
 
-    def suspicious(self, words: Sequence[Word]) -> bool:
-        if not words or any(w.probability is None for w in words):
-            return True
-        weakest = min(w.weakest if w.weakest is not None else w.probability for w in words)
-        return weakest < self.token or min(w.probability for w in words) < self.word
+    def trusts(self, fit: Any) -> bool:
+        if fit.failed or not fit.words:
+            return False
+        return fit.forced >= self.sentence and fit.silence <= self.pause \
+            and min(w.forced for w in fit.words) >= self.word
 
 
-#: the listener's default: None, every sentence transcribed. Alignment first was measured and is not the
-#: default: a clean sentence's weakest expected token is below 0.03 in half of the tuning half's clean
-#: sentences (names, numbers, archaic words), and a transcribed sentence is encoded a second time
-#: (docs/proof-listening-benchmark.md)
-SUSPICION: Suspicion | None = None
+#: the listener's default first pass (None: every sentence transcribed by Whisper)
+FIRST_PASS: FirstPass | None = FirstPass()
 
 
 def supported_languages() -> frozenset[str]:
@@ -134,13 +139,17 @@ def _batches(windows: list[list[_Item]], size: int) -> list[list[list[_Item]]]:
 class Listener:
     """Listens with one loaded faster-whisper model (see :func:`studio.proof.model.load_model`)."""
 
-    def __init__(self, model: Any, suspicion: Suspicion | None = SUSPICION) -> None:
+    def __init__(self, model: Any, first_pass: FirstPass | None = FIRST_PASS) -> None:
         self.model = model
-        self.suspicion = suspicion  # None: every sentence transcribed
+        self.first_pass = first_pass  # None: every sentence transcribed
         self.batch = BATCH
         self._tokenizers: dict[str, Any] = {}
         self._spoken: dict[int, bool] = {}  # token id: it writes a letter or digit (not only punctuation)
-        self.decoded = 0  # sentences transcribed
+        self.decoded = 0  # sentences Whisper transcribed
+        self.trusted = 0  # sentences the first pass trusted (never sent to Whisper)
+        self.overlap = True  # the first pass on a thread of its own, beside Whisper
+        self._aligner: Any = None
+        self._aligning = threading.Lock()  # one pocketsphinx decoder: one sentence at a time
         self.canonical_tokens = True  # False: the tokenizer's own split (the listener before issue 30, measured)
         #: the book's words as the decoder's prompt (:mod:`studio.proof.vocabulary`); None: no prompt
         self.vocabulary: Any = None
@@ -196,25 +205,79 @@ class Listener:
             else:
                 items.append(_Item(i, audio, text))
         suspects = items
-        if self.suspicion is not None:
-            suspects = []
-            for batch in _batches(_pack(items), self.batch):
-                encoded, frames = self._encode(batch)
-                for window, words in zip(batch, self._expected(tok, batch, encoded, frames)):
-                    for item, mine in zip(window, words):
-                        if self.suspicion.suspicious(mine):
-                            suspects.append(_Item(item.index, item.audio, item.text))
-                        else:
-                            out[item.index] = Heard(tuple(mine), tuple(mine), " ".join(w.text for w in mine), False)
+        if self.first_pass is not None and lang == "en":  # pocketsphinx's model is US English
+            suspects = self._first_pass(items, tok, lang, out)
+        else:
+            self._hear(suspects, tok, lang, out)
         while suspects:
-            for batch in _batches(_pack(suspects), self.batch):
-                self._transcribe(tok, batch, lang, out)
             # the decoder can stop early in a window (after a chapter title and its pause it wrote "Chapter 1."
             # and nothing of the eight sentences after it): what it left unheard starts a window of its own
             again = [_Item(it.index, it.audio, it.text) for it in suspects
                      if it.offset > 0 and not getattr(out[it.index], "heard", True)]
             suspects = again if len(again) < len(suspects) else []
+            self._hear(suspects, tok, lang, out)
         return [h if h is not None else Heard((), (), "") for h in out]
+
+    def _hear(self, items: list[_Item], tok: Any, lang: str, out: list[Heard | None]) -> None:
+        for batch in _batches(_pack(items), self.batch):
+            self._transcribe(tok, batch, lang, out)
+
+    def _first_pass(self, items: list[_Item], tok: Any, lang: str, out: list[Heard | None]) -> list[_Item]:
+        """The first pass over ``items``; Whisper hears the doubted ones. Returns the doubted items.
+
+        Why a thread: pocketsphinx runs on one core and holds the GIL while it aligns, CTranslate2
+        lets it go while it encodes and decodes, so the aligner works through the next sentences
+        while Whisper hears each window of doubted ones as soon as it is full (``overlap``).
+        """
+        assert self.first_pass is not None
+        doubted: queue.Queue[_Item | None] = queue.Queue()
+        failed: list[BaseException] = []
+
+        def align() -> None:
+            try:
+                with self._aligning:
+                    for item in items:
+                        fit = self.aligner().fit(item.audio, normalize_words(item.text, "en"))
+                        if self.first_pass is not None and self.first_pass.trusts(fit):
+                            words = tuple(Word(w.text, w.start, w.end, None) for w in fit.words)
+                            out[item.index] = Heard(words, words, item.text.strip(), False)
+                            self.trusted += 1
+                        else:
+                            doubted.put(item)
+            except BaseException as exc:  # noqa: BLE001 - raised again in the listening thread
+                failed.append(exc)
+            finally:
+                doubted.put(None)
+
+        worker = threading.Thread(target=align, name="proof-first-pass", daemon=True)
+        if self.overlap:
+            worker.start()
+        else:
+            align()
+        suspects: list[_Item] = []
+        pending: list[_Item] = []
+        while (item := doubted.get()) is not None:
+            suspects.append(item)
+            pending.append(item)
+            windows = _pack(pending)
+            if len(windows) > self.batch:  # full windows: heard now, the last one still filling
+                for batch in _batches(windows[:-1], self.batch):
+                    self._transcribe(tok, batch, lang, out)
+                pending = windows[-1]
+        if self.overlap:
+            worker.join()
+        if failed:
+            raise failed[0]
+        self._hear(pending, tok, lang, out)
+        return suspects
+
+    def aligner(self) -> Any:
+        """The first pass's pocketsphinx aligner (:class:`studio.proof.sphinx.Aligner`), loaded on first use."""
+        if self._aligner is None:
+            from studio.proof.sphinx import Aligner
+
+            self._aligner = Aligner()
+        return self._aligner
 
     def _encode(self, batch: list[list[_Item]]) -> tuple[Any, list[int]]:
         """The windows' audio laid out (each item's ``offset`` set) and encoded together."""

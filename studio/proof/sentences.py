@@ -35,6 +35,15 @@ class ProofProgress:
     flagged: int
     audio_seconds: float = 0.0
     stopped: bool = False
+    chapter: int | None = None  # the chapter being heard (0-based)
+    chapter_done: int = 0  # ... its sentences checked so far, of ``chapter_total``
+    chapter_total: int = 0
+
+    def words(self) -> str:
+        """The status line: "Proof-listening chapter 3: 40 %"."""
+        if self.chapter is not None and self.chapter_total:
+            return f"Proof-listening chapter {self.chapter + 1}: {100 * self.chapter_done // self.chapter_total} %"
+        return f"Proof-listening: {100 * self.done // max(1, self.total)} %"
 
 
 def to_check(project: Project, rows: Iterable[SentenceRow], *, again: bool = False) -> list[SentenceRow]:
@@ -62,11 +71,16 @@ def check_rows(project: Project, checker: Checker, rows: list[SentenceRow], *,
     names = project_names(project)
     flagged = 0
     seconds = 0.0
-    for start in range(0, len(rows), BATCH):
+    chapters: dict[int, list[SentenceRow]] = {}
+    for row in rows:
+        chapters.setdefault(row.chapter, []).append(row)
+    # a batch holds one chapter's sentences, so the progress can say which chapter is heard
+    batches = [(c, mine[i:i + BATCH], i + BATCH, len(mine)) for c, mine in chapters.items()
+               for i in range(0, len(mine), BATCH)]
+    for chapter, batch, upto, of in batches:
         if should_stop is not None and should_stop():
             _emit(progress, ProofProgress(len(out), len(rows), flagged, seconds, stopped=True))
             return out
-        batch = rows[start:start + BATCH]
         items: list[ProofItem] = []
         heard_rows: list[tuple[SentenceRow, str, list[int]]] = []
         for row in batch:
@@ -91,7 +105,8 @@ def check_rows(project: Project, checker: Checker, rows: list[SentenceRow], *,
             save_result(project.db, row.id, row.cache_key or "", checksum, record)
             out[row.id] = record
             flagged += record.needs_listening
-        _emit(progress, ProofProgress(len(out), len(rows), flagged, seconds))
+        _emit(progress, ProofProgress(len(out), len(rows), flagged, seconds, chapter=chapter,
+                                      chapter_done=min(upto, of), chapter_total=of))
     return out
 
 

@@ -111,14 +111,14 @@ class ChapterProofer:
                  heard: Callable[[ChapterHeard], None] | None = None,
                  rendered: Callable[[int], None] | None = None,
                  should_stop: Callable[[], bool] | None = None,
-                 progress: Callable[[int, ProofProgress], None] | None = None) -> None:
+                 progress: Callable[[ProofProgress], None] | None = None) -> None:
         self.project = project
-        self.progress = progress  # (chapter, sentences heard so far): the desktop's "Proof-listening chapter 3: 40 %"
         self.checker = checker  # loads the recogniser on first use (a chapter with nothing rendered needs none)
         self.overlap = overlap
         self.heard = heard
         self.rendered = rendered  # told once a chapter counts as rendered (the one before it heard)
         self.should_stop = should_stop
+        self.progress = progress  # each batch of the chapter being heard ("Proof-listening chapter 3: 40 %")
         self.verdicts: dict[int, ProofRecord] = {}
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
@@ -162,11 +162,10 @@ class ChapterProofer:
     def _hear(self, chapter: int) -> None:
         try:
             rows = to_check(self.project, self.project.sentences({chapter}))
-            told = None if self.progress is None else (lambda p: self.progress(chapter, p))  # type: ignore[misc]
-            if told is not None and rows:
-                told(ProofProgress(0, len(rows), 0))  # said before the recogniser loads (seconds, the first time)
+            if self.progress is not None and rows:  # said before the recogniser loads (seconds, the first time)
+                self.progress(ProofProgress(0, len(rows), 0, chapter=chapter, chapter_total=len(rows)))
             found = check_rows(self.project, self.checker(), rows, should_stop=self._stopping,
-                               progress=told) if rows else {}
+                               progress=self.progress) if rows else {}
             self.verdicts.update(found)
             if self.heard is not None:
                 summary = chapter_summaries(self.project, {chapter}).get(chapter)

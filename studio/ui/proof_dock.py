@@ -161,7 +161,7 @@ class ProofPanel(QWidget):
 
     def show_progress(self, p: Any) -> None:  # studio.proof.sentences.ProofProgress
         if not p.stopped:
-            self.summary.set_full_text(f"Listening\u2026 {p.done}/{p.total} sentences, {p.flagged} to review so far")
+            self.summary.set_full_text(f"{p.words()} ({p.flagged} to review so far)")
 
     def chapter_rows(self) -> list[tuple[str, str]]:
         t = self.chapters

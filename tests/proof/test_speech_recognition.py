@@ -12,7 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from studio.measure.asr import resample, transcribe, word_error_rate
+from studio.audio.resample import resample
+from studio.measure.asr import word_error_rate
+from studio.proof.sphinx import transcribe
 
 pytest.importorskip("pocketsphinx")
 

@@ -76,7 +76,7 @@ def heard(onnx_engine) -> dict[str, str]:
     """word -> what proof-listening's ears (the listener, every sentence decoded, no vocabulary prompt)
     heard of its sentence, rendered from the spoken form. The listener packs the sentences into
     28 s windows: a tenth of the CPU time of one recogniser call per sentence."""
-    from studio.measure.asr import resample
+    from studio.audio.resample import resample
     from studio.proof.listen import RATE, Listener
     from studio.proof.model import choose_model, load_model
 

@@ -1,0 +1,227 @@
+"""pocketsphinx: the cheap first pass (forced-alignment scores) and a free transcription.
+
+Why pocketsphinx as a first pass: its aligner places the expected words' phones on
+the audio several times faster than Whisper base hears it (one core, no neural
+network: Gaussian mixtures on MFCCs),
+and it installs offline with its US-English acoustic model and dictionary inside the
+wheel. Alone it hears too poorly to judge a sentence, but it scores every frame
+against the best-fitting sound of that frame, so a word the voice said scores a
+little below zero per frame and a changed, dropped or repeated word leaves frames
+the forced phones (or a forced pause) explain far worse: :class:`studio.proof.listen.FirstPass`
+trusts or doubts a sentence by those scores. A free phone loop over the same frames
+(``fit(loop=True)``) separates no better at several times the cost, so it is only
+measured (docs/proof-listening-benchmark.md).
+
+Words outside its dictionary get espeak-ng's phones (what the voice itself said),
+mapped to the model's ARPAbet. pocketsphinx is imported only here (the import-linter
+contract "Only studio.proof imports the speech recognisers"); one decoder per thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Sequence
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+RATE = 16_000
+FRAMES_PER_S = 100
+#: espeak-ng's IPA (stress and length stripped) to the acoustic model's phones; longest match first
+_IPA = {
+    "aɪ": "AY", "aʊ": "AW", "ɔɪ": "OY", "oʊ": "OW", "əʊ": "OW", "eɪ": "EY", "tʃ": "CH", "dʒ": "JH", "ɜ": "ER",
+    "ɚ": "ER", "ɝ": "ER", "i": "IY", "ɪ": "IH", "e": "EH", "ɛ": "EH", "æ": "AE", "ɑ": "AA", "ɒ": "AA", "a": "AA",
+    "ɔ": "AO", "o": "OW", "ʊ": "UH", "u": "UW", "ʌ": "AH", "ə": "AH", "ɐ": "AH", "ᵻ": "IH", "p": "P", "b": "B",
+    "t": "T", "d": "D", "k": "K", "g": "G", "ɡ": "G", "f": "F", "v": "V", "θ": "TH", "ð": "DH", "s": "S",
+    "z": "Z", "ʃ": "SH", "ʒ": "ZH", "h": "HH", "m": "M", "n": "N", "ŋ": "NG", "l": "L", "ɹ": "R", "r": "R",
+    "w": "W", "j": "Y", "ɾ": "T", "x": "K", "ç": "HH",
+}
+
+
+@dataclass(frozen=True)
+class WordFit:
+    """How one expected word fits its stretch of audio (scores in natural log units, per frame)."""
+
+    text: str
+    start: float  # seconds into the sentence
+    end: float
+    forced: float  # the forced phones' acoustic log-likelihood per frame, each frame against its best senone
+    free: float | None  # the free phone loop's over the same frames (None: not decoded)
+
+
+@dataclass(frozen=True)
+class Fit:
+    """The whole sentence's alignment: each word's fit, and what the aligner could not place."""
+
+    words: tuple[WordFit, ...]
+    frames: int
+    silence: float  # seconds of the forced path spent in pauses or noise between the first and the last word
+    forced: float  # per frame, whole utterance
+    free: float | None
+    failed: bool = False  # the aligner found no path through the expected words
+
+
+def model_path() -> str:
+    from pocketsphinx import get_model_path
+
+    return str(get_model_path())
+
+
+class Aligner:
+    """One pocketsphinx decoder: forced alignment of expected words and a free phone loop.
+
+    Not thread-safe (pocketsphinx decoders are not): one per thread.
+    """
+
+    def __init__(self) -> None:
+        from pocketsphinx import Config, Decoder
+
+        # no lattice pass: the forced path's own segments, their scores kept as the search scaled them
+        config = Config(samprate=float(RATE), loglevel="FATAL", bestpath=False)
+        self.decoder = Decoder(config)
+        self.decoder.add_allphone_file("phones", f"{model_path()}/en-us/en-us-phone.lm.bin")
+        self._known: dict[str, bool] = {}
+
+    def _word(self, word: str) -> str | None:
+        """The dictionary's spelling of ``word`` (added with espeak-ng's phones when missing); None: unsayable."""
+        if word not in self._known:
+            ok = self.decoder.lookup_word(word) is not None
+            if not ok:
+                phones = arpabet(word)
+                if phones:
+                    try:
+                        self.decoder.add_word(word, " ".join(phones), True)
+                        ok = True
+                    except RuntimeError as exc:
+                        log.debug("no phones for %r: %s", word, exc)
+            self._known[word] = ok
+        return word if self._known[word] else None
+
+    def _decode(self, pcm: bytes) -> list[Any]:
+        self.decoder.start_utt()
+        self.decoder.process_raw(pcm, full_utt=True)
+        self.decoder.end_utt()
+        return list(self.decoder.seg() or ())
+
+    def _forced(self, pcm: bytes, said: list[str]) -> list[Any]:
+        """The forced path's segments (words, pauses, noises); [] when no path holds the words."""
+        try:
+            self.decoder.set_align_text(" ".join(said))
+            return self._decode(pcm)
+        except RuntimeError as exc:
+            log.debug("alignment failed: %s", exc)
+            return []
+
+    def _per_frame(self, segments: list[Any], frames: int) -> np.ndarray:
+        out = np.zeros(frames)
+        for s in segments:  # a segment's score spread evenly over its frames
+            out[s.start_frame:s.end_frame + 1] = self._nats(s.ascore) / (s.end_frame - s.start_frame + 1)
+        return out
+
+    def fit(self, audio: np.ndarray, words: Sequence[str], *, loop: bool = False) -> Fit:
+        """The expected ``words`` (normalised, lower case) forced onto 16 kHz mono ``audio``.
+
+        ``loop``: also decode a free phone loop over the same frames (four times the aligner's
+        cost; measured, not what the first pass uses).
+        """
+        pcm = _pcm(audio)
+        said = [w for w in (self._word(w) for w in words) if w]
+        forced = self._forced(pcm, said) if said else []
+        frames = max(1, self.decoder.n_frames())
+        free_frame = None
+        if loop:
+            self.decoder.activate_search("phones")
+            free_frame = self._per_frame(self._decode(pcm), frames)
+        free = None if free_frame is None else float(free_frame.mean())
+        spoken = [s for s in forced if not s.word.startswith(("<", "["))]
+        if not said or len(spoken) != len(said):
+            return Fit((), frames, 0.0, float("-inf"), free, failed=True)
+        forced_frame = self._per_frame(forced, frames)
+        # each word owns its frames and the pause after it (a word the voice did not say is squeezed into a
+        # few frames and the rest of its audio forced into a "pause": scored together they show it)
+        starts = [0] + [s.start_frame for s in spoken[1:]] + [frames]
+        out = []
+        for k, (s, w) in enumerate(zip(spoken, said)):
+            a, b = starts[k], max(starts[k] + 1, starts[k + 1])
+            out.append(WordFit(w, s.start_frame / FRAMES_PER_S, (s.end_frame + 1) / FRAMES_PER_S,
+                               float(forced_frame[a:b].mean()),
+                               None if free_frame is None else float(free_frame[a:b].mean())))
+        first, last = spoken[0].start_frame, spoken[-1].end_frame
+        pause = sum(s.end_frame - s.start_frame + 1 for s in forced
+                    if s.word.startswith(("<", "[")) and first < s.start_frame < last)
+        return Fit(tuple(out), frames, pause / FRAMES_PER_S, float(forced_frame.mean()), free)
+
+    def prefer(self, audio: np.ndarray, written: Sequence[str], heard: Sequence[str]) -> float | None:
+        """How much better the ``heard`` words explain the audio than the ``written`` ones: the two forced
+        paths' scores over the whole sentence, per frame (positive: the audio says what was heard).
+        None: no path holds the heard words, so this listener has no opinion."""
+        pcm = _pcm(audio)
+        scores = []
+        for words in (written, heard):
+            said = [w for w in (self._word(w) for w in words) if w]
+            forced = self._forced(pcm, said) if said else []
+            frames = max(1, self.decoder.n_frames())
+            ok = len([s for s in forced if not s.word.startswith(("<", "["))]) == len(said) and forced
+            scores.append(float(self._per_frame(forced, frames).mean()) if ok else None)
+        if scores[1] is None:
+            return None
+        return scores[1] - scores[0] if scores[0] is not None else float("inf")
+
+    @staticmethod
+    def _nats(density: float) -> float:
+        """A segment's acoustic score in natural-log units (the decoder hands it back as exp(score >> 10))."""
+        return 1024.0 * float(np.log(max(density, 1e-300)))
+
+def _pcm(audio: np.ndarray) -> bytes:
+    return (np.clip(audio, -1.0, 1.0) * 32767.0).astype("<i2").tobytes()
+
+
+_local = threading.local()
+
+
+def aligner() -> Aligner:
+    """This thread's aligner (loaded on first use, about 0.4 s)."""
+    if getattr(_local, "aligner", None) is None:
+        _local.aligner = Aligner()
+    return _local.aligner
+
+
+def transcribe(audio: np.ndarray, rate: int) -> str:
+    """Recognise English speech in float audio at any rate with the bundled language model: lower-case
+    words (the intelligibility measure, :mod:`studio.measure.asr`)."""
+    from studio.audio.resample import resample
+
+    if getattr(_local, "decoder", None) is None:
+        from pocketsphinx import Decoder
+
+        _local.decoder = Decoder(samprate=float(RATE), loglevel="FATAL")
+    decoder = _local.decoder
+    decoder.start_utt()
+    decoder.process_raw(_pcm(resample(audio, rate, RATE)), full_utt=True)
+    decoder.end_utt()
+    hyp = decoder.hyp()
+    return hyp.hypstr if hyp is not None else ""
+
+
+@lru_cache(maxsize=8192)
+def arpabet(word: str) -> tuple[str, ...]:
+    """espeak-ng's phones of a word the dictionary lacks, as the acoustic model's ARPAbet."""
+    from studio.proof.words import phonemes
+
+    ipa = phonemes(word, "en-us")
+    out: list[str] = []
+    i = 0
+    while i < len(ipa):
+        for size in (2, 1):
+            phone = _IPA.get(ipa[i:i + size])
+            if phone:
+                out.append(phone)
+                i += size
+                break
+        else:
+            i += 1  # a mark the model has no phone for
+    return tuple(out)
