@@ -45,7 +45,7 @@ def test_recast_and_merge_queue_exactly_the_changed_rendered_sentences(  # noqa:
 
     ctl.set_casting("Mary", Casting(performance=Performance(pitch=2.0)))
     qtbot.waitUntil(lambda: bool(jobs(window, "Recast Mary")), timeout=WAIT)
-    assert [j.spec.label for j in jobs(window, "Recast")] == ["Recast Mary: 1 sentence(s)"]
+    assert [j.spec.label for j in jobs(window, "Recast")] == ["Recast Mary: 1 sentence"]
     assert jobs(window, "Recast Mary")[0].spec.sentence_ids == (mary.id,)  # not her unrendered line
     wait_jobs_done(qtbot, window)
 
@@ -54,7 +54,7 @@ def test_recast_and_merge_queue_exactly_the_changed_rendered_sentences(  # noqa:
     qtbot.waitUntil(lambda: bool(jobs(window, "Merge Tom")), timeout=WAIT)
     assert not jobs(window, "Rename")
     job = jobs(window, "Merge Tom")[0]
-    assert job.spec.label == "Merge Tom into Mary Hale: 1 sentence(s)"
+    assert job.spec.label == "Merge Tom into Mary Hale: 1 sentence"
     assert job.spec.sentence_ids == (tom.id,)
     assert mary_unrendered.id not in job.spec.sentence_ids
     wait_jobs_done(qtbot, window)
