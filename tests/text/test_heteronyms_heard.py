@@ -87,7 +87,7 @@ def heard(onnx_engine) -> dict[str, str]:
     audios = [resample(np.asarray(audio, np.float32), onnx_engine.sample_rate, RATE)
               for start in range(0, len(ids), 8) for audio in onnx_engine.synthesize_batch(ids[start:start + 8],
                                                                                            DETERMINISTIC)]
-    return {word: h.raw for word, h in zip(words, Listener(model, suspicion=None).listen(audios, spoken, "en"))}
+    return {word: h.raw for word, h in zip(words, Listener(model, first_pass=None).listen(audios, spoken, "en"))}
 
 
 def _respelling(word: str) -> str:
