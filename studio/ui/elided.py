@@ -28,6 +28,7 @@ class ElidedLabel(QLabel):
     def __init__(self, text: str = "", link: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.full_text = ""
+        self.shown = ""  # what fits of ``full_text``
         self.link = link
         self.extra_tip = ""
         self.setTextFormat(Qt.TextFormat.RichText)
@@ -56,11 +57,12 @@ class ElidedLabel(QLabel):
     def _elide(self) -> None:
         fm = self.fontMetrics()
         room = max(fm.averageCharWidth() * 4, self.contentsRect().width() - self._tail_width())
-        shown = fm.elidedText(self.full_text, Qt.TextElideMode.ElideRight, room)
-        self.setText(escape(shown, quote=False) + self._tail())
+        self.shown = fm.elidedText(self.full_text, Qt.TextElideMode.ElideRight, room)
+        self.setText(escape(self.shown, quote=False) + self._tail())
 
     def elided(self) -> bool:
-        return self.full_text != "" and "\u2026" in self.text() and "\u2026" not in self.full_text
+        """Whether the line gave up width (a quoted passage's own "…" in the text is no sign of it)."""
+        return self.full_text != "" and self.shown != self.full_text
 
     def sizeHint(self) -> QSize:
         fm = self.fontMetrics()

@@ -46,7 +46,8 @@ def test_proof_dock_lists_a_planted_error_and_mark_as_fine_is_kept(qtbot, tmp_pa
     target = plant(session.project, CHANGED[0], speak(CHANGED[1]))  # the voice said "horse"
     panel.listen_btn.click()
     qtbot.waitUntil(lambda: panel.table.rowCount() == 1 and not win.proof_ctl._running, timeout=LISTEN_WAIT)
-    assert "substituted" in panel.table.item(0, 2).text() and "pipe" in panel.table.item(0, 2).text()
+    reason = panel.table.item(0, 2).text()  # Whisper's word, or the two listeners agreeing on the voice's
+    assert "pipe" in reason and ("substituted" in reason or "both listeners hear" in reason), reason
     panel.table.selectRow(0)
     html = panel.details.toHtml()
     assert "pipe" in html and "horse" in html and "background" in html
