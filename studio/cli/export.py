@@ -84,7 +84,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from studio.delivery.export_book import credits_as_text, credits_from_text, export_book, spoken_credits
     from studio.delivery.proof_state import report_text
     from studio.delivery.publish import PublishOptions
-    from studio.project import Project
+    from studio.project.store import Project
 
     if not Project.is_project(args.project):
         hint = "; a manuscript's project is the folder <name>.studio beside the output of `studio render`" \

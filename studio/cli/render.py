@@ -261,7 +261,7 @@ def _early_start(args: argparse.Namespace):  # -> studio.stack.build.EarlyStart 
     return EarlyStart(plan_engine(preset, voice, streams=args.streams, isolation=isolation_from_args(args)))
 
 
-def _open_project(args: argparse.Namespace):  # -> studio.project.Project
+def _open_project(args: argparse.Namespace):  # -> studio.project.store.Project
     """The project for ``args.input``: a project folder, or a manuscript's (new or resumed)."""
     from studio.project.folder import default_project_dir
     from studio.project.opening import open_project

@@ -23,7 +23,7 @@ from studio.engine.serving.streams import MultiStreamEngine
 from studio.stack.build import build_engine, effective_preset, engine_spec, plan_engine
 from studio.stack.preset_choice import check_choice, choose_preset
 from studio.project.opening import apply_choices, new_project_settings
-from studio.project import Project
+from studio.project.store import Project
 from support.render import make_book, studio_cmd
 
 CUDA_PRESETS = ("fp16-cuda", "tensorrt-int8")

@@ -26,7 +26,7 @@ from studio.delivery.credits import default_narrator, disclosure
 from studio.delivery.publish import PublishOptions, publish
 from studio.rendering.render import render_project
 from studio.project.opening import new_project_settings
-from studio.project import Project
+from studio.project.store import Project
 from studio.desktop.snapshot import ParagraphNode, paragraph_label
 from support.publish import TOLERANCE, ffprobe_json, first_sound_after, project, publisher, speech_segments  # noqa: F401 - fixtures
 from support.render import make_book, para, real_engine

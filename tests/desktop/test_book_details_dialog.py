@@ -18,7 +18,7 @@ from studio.cli import main
 from studio.delivery.export_book import spoken_credits
 from studio.delivery.publish import PublishOptions, publish
 from studio.engine.voice.catalog import get_voice
-from studio.project import Project
+from studio.project.store import Project
 from studio.project.opening import new_project_settings
 from studio.rendering.render import render_project
 from studio.text.importer import load_manuscript

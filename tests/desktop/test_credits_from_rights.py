@@ -16,7 +16,7 @@ from studio.delivery.export_book import credits_as_text, credits_from_text, spok
 from studio.delivery.publish import PublishOptions
 from studio.delivery.rights import parse_rights
 from studio.project.opening import new_project_settings
-from studio.project import Project
+from studio.project.store import Project
 from studio.text.importer import load_manuscript
 from studio.ui.main_window import MainWindow
 

@@ -10,7 +10,7 @@ import pytest
 from support.window import make_window
 from support.render import rendered_test_book
 
-from studio.project import Project
+from studio.project.store import Project
 from studio.project.proofs import FLAGGED, PASSED, ProofFlag, ProofRecord, ProofSummary, book_words, save_result
 
 WAIT = 120_000  # ms

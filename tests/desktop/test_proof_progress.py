@@ -12,7 +12,7 @@ import pytest
 from support.render import rendered_test_book
 from support.window import make_window
 
-from studio.project import Project
+from studio.project.store import Project
 from studio.proof.check import Checker
 from studio.proof.sentences import ProofProgress
 from studio.rendering.proofing import ChapterProofer

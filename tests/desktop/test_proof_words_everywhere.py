@@ -16,7 +16,7 @@ from studio.cli import main
 from studio.delivery.export import default_chapters
 from studio.delivery.proof_state import proof_report
 from studio.engine.voice.catalog import get_voice
-from studio.project import Project
+from studio.project.store import Project
 from studio.project.opening import new_project_settings
 from studio.project.proofs import FLAGGED, PASSED, ProofFlag, ProofRecord, save_result
 from studio.rendering.render import render_project

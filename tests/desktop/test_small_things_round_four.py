@@ -20,7 +20,8 @@ from studio.desktop.snapshot import build_snapshot
 from studio.engine.voice.catalog import get_voice
 from studio.project.opening import new_project_settings
 from studio.rendering.render import render_project
-from studio.project import Project, ProjectSettings
+from studio.project.settings import ProjectSettings
+from studio.project.store import Project
 from studio.ui.book_model import BookModel
 from studio.ui.export_dialog import ExportDialog
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from support.gui import TINY, write_manuscript
 from support.window import WAIT, big_book, make_window, open_and_wait, sentences, wait_jobs_done
 
-from studio.project import Project
+from studio.project.store import Project
 from studio.desktop.sinks import NO_DEVICE, output_device_problem
 from studio.ui.lexicon_panel import open_lexicon_dialog
 from studio.ui.main_window import MainWindow

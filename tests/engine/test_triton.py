@@ -30,7 +30,7 @@ from studio.delivery.export import export_chapter_files
 from studio.rendering.render import render_project
 from studio.project.opening import new_project_settings, open_for_manuscript
 from studio.stack.triton_repository import free_port
-from studio.project import Project
+from studio.project.store import Project
 
 pytestmark = pytest.mark.timeout(300)
 

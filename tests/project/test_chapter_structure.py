@@ -10,7 +10,8 @@ from support.render import make_book, para
 
 from studio.core.errors import ProjectError
 from studio.core.types import Book, Chapter
-from studio.project import Project, ProjectSettings
+from studio.project.settings import ProjectSettings
+from studio.project.store import Project
 
 VOICE = "en_US-joe-medium"
 

@@ -14,7 +14,7 @@ from studio.core.lexicon import LexiconEntry
 from studio.core.types import Book, Chapter
 from studio.engine.voice.catalog import get_voice
 from studio.project.opening import new_project_settings, open_project
-from studio.project import Project
+from studio.project.store import Project
 from studio.project.lexicon import USER_LEXICON_ENV
 from studio.project.schema import SCHEMA_VERSION
 from studio.text.formats.pls import read_pls_file, write_pls_file

@@ -10,7 +10,8 @@ import pytest
 
 from studio.core.errors import ProjectError
 from studio.engine.base import SynthesisSettings
-from studio.project import Project, ProjectSettings
+from studio.project.settings import ProjectSettings
+from studio.project.store import Project
 from studio.project.schema import SCHEMA_VERSION
 from support.render import make_book, para
 

@@ -13,7 +13,8 @@ from studio.audio.assemble import Pauses
 from studio.core.lexicon import LexiconEntry
 from studio.core.types import Book, Chapter
 from studio.engine.base import SynthesisSettings
-from studio.project import Project, ProjectSettings
+from studio.project.settings import ProjectSettings
+from studio.project.store import Project
 from studio.project.cache import CacheEntry
 from studio.project.direction import set_direction
 from studio.project.emphasis import set_emphasis

@@ -7,7 +7,9 @@ from pathlib import Path
 
 from support.render import make_book
 
-from studio.project import Project, ProjectSettings
+from studio.project.settings import ProjectSettings
+
+from studio.project.store import Project
 from studio.project.numbering import sentence_numbers
 
 

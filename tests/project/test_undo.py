@@ -6,7 +6,9 @@ from pathlib import Path
 
 from support.render import make_book
 
-from studio.project import Project, ProjectSettings
+from studio.project.settings import ProjectSettings
+
+from studio.project.store import Project
 from studio.core.lexicon import LexiconEntry
 from studio.project.undo import UndoHistory
 

@@ -16,7 +16,7 @@ from studio.core.types import Book, Chapter
 from studio.engine.voice.catalog import get_voice
 from studio.rendering.render import render_project
 from studio.project.opening import new_project_settings
-from studio.project import Project
+from studio.project.store import Project
 from support.render import CountingEngine, para, real_engine, studio_cmd
 
 FRENCH = "Le chat dort au soleil."

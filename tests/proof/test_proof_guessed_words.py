@@ -89,7 +89,7 @@ def test_a_project_asks_about_a_guessed_word_until_the_producer_adds_it(tmp_path
 
     from studio.core.types import Book, Chapter
     from studio.engine.voice.catalog import get_voice
-    from studio.project import Project
+    from studio.project.store import Project
     from studio.project.opening import new_project_settings
     from studio.rendering.proofing import flagged_rows, proof_project
     from studio.rendering.render import render_project

@@ -32,7 +32,7 @@ from studio.delivery.export import export_chapter_files
 from studio.rendering.render import render_project
 from studio.rendering.prep import prepare_voices
 from studio.project.opening import new_project_settings
-from studio.project import Project
+from studio.project.store import Project
 from support.cli import db_rows, done_snapshot, write_manuscript
 from support.render import REPO, CountingEngine, make_book, para, real_engine, studio_cmd
 
@@ -194,7 +194,7 @@ import sys
 from pathlib import Path
 sys.path.insert(0, "tests")
 from studio.core.types import Book, Chapter
-from studio.project import Project
+from studio.project.store import Project
 from support.render import para
 
 def book(i):

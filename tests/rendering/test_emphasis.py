@@ -18,7 +18,7 @@ from studio.engine.emphasis import groups, space_id, word_spans
 from studio.engine.voice.catalog import get_voice
 from studio.rendering.render import render_project
 from studio.project.opening import new_project_settings
-from studio.project import Project
+from studio.project.store import Project
 from studio.project.direction import directions
 from studio.project.emphasis import emphases, set_emphasis, spoken_indices
 from support.render import CountingEngine, para, real_engine

@@ -17,7 +17,7 @@ from studio.engine.voice.config import VoiceConfig
 from studio.engine.voice.phonemize import PiperFrontEnd
 from studio.rendering.render import render_project
 from studio.project.opening import new_project_settings
-from studio.project import Project
+from studio.project.store import Project
 from studio.project.lexicon import USER_LEXICON_ENV
 
 pytestmark = pytest.mark.slow

@@ -15,7 +15,7 @@ from studio.delivery.export import clean_filename, default_chapters, export_chap
 from studio.delivery.export import export_chapters
 from studio.rendering.render import RenderProgress, render_project
 from studio.project.opening import new_project_settings
-from studio.project import Project
+from studio.project.store import Project
 from support.render import CountingEngine, ffprobe_duration, make_book, para, real_engine
 
 pytestmark = pytest.mark.slow

@@ -27,7 +27,7 @@ from studio.stack.isolation.engine import IsolatedEngine
 from studio.rendering.render import render_project
 from studio.stack.build import Isolation, build_engine, plan_engine
 from studio.project.opening import new_project_settings
-from studio.project import Project
+from studio.project.store import Project
 from support.cli import db_rows, done_snapshot, write_manuscript
 from support.render import CountingEngine, make_book, real_engine, studio_cmd
 

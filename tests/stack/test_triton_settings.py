@@ -16,7 +16,7 @@ from studio.core.triton_target import TritonTarget, parse_url
 from studio.engine.voice.catalog import get_voice
 from studio.stack.build import build_engine
 from studio.project.opening import new_project_settings, open_for_manuscript
-from studio.project import Project
+from studio.project.store import Project
 
 TARGET = TritonTarget(("grpc://gpu1:8001", "https://gpu2:8443"), model="m", ca_file="/etc/ca.pem", outage_s=30)
 

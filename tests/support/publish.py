@@ -17,7 +17,7 @@ from studio.delivery.credits import default_narrator
 from studio.delivery.publish import PublishOptions, book_meta, publish
 from studio.rendering.render import render_project
 from studio.project.opening import new_project_settings
-from studio.project import Project
+from studio.project.store import Project
 from support.audio import agree_with_ffmpeg
 from support.render import make_book, real_engine, studio_cmd
 

@@ -57,7 +57,7 @@ def rendered_test_book(folder: Path) -> Path:
     from studio.engine.voice.catalog import get_voice
     from studio.rendering.render import render_project
     from studio.project.opening import new_project_settings
-    from studio.project import Project
+    from studio.project.store import Project
 
     with Project.create(folder, make_book(), new_project_settings(get_voice(None))) as proj:
         render_project(proj, real_engine())

@@ -11,7 +11,8 @@ import pytest
 
 from studio.measure.normalize_score import LANGUAGES, load_items, score, wrong
 from studio.core.lexicon import Lexicon, LexiconEntry
-from studio.project import Project, ProjectSettings
+from studio.project.settings import ProjectSettings
+from studio.project.store import Project
 from studio.project.cache import VoiceIdentity, cache_key
 from studio.project.schema import SCHEMA_VERSION
 from studio.text.normalize import spoken_form
