@@ -12,8 +12,9 @@ py="${STUDIO_VENV:-$here/.venv}"
 if [ $# -gt 0 ] || ! command -v xvfb-run >/dev/null; then
   exec "$py/bin/python" -m pytest -q "$@"
 fi
-# the whole suite: everything headless, then the producer's walkthrough in a real X
-# server (Xvfb, Qt's xcb platform), as a producer's window would run
-"$py/bin/python" -m pytest -q --ignore=tests/desktop/test_walkthrough.py
+# the whole suite: everything headless in batches, two pytest processes side by side
+# (tests/lanes.py: both cores busy, each process's memory bounded), then the producer's
+# walkthrough in a real X server (Xvfb, Qt's xcb platform), as a producer's window would run
+"$py/bin/python" tests/lanes.py
 STUDIO_EXPECT_QT_PLATFORM=xcb QT_QPA_PLATFORM=xcb \
   exec xvfb-run -a -s "-screen 0 1600x1000x24" "$py/bin/python" -m pytest -q tests/desktop/test_walkthrough.py
