@@ -1,9 +1,10 @@
 """The suite's cost per test file: CPU time and resident memory (a pytest plugin, registered
 by ``tests/conftest.py``).
 
-Why: the whole suite runs in one process, so a module that keeps a model alive (an engine
-in a module global, a recogniser in a session fixture, a window never closed) makes every
-later file pay for it, and the process grew to 4.8 GB before anyone saw which file did it.
+Why: a pytest process runs many files (a batch of ``tests/lanes.py``, or a whole plain run),
+so a module that keeps a model alive (an engine in a module global, a recogniser in a session
+fixture, a window never closed) makes every later file pay for it, and one process over the
+suite grew to 4.8 GB before anyone saw which file did it.
 After each file the plugin collects garbage and reads the process's resident memory and the
 CPU time (user + system, this process and its children) the file took; the run ends with its
 peak and the files that cost the most, so a regression shows in the run that caused it.
