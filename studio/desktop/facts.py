@@ -113,6 +113,9 @@ class VoiceChoice:
     languages: str = ""
     #: what each of ``presets`` runs for this voice, in its family's words
     preset_words: tuple[str, ...] = ()
+    #: the preset it gets here when none is picked (measured fastest on this computer, else its
+    #: family's reference: :func:`studio.stack.preset_speed.default_preset`); "" = not looked up
+    default_preset: str = ""
 
     def speaks_language(self, family: str) -> bool:
         """Whether it reads text in ``family`` (ISO 639-1) as a voice of that language."""
@@ -207,15 +210,19 @@ def read_bench(project_folder: str | Path | None) -> tuple[dict[str, BenchFigure
     return {}, "", "no benchmark yet: run `studio bench` to measure the presets on this machine"
 
 
-def list_voice_choices() -> tuple[VoiceChoice, ...]:
+def list_voice_choices(*, defaults: bool = False) -> tuple[VoiceChoice, ...]:
+    """The installed voices; ``defaults``: with the preset each gets here when none is picked
+    (checking a preset can import torch: only in the facts' child process)."""
     from studio.engine.presets import describe
     from studio.engine.voice.catalog import list_voices
+    from studio.stack.preset_speed import default_preset
     from studio.text.inspect import language_prefix
 
     return tuple(
         VoiceChoice(v.id, v.name, v.language, language_prefix(v.language), v.sample_rate, v.source,
                     v.abilities.presets, v.abilities.piper_cli, v.abilities.mixing, v.abilities.languages,
-                    v.languages_label, tuple(describe(p, v) for p in v.abilities.presets))
+                    v.languages_label, tuple(describe(p, v) for p in v.abilities.presets),
+                    default_preset(v).name if defaults and v.abilities.presets else "")
         for v in list_voices()
     )
 
@@ -238,7 +245,7 @@ def gather_facts(project_folder: str | Path | None) -> MachineFacts:
     """Voices, presets and benchmark figures (slow: run in the background)."""
     bench, path, note = read_bench(project_folder)
     presets, default = list_presets(bench)
-    return MachineFacts(list_voice_choices(), presets, path, note, default)
+    return MachineFacts(list_voice_choices(defaults=True), presets, path, note, default)
 
 
 # ------------------------------------------------------------------ in a child process
