@@ -83,8 +83,10 @@ class PresetInfo:
     available: bool
     reason: str
     bench: BenchFigures | None = None
-    #: why not in a producer's words where the studio itself decided it (else the UI words ``reason``)
+    #: why not in a producer's words where the studio itself decided it (else the UI words ``missing``)
     plain_reason: str = ""
+    #: what keeps it from running here, as :class:`studio.engine.presets.Missing` names it ("" = runs)
+    missing: str = ""
 
     @property
     def backend(self) -> str:
@@ -234,10 +236,11 @@ def list_presets(bench: Mapping[str, BenchFigures]) -> tuple[tuple[PresetInfo, .
     out = []
     for name, p in presets_mod.PRESETS.items():
         try:
-            ok, reason = presets_mod.availability(name)
+            ok, reason, missing = presets_mod.availability(name)
         except Exception as exc:  # noqa: BLE001 - a broken optional install must not hide the list
-            ok, reason = False, f"{type(exc).__name__}: {exc}"
-        out.append(PresetInfo(name, p.engine, p.device, p.precision, p.summary, ok, reason, bench.get(name)))
+            ok, reason, missing = False, f"{type(exc).__name__}: {exc}", None
+        out.append(PresetInfo(name, p.engine, p.device, p.precision, p.summary, ok, reason, bench.get(name),
+                              missing=missing or ""))
     return tuple(out), presets_mod.DEFAULT_PRESET
 
 

@@ -178,7 +178,7 @@ def select_presets(names: Sequence[str] | None) -> tuple[list[str], dict[str, st
         if name not in wanted:
             continue
         try:
-            ok, why = availability(name)
+            ok, why, _missing = availability(name)
         except Exception as exc:  # noqa: BLE001 - a broken optional install
             ok, why = False, f"{type(exc).__name__}: {exc}"
         if ok:
@@ -391,7 +391,7 @@ def recommendation(result: dict[str, Any]) -> dict[str, str]:
     from studio.engine.presets import available_presets
     from studio.stack.preset_advice import bench_facts, recommend
 
-    rec = recommend(bench_facts(result, {n: ok for n, (ok, _why) in available_presets().items()}))
+    rec = recommend(bench_facts(result, {n: got.ok for n, got in available_presets().items()}))
     return {"preset": rec.preset, "why": rec.why}
 
 

@@ -39,7 +39,7 @@ log = logging.getLogger(__name__)
 def require_available(name: str) -> Preset:
     """The preset, or PresetUnavailable with one line saying why it cannot run here."""
     preset = get_preset(name)  # unknown name: PresetUnavailable listing the choices
-    ok, reason = availability(preset)
+    ok, reason, _missing = availability(preset)
     if not ok:
         raise PresetUnavailable(f"preset {preset.name} is unavailable: {reason}")
     return preset

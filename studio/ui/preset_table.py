@@ -190,7 +190,7 @@ class PresetTable(QWidget):
     def _item(self, info: PresetInfo, recommended: bool) -> QTreeWidgetItem:
         b = info.bench
         name = plain_name(info.name) + (f"   {RECOMMENDED}" if recommended else "")
-        plain = info.plain_reason or plain_reason(info.reason)
+        plain = info.plain_reason or plain_reason(info.missing)
         runs = "Yes" if info.available else plain
         item = QTreeWidgetItem([name, info.name, runs, speed_text(b), quality_text(info.name, b)])
         item.setData(0, _NAME, info.name)
