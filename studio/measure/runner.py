@@ -17,7 +17,7 @@ What is measured, per preset:
   repeated calls (p50 / p95).
 * **throughput** on a book-like text (the English sentences of
   ``resources/sample.md``) through the same stack and the render loop's synthesizer
-  (:func:`~studio.rendering.render.each_synthesizer`, in the plan's batches): N
+  (:func:`~studio.rendering.synthesizer.each_synthesizer`, in the plan's batches): N
   single-thread streams for ``fp32-cpu`` / ``int8-cpu``, length-bucketed batches for
   the CUDA presets, one sentence at a time for the torch CPU presets. Timed region:
   front end + synthesis of every sentence, engines loaded and warmed up. Slow presets (torch on a small CPU) render the text
