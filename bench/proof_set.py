@@ -172,7 +172,7 @@ def synthesize(items: list[dict], out: Path) -> None:
     from studio.engine.base import SynthesisSettings
     from studio.engine.presets import DEFAULT_PRESET, open_preset
     from studio.engine.voice.catalog import get_voice
-    from studio.rendering.render import SynthRequest, each_synthesizer
+    from studio.rendering.synthesizer import SynthRequest, each_synthesizer
 
     engine = open_preset(DEFAULT_PRESET, get_voice(None))
     engine.load()

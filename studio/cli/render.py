@@ -123,6 +123,10 @@ def _cmd_render(args: argparse.Namespace) -> int:
         if early is not None:
             early.close()
         raise
+    if "lingua" in sys.modules:  # the manuscript was read: its languages are stored, the render detects none
+        from studio.text.detector import release_models
+
+        release_models()  # the detector's n-gram models, held for the process otherwise (docs/kokoro.md)
     bar = ProgressLine(sys.stderr)
     proofer = None
     try:

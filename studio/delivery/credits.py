@@ -4,7 +4,7 @@ Why here: stores (ACX, Findaway, Apple) ask for a complete package -- opening
 credits (title, author, narrator), closing credits ("The end", copyright,
 production), a 1-5 minute retail sample -- and require that synthetic narration
 be said plainly. The credits are spoken with the project's own voice through the
-render path's one synthesizer (:func:`studio.rendering.render.each_synthesizer`, the
+render path's one synthesizer (:func:`studio.rendering.synthesizer.each_synthesizer`, the
 engine from :func:`studio.stack.build.build_engine`) and kept in the project's
 audio cache (:mod:`studio.project.credit_keys`), so a second export speaks
 nothing again; the sample is cut from audio that is already rendered.
@@ -159,7 +159,7 @@ def credits_clips(project: Project, text: str, engine: Engine | None) -> list[li
     render path's synthesizer with ``engine`` (None: the project's engine is built
     and loaded here, once, only when something is missing).
     """
-    from studio.rendering.render import SynthRequest, each_synthesizer
+    from studio.rendering.synthesizer import SynthRequest, each_synthesizer
 
     paras = credits_paragraphs(text)
     if not paras:

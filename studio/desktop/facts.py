@@ -83,8 +83,10 @@ class PresetInfo:
     available: bool
     reason: str
     bench: BenchFigures | None = None
-    #: why not in a producer's words where the studio itself decided it (else the UI words ``reason``)
+    #: why not in a producer's words where the studio itself decided it (else the UI words ``missing``)
     plain_reason: str = ""
+    #: what keeps it from running here, as :class:`studio.engine.presets.Missing` names it ("" = runs)
+    missing: str = ""
 
     @property
     def backend(self) -> str:
@@ -113,6 +115,9 @@ class VoiceChoice:
     languages: str = ""
     #: what each of ``presets`` runs for this voice, in its family's words
     preset_words: tuple[str, ...] = ()
+    #: the preset it gets here when none is picked (measured fastest on this computer, else its
+    #: family's reference: :func:`studio.stack.preset_speed.default_preset`); "" = not looked up
+    default_preset: str = ""
 
     def speaks_language(self, family: str) -> bool:
         """Whether it reads text in ``family`` (ISO 639-1) as a voice of that language."""
@@ -207,15 +212,19 @@ def read_bench(project_folder: str | Path | None) -> tuple[dict[str, BenchFigure
     return {}, "", "no benchmark yet: run `studio bench` to measure the presets on this machine"
 
 
-def list_voice_choices() -> tuple[VoiceChoice, ...]:
+def list_voice_choices(*, defaults: bool = False) -> tuple[VoiceChoice, ...]:
+    """The installed voices; ``defaults``: with the preset each gets here when none is picked
+    (checking a preset can import torch: only in the facts' child process)."""
     from studio.engine.presets import describe
     from studio.engine.voice.catalog import list_voices
+    from studio.stack.preset_speed import default_preset
     from studio.text.inspect import language_prefix
 
     return tuple(
         VoiceChoice(v.id, v.name, v.language, language_prefix(v.language), v.sample_rate, v.source,
                     v.abilities.presets, v.abilities.piper_cli, v.abilities.mixing, v.abilities.languages,
-                    v.languages_label, tuple(describe(p, v) for p in v.abilities.presets))
+                    v.languages_label, tuple(describe(p, v) for p in v.abilities.presets),
+                    default_preset(v).name if defaults and v.abilities.presets else "")
         for v in list_voices()
     )
 
@@ -227,10 +236,11 @@ def list_presets(bench: Mapping[str, BenchFigures]) -> tuple[tuple[PresetInfo, .
     out = []
     for name, p in presets_mod.PRESETS.items():
         try:
-            ok, reason = presets_mod.availability(name)
+            ok, reason, missing = presets_mod.availability(name)
         except Exception as exc:  # noqa: BLE001 - a broken optional install must not hide the list
-            ok, reason = False, f"{type(exc).__name__}: {exc}"
-        out.append(PresetInfo(name, p.engine, p.device, p.precision, p.summary, ok, reason, bench.get(name)))
+            ok, reason, missing = False, f"{type(exc).__name__}: {exc}", None
+        out.append(PresetInfo(name, p.engine, p.device, p.precision, p.summary, ok, reason, bench.get(name),
+                              missing=missing or ""))
     return tuple(out), presets_mod.DEFAULT_PRESET
 
 
@@ -238,7 +248,7 @@ def gather_facts(project_folder: str | Path | None) -> MachineFacts:
     """Voices, presets and benchmark figures (slow: run in the background)."""
     bench, path, note = read_bench(project_folder)
     presets, default = list_presets(bench)
-    return MachineFacts(list_voice_choices(), presets, path, note, default)
+    return MachineFacts(list_voice_choices(defaults=True), presets, path, note, default)
 
 
 # ------------------------------------------------------------------ in a child process

@@ -4,15 +4,16 @@ Why a table here and not in the engine: the engine names presets by what they
 are (precision, runtime, device) and says why one cannot run in the words of the
 library that refused (``torch.cuda.is_available() is False``); a producer chooses
 by what they get (quality, speed, which hardware) and needs to know what is
-missing in words they can act on. The technical name and the raw reason stay
-visible as the detail.
+missing in words they can act on: the engine names that as a code
+(:class:`~studio.engine.presets.Missing`), never matched here by its wording. The
+technical name and the raw reason stay visible as the detail.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from studio.engine.presets import DEFAULT_PRESET, preset_for_backend
+from studio.engine.presets import DEFAULT_PRESET, Missing, preset_for_backend
 
 if TYPE_CHECKING:
     from studio.project.settings import ProjectSettings
@@ -27,24 +28,25 @@ PLAIN_NAMES: dict[str, str] = {
     "tensorrt-int8": "Fastest on NVIDIA GPU (TensorRT)",
 }
 
-#: (words in the raw reason, lower case; the sentence) -- first match wins, so the
-#: specific ones come before the general ones they contain
-PLAIN_REASONS: tuple[tuple[tuple[str, ...], str], ...] = (
-    (("tensorrt is not installed",), "TensorRT is not installed."),
-    (("tensorrt cannot be imported",), "TensorRT is installed but cannot start (a library it needs is missing)."),
-    (("has no cuda support",), "This PyTorch was built without NVIDIA GPU support."),
-    (("no cuda device",), "No NVIDIA GPU was found on this computer."),
-    (("torch is not installed",), "PyTorch is not installed."),
-    (("coqui-tts is not installed",), "The PyTorch voice engine (coqui-tts) is not installed."),
-    (("coqui-tts cannot be imported",), "The PyTorch voice engine (coqui-tts) is installed but cannot start."),
-    (("no quantized cpu kernels",), "This PyTorch has no 8-bit CPU support."),
-    (("int8 quantization is unavailable",), "This ONNX Runtime cannot build 8-bit models."),
-    (("onnxruntime is not installed",), "ONNX Runtime is not installed."),
-    (("no bf16 instructions",), "This computer's processor cannot do the fast 16-bit maths it needs "
-                                "(it needs a recent AMD or Intel server CPU)."),
-    (("runs on cuda only",), "It needs an NVIDIA GPU."),
-    (("runs on cpu only",), "It runs on the CPU only."),
-)
+#: what is missing (:class:`studio.engine.presets.Missing`) -> the sentence a producer reads
+PLAIN_REASONS: dict[Missing, str] = {
+    Missing.TENSORRT: "TensorRT is not installed.",
+    Missing.TENSORRT_BROKEN: "TensorRT is installed but cannot start (a library it needs is missing).",
+    Missing.TORCH_NO_CUDA: "This PyTorch was built without NVIDIA GPU support.",
+    Missing.NO_GPU: "No NVIDIA GPU was found on this computer.",
+    Missing.TORCH: "PyTorch is not installed.",
+    Missing.COQUI: "The PyTorch voice engine (coqui-tts) is not installed.",
+    Missing.COQUI_BROKEN: "The PyTorch voice engine (coqui-tts) is installed but cannot start.",
+    Missing.QUANTIZED_KERNELS: "This PyTorch has no 8-bit CPU support.",
+    Missing.ONNX_INT8: "This ONNX Runtime cannot build 8-bit models.",
+    Missing.ONNXRUNTIME: "ONNX Runtime is not installed.",
+    Missing.BF16_CPU: "This computer's processor cannot do the fast 16-bit maths it needs "
+                      "(it needs a recent AMD or Intel server CPU).",
+    Missing.NEEDS_GPU: "It needs an NVIDIA GPU.",
+    Missing.CPU_ONLY: "It runs on the CPU only.",
+    Missing.DEVICE: "It cannot run on the device asked for.",
+    Missing.UNKNOWN_PRESET: "This version of the studio does not know it.",
+}
 UNKNOWN_REASON = "It cannot run on this computer (the details say why)."
 
 
@@ -54,13 +56,10 @@ def plain_name(preset: str) -> str:
     return PLAIN_NAMES.get(name, name)
 
 
-def plain_reason(raw: str) -> str:
-    """Why a preset cannot run here, as a sentence a producer can act on (the raw reason is the detail)."""
-    text = raw.lower()
-    for needles, sentence in PLAIN_REASONS:
-        if any(n in text for n in needles):
-            return sentence
-    return UNKNOWN_REASON
+def plain_reason(missing: str | None) -> str:
+    """Why a preset cannot run here, from what is missing (``Availability.missing``), as a sentence
+    a producer can act on; the library's own words stay the detail."""
+    return PLAIN_REASONS.get(missing, UNKNOWN_REASON) if missing else UNKNOWN_REASON
 
 
 def preset_label(preset: str, voice_id: str = "", backend: str = "") -> str:

@@ -32,7 +32,8 @@ from studio.audio.performance import perform
 from studio.engine.base import DelegatingEngine, Engine, PendingBuild, SynthesisSettings
 from studio.stack.build import EngineBuilder, EnginePlan, Isolation, build_engine, effective_preset, plan_for_project
 from studio.rendering.cast_render import cast_settings
-from studio.rendering.render import RenderProgress, SynthRequest, each_synthesizer, render_project
+from studio.rendering.render import RenderProgress, render_project
+from studio.rendering.synthesizer import SynthRequest, each_synthesizer
 from studio.project.direction import Direction
 from studio.project.queue_state import sentence_chapters
 from studio.project.duration import keep_voice_rate

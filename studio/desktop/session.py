@@ -23,9 +23,10 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from studio.core.words import counted
 from studio.audio.assemble import Pauses
-from studio.core.errors import StudioError
+from studio.core.errors import StudioError, VoiceError
 from studio.core.language import language_family
 from studio.stack.build import EngineBuilder, Isolation, build_engine, effective_preset
+from studio.stack.preset_choice import with_default_preset
 from studio.project.opening import Opened, open_project
 from studio.project.numbering import chapters_label
 from studio.project.queue_state import StoredQueue, load_queue
@@ -135,6 +136,8 @@ class ProjectSession(QObject, ChapterEdits, TakeCommands, EditHistory):
             project, action = opened.project, opened.action
             try:
                 settings = project.settings()
+                if (named := _with_default_preset(project, settings)) != settings:
+                    project.update_settings(settings := named)
                 measured = seconds_per_sentence(project.db, effective_preset(settings).name, settings.voice_id)
                 return (project, action, build_snapshot(project, long_chapter_minutes=minutes), settings,
                         load_queue(project.db), measured)
@@ -313,7 +316,7 @@ class ProjectSession(QObject, ChapterEdits, TakeCommands, EditHistory):
         project, minutes = self._need(), self.long_chapter_minutes
 
         def work():
-            project.update_settings(settings)
+            project.update_settings(_with_default_preset(project, settings, project.settings().voice_id))
             new = project.settings()
             return new, build_snapshot(project, long_chapter_minutes=minutes), \
                 seconds_per_sentence(project.db, effective_preset(new).name, new.voice_id)
@@ -443,3 +446,17 @@ class ProjectSession(QObject, ChapterEdits, TakeCommands, EditHistory):
         if self.snapshot is None:
             raise StudioError("no project is open; open a project or import a manuscript first")
         return self.snapshot
+
+
+def _with_default_preset(project: Project, settings: ProjectSettings, old_voice: str = "") -> ProjectSettings:
+    """``settings`` naming this machine's default preset for the voice when they name
+    none it runs (:func:`~studio.stack.preset_choice.with_default_preset`, as the command line's
+    render does): a new project, or a voice chosen with no preset picked. On the session's task
+    thread: reading the cached measurement (and a preset's availability) never waits the window."""
+    try:
+        named = with_default_preset(project, settings, new_voice=bool(old_voice) and old_voice != settings.voice_id)
+    except VoiceError:  # the voice is not installed here: the project keeps what it names
+        return settings
+    if named.preset != settings.preset:
+        log.info("project preset: %s (the default for %s on this computer)", named.preset, named.voice_id)
+    return named

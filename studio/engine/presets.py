@@ -31,7 +31,8 @@ from __future__ import annotations
 import importlib
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from studio.core.errors import PresetUnavailable
 from studio.engine.families import family_of
@@ -112,7 +113,7 @@ def preset_for_voice(voice: Any, backend: str | None = None) -> Preset:
     runs = voice.abilities.presets
     if not runs or preset.name in runs:
         return preset
-    return PRESETS[next((name for name in runs if availability(name)[0]), runs[0])]
+    return PRESETS[next((name for name in runs if availability(name).ok), runs[0])]
 
 
 def get_preset(name: str | Preset) -> Preset:
@@ -130,26 +131,62 @@ def get_preset(name: str | Preset) -> Preset:
 # ------------------------------------------------------------------ availability
 
 
+class Missing(StrEnum):
+    """What keeps a preset from running here, as a code: the desktop puts it into a producer's
+    words (``studio.desktop.preset_words``) and never reads the library's wording."""
+
+    DEVICE = "device"  # an unknown device was asked for
+    NEEDS_GPU = "needs-gpu"  # the preset runs on CUDA only
+    CPU_ONLY = "cpu-only"  # the preset runs on the CPU only
+    ONNXRUNTIME = "onnxruntime"
+    ONNX_INT8 = "onnx-int8"  # ONNX Runtime without its quantization tools
+    BF16_CPU = "bf16-cpu"  # a CPU without BF16 instructions
+    TORCH = "torch"
+    COQUI = "coqui"
+    COQUI_BROKEN = "coqui-broken"  # installed, but importing it fails
+    QUANTIZED_KERNELS = "quantized-kernels"  # a torch without quantized CPU kernels
+    TORCH_NO_CUDA = "torch-no-cuda"  # a torch built without CUDA
+    NO_GPU = "no-gpu"
+    TENSORRT = "tensorrt"
+    TENSORRT_BROKEN = "tensorrt-broken"  # installed, but importing it fails (a library it needs)
+    UNKNOWN_PRESET = "unknown-preset"
+
+
+class Availability(NamedTuple):
+    """Whether a preset runs here: ``reason`` says what it runs on, or why not, in the words of
+    the library that refused (the detail for whoever fixes the install); ``missing`` names what is
+    missing as a code (None when it runs)."""
+
+    ok: bool
+    reason: str
+    missing: Missing | None = None
+
+
+def _refused(missing: Missing, reason: str) -> Availability:
+    return Availability(False, reason, missing)
+
+
+
 def _import(name: str):
     return importlib.import_module(name)
 
 
-def _check_torch() -> tuple[bool, str, Any]:
+def _check_torch() -> tuple[Availability, Any]:
     try:
         torch = _import("torch")
     except ImportError as exc:
-        return False, f"torch is not installed (pip install 'audiobook-studio[torch]'): {exc}", None
-    return True, f"torch {torch.__version__}", torch
+        return _refused(Missing.TORCH, f"torch is not installed (pip install 'audiobook-studio[torch]'): {exc}"), None
+    return Availability(True, f"torch {torch.__version__}"), torch
 
 
-def _check_coqui() -> tuple[bool, str]:
+def _check_coqui() -> Availability:
     try:
         _import("TTS.tts.models.vits")
     except ImportError as exc:
-        return False, f"coqui-tts is not installed (pip install 'audiobook-studio[torch]'): {exc}"
+        return _refused(Missing.COQUI, f"coqui-tts is not installed (pip install 'audiobook-studio[torch]'): {exc}")
     except Exception as exc:  # a broken install raises all sorts of things
-        return False, f"coqui-tts cannot be imported: {type(exc).__name__}: {exc}"
-    return True, "coqui-tts"
+        return _refused(Missing.COQUI_BROKEN, f"coqui-tts cannot be imported: {type(exc).__name__}: {exc}")
+    return Availability(True, "coqui-tts")
 
 
 def _installed(module: str) -> bool:
@@ -159,7 +196,7 @@ def _installed(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
-def _bf16_installed(why_cpu: str) -> tuple[bool, str]:
+def _bf16_installed(why_cpu: str) -> Availability:
     """bf16-cpu's packages, found without importing them.
 
     Why not imported here: a render checks its preset in the parent process before
@@ -171,29 +208,29 @@ def _bf16_installed(why_cpu: str) -> tuple[bool, str]:
     """
     import importlib.metadata
 
-    for module, extra in (("torch", "torch"), ("TTS", "coqui-tts")):
+    for module, extra, missing in (("torch", "torch", Missing.TORCH), ("TTS", "coqui-tts", Missing.COQUI)):
         if not _installed(module):
-            return False, f"{extra} is not installed (pip install 'audiobook-studio[torch]')"
-    return True, f"torch {importlib.metadata.version('torch')} bfloat16 via oneDNN on a {why_cpu}"
+            return _refused(missing, f"{extra} is not installed (pip install 'audiobook-studio[torch]')")
+    return Availability(True, f"torch {importlib.metadata.version('torch')} bfloat16 via oneDNN on a {why_cpu}")
 
 
-def _check_cuda(torch) -> tuple[bool, str]:
+def _check_cuda(torch) -> Availability:
     if getattr(torch.version, "cuda", None) is None:
-        return False, (
+        return _refused(Missing.TORCH_NO_CUDA, (
             f"this torch build ({torch.__version__}) has no CUDA support "
             "(torch.version.cuda is None); install a CUDA build of torch"
-        )
+        ))
     try:
         ok = torch.cuda.is_available()
     except Exception as exc:  # pragma: no cover - broken driver
-        return False, f"no CUDA device: torch.cuda.is_available() raised {exc}"
+        return _refused(Missing.NO_GPU, f"no CUDA device: torch.cuda.is_available() raised {exc}")
     if not ok:
-        return False, "no CUDA device: torch.cuda.is_available() is False"
-    return True, f"CUDA device {torch.cuda.get_device_name(torch.cuda.current_device())}"
+        return _refused(Missing.NO_GPU, "no CUDA device: torch.cuda.is_available() is False")
+    return Availability(True, f"CUDA device {torch.cuda.get_device_name(torch.cuda.current_device())}")
 
 
-def availability(preset: str | Preset, device: str | None = None) -> tuple[bool, str]:
-    """``(True, what it will run on)`` or ``(False, why not)``, checked on this machine.
+def availability(preset: str | Preset, device: str | None = None) -> Availability:
+    """``(True, what it will run on)`` or ``(False, why not, what is missing)``, checked on this machine.
 
     ``device`` overrides the preset's default device where the preset allows it
     (only ``fp32-torch`` runs on both).
@@ -201,64 +238,67 @@ def availability(preset: str | Preset, device: str | None = None) -> tuple[bool,
     try:
         p = get_preset(preset)
     except PresetUnavailable as exc:
-        return False, str(exc)
+        return _refused(Missing.UNKNOWN_PRESET, str(exc))
     device = device or p.device
     if device not in ("cpu",) and not device.startswith("cuda"):
-        return False, f"unknown device {device!r} (cpu or cuda)"
+        return _refused(Missing.DEVICE, f"unknown device {device!r} (cpu or cuda)")
     if device != p.device and p.name != "fp32-torch":
-        return False, f"preset {p.name} runs on {p.device} only"
+        return _refused(Missing.NEEDS_GPU if p.device == "cuda" else Missing.CPU_ONLY,
+                        f"preset {p.name} runs on {p.device} only")
 
     if p.engine == "onnx":  # found, not imported: a render checks this before its model process starts
         import importlib.metadata
 
         if not _installed("onnxruntime"):
-            return False, "onnxruntime is not installed"
+            return _refused(Missing.ONNXRUNTIME, "onnxruntime is not installed")
         version = importlib.metadata.version("onnxruntime")
         if p.precision == "int8":
             if not _installed("onnxruntime.quantization"):
-                return False, "ONNX Runtime INT8 quantization is unavailable (onnxruntime.quantization is missing)"
-            return True, f"ONNX Runtime {version} INT8 on CPU"
-        return True, f"ONNX Runtime {version} on CPU"
+                return _refused(Missing.ONNX_INT8, "ONNX Runtime INT8 quantization is unavailable "
+                                                   "(onnxruntime.quantization is missing)")
+            return Availability(True, f"ONNX Runtime {version} INT8 on CPU")
+        return Availability(True, f"ONNX Runtime {version} on CPU")
 
     if p.precision == "bf16":  # the CPU first: no install makes BF16 fast on a CPU without it
         from studio.engine.cpu_features import bf16_support
 
         ok, why_cpu = bf16_support()
         if not ok:
-            return False, why_cpu
+            return _refused(Missing.BF16_CPU, why_cpu)
         return _bf16_installed(why_cpu)
-    ok, why, torch = _check_torch()
-    if not ok:
-        return False, why
-    ok, why_coqui = _check_coqui()
-    if not ok:
-        return False, why_coqui
+    got, torch = _check_torch()
+    if not got.ok:
+        return got
+    coqui = _check_coqui()
+    if not coqui.ok:
+        return coqui
 
     if p.precision == "dynamic-int8":
         engines = [e for e in getattr(torch.backends.quantized, "supported_engines", []) if e != "none"]
         if not engines:
-            return False, "this torch build has no quantized CPU kernels (torch.backends.quantized)"
-        return True, f"{why} CPU, quantized engine {torch.backends.quantized.engine}"
+            return _refused(Missing.QUANTIZED_KERNELS,
+                            "this torch build has no quantized CPU kernels (torch.backends.quantized)")
+        return Availability(True, f"{got.reason} CPU, quantized engine {torch.backends.quantized.engine}")
 
     if device.startswith("cuda"):
-        ok, why_cuda = _check_cuda(torch)
-        if not ok:
-            return False, why_cuda
+        cuda = _check_cuda(torch)
+        if not cuda.ok:
+            return cuda
         if p.engine == "tensorrt":
             try:
                 trt = _import("tensorrt")
             except ImportError:
                 from studio.engine.tensorrt.runtime import INSTALL_HINT
 
-                return False, f"TensorRT is not installed ({INSTALL_HINT})"
+                return _refused(Missing.TENSORRT, f"TensorRT is not installed ({INSTALL_HINT})")
             except Exception as exc:  # missing libnvinfer etc.
-                return False, f"TensorRT cannot be imported: {type(exc).__name__}: {exc}"
-            return True, f"TensorRT {getattr(trt, '__version__', '?')} on {why_cuda}"
-        return True, f"{why} on {why_cuda}"
-    return True, f"{why} on CPU"
+                return _refused(Missing.TENSORRT_BROKEN, f"TensorRT cannot be imported: {type(exc).__name__}: {exc}")
+            return Availability(True, f"TensorRT {getattr(trt, '__version__', '?')} on {cuda.reason}")
+        return Availability(True, f"{got.reason} on {cuda.reason}")
+    return Availability(True, f"{got.reason} on CPU")
 
 
-def available_presets() -> dict[str, tuple[bool, str]]:
+def available_presets() -> dict[str, Availability]:
     """``{name: (ok, reason)}`` for every preset, in display order."""
     return {name: availability(name) for name in PRESETS}
 
@@ -279,7 +319,7 @@ def open_preset(preset_name: str | Preset, voice=None, *, device: str | None = N
     engine is returned constructed, not loaded.
     """
     preset = get_preset(preset_name)
-    ok, reason = availability(preset, device)
+    ok, reason, _missing = availability(preset, device)
     if not ok:
         raise PresetUnavailable(f"preset {preset.name} is unavailable: {reason}")
     if voice is None or isinstance(voice, str):
@@ -302,6 +342,8 @@ __all__ = [
     "PRESETS",
     "DEFAULT_PRESET",
     "get_preset",
+    "Availability",
+    "Missing",
     "availability",
     "available_presets",
     "open_preset",

@@ -74,7 +74,7 @@ class PresetSession:
     Construction builds the preset's render stack with :func:`~studio.stack.build.build_engine`
     (the plan of :func:`bench_plan`), loads it and measures latency on it; :meth:`round`
     times the whole text once through the render loop's synthesizer
-    (:func:`~studio.rendering.render.each_synthesizer`, in the plan's batches; the first
+    (:func:`~studio.rendering.synthesizer.each_synthesizer`, in the plan's batches; the first
     round keeps the noise-0 audio for the quality comparison); :meth:`finish` runs the
     batch sweep, writes the audio to ``<work_dir>/<preset>.npz`` and returns the figures
     as a JSON-able dict.
@@ -85,7 +85,7 @@ class PresetSession:
         from studio.engine.presets import get_preset
         from studio.engine.voice.catalog import get_voice
         from studio.stack.build import build_engine
-        from studio.rendering.render import each_synthesizer
+        from studio.rendering.synthesizer import each_synthesizer
 
         self.job = job
         self.preset = preset = get_preset(job["preset"])
@@ -154,7 +154,7 @@ class PresetSession:
 
     def _speak(self, sentences: Sequence[str]) -> list[np.ndarray]:
         """The render loop's synthesizer on ``sentences``; a failed sentence fails the row."""
-        from studio.rendering.render import SynthRequest
+        from studio.rendering.synthesizer import SynthRequest
 
         out = self.synth([SynthRequest(i, s, self.lang) for i, s in enumerate(sentences)])
         for result in out:

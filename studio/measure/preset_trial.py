@@ -39,7 +39,7 @@ SENTENCES = (
 
 def cpu_presets(voice: "VoiceInfo") -> list[str]:
     """The voice's presets a trial can measure here: CPU ones that can run."""
-    return [p for p in voice.abilities.presets if get_preset(p).device == "cpu" and availability(p)[0]]
+    return [p for p in voice.abilities.presets if get_preset(p).device == "cpu" and availability(p).ok]
 
 
 def run_trial(voice: "VoiceInfo", *, sentences: Sequence[str] = SENTENCES, rounds: int = 3,

@@ -17,7 +17,7 @@ What is measured, per preset:
   repeated calls (p50 / p95).
 * **throughput** on a book-like text (the English sentences of
   ``resources/sample.md``) through the same stack and the render loop's synthesizer
-  (:func:`~studio.rendering.render.each_synthesizer`, in the plan's batches): N
+  (:func:`~studio.rendering.synthesizer.each_synthesizer`, in the plan's batches): N
   single-thread streams for ``fp32-cpu`` / ``int8-cpu``, length-bucketed batches for
   the CUDA presets, one sentence at a time for the torch CPU presets. Timed region:
   front end + synthesis of every sentence, engines loaded and warmed up. Slow presets (torch on a small CPU) render the text
@@ -178,7 +178,7 @@ def select_presets(names: Sequence[str] | None) -> tuple[list[str], dict[str, st
         if name not in wanted:
             continue
         try:
-            ok, why = availability(name)
+            ok, why, _missing = availability(name)
         except Exception as exc:  # noqa: BLE001 - a broken optional install
             ok, why = False, f"{type(exc).__name__}: {exc}"
         if ok:
@@ -391,7 +391,7 @@ def recommendation(result: dict[str, Any]) -> dict[str, str]:
     from studio.engine.presets import available_presets
     from studio.stack.preset_advice import bench_facts, recommend
 
-    rec = recommend(bench_facts(result, {n: ok for n, (ok, _why) in available_presets().items()}))
+    rec = recommend(bench_facts(result, {n: got.ok for n, got in available_presets().items()}))
     return {"preset": rec.preset, "why": rec.why}
 
 

@@ -29,6 +29,7 @@ from studio.stack.build import effective_preset
 from studio.stack.preset_speed import default_preset
 
 if TYPE_CHECKING:  # a render checks its preset before the project store is imported (start-up)
+    from studio.engine.voice.info import VoiceInfo
     from studio.project.settings import ProjectSettings
     from studio.project.store import Project
 
@@ -38,7 +39,7 @@ log = logging.getLogger(__name__)
 def require_available(name: str) -> Preset:
     """The preset, or PresetUnavailable with one line saying why it cannot run here."""
     preset = get_preset(name)  # unknown name: PresetUnavailable listing the choices
-    ok, reason = availability(preset)
+    ok, reason, _missing = availability(preset)
     if not ok:
         raise PresetUnavailable(f"preset {preset.name} is unavailable: {reason}")
     return preset
@@ -72,28 +73,42 @@ def choose_preset(
     from studio.engine.voice.catalog import get_voice
 
     voice = get_voice(settings.voice_id)
-    changes: dict[str, str] = {}
-    if not preset and settings.preset and settings.preset not in voice.abilities.presets:
-        changes = {"preset": ""}  # chosen for another voice: this voice's own default
+    wanted = settings
     if preset:
         p = get_preset(preset)
         if p.name not in voice.abilities.presets:
             raise PresetUnavailable(f"voice {voice.id} cannot run preset {p.name} "
                                     f"(its presets: {', '.join(voice.abilities.presets) or 'none'})")
         if effective_preset(settings, voice) != p:
-            changes = {"preset": p.name, "backend": p.backend}
+            wanted = settings.with_changes(preset=p.name, backend=p.backend)
     elif engine and settings.preset and get_preset(settings.preset).backend != engine:
-        changes = {"preset": ""}  # --engine alone: that backend's default preset
-    wanted = settings.with_changes(**changes) if changes else settings
-    if not wanted.preset and not _has_audio(project):
-        named = default_preset(voice, wanted.backend)  # nothing cached yet: name the preset (measured here)
-        wanted = wanted.with_changes(preset=named.name, backend=named.backend)
+        wanted = settings.with_changes(preset="")  # --engine alone: that backend's default preset
+    wanted = with_default_preset(project, wanted, voice)
     if wanted != settings:
         settings = wanted
         project.update_settings(settings)
         log.info("project preset: %s", settings.preset or f"{settings.backend} default")
     if settings.triton is None:
         require_available(effective_preset(settings, voice).name)
+    return settings
+
+
+def with_default_preset(project: Project, settings: ProjectSettings, voice: VoiceInfo | None = None, *,
+                        new_voice: bool = False) -> ProjectSettings:
+    """``settings`` naming the voice's default preset here (:func:`~studio.stack.preset_speed.default_preset`:
+    the one measured fastest on this machine, read from the cache, never measured here) where they name
+    none the voice runs, and naming one renders nothing again: the project has no audio yet, or
+    ``new_voice`` (its voice was just changed, so every sentence renders again anyway). Not stored.
+    The command line's render and the desktop (a new project, a voice chosen) both call this."""
+    if voice is None:
+        from studio.engine.voice.catalog import get_voice
+
+        voice = get_voice(settings.voice_id)
+    if settings.preset and settings.preset not in voice.abilities.presets:
+        settings = settings.with_changes(preset="")  # chosen for another voice: this voice's own default
+    if not settings.preset and (new_voice or not _has_audio(project)):
+        named = default_preset(voice, settings.backend)
+        settings = settings.with_changes(preset=named.name, backend=named.backend)
     return settings
 
 

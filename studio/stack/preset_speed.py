@@ -164,7 +164,7 @@ def default_preset(voice: "VoiceInfo", backend: str | None = None) -> "Preset":
     if choice is not None and (backend is None or get_preset(choice.preset).backend == backend):
         return get_preset(choice.preset)
     first = voice.abilities.presets[0] if voice.abilities.speed_group and voice.abilities.presets else None
-    if first and (backend is None or get_preset(first).backend == backend) and availability(first)[0]:
+    if first and (backend is None or get_preset(first).backend == backend) and availability(first).ok:
         return get_preset(first)  # the family's reference: no build tuned for another CPU kind
     return preset_for_voice(voice, backend)
 

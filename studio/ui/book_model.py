@@ -18,11 +18,9 @@ from typing import Any
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 
-from studio.core.words import counted
 from studio.desktop.messages import StateDelta
 from studio.desktop.snapshot import BookSnapshot, ChapterNode, ParagraphNode, SentenceNode, estimate, paragraph_label, with_state
-from studio.ui.direction_dialog import stressed_html
-from studio.ui.row_words import flag_words, fmt_duration
+from studio.ui.row_words import flag_words, fmt_duration, row_tooltip
 
 COLUMNS = ("Text", "Language", "State", "Flags", "Length")
 TEXT, LANG, STATE, FLAGS, LENGTH = range(5)
@@ -348,7 +346,8 @@ class BookModel(QAbstractItemModel):
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
             return self._display(node, col, role == Qt.ItemDataRole.EditRole)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(node, col)
+            timing = self.snapshot.timing if self.snapshot is not None else None
+            return row_tooltip(node, COLUMNS[col], self.flag_words(node), timing.rate.basis if timing else "")
         if role == Qt.ItemDataRole.ForegroundRole and col == STATE:
             state = node.state if isinstance(node, SentenceNode) else self._agg_state(node)
             return QBrush(QColor(_STATE_COLORS.get(state, "#757575")))
@@ -458,29 +457,6 @@ class BookModel(QAbstractItemModel):
         if col == FLAGS:
             return ", ".join(self.flag_words(node))
         return f"{node.duration:.1f} s" if node.duration and node.state == "done" else ""
-
-    def _tooltip(self, node: Any, col: int) -> str | None:
-        if isinstance(node, SentenceNode):
-            if col == STATE and node.reason:
-                return f"{node.state}: {node.reason}"
-            if col == TEXT and node.direction.emphasis:
-                return f"<p>{stressed_html(node.text, node.direction.emphasis)}</p><p>Double-click (or F2) to edit.</p>"
-            if col == TEXT:
-                return f"{node.text}\n\nDouble-click (or F2) to edit; only this sentence is rendered again."
-            return f"sentence {node.id}, synthesized {counted(node.synth_count, 'time')}"
-        if isinstance(node, ChapterNode) and col == LENGTH and self.snapshot is not None and self.snapshot.timing:
-            return (f"How long its file will play, pauses included: unrendered sentences at "
-                    f"{self.snapshot.timing.rate.basis}, rendered ones at their real length")
-        if isinstance(node, ParagraphNode) and col == LANG:
-            return (f"detected {node.language} with {node.confidence:.0%} confidence"
-                    + (f"; spoken as {node.override} (your choice)" if node.override else "")
-                    + "\nRight-click to choose another language.")
-        if isinstance(node, ParagraphNode) and col == TEXT:
-            return node.text
-        if col == FLAGS:
-            words = self.flag_words(node)
-            return "; ".join(words) or None
-        return None
 
     # ------------------------------------------------------------ internals
 

@@ -70,6 +70,9 @@ class PresetTable(QWidget):
         self.facts: MachineFacts | None = None
         self.settings: ProjectSettings | None = None
         self.recommendation: Recommendation | None = None
+        #: a row was chosen by the producer (not filled in from the project or the voice)
+        self.picked = False
+        self._filling = False
 
         self.recommended = QLabel("Checking presets on this computer\u2026")
         self.recommended.setWordWrap(True)
@@ -81,7 +84,7 @@ class PresetTable(QWidget):
         for col, width in enumerate((215, 110, 300, 125)):
             header.resizeSection(col, width)
         header.setStretchLastSection(True)
-        self.tree.currentItemChanged.connect(lambda item, _old: self._describe(item))
+        self.tree.currentItemChanged.connect(lambda item, _old: self._current(item))
         self.details = QLabel()
         self.details.setWordWrap(True)
         self.details.setTextFormat(Qt.TextFormat.RichText)
@@ -127,8 +130,16 @@ class PresetTable(QWidget):
     # ------------------------------------------------------------ facts
 
     def set_facts(self, facts: MachineFacts, settings: ProjectSettings) -> None:
-        """Show every preset; keeps the row the user picked (else the project's preset)."""
-        keep = self.chosen()[0] if self.chosen() is not None else settings.preset
+        """Show every preset; keeps the row the user picked (else ``settings``' preset)."""
+        self._filling = True
+        try:
+            self._fill(facts, settings)
+        finally:
+            self._filling = False
+
+    def _fill(self, facts: MachineFacts, settings: ProjectSettings) -> None:
+        chosen = self.chosen()
+        keep = chosen[0] if self.picked and chosen is not None else settings.preset
         facts = presets_for_voice(facts, settings.voice_id)
         self.facts, self.settings = facts, settings
         self.recommendation = recommend([
@@ -179,7 +190,7 @@ class PresetTable(QWidget):
     def _item(self, info: PresetInfo, recommended: bool) -> QTreeWidgetItem:
         b = info.bench
         name = plain_name(info.name) + (f"   {RECOMMENDED}" if recommended else "")
-        plain = info.plain_reason or plain_reason(info.reason)
+        plain = info.plain_reason or plain_reason(info.missing)
         runs = "Yes" if info.available else plain
         item = QTreeWidgetItem([name, info.name, runs, speed_text(b), quality_text(info.name, b)])
         item.setData(0, _NAME, info.name)
@@ -204,7 +215,8 @@ class PresetTable(QWidget):
                 item.setForeground(col, self.palette().placeholderText())
         return item
 
-    def _describe(self, item: QTreeWidgetItem | None) -> None:
+    def _current(self, item: QTreeWidgetItem | None) -> None:
+        self.picked = self.picked or not self._filling
         self.details.setText("" if item is None else str(item.data(0, _DETAILS) or ""))
 
     def chosen(self) -> tuple[str, str] | None:

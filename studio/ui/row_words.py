@@ -1,4 +1,4 @@
-"""What the book tree says about a row beyond its text: its flags, and lengths as h:mm:ss.
+"""What the book tree says about a row beyond its text: its flags, its tooltips, and lengths as h:mm:ss.
 
 Why apart from :class:`~studio.ui.book_model.BookModel`: these are plain functions
 of the frozen nodes (:mod:`studio.desktop.snapshot`), not of the model's indexes or its
@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from studio.core.words import counted
 from studio.desktop.snapshot import ChapterNode, ParagraphNode, SentenceNode
+from studio.ui.direction_dialog import stressed_html
 
 
 def fmt_duration(seconds: float | None) -> str:
@@ -50,3 +52,30 @@ def flag_words(node: ChapterNode | ParagraphNode | SentenceNode, para: Paragraph
     if unvoiced:
         words.append(f"{unvoiced} without voice")
     return words
+
+
+def row_tooltip(node: ChapterNode | ParagraphNode | SentenceNode, column: str, flags: list[str],
+                length_basis: str = "") -> str | None:
+    """The tooltip of a row's cell in the tree's ``column`` (its heading: "Text", "Language",
+    "State", "Flags", "Length"); ``flags``: the row's :func:`flag_words`; ``length_basis``: what
+    unrendered sentences' lengths are estimated at ("" when the book has no timing yet)."""
+    if isinstance(node, SentenceNode):
+        if column == "State" and node.reason:
+            return f"{node.state}: {node.reason}"
+        if column == "Text" and node.direction.emphasis:
+            return f"<p>{stressed_html(node.text, node.direction.emphasis)}</p><p>Double-click (or F2) to edit.</p>"
+        if column == "Text":
+            return f"{node.text}\n\nDouble-click (or F2) to edit; only this sentence is rendered again."
+        return f"sentence {node.id}, synthesized {counted(node.synth_count, 'time')}"
+    if isinstance(node, ChapterNode) and column == "Length" and length_basis:
+        return (f"How long its file will play, pauses included: unrendered sentences at "
+                f"{length_basis}, rendered ones at their real length")
+    if isinstance(node, ParagraphNode) and column == "Language":
+        return (f"detected {node.language} with {node.confidence:.0%} confidence"
+                + (f"; spoken as {node.override} (your choice)" if node.override else "")
+                + "\nRight-click to choose another language.")
+    if isinstance(node, ParagraphNode) and column == "Text":
+        return node.text
+    if column == "Flags":
+        return "; ".join(flags) or None
+    return None

@@ -94,7 +94,7 @@ def test_project_with_audio_and_no_preset_keeps_its_keys(project: Project) -> No
 
 def test_unavailable_and_conflicting_choices_are_refused(project: Project) -> None:
     for name in CUDA_PRESETS:
-        ok, why = availability(name)
+        ok, why, _missing = availability(name)
         if ok:
             continue
         with pytest.raises(PresetUnavailable) as err:
@@ -176,7 +176,7 @@ def test_cli_cpu_presets_render_through_streams_and_switching_back_reuses_audio(
 @pytest.mark.slow
 @pytest.mark.parametrize("preset", ["fp32-torch", "dynamic-int8"])
 def test_cli_torch_presets_render(tmp_path: Path, preset: str) -> None:
-    ok, why = availability(preset)
+    ok, why, _missing = availability(preset)
     if not ok:
         pytest.skip(why)
     ms = tiny(tmp_path / "short.md", "Yes.")
@@ -189,7 +189,7 @@ def test_cli_torch_presets_render(tmp_path: Path, preset: str) -> None:
 
 @pytest.mark.parametrize("preset", CUDA_PRESETS)
 def test_cli_unavailable_preset_is_one_line_exit_2(tmp_path: Path, preset: str) -> None:
-    ok, why = availability(preset)
+    ok, why, _missing = availability(preset)
     if ok:
         pytest.skip(f"{preset} runs here")
     proc = render(tiny(tmp_path / "tiny.md"), tmp_path / "out", "--preset", preset, timeout=120)

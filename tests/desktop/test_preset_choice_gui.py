@@ -15,19 +15,15 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from studio.engine.presets import PRESETS, available_presets
+from studio.engine.presets import PRESETS, Missing, available_presets
 from studio.engine.voice.catalog import get_voice
 from studio.stack.preset_advice import PresetFacts, recommend
 from studio.project.opening import new_project_settings
 from studio.desktop.facts import MachineFacts, PresetInfo, list_voice_choices, read_bench
 from studio.desktop.measure import MeasureProgress, PresetMeasurer
-from studio.desktop.preset_words import PLAIN_NAMES, UNKNOWN_REASON, plain_name, plain_reason
+from studio.desktop.preset_words import PLAIN_NAMES, PLAIN_REASONS, UNKNOWN_REASON, plain_name, plain_reason
 from support.presets import CPU_ONLY, SETTINGS, machine
 from support.presets import NO_GPU, NO_TRT
-
-NO_TORCH = "torch is not installed (pip install 'audiobook-studio[torch]'): No module named 'torch'"
-CPU_TORCH = ("this torch build (2.5.0+cpu) has no CUDA support (torch.version.cuda is None); "
-             "install a CUDA build of torch")
 
 
 @pytest.fixture(autouse=True)
@@ -58,15 +54,18 @@ def test_the_recommendation_follows_the_machine() -> None:
     assert recommend(facts_of({"fp32-cpu": ""})).preset == "fp32-cpu"
 
 
-def test_raw_reasons_become_plain_sentences_and_every_reason_on_this_machine_has_one() -> None:
-    assert plain_reason(NO_GPU) == "No NVIDIA GPU was found on this computer."
-    assert plain_reason(NO_TRT) == "TensorRT is not installed."
-    assert plain_reason(NO_TORCH) == "PyTorch is not installed."
-    assert plain_reason(CPU_TORCH) == "This PyTorch was built without NVIDIA GPU support."
-    assert plain_reason("something new went wrong") == UNKNOWN_REASON
-    for name, (ok, reason) in available_presets().items():  # the real checks, on this machine
-        if not ok:
-            assert plain_reason(reason) != UNKNOWN_REASON, (name, reason)
+def test_what_is_missing_becomes_a_plain_sentence_and_every_refusal_on_this_machine_has_one() -> None:
+    assert plain_reason(Missing.NO_GPU) == "No NVIDIA GPU was found on this computer."
+    assert plain_reason(Missing.TENSORRT) == "TensorRT is not installed."
+    assert plain_reason(Missing.TORCH) == "PyTorch is not installed."
+    assert plain_reason(Missing.TORCH_NO_CUDA) == "This PyTorch was built without NVIDIA GPU support."
+    assert plain_reason("no-gpu") == plain_reason(Missing.NO_GPU)  # as the facts' child process sends it
+    assert plain_reason(None) == plain_reason("something new") == UNKNOWN_REASON
+    assert set(PLAIN_REASONS) == set(Missing)  # every code has its words
+    for name, got in available_presets().items():  # the real checks, on this machine
+        assert got.ok == (got.missing is None), (name, got)
+        if not got.ok:
+            assert plain_reason(got.missing) != UNKNOWN_REASON, (name, got)
     assert set(PLAIN_NAMES) == set(PRESETS)  # every preset has a plain name
 
 

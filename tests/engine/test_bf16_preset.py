@@ -15,7 +15,7 @@ import pytest
 from studio.measure import quality as Q
 from studio.core.errors import PresetUnavailable
 from studio.engine import cpu_features
-from studio.engine.presets import availability, open_preset
+from studio.engine.presets import Missing, availability, open_preset
 from studio.engine.voice.catalog import get_voice
 from studio.engine.voice.config import VoiceConfig
 from studio.stack.build import build_engine, plan_engine
@@ -51,21 +51,21 @@ def test_the_preset_is_hidden_with_its_reason_on_a_cpu_without_bf16(no_bf16_cpu:
     from studio.desktop.facts import list_presets
     from studio.desktop.preset_words import plain_name, plain_reason
 
-    ok, why = availability("bf16-cpu")
-    assert not ok and "no BF16 instructions" in why and "avx512_bf16" in why
+    ok, why, missing = availability("bf16-cpu")
+    assert not ok and "no BF16 instructions" in why and "avx512_bf16" in why and missing == Missing.BF16_CPU
     with pytest.raises(PresetUnavailable, match="no BF16 instructions"):
         open_preset("bf16-cpu")
     row = {p.name: p for p in list_presets({})[0]}["bf16-cpu"]
-    assert not row.available and row.reason == why  # the picker greys it out and says why
-    assert "processor" in plain_reason(why)
+    assert not row.available and row.reason == why and row.missing == missing  # greyed out, and why
+    assert "processor" in plain_reason(row.missing)
     assert plain_name("bf16-cpu") == "Near-lossless 16-bit (speed: measure it here)"  # no promise of speed
-    assert availability("fp32-cpu")[0] and availability("int8-cpu")[0]  # the other CPU presets stay
+    assert availability("fp32-cpu").ok and availability("int8-cpu").ok  # the other CPU presets stay
 
 
 def test_the_preset_is_offered_where_the_flags_are(monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("TTS", reason="the bf16-cpu preset runs coqui's Vits on torch (pip install 'audiobook-studio[torch]')")
     monkeypatch.setattr(cpu_features, "cpu_flags", lambda: frozenset({"avx2", "amx_tile", "amx_bf16"}))
-    ok, why = availability("bf16-cpu")
+    ok, why, _missing = availability("bf16-cpu")
     assert ok and "amx_bf16" in why and "bfloat16" in why
 
 

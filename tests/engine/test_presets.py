@@ -11,7 +11,7 @@ import pytest
 from studio.core.errors import PresetUnavailable
 from studio.engine import presets
 from studio.engine.base import SynthesisSettings
-from studio.engine.presets import PRESETS, Preset, availability, get_preset, open_preset
+from studio.engine.presets import PRESETS, Missing, Preset, availability, get_preset, open_preset
 from studio.engine.tensorrt.runtime import INSTALL_HINT
 
 try:  # the torch presets are an optional install; tests that need torch say so per test
@@ -46,30 +46,30 @@ def test_presets_are_frozen_data():
 def test_unknown_preset_names_the_choices():
     with pytest.raises(PresetUnavailable, match="choose one of: fp32-cpu"):
         get_preset("turbo")
-    ok, reason = availability("turbo")
-    assert not ok and "unknown preset" in reason
+    ok, reason, missing = availability("turbo")
+    assert not ok and "unknown preset" in reason and missing == Missing.UNKNOWN_PRESET
     with pytest.raises(PresetUnavailable):
         open_preset("turbo")
 
 
 def test_cpu_presets_are_available_here():
     for name in ("fp32-cpu", "int8-cpu") + (("fp32-torch", "dynamic-int8") if torch is not None else ()):
-        ok, reason = availability(name)
+        ok, reason, _missing = availability(name)
         assert ok, f"{name}: {reason}"
 
 
 @needs_torch
 @pytest.mark.skipif(HAS_CUDA, reason="checks the no-CUDA reasons; this machine has CUDA")
 def test_cuda_presets_say_why_not_without_cuda():
-    expected = "no CUDA device: torch.cuda.is_available() is False"
+    expected, code = "no CUDA device: torch.cuda.is_available() is False", Missing.NO_GPU
     if torch.version.cuda is None:
-        expected = "has no CUDA support"
+        expected, code = "has no CUDA support", Missing.TORCH_NO_CUDA
     for name in ("fp16-cuda", "tensorrt-int8"):
-        ok, reason = availability(name)
-        assert not ok and expected in reason
+        ok, reason, missing = availability(name)
+        assert not ok and expected in reason and missing == code
         with pytest.raises(PresetUnavailable, match="is unavailable: .*CUDA"):
             open_preset(name)
-    ok, reason = availability("fp32-torch", device="cuda")
+    ok, reason, _missing = availability("fp32-torch", device="cuda")
     assert not ok and expected in reason
     with pytest.raises(PresetUnavailable):
         open_preset("fp32-torch", device="cuda")
@@ -77,8 +77,8 @@ def test_cuda_presets_say_why_not_without_cuda():
 
 def test_cpu_only_presets_refuse_cuda():
     for name in ("fp32-cpu", "dynamic-int8", "int8-cpu", "bf16-cpu"):
-        ok, reason = availability(name, device="cuda")
-        assert not ok and "runs on cpu only" in reason
+        ok, reason, missing = availability(name, device="cuda")
+        assert not ok and "runs on cpu only" in reason and missing == Missing.CPU_ONLY
 
 
 def _fake_cuda(monkeypatch, *, tensorrt_installed: bool):
@@ -102,9 +102,8 @@ def _fake_cuda(monkeypatch, *, tensorrt_installed: bool):
 @needs_torch
 def test_tensorrt_reason_when_cuda_but_no_tensorrt(monkeypatch):
     _fake_cuda(monkeypatch, tensorrt_installed=False)
-    ok, reason = availability("tensorrt-int8")
-    assert (ok, reason) == (False, f"TensorRT is not installed ({INSTALL_HINT})")
-    ok, reason = availability("fp16-cuda")
+    assert availability("tensorrt-int8") == (False, f"TensorRT is not installed ({INSTALL_HINT})", Missing.TENSORRT)
+    ok, reason, _missing = availability("fp16-cuda")
     assert ok and "Fake GPU" in reason
     with pytest.raises(PresetUnavailable, match=r"TensorRT is not installed \(pip install .*studio\[tensorrt\]"):
         open_preset("tensorrt-int8")
@@ -113,7 +112,7 @@ def test_tensorrt_reason_when_cuda_but_no_tensorrt(monkeypatch):
 @needs_torch
 def test_tensorrt_available_when_both_present(monkeypatch):
     _fake_cuda(monkeypatch, tensorrt_installed=True)
-    ok, reason = availability("tensorrt-int8")
+    ok, reason, _missing = availability("tensorrt-int8")
     assert ok and "TensorRT 10.9.9" in reason and "Fake GPU" in reason
 
 
@@ -132,9 +131,9 @@ def test_reason_when_torch_missing(monkeypatch):
     real_installed = presets._installed
     monkeypatch.setattr(presets, "_installed", lambda name: name != "torch" and real_installed(name))  # bf16-cpu looks, not imports
     for name in ("fp32-torch", "dynamic-int8", "bf16-cpu", "fp16-cuda", "tensorrt-int8"):
-        ok, reason = availability(name)
-        assert not ok and reason.startswith("torch is not installed")
-    assert availability("fp32-cpu")[0]  # ONNX needs no torch
+        ok, reason, missing = availability(name)
+        assert not ok and reason.startswith("torch is not installed") and missing == Missing.TORCH
+    assert availability("fp32-cpu").ok  # ONNX needs no torch
 
 
 def test_open_fp32_cpu_describes_itself_and_speaks():

@@ -43,8 +43,8 @@ def test_whole_processes_decide_and_bf16_is_no_choice_when_slower() -> None:
 def test_bench_and_desktop_agree(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
     monkeypatch.setenv("STUDIO_CACHE_DIR", str(tmp_path / "cache"))
     result = dict(RESULT, recommendation=recommendation(RESULT))
-    expected = "int8-cpu" if available_presets()["int8-cpu"][0] else "fp32-cpu"
-    gpu = [n for n in ("tensorrt-int8", "fp16-cuda") if available_presets()[n][0]]
+    expected = "int8-cpu" if available_presets()["int8-cpu"].ok else "fp32-cpu"
+    gpu = [n for n in ("tensorrt-int8", "fp16-cuda") if available_presets()[n].ok]
     expected = gpu[0] if gpu else expected
     assert result["recommendation"]["preset"] == expected
 

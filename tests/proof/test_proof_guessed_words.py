@@ -16,7 +16,7 @@ from studio.desktop.proof import ProofEntry, ProofView
 from studio.project.proofs import FLAGGED, PASSED
 from studio.proof.check import Checker, ProofItem
 from studio.proof.names import book_names
-from studio.rendering.render import SynthRequest, each_synthesizer
+from studio.rendering.synthesizer import SynthRequest, each_synthesizer
 from studio.ui.proof_dock import ProofPanel
 
 RATE = 22050

@@ -125,7 +125,7 @@ def test_the_bf16_preset_stresses_the_word_too() -> None:
     """bf16-cpu's first half is the ONNX encoder: its stressed words are said longer and louder too."""
     from studio.engine.presets import availability, open_preset
 
-    ok, why = availability("bf16-cpu")
+    ok, why, _missing = availability("bf16-cpu")
     if not ok:
         pytest.skip(f"bf16-cpu cannot run here: {why}")
     engine = open_preset("bf16-cpu", get_voice(None))

@@ -77,8 +77,8 @@ def test_desktop_and_cli_build_the_same_engine_stack(qtbot, tmp_path: Path, pres
     assert desktop == cli  # preset, voice, device, streams, batch size, threads, isolation
     assert desktop.device == p.device
     assert desktop.batch_size == (32 if p.device == "cuda" else 8 if p.name in ("fp32-cpu", "int8-cpu", "bf16-cpu") else 1)
-    if in_process and not availability(preset)[0]:
-        pytest.skip(f"{preset} cannot be constructed here: {availability(preset)[1]}")
+    if in_process and not availability(preset).ok:
+        pytest.skip(f"{preset} cannot be constructed here: {availability(preset).reason}")
     a, b = build_engine(desktop), build_engine(cli)
     try:
         assert _stack(a) == _stack(b)
@@ -122,8 +122,8 @@ def test_the_benchmark_measures_the_stack_the_app_renders_with(qtbot, tmp_path: 
         project.close()
     bench = bench_plan(preset, get_voice(None))
     assert bench == desktop.in_process()  # what the app's model process builds
-    if not availability(preset)[0]:
-        pytest.skip(f"{preset} cannot be constructed here: {availability(preset)[1]}")
+    if not availability(preset).ok:
+        pytest.skip(f"{preset} cannot be constructed here: {availability(preset).reason}")
     a, b = build_engine(bench), build_engine(desktop.in_process())
     try:
         assert _stack(a) == _stack(b)
@@ -194,8 +194,8 @@ def test_the_model_process_runs_with_its_engines_allocator_bounds(preset: str, t
     if preset == "bf16-cpu":
         from studio.engine.presets import availability
 
-        if not availability(preset)[0]:
-            pytest.skip(availability(preset)[1])
+        if not availability(preset).ok:
+            pytest.skip(availability(preset).reason)
     from studio.stack.build import Isolation, plan_engine
 
     engine = build_engine(plan_engine(preset, get_voice(None), streams=1, isolation=Isolation()))

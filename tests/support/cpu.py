@@ -20,5 +20,5 @@ needs_bf16 = pytest.mark.skipif(not HAS_BF16, reason=f"bf16-cpu cannot run here:
 def preset_refusal(preset: str, voice_refusal: str) -> str:
     """What opening ``preset`` for a voice that cannot run it says here: the machine's reason
     first where the preset cannot run on this machine at all (a CPU without BF16), else the voice's."""
-    ok, why = availability(preset)
+    ok, why, _missing = availability(preset)
     return voice_refusal if ok else f"preset {preset} is unavailable: {why}"

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
-from studio.engine.presets import PRESETS, available_presets
+from studio.engine.presets import PRESETS, Missing, available_presets
 from studio.engine.voice.catalog import get_voice
 from studio.stack.preset_advice import PresetFacts, recommend
 from studio.project.opening import new_project_settings
@@ -19,9 +19,11 @@ SETTINGS = new_project_settings(get_voice(None))
 
 
 def machine(runs: dict[str, str], bench: dict[str, object] | None = None, path: str = "") -> MachineFacts:
+    refused = {p: UNAVAILABLE.get(p, ("not available", "")) for p in PRESETS if p not in runs}
     presets = tuple(PresetInfo(p.name, p.engine, p.device, p.precision, p.summary, p.name in runs,
-                               runs.get(p.name) or UNAVAILABLE.get(p.name, "not available"),
-                               (bench or {}).get(p.name)) for p in PRESETS.values())
+                               runs.get(p.name) or refused[p.name][0], (bench or {}).get(p.name),
+                               missing=refused.get(p.name, ("", ""))[1])
+                    for p in PRESETS.values())
     return MachineFacts(list_voice_choices(), presets, path, "" if path else "no benchmark yet")
 
 
@@ -36,7 +38,8 @@ NO_GPU = "no CUDA device: torch.cuda.is_available() is False"
 NO_TRT = "TensorRT is not installed (pip install tensorrt)"
 
 
-UNAVAILABLE = {"fp16-cuda": NO_GPU, "tensorrt-int8": NO_TRT}
+#: raw reason and what is missing, as availability() gives them where there is no GPU
+UNAVAILABLE = {"fp16-cuda": (NO_GPU, Missing.NO_GPU), "tensorrt-int8": (NO_TRT, Missing.TENSORRT)}
 
 
 def library_row(dlg, voice_id: str) -> list[str]:  # dlg: studio.ui.voices_dialog.VoicesDialog

@@ -14,7 +14,8 @@ from studio.audio.pcm import to_int16
 from studio.cli import main
 from studio.engine.voice.catalog import get_voice
 from studio.rendering.proofing import flagged_rows, proof_project
-from studio.rendering.render import SynthRequest, each_synthesizer, render_project
+from studio.rendering.render import render_project
+from studio.rendering.synthesizer import SynthRequest, each_synthesizer
 from studio.project.opening import new_project_settings, open_for_manuscript
 from studio.project.proofs import FLAGGED, NO_AUDIO, NOT_CHECKED, PASSED, UNCHECKED, mark_fine, results
 from studio.project.store import Project

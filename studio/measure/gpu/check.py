@@ -96,7 +96,7 @@ def environment(device: str, out: Path) -> tuple[str, dict[str, Any]]:
     info["nvml"] = nvml_memory() is not None
     wheels = out / "wheels-installed.json"
     info["wheels"] = json.loads(wheels.read_text(encoding="utf-8")) if wheels.is_file() else "none unpacked"
-    info["presets"] = {name: availability(name, device if name == "fp32-torch" else None)[1]
+    info["presets"] = {name: availability(name, device if name == "fp32-torch" else None).reason
                        for name in ("fp32-torch", "fp16-cuda", "tensorrt-int8")}
     where = f"{info.get('gpu', 'CPU')}" + (f" {info['capability']}, {info['gpu_memory_gib']} GiB" if "gpu" in info else "")
     figures = (f"Python {info['python']}, torch {info['torch']} (CUDA {info['cuda_build']}), {where}, "
@@ -224,7 +224,7 @@ def tensorrt_row(writer: RowWriter, step, voice, device: str, sentences, ids, sr
     """``tensorrt-int8`` built and measured, or unavailable with the reason."""
     from studio.engine.presets import availability
 
-    ok, why = availability("tensorrt-int8", None if dry_run else device)
+    ok, why, _missing = availability("tensorrt-int8", None if dry_run else device)
     if not ok or dry_run:
         writer.add("tensorrt-int8", "unavailable", why if not ok else "not built on a dry run")
         return
