@@ -20,6 +20,9 @@ process so its extra resident memory is the model's and the listening's):
   doubts transcribed), for its speed; its verdicts are simulated from the full
   listening and the first pass's cached alignments (``fits``) so every bar is judged on
   the same transcripts.
+* ``serial-held`` (named in ``--modes`` only): the shipped listener with the first pass
+  before Whisper instead of on a thread beside it (``Listener.overlap = False``), for its CPU
+  time against ``first-held``'s;
 * ``prompt`` (``prompt-tune``, ``prompt-held``; not run unless named in ``--modes``):
   the same with the book's vocabulary and the sentence before as the decoder's
   prompt (:mod:`studio.proof.vocabulary`), the column ``+prompt``.
@@ -115,9 +118,10 @@ def listen(mode: str, items: list[dict], audio_file: Path, seed: int, cache: Pat
 
         checker.listener.vocabulary = Vocabulary(frozenset().union(
             *(book_vocabulary(source_sentences(s)).words for s in SOURCES)))
-    # every sentence transcribed, or (first) only those the first pass doubts
-    if not mode.startswith("first"):
+    # every sentence transcribed, or (first, serial) only those the first pass doubts
+    if not mode.startswith(("first", "serial")):
         checker.listener.first_pass = None
+    checker.listener.overlap = not mode.startswith("serial")
     load_s = time.monotonic() - t0
     t1, cpu1 = time.monotonic(), time.process_time()
     heard = checker.hear(proof)

@@ -148,8 +148,6 @@ class Listener:
         self.decoded = 0  # sentences Whisper transcribed
         self.trusted = 0  # sentences the first pass trusted (never sent to Whisper)
         self.overlap = True  # the first pass on a thread of its own, beside Whisper
-        self._aligner: Any = None
-        self._aligning = threading.Lock()  # one pocketsphinx decoder: one sentence at a time
         self.canonical_tokens = True  # False: the tokenizer's own split (the listener before issue 30, measured)
         #: the book's words as the decoder's prompt (:mod:`studio.proof.vocabulary`); None: no prompt
         self.vocabulary: Any = None
@@ -234,16 +232,17 @@ class Listener:
         failed: list[BaseException] = []
 
         def align() -> None:
+            from studio.proof.sphinx import aligner
+
             try:
-                with self._aligning:
-                    for item in items:
-                        fit = self.aligner().fit(item.audio, normalize_words(item.text, "en"))
-                        if self.first_pass is not None and self.first_pass.trusts(fit):
-                            words = tuple(Word(w.text, w.start, w.end, None) for w in fit.words)
-                            out[item.index] = Heard(words, words, item.text.strip(), False)
-                            self.trusted += 1
-                        else:
-                            doubted.put(item)
+                for item in items:
+                    fit = aligner().fit(item.audio, normalize_words(item.text, "en"))
+                    if self.first_pass is not None and self.first_pass.trusts(fit):
+                        words = tuple(Word(w.text, w.start, w.end, None) for w in fit.words)
+                        out[item.index] = Heard(words, words, item.text.strip(), False)
+                        self.trusted += 1
+                    else:
+                        doubted.put(item)
             except BaseException as exc:  # noqa: BLE001 - raised again in the listening thread
                 failed.append(exc)
             finally:
@@ -270,14 +269,6 @@ class Listener:
             raise failed[0]
         self._hear(pending, tok, lang, out)
         return suspects
-
-    def aligner(self) -> Any:
-        """The first pass's pocketsphinx aligner (:class:`studio.proof.sphinx.Aligner`), loaded on first use."""
-        if self._aligner is None:
-            from studio.proof.sphinx import Aligner
-
-            self._aligner = Aligner()
-        return self._aligner
 
     def _encode(self, batch: list[list[_Item]]) -> tuple[Any, list[int]]:
         """The windows' audio laid out (each item's ``offset`` set) and encoded together."""
