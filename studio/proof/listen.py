@@ -150,7 +150,7 @@ class Listener:
         self.decoded = 0  # sentences Whisper transcribed
         self.trusted = 0  # sentences the first pass trusted (never sent to Whisper)
         #: the first pass on a thread of its own beside Whisper, only where a core is left over: beside
-        #: CTranslate2's threads on every core it cost 6 % more CPU and no time (docs/proof-listening-benchmark.md)
+        #: CTranslate2's threads on every core it only costs CPU (docs/proof-listening-benchmark.md)
         self.overlap = getattr(model.model, "device", "cpu") != "cpu" or (os.cpu_count() or 1) > cpu_threads()
         self.canonical_tokens = True  # False: the tokenizer's own split (the listener before issue 30, measured)
         #: the book's words as the decoder's prompt (:mod:`studio.proof.vocabulary`); None: no prompt
