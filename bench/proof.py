@@ -16,10 +16,14 @@ process so its extra resident memory is the model's and the listening's):
   sentence transcribed);
 * ``full`` (``full-tune`` and ``full-held``, one process each half): the listener with
   the first pass off (every sentence transcribed by Whisper base);
-* ``first-held``: the shipped listener (the first pass on: only the sentences it
-  doubts transcribed), for its speed; its verdicts are simulated from the full
+* ``first-held``: the shipped listener (the first pass on, on a thread of its own: only the
+  sentences it doubts transcribed), for its speed; its verdicts are simulated from the full
   listening and the first pass's cached alignments (``fits``) so every bar is judged on
   the same transcripts.
+* ``serial-held`` (named in ``--modes`` only): the same with the first pass before Whisper
+  instead of on a thread beside it (``Listener.overlap = False``, the default where
+  CTranslate2's threads take every core), for its CPU time against ``first-held``'s
+  (``--first N``: the half's first N sentences);
 * ``prompt`` (``prompt-tune``, ``prompt-held``; not run unless named in ``--modes``):
   the same with the book's vocabulary and the sentence before as the decoder's
   prompt (:mod:`studio.proof.vocabulary`), the column ``+prompt``.
@@ -94,14 +98,15 @@ def book_texts_names() -> dict[str, frozenset[str]]:
     return {source: book_names(source_sentences(source)) for source in SOURCES}
 
 
-def listen(mode: str, items: list[dict], audio_file: Path, seed: int, cache: Path) -> None:
-    """Child process: one listening mode over the whole set; what was heard and the cost, cached."""
+def listen(mode: str, items: list[dict], audio_file: Path, seed: int, cache: Path, first: int = 0) -> None:
+    """Child process: one listening mode over the whole set (``first``: the half's first sentences only);
+    what was heard and the cost, cached."""
     from studio.proof.check import Checker
 
     started = time.monotonic()
     # the full listening serves the tuning too; the other modes are measured on the held half only
     part = "tune" if mode.endswith("-tune") else "held"
-    subset = [i for i, it in enumerate(items) if it["part"] == part]
+    subset = [i for i, it in enumerate(items) if it["part"] == part][:first or None]
     every = proof_items(items, audio_file, seed, new=mode != "previous")  # once: the noise draws run in order
     proof = [every[i] for i in subset]
     base = rss_mib()
@@ -115,9 +120,10 @@ def listen(mode: str, items: list[dict], audio_file: Path, seed: int, cache: Pat
 
         checker.listener.vocabulary = Vocabulary(frozenset().union(
             *(book_vocabulary(source_sentences(s)).words for s in SOURCES)))
-    # every sentence transcribed, or (first) only those the first pass doubts
-    if not mode.startswith("first"):
+    # every sentence transcribed, or (first, serial) only those the first pass doubts
+    if not mode.startswith(("first", "serial")):
         checker.listener.first_pass = None
+    checker.listener.overlap = not mode.startswith("serial")
     load_s = time.monotonic() - t0
     t1, cpu1 = time.monotonic(), time.process_time()
     heard = checker.hear(proof)
@@ -405,6 +411,8 @@ def main() -> int:
     ap.add_argument("--show", type=int, default=0)
     ap.add_argument("--all-columns", action="store_true", help="also each lever of rounds 1-3 in turn")
     ap.add_argument("--json", default="")
+    ap.add_argument("--first", type=int, default=0,
+                    help="with --child MODE: only the half's first N sentences (e.g. serial-held against first-held)")
     ap.add_argument("--child", nargs=2, metavar=("WHAT", "PATH"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     items = plan(args.per_source, args.per_kind, args.seed)
@@ -418,7 +426,7 @@ def main() -> int:
         elif what == "fits":
             fits(items, audio_file, args.seed, Path(path))
         else:
-            listen(what, items, audio_file, args.seed, Path(path))
+            listen(what, items, audio_file, args.seed, Path(path), args.first)
         return 0
     if not audio_file.is_file():
         print(f"rendering {len(items)} sentences with the bundled voice (once) ...", flush=True)

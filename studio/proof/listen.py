@@ -28,6 +28,7 @@ transcription (heard words only; its expected words then carry no score).
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import threading
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from studio.core.language import language_family
+from studio.proof.model import cpu_threads
 from studio.proof.words import Region, align_words, edit_distance, normalize_words
 
 log = logging.getLogger(__name__)
@@ -147,9 +149,9 @@ class Listener:
         self._spoken: dict[int, bool] = {}  # token id: it writes a letter or digit (not only punctuation)
         self.decoded = 0  # sentences Whisper transcribed
         self.trusted = 0  # sentences the first pass trusted (never sent to Whisper)
-        self.overlap = True  # the first pass on a thread of its own, beside Whisper
-        self._aligner: Any = None
-        self._aligning = threading.Lock()  # one pocketsphinx decoder: one sentence at a time
+        #: the first pass on a thread of its own beside Whisper, only where a core is left over: beside
+        #: CTranslate2's threads on every core it only costs CPU (docs/proof-listening-benchmark.md)
+        self.overlap = getattr(model.model, "device", "cpu") != "cpu" or (os.cpu_count() or 1) > cpu_threads()
         self.canonical_tokens = True  # False: the tokenizer's own split (the listener before issue 30, measured)
         #: the book's words as the decoder's prompt (:mod:`studio.proof.vocabulary`); None: no prompt
         self.vocabulary: Any = None
@@ -225,25 +227,26 @@ class Listener:
     def _first_pass(self, items: list[_Item], tok: Any, lang: str, out: list[Heard | None]) -> list[_Item]:
         """The first pass over ``items``; Whisper hears the doubted ones. Returns the doubted items.
 
-        Why a thread: pocketsphinx runs on one core and holds the GIL while it aligns, CTranslate2
-        lets it go while it encodes and decodes, so the aligner works through the next sentences
-        while Whisper hears each window of doubted ones as soon as it is full (``overlap``).
+        Why a thread (``overlap``): pocketsphinx runs on one core and holds the GIL while it aligns,
+        CTranslate2 lets it go while it encodes and decodes, so with a core to spare the aligner works
+        through the next sentences while Whisper hears each window of doubted ones as soon as it is full.
         """
         assert self.first_pass is not None
         doubted: queue.Queue[_Item | None] = queue.Queue()
         failed: list[BaseException] = []
 
         def align() -> None:
+            from studio.proof.sphinx import aligner
+
             try:
-                with self._aligning:
-                    for item in items:
-                        fit = self.aligner().fit(item.audio, normalize_words(item.text, "en"))
-                        if self.first_pass is not None and self.first_pass.trusts(fit):
-                            words = tuple(Word(w.text, w.start, w.end, None) for w in fit.words)
-                            out[item.index] = Heard(words, words, item.text.strip(), False)
-                            self.trusted += 1
-                        else:
-                            doubted.put(item)
+                for item in items:
+                    fit = aligner().fit(item.audio, normalize_words(item.text, "en"))
+                    if self.first_pass is not None and self.first_pass.trusts(fit):
+                        words = tuple(Word(w.text, w.start, w.end, None) for w in fit.words)
+                        out[item.index] = Heard(words, words, item.text.strip(), False)
+                        self.trusted += 1
+                    else:
+                        doubted.put(item)
             except BaseException as exc:  # noqa: BLE001 - raised again in the listening thread
                 failed.append(exc)
             finally:
@@ -270,14 +273,6 @@ class Listener:
             raise failed[0]
         self._hear(pending, tok, lang, out)
         return suspects
-
-    def aligner(self) -> Any:
-        """The first pass's pocketsphinx aligner (:class:`studio.proof.sphinx.Aligner`), loaded on first use."""
-        if self._aligner is None:
-            from studio.proof.sphinx import Aligner
-
-            self._aligner = Aligner()
-        return self._aligner
 
     def _encode(self, batch: list[list[_Item]]) -> tuple[Any, list[int]]:
         """The windows' audio laid out (each item's ``offset`` set) and encoded together."""

@@ -155,6 +155,11 @@ def _log_progress(p: Progress) -> None:
         log.info("downloading %s: %s %d of %d MiB", p.name, p.file, p.done >> 20, p.total >> 20)
 
 
+def cpu_threads() -> int:
+    """CTranslate2's threads on a CPU unless told: every core, four at most."""
+    return min(4, os.cpu_count() or 1)
+
+
 def load_model(choice: ModelChoice, threads: int = 0) -> Any:
     """The faster-whisper model, or :class:`ProofModelError` with one line (never a traceback)."""
     try:
@@ -163,7 +168,7 @@ def load_model(choice: ModelChoice, threads: int = 0) -> Any:
         raise ProofModelError(f"faster-whisper is not installed ({exc}); {HOW_TO_GET}") from exc
     try:
         return WhisperModel(choice.source, device=choice.device, compute_type=choice.compute_type,
-                            cpu_threads=threads or min(4, os.cpu_count() or 1), local_files_only=True)
+                            cpu_threads=threads or cpu_threads(), local_files_only=True)
     except Exception as exc:  # noqa: BLE001 - any load failure is the same advice to the user
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise ProofModelError(f"speech model {choice.label!r} cannot be loaded ({first[:160]}); {HOW_TO_GET}") from exc

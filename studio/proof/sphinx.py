@@ -14,7 +14,14 @@ measured (docs/proof-listening-benchmark.md).
 
 Words outside its dictionary get espeak-ng's phones (what the voice itself said),
 mapped to the model's ARPAbet. pocketsphinx is imported only here (the import-linter
-contract "Only studio.proof imports the speech recognisers"); one decoder per thread.
+contract "Only studio.proof imports the speech recognisers").
+
+One aligner per process (:func:`aligner`), shared by the first pass and the second
+listener: a decoder with its acoustic model and dictionary is about 30 MiB, and the
+bundled trigram language model, which forced alignment never reads, another 64 MiB,
+so it is not loaded. Every utterance starts from a fresh front end: its noise
+estimate otherwise carries over from the audio before, so a sentence's scores moved
+with whatever the decoder (or the other listener) had heard last.
 """
 
 from __future__ import annotations
@@ -74,17 +81,20 @@ def model_path() -> str:
 class Aligner:
     """One pocketsphinx decoder: forced alignment of expected words and a free phone loop.
 
-    Not thread-safe (pocketsphinx decoders are not): one per thread.
+    Safe to share between threads: pocketsphinx decoders are not, so each call holds the
+    aligner's lock for one sentence.
     """
 
     def __init__(self) -> None:
         from pocketsphinx import Config, Decoder
 
-        # no lattice pass: the forced path's own segments, their scores kept as the search scaled them
-        config = Config(samprate=float(RATE), loglevel="FATAL", bestpath=False)
+        # no lattice pass: the forced path's own segments, their scores kept as the search scaled them;
+        # no language model: the forced path and the phone loop do not use it
+        config = Config(samprate=float(RATE), loglevel="FATAL", bestpath=False, lm=None)
         self.decoder = Decoder(config)
         self.decoder.add_allphone_file("phones", f"{model_path()}/en-us/en-us-phone.lm.bin")
         self._known: dict[str, bool] = {}
+        self._lock = threading.Lock()
 
     def _word(self, word: str) -> str | None:
         """The dictionary's spelling of ``word`` (added with espeak-ng's phones when missing); None: unsayable."""
@@ -102,6 +112,7 @@ class Aligner:
         return word if self._known[word] else None
 
     def _decode(self, pcm: bytes) -> list[Any]:
+        self.decoder.reinit_feat()  # the noise estimate of this sentence alone (0.1 ms)
         self.decoder.start_utt()
         self.decoder.process_raw(pcm, full_utt=True)
         self.decoder.end_utt()
@@ -128,7 +139,10 @@ class Aligner:
         ``loop``: also decode a free phone loop over the same frames (four times the aligner's
         cost; measured, not what the first pass uses).
         """
-        pcm = _pcm(audio)
+        with self._lock:
+            return self._fit(_pcm(audio), words, loop)
+
+    def _fit(self, pcm: bytes, words: Sequence[str], loop: bool) -> Fit:
         said = [w for w in (self._word(w) for w in words) if w]
         forced = self._forced(pcm, said) if said else []
         frames = max(1, self.decoder.n_frames())
@@ -162,9 +176,10 @@ class Aligner:
         pcm = _pcm(audio)
         scores = []
         for words in (written, heard):
-            said = [w for w in (self._word(w) for w in words) if w]
-            forced = self._forced(pcm, said) if said else []
-            frames = max(1, self.decoder.n_frames())
+            with self._lock:
+                said = [w for w in (self._word(w) for w in words) if w]
+                forced = self._forced(pcm, said) if said else []
+                frames = max(1, self.decoder.n_frames())
             ok = len([s for s in forced if not s.word.startswith(("<", "["))]) == len(said) and forced
             scores.append(float(self._per_frame(forced, frames).mean()) if ok else None)
         if scores[1] is None:
@@ -181,13 +196,16 @@ def _pcm(audio: np.ndarray) -> bytes:
 
 
 _local = threading.local()
+_shared: list[Aligner] = []
+_loading = threading.Lock()
 
 
 def aligner() -> Aligner:
-    """This thread's aligner (loaded on first use, about 0.4 s)."""
-    if getattr(_local, "aligner", None) is None:
-        _local.aligner = Aligner()
-    return _local.aligner
+    """The process's aligner (loaded on first use, about 0.4 s)."""
+    with _loading:
+        if not _shared:
+            _shared.append(Aligner())
+        return _shared[0]
 
 
 def transcribe(audio: np.ndarray, rate: int) -> str:

@@ -12,6 +12,7 @@ issue's clean chapter was misheard ("touching" as "tushy", and the written word 
 from __future__ import annotations
 
 import dataclasses
+import threading
 
 import pytest
 from support.proof import CHANGED, DROPPED, speak
@@ -87,3 +88,26 @@ def test_a_word_both_listeners_hear_otherwise_is_the_voices(checker: Checker) ->
     (record,) = checker.check([_item(*CHANGED)])
     assert record.status == FLAGGED, record
     assert any("both listeners hear" in r and "horse" in r for r in record.reasons), record.reasons
+
+
+def test_both_listeners_share_one_decoder_whose_scores_do_not_carry_over() -> None:
+    """One pocketsphinx decoder serves the first pass (on its own thread) and the second listener (the
+    memory target): safe only while a sentence's scores are its own, whatever the decoder heard before."""
+    from studio.audio.resample import resample
+    from studio.proof.sphinx import aligner
+    from studio.proof.words import normalize_words
+
+    on_thread: list[object] = []
+    worker = threading.Thread(target=lambda: on_thread.append(aligner()))
+    worker.start()
+    worker.join()
+    assert on_thread == [aligner()]
+    audio, words = resample(speak(CLEAN), RATE, 16_000), normalize_words(CLEAN, "en")
+    before = aligner().fit(audio, words)
+    text, said = DROPPED
+    other, other_words = resample(speak(said), RATE, 16_000), normalize_words(text, "en")
+    aligner().fit(other, other_words)  # the first pass on another sentence, the second listener on it
+    assert aligner().prefer(other, other_words, normalize_words(said, "en")) is not None
+    after = aligner().fit(audio, words)
+    assert not before.failed and after.forced == pytest.approx(before.forced, abs=1e-9)
+    assert [w.forced for w in after.words] == pytest.approx([w.forced for w in before.words], abs=1e-9)
