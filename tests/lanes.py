@@ -204,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lanes", type=int, default=int(os.environ.get("STUDIO_TEST_LANES", "2")),
                         help="pytest processes side by side (default 2, or $STUDIO_TEST_LANES)")
-    parser.add_argument("--budget", type=float, default=200.0, help="CPU seconds of files per batch")
+    parser.add_argument("--budget", type=float, default=150.0, help="CPU seconds of files per batch")
     parser.add_argument("--costs-out", type=Path,
                         help="write the measured CPU seconds per file here (a new tests/costs.tsv)")
     parser.add_argument("paths", nargs="*", type=Path, help="test folders or files (default: all)")
