@@ -79,7 +79,9 @@ def choose_preset(
         if p.name not in voice.abilities.presets:
             raise PresetUnavailable(f"voice {voice.id} cannot run preset {p.name} "
                                     f"(its presets: {', '.join(voice.abilities.presets) or 'none'})")
-        if effective_preset(settings, voice) != p:
+        if effective_preset(settings, voice) != p or (not settings.preset and not _has_audio(project)):
+            # named even where it is the backend's default: a preset asked for is never replaced by
+            # the one measured fastest here (with_default_preset names that only where none is asked)
             wanted = settings.with_changes(preset=p.name, backend=p.backend)
     elif engine and settings.preset and get_preset(settings.preset).backend != engine:
         wanted = settings.with_changes(preset="")  # --engine alone: that backend's default preset

@@ -22,9 +22,11 @@ from studio.engine.voice.catalog import get_voice
 from studio.engine.serving.streams import MultiStreamEngine
 from studio.stack.build import build_engine, effective_preset, engine_spec, plan_engine
 from studio.stack.preset_choice import check_choice, choose_preset
+from studio.stack.preset_speed import TRIALS_ENV
 from studio.project.opening import apply_choices, new_project_settings
 from studio.project.store import Project
 from support.render import make_book, studio_cmd
+from support.trials import measured
 
 CUDA_PRESETS = ("fp16-cuda", "tensorrt-int8")
 
@@ -77,6 +79,17 @@ def test_new_project_names_its_preset_and_presets_key_the_cache(project: Project
     settings = apply_choices(project, backend="onnx")  # `--engine onnx` alone, as the CLI applies it
     settings = choose_preset(project, settings, engine="onnx")
     assert (settings.preset, settings.backend) == ("fp32-cpu", "onnx")  # that backend's default
+
+
+def test_a_preset_asked_for_is_kept_where_another_is_measured_faster(project: Project, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(TRIALS_ENV, str(tmp_path / "trials"))
+    measured(None, {"fp32-cpu": 0.09, "int8-cpu": 0.07})  # int8-cpu measured fastest here
+    settings = choose_preset(project, project.settings(), "fp32-cpu")  # `studio render --preset fp32-cpu`
+    assert (settings.preset, project.settings().preset) == ("fp32-cpu", "fp32-cpu")
+    assert effective_preset(settings).name == "fp32-cpu"
+    settings = choose_preset(project, settings.with_changes(preset=""))  # none asked for: the measured one
+    assert settings.preset == "int8-cpu"
 
 
 def test_project_with_audio_and_no_preset_keeps_its_keys(project: Project) -> None:

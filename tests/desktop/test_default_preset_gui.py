@@ -15,12 +15,11 @@ from pathlib import Path
 import pytest
 from support.gui import write_manuscript
 from support.presets import CPU_ONLY, SETTINGS, machine
+from support.trials import measured
 from support.window import WAIT
 
 from studio.engine.kokoro.packs import offline_packs_file
-from studio.engine.voice.catalog import get_voice
 from studio.stack import preset_speed
-from studio.stack.preset_speed import FamilyTrial, PresetTrial, machine_key, save_trial
 
 pytestmark = pytest.mark.usefixtures("private_dirs")
 KOKORO = "kokoro:jm_kumo"
@@ -33,16 +32,6 @@ def trials(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "trials"
     monkeypatch.setenv(preset_speed.TRIALS_ENV, str(folder))
     return folder
-
-
-def measured(voice_id: str | None, cpu: dict[str, float]) -> None:
-    """This machine's trial of the voice's family: CPU seconds per audio second per preset, each
-    within the family's quality bound (the reference first, as a trial lists it)."""
-    voice = get_voice(voice_id)
-    reference = voice.abilities.presets[0]
-    bound = voice.abilities.quality_bound
-    rows = tuple(PresetTrial(name, cpu[name], 1.0 if name == reference else bound + 0.005) for name in cpu)
-    save_trial(FamilyTrial(voice.abilities.speed_group, voice.id, reference, bound, machine_key(), "now", 5, rows))
 
 
 def create(qtbot, window, tmp_path: Path, name: str) -> str:  # noqa: ANN001
