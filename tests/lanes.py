@@ -96,7 +96,7 @@ def plan(files: list[str], costs: dict[str, float], budget: float) -> list[Batch
         for f in files:
             if is_heavy(f) != heavy:
                 continue
-            c = costs.get(f) if f in costs else guessed_cost(f)
+            c = costs[f] if f in costs else guessed_cost(f)
             if current and cost + c > budget:
                 batches.append(Batch(current, cost, heavy))
                 current, cost = [], 0.0
