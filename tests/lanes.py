@@ -90,11 +90,12 @@ def plan(files: list[str], costs: dict[str, float], budget: float) -> list[Batch
     """Cut the files, kept in path order (neighbours share fixtures and imports), into batches of
     about ``budget`` CPU seconds, heavy and light apart; the costliest batch first."""
     batches: list[Batch] = []
+    heavy_files = {f for f in files if is_heavy(f)}
     for heavy in (True, False):
         current: list[str] = []
         cost = 0.0
         for f in files:
-            if is_heavy(f) != heavy:
+            if (f in heavy_files) != heavy:
                 continue
             c = costs[f] if f in costs else guessed_cost(f)
             if current and cost + c > budget:

@@ -166,7 +166,6 @@ def _refused(missing: Missing, reason: str) -> Availability:
     return Availability(False, reason, missing)
 
 
-
 def _import(name: str):
     return importlib.import_module(name)
 

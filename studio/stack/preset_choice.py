@@ -83,9 +83,10 @@ def choose_preset(
             # named even where it is the backend's default: a preset asked for is never replaced by
             # the one measured fastest here (with_default_preset names that only where none is asked)
             wanted = settings.with_changes(preset=p.name, backend=p.backend)
-    elif engine and settings.preset and get_preset(settings.preset).backend != engine:
-        wanted = settings.with_changes(preset="")  # --engine alone: that backend's default preset
-    wanted = with_default_preset(project, wanted, voice)
+    else:
+        if engine and settings.preset and get_preset(settings.preset).backend != engine:
+            wanted = settings.with_changes(preset="")  # --engine alone: that backend's default preset
+        wanted = with_default_preset(project, wanted, voice)
     if wanted != settings:
         settings = wanted
         project.update_settings(settings)
