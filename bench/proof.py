@@ -16,14 +16,11 @@ process so its extra resident memory is the model's and the listening's):
   sentence transcribed);
 * ``full`` (``full-tune`` and ``full-held``, one process each half): the listener with
   the first pass off (every sentence transcribed by Whisper base);
-* ``first-held``: the shipped listener (the first pass on, on a thread of its own: only the
-  sentences it doubts transcribed), for its speed; its verdicts are simulated from the full
-  listening and the first pass's cached alignments (``fits``) so every bar is judged on
-  the same transcripts.
-* ``serial-held`` (named in ``--modes`` only): the same with the first pass before Whisper
-  instead of on a thread beside it (``Listener.overlap = False``, the default where
-  CTranslate2's threads take every core), for its CPU time against ``first-held``'s
-  (``--first N``: the half's first N sentences);
+* ``first-held``: the shipped listener (the first pass on, the doubted sentences heard by
+  the model's workers as the first pass goes on), for its speed; the columns' verdicts are
+  simulated from the full listening and the first pass's cached alignments (``fits``) so
+  every bar is judged on the same transcripts, and the column ``as heard`` judges its own
+  transcripts (``--first N``: the half's first N sentences);
 * ``prompt`` (``prompt-tune``, ``prompt-held``; not run unless named in ``--modes``):
   the same with the book's vocabulary and the sentence before as the decoder's
   prompt (:mod:`studio.proof.vocabulary`), the column ``+prompt``.
@@ -120,10 +117,9 @@ def listen(mode: str, items: list[dict], audio_file: Path, seed: int, cache: Pat
 
         checker.listener.vocabulary = Vocabulary(frozenset().union(
             *(book_vocabulary(source_sentences(s)).words for s in SOURCES)))
-    # every sentence transcribed, or (first, serial) only those the first pass doubts
-    if not mode.startswith(("first", "serial")):
+    # every sentence transcribed, or (first) only those the first pass doubts
+    if not mode.startswith("first"):
         checker.listener.first_pass = None
-    checker.listener.overlap = not mode.startswith("serial")
     load_s = time.monotonic() - t0
     t1, cpu1 = time.monotonic(), time.process_time()
     heard = checker.hear(proof)
@@ -412,7 +408,7 @@ def main() -> int:
     ap.add_argument("--all-columns", action="store_true", help="also each lever of rounds 1-3 in turn")
     ap.add_argument("--json", default="")
     ap.add_argument("--first", type=int, default=0,
-                    help="with --child MODE: only the half's first N sentences (e.g. serial-held against first-held)")
+                    help="with --child MODE: only the half's first N sentences")
     ap.add_argument("--child", nargs=2, metavar=("WHAT", "PATH"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     items = plan(args.per_source, args.per_kind, args.seed)
@@ -495,6 +491,8 @@ def main() -> int:
         for name, h, second in (("round 3", full["heard"], None), ("+first pass", first, None),
                                 ("+second", full["heard"], SecondOpinion()), ("shipped", first, SecondOpinion())):
             columns[name] = judged(items, new_items, h, DEFAULT, second)
+        if "first-held" in runs:  # the shipped listener's own transcripts: its windows, its workers
+            columns["as heard"] = judged(items, new_items, runs["first-held"]["heard"], DEFAULT, SecondOpinion())
     if "prompt" in runs:  # the shipped judgement on a listening with the book's vocabulary as prompt
         columns["+prompt"] = judged(items, new_items, runs["prompt"]["heard"], DEFAULT)
     table = {name: figures(items, flags, args.part) for name, flags in columns.items()

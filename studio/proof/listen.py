@@ -18,7 +18,8 @@ Before any of that, a cheap first pass (:class:`FirstPass`, pocketsphinx's force
 alignment on one core, :mod:`studio.proof.sphinx`) scores each English sentence's
 expected words; a sentence whose every word fits is "heard as written"
 (:attr:`Heard.decoded` False, counted in :attr:`Listener.trusted`) and never reaches
-Whisper, the others are packed into windows as above.
+Whisper, the others are packed into windows as above, and each window is heard as soon as it is
+full by one of the model's workers (two on a CPU with two cores: :func:`studio.proof.model.cpu_workers`).
 
 Words are given back per sentence, with times relative to the sentence's own audio.
 A sentence longer than a window goes through faster-whisper's own long-form
@@ -28,16 +29,14 @@ transcription (heard words only; its expected words then carry no score).
 from __future__ import annotations
 
 import logging
-import os
-import queue
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
 
 from studio.core.language import language_family
-from studio.proof.model import cpu_threads
 from studio.proof.words import Region, align_words, edit_distance, normalize_words
 
 log = logging.getLogger(__name__)
@@ -46,7 +45,8 @@ RATE = 16_000
 WINDOW_S = 28.0
 GAP_S = 0.4
 MAX_FRAMES = 3000
-BATCH = 1  # windows encoded (and decoded) together: 2 measured no faster on two cores and 120 MiB more
+FILLING = 3  # windows filling at once (:class:`_Packer`)
+FULL_S = 1.0  # a window with less room than this left is full
 
 
 @dataclass(frozen=True)
@@ -119,23 +119,60 @@ class _Item:
     offset: float = 0.0
 
 
-def _pack(items: list[_Item]) -> list[list[_Item]]:
-    """Sentences laid end to end into windows of at most ``WINDOW_S`` (gaps included)."""
-    windows: list[list[_Item]] = []
-    used = 0.0
-    for item in items:
+class _Packer:
+    """Sentences laid end to end into windows of at most ``WINDOW_S`` (gaps included), each sentence
+    into the first of a few filling windows it fits.
+
+    Why several windows fill at once: end to end, a sentence that did not fit closed the window
+    with up to its own length unused (21 s of 28 on average over a novel's chapter), and Whisper
+    encodes and decodes a whole window whatever it holds.
+    """
+
+    def __init__(self, filling: int = FILLING) -> None:
+        self.filling = filling
+        self._open: list[tuple[list[_Item], float]] = []  # each window's sentences and seconds used
+
+    def add(self, item: _Item) -> list[list[_Item]]:
+        """Place ``item``; the windows closed by it (full, or the fullest when too many are filling)."""
         seconds = len(item.audio) / RATE
-        if windows and windows[-1] and used + GAP_S + seconds <= WINDOW_S:
-            windows[-1].append(item)
-            used += GAP_S + seconds
-        else:
-            windows.append([item])
-            used = seconds
-    return windows
+        for k, (window, used) in enumerate(self._open):
+            if used + GAP_S + seconds <= WINDOW_S:
+                window.append(item)
+                self._open[k] = (window, used + GAP_S + seconds)
+                return [self._open.pop(k)[0]] if WINDOW_S - self._open[k][1] < FULL_S else []
+        self._open.append(([item], seconds))
+        if len(self._open) > self.filling:
+            return [self._open.pop(max(range(len(self._open) - 1), key=lambda k: self._open[k][1]))[0]]
+        return []
+
+    def close(self) -> list[list[_Item]]:
+        """The windows still filling."""
+        windows, self._open = [window for window, _ in self._open], []
+        return windows
 
 
-def _batches(windows: list[list[_Item]], size: int) -> list[list[list[_Item]]]:
-    return [windows[i:i + size] for i in range(0, len(windows), max(1, size))]
+class _Windows:
+    """Windows heard by the model's workers side by side; leaving the block waits for every one
+    and raises the first failure (a failure in the block cancels what has not started)."""
+
+    def __init__(self, listener: Listener, tok: Any, lang: str, out: list[Heard | None]) -> None:
+        self._listener, self._tok, self._lang, self._out = listener, tok, lang, out
+        self._pool = ThreadPoolExecutor(max_workers=listener.workers, thread_name_prefix="proof-window")
+        self._heard: list[Future[None]] = []
+
+    def submit(self, windows: list[list[_Item]]) -> None:
+        for window in windows:
+            self._heard.append(self._pool.submit(self._listener._transcribe, self._tok, [window], self._lang,
+                                                 self._out))
+
+    def __enter__(self) -> _Windows:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: Any) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=kind is not None)
+        if kind is None:
+            for heard in self._heard:
+                heard.result()
 
 
 class Listener:
@@ -144,14 +181,16 @@ class Listener:
     def __init__(self, model: Any, first_pass: FirstPass | None = FIRST_PASS) -> None:
         self.model = model
         self.first_pass = first_pass  # None: every sentence transcribed
-        self.batch = BATCH
         self._tokenizers: dict[str, Any] = {}
         self._spoken: dict[int, bool] = {}  # token id: it writes a letter or digit (not only punctuation)
         self.decoded = 0  # sentences Whisper transcribed
         self.trusted = 0  # sentences the first pass trusted (never sent to Whisper)
-        #: the first pass on a thread of its own beside Whisper, only where a core is left over: beside
-        #: CTranslate2's threads on every core it only costs CPU (docs/proof-listening-benchmark.md)
-        self.overlap = getattr(model.model, "device", "cpu") != "cpu" or (os.cpu_count() or 1) > cpu_threads()
+        self._count = threading.Lock()  # the workers count what they decoded
+        #: one window encoded at a time: the encoder's activations are the largest, and two at once took the
+        #: peak 60 MiB up at the same speed (the other worker decodes meanwhile)
+        self._encoding = threading.Lock()
+        #: windows heard side by side: the model's CTranslate2 workers (:func:`studio.proof.model.cpu_workers`)
+        self.workers = max(1, int(getattr(getattr(model, "model", None), "num_workers", 1)))
         self.canonical_tokens = True  # False: the tokenizer's own split (the listener before issue 30, measured)
         #: the book's words as the decoder's prompt (:mod:`studio.proof.vocabulary`); None: no prompt
         self.vocabulary: Any = None
@@ -221,57 +260,35 @@ class Listener:
         return [h if h is not None else Heard((), (), "") for h in out]
 
     def _hear(self, items: list[_Item], tok: Any, lang: str, out: list[Heard | None]) -> None:
-        for batch in _batches(_pack(items), self.batch):
-            self._transcribe(tok, batch, lang, out)
+        packer = _Packer()
+        with _Windows(self, tok, lang, out) as windows:
+            for item in items:
+                windows.submit(packer.add(item))
+            windows.submit(packer.close())
 
     def _first_pass(self, items: list[_Item], tok: Any, lang: str, out: list[Heard | None]) -> list[_Item]:
         """The first pass over ``items``; Whisper hears the doubted ones. Returns the doubted items.
 
-        Why a thread (``overlap``): pocketsphinx runs on one core and holds the GIL while it aligns,
-        CTranslate2 lets it go while it encodes and decodes, so with a core to spare the aligner works
-        through the next sentences while Whisper hears each window of doubted ones as soon as it is full.
+        Why each window is heard as soon as it is full: pocketsphinx holds Python's lock while it
+        aligns and CTranslate2 lets it go while it encodes and decodes, so the model's workers hear
+        the doubted sentences while the first pass goes on through the next ones.
         """
+        from studio.proof.sphinx import aligner
+
         assert self.first_pass is not None
-        doubted: queue.Queue[_Item | None] = queue.Queue()
-        failed: list[BaseException] = []
-
-        def align() -> None:
-            from studio.proof.sphinx import aligner
-
-            try:
-                for item in items:
-                    fit = aligner().fit(item.audio, normalize_words(item.text, "en"))
-                    if self.first_pass is not None and self.first_pass.trusts(fit):
-                        words = tuple(Word(w.text, w.start, w.end, None) for w in fit.words)
-                        out[item.index] = Heard(words, words, item.text.strip(), False)
-                        self.trusted += 1
-                    else:
-                        doubted.put(item)
-            except BaseException as exc:  # noqa: BLE001 - raised again in the listening thread
-                failed.append(exc)
-            finally:
-                doubted.put(None)
-
-        worker = threading.Thread(target=align, name="proof-first-pass", daemon=True)
-        if self.overlap:
-            worker.start()
-        else:
-            align()
         suspects: list[_Item] = []
-        pending: list[_Item] = []
-        while (item := doubted.get()) is not None:
-            suspects.append(item)
-            pending.append(item)
-            windows = _pack(pending)
-            if len(windows) > self.batch:  # full windows: heard now, the last one still filling
-                for batch in _batches(windows[:-1], self.batch):
-                    self._transcribe(tok, batch, lang, out)
-                pending = windows[-1]
-        if self.overlap:
-            worker.join()
-        if failed:
-            raise failed[0]
-        self._hear(pending, tok, lang, out)
+        packer = _Packer()
+        with _Windows(self, tok, lang, out) as windows:
+            for item in items:
+                fit = aligner().fit(item.audio, normalize_words(item.text, "en"))
+                if self.first_pass.trusts(fit):
+                    words = tuple(Word(w.text, w.start, w.end, None) for w in fit.words)
+                    out[item.index] = Heard(words, words, item.text.strip(), False)
+                    self.trusted += 1
+                    continue
+                suspects.append(item)
+                windows.submit(packer.add(item))
+            windows.submit(packer.close())
         return suspects
 
     def _encode(self, batch: list[list[_Item]]) -> tuple[Any, list[int]]:
@@ -288,7 +305,8 @@ class Listener:
             features = self.model.feature_extractor(np.concatenate(parts))
             frames.append(min(int(features.shape[-1]), MAX_FRAMES))
             feats.append(np.pad(features, ((0, 0), (0, max(0, MAX_FRAMES - features.shape[-1]))))[:, :MAX_FRAMES])
-        return self.model.encode(np.stack(feats).astype(np.float32)), frames
+        with self._encoding:
+            return self.model.encode(np.stack(feats).astype(np.float32)), frames
 
     def _expected(self, tok: Any, batch: list[list[_Item]], encoded: Any, frames: list[int]) -> list[list[list[Word]]]:
         """Each item's expected words forced onto the audio (times relative to the item)."""
@@ -316,7 +334,8 @@ class Listener:
         for window, mine, words in zip(batch, expected, heard):
             spans = [(it.offset, it.offset + len(it.audio) / RATE) for it in window]
             owner = _owners(words, mine, spans, lang)
-            self.decoded += len(window)
+            with self._count:
+                self.decoded += len(window)
             for k, item in enumerate(window):
                 own = [w for w, o in zip(words, owner) if o == k]
                 out[item.index] = Heard(heard=tuple(_normalised(own, item.offset, lang)), expected=tuple(mine[k]),
@@ -370,7 +389,8 @@ class Listener:
         words = [{"word": w.word, "start": w.start, "end": w.end, "probability": w.probability}
                  for s in segments for w in (s.words or [])]
         expected = [Word(w, 0.0, 0.0, None) for w in normalize_words(text, lang)]
-        self.decoded += 1
+        with self._count:
+            self.decoded += 1
         return Heard(tuple(_normalised(words, 0.0, lang)), tuple(expected), "".join(w["word"] for w in words).strip())
 
 

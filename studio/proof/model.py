@@ -15,11 +15,13 @@ speech recogniser" keeps it so).
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import importlib.util
 import logging
 import os
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -155,9 +157,33 @@ def _log_progress(p: Progress) -> None:
         log.info("downloading %s: %s %d of %d MiB", p.name, p.file, p.done >> 20, p.total >> 20)
 
 
-def cpu_threads() -> int:
-    """CTranslate2's threads on a CPU unless told: every core, four at most."""
-    return min(4, os.cpu_count() or 1)
+def cpu_workers() -> int:
+    """Windows heard at once on a CPU: two where there are two cores.
+
+    Why not one window on every core: greedy decoding is one small step per token and gains
+    nothing from a second thread, so two windows on one thread each keep both cores busy where
+    one window on two left the second mostly idle (docs/proof-listening-benchmark.md).
+    """
+    return 2 if (os.cpu_count() or 1) >= 2 else 1
+
+
+def cpu_threads(workers: int = 1) -> int:
+    """CTranslate2's threads per worker on a CPU unless told: every core shared out, four in all at most."""
+    return max(1, min(4, os.cpu_count() or 1) // max(1, workers))
+
+
+def _one_heap() -> None:
+    """glibc: every thread allocates from the one heap (``M_ARENA_MAX`` 1), set before the workers start.
+
+    Why: each of CTranslate2's worker threads otherwise gets a heap of its own, and each keeps the
+    freed buffers of the largest window it heard (two workers peaked 115 MiB above one; one heap
+    for both, 33 MiB, at the same speed: docs/proof-listening-benchmark.md).
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL("libc.so.6").mallopt(-8, 1)  # M_ARENA_MAX, <malloc.h>
+        except OSError:  # musl or another libc: left alone
+            pass
 
 
 def load_model(choice: ModelChoice, threads: int = 0) -> Any:
@@ -166,9 +192,12 @@ def load_model(choice: ModelChoice, threads: int = 0) -> Any:
         from faster_whisper import WhisperModel
     except ImportError as exc:
         raise ProofModelError(f"faster-whisper is not installed ({exc}); {HOW_TO_GET}") from exc
+    workers = cpu_workers() if choice.device == "cpu" else 1
+    if workers > 1:
+        _one_heap()
     try:
         return WhisperModel(choice.source, device=choice.device, compute_type=choice.compute_type,
-                            cpu_threads=threads or cpu_threads(), local_files_only=True)
+                            cpu_threads=threads or cpu_threads(workers), num_workers=workers, local_files_only=True)
     except Exception as exc:  # noqa: BLE001 - any load failure is the same advice to the user
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise ProofModelError(f"speech model {choice.label!r} cannot be loaded ({first[:160]}); {HOW_TO_GET}") from exc
