@@ -358,17 +358,19 @@ def first_pass_grid(items: list[dict], proof: list, heard: list, fits: list) -> 
     base = figures(items, judged(items, proof, heard, DEFAULT), "tune")
     print(f"every sentence to Whisper: recall {base['recall']:.1%} clean {base['clean']:.1%}")
     n_tune = len(tune_idx)
-    for word in (-2.5, -3.0, -4.0, -5.0):
-        for sentence in (-1.4, -1.8, -2.2):
-            for pause in (0.5, 1.0):
-                fp = FirstPass(word, sentence, pause)
-                trusted = [i for i in tune_idx if fp.trusts(fits[i])]
-                clean = [i for i in tune_idx if items[i]["kind"] == "clean"]
-                f = figures(items, judged(items, proof, first_heard(heard, fits, fp), DEFAULT), "tune")
-                print(f"first pass word {word} sentence {sentence} pause {pause}: trusts {len(trusted)} of {n_tune} "
-                      f"({sum(items[i]['kind'] == 'clean' for i in trusted)} of {len(clean)} clean); recall "
-                      f"{f['recall']:.1%} clean {f['clean']:.1%} " + " ".join(f"{k} {f[k]:.0%}" for k in KINDS),
-                      flush=True)
+    clean = [i for i in tune_idx if items[i]["kind"] == "clean"]
+    one_bar = [FirstPass(word, sentence, pause, short=0.0) for word in (-2.5, -3.0, -4.0, -5.0, -6.0)
+               for sentence in (-1.2, -1.4, -1.6, -1.8, -2.2) for pause in (0.5, 1.0, 1.5)]
+    short_bar = [FirstPass(word, short=short, short_word=short_word) for word in (-3.0, -4.0)
+                 for short in (0.08, 0.10, 0.12, 0.15) for short_word in (-4.0, -5.0, -6.0, -8.0)]
+    for fp in one_bar + short_bar:
+        trusted = [i for i in tune_idx if fp.trusts(fits[i])]
+        # the judgement as shipped: with the second listener
+        f = figures(items, judged(items, proof, first_heard(heard, fits, fp), DEFAULT, SecondOpinion()), "tune")
+        print(f"first pass word {fp.word} sentence {fp.sentence} pause {fp.pause} short word {fp.short_word} up to "
+              f"{fp.short} s: trusts {len(trusted)} of {n_tune} ({sum(items[i]['kind'] == 'clean' for i in trusted)} "
+              f"of {len(clean)} clean); recall {f['recall']:.1%} clean {f['clean']:.1%} "
+              + " ".join(f"{k} {f[k]:.0%}" for k in KINDS), flush=True)
     for margin in (-0.1, 0.0, 0.1):
         second = SecondOpinion(margin=margin)
         for name, h in (("every sentence", heard), ("first pass", first_heard(heard, fits, FIRST_PASS))):

@@ -146,9 +146,11 @@ def _recogniser_habit(exp: list[Word], hrd: list[Word], own_render: bool, t: Thr
 
 
 def _stutter(exp: list[Word], hrd: list[Word]) -> bool:
-    """More words heard than expected, the same word twice in a row: "kicked kicked kicked" heard as "kick kick kick"."""
+    """More words heard than expected, the same word twice in a row: "kicked kicked kicked" heard as "kick kick kick";
+    or an expected word heard written twice as one ("fire fire" written "firefire")."""
     texts = [w.text for w in hrd]
-    return len(hrd) > len(exp) and any(a == b for a, b in zip(texts, texts[1:]))
+    glued = {g for w in exp for g in (w.text * 2, f"{w.text}-{w.text}")}
+    return len(hrd) > len(exp) and any(a == b for a, b in zip(texts, texts[1:])) or any(t in glued for t in texts)
 
 
 def _repeated_run(expected: list[str], heard: list[Word], t: Thresholds, language: str = "en",

@@ -47,6 +47,8 @@ GAP_S = 0.4
 MAX_FRAMES = 3000
 FILLING = 3  # windows filling at once (:class:`_Packer`)
 FULL_S = 1.0  # a window with less room than this left is full
+STOPPED_S = 1.0  # a sentence whose audio goes on this long after the window's last heard word: heard again
+SAID_ROOM = 1.5  # a window is decoded to at most this many times its expected tokens (and 16 more)
 
 
 @dataclass(frozen=True)
@@ -85,12 +87,16 @@ class FirstPass:
     word: float = -3.0  # a word's forced score per frame below this: doubted
     sentence: float = -1.8  # the whole sentence's below this: doubted
     pause: float = 1.0  # seconds of forced pauses inside the sentence above this: doubted
+    #: a word said in at most ``short`` seconds is doubted below ``short_word`` only: the voice swallows
+    #: "a", "of", "the", and their few frames scored most clean sentences into doubt
+    short: float = 0.15
+    short_word: float = -5.0
 
     def trusts(self, fit: Any) -> bool:
         if fit.failed or not fit.words:
             return False
-        return fit.forced >= self.sentence and fit.silence <= self.pause \
-            and min(w.forced for w in fit.words) >= self.word
+        return fit.forced >= self.sentence and fit.silence <= self.pause and all(
+            w.forced >= (self.short_word if w.end - w.start <= self.short else self.word) for w in fit.words)
 
 
 #: the listener's default first pass (None: every sentence transcribed by Whisper)
@@ -117,6 +123,7 @@ class _Item:
     audio: np.ndarray
     text: str
     offset: float = 0.0
+    again: bool = False  # the decoder stopped before its end, or heard less than half of it, among other sentences
 
 
 class _Packer:
@@ -252,9 +259,9 @@ class Listener:
             self._hear(suspects, tok, lang, out)
         while suspects:
             # the decoder can stop early in a window (after a chapter title and its pause it wrote "Chapter 1."
-            # and nothing of the eight sentences after it): what it left unheard starts a window of its own
-            again = [_Item(it.index, it.audio, it.text) for it in suspects
-                     if it.offset > 0 and not getattr(out[it.index], "heard", True)]
+            # and nothing of the eight sentences after it; or "And what" of "And what are we to do without the
+            # money?"): what it left unheard, stopped in or half heard is heard again away from that window
+            again = [_Item(it.index, it.audio, it.text) for it in suspects if it.again]
             suspects = again if len(again) < len(suspects) else []
             self._hear(suspects, tok, lang, out)
         return [h if h is not None else Heard((), (), "") for h in out]
@@ -308,9 +315,9 @@ class Listener:
         with self._encoding:
             return self.model.encode(np.stack(feats).astype(np.float32)), frames
 
-    def _expected(self, tok: Any, batch: list[list[_Item]], encoded: Any, frames: list[int]) -> list[list[list[Word]]]:
-        """Each item's expected words forced onto the audio (times relative to the item)."""
-        ids = [[self.encode(tok, " " + item.text.strip()) for item in window] for window in batch]
+    def _expected(self, tok: Any, batch: list[list[_Item]], ids: list[list[list[int]]], encoded: Any,
+                  frames: list[int]) -> list[list[list[Word]]]:
+        """Each item's expected words (``ids``: its tokens) forced onto the audio (times relative to the item)."""
         forced = self._align(tok, [[t for i in window for t in i] for window in ids], encoded, frames)
         out = []
         for window, window_ids, words in zip(batch, ids, forced):
@@ -325,21 +332,30 @@ class Listener:
     def _transcribe(self, tok: Any, batch: list[list[_Item]], lang: str, out: list[Heard | None]) -> None:
         """Free transcription of the windows' sentences (and their expected words' forced scores)."""
         encoded, frames = self._encode(batch)
-        expected = self._expected(tok, batch, encoded, frames)
+        ids = [[self.encode(tok, " " + item.text.strip()) for item in window] for window in batch]
+        expected = self._expected(tok, batch, ids, encoded, frames)
         prompts = [self._prompt(tok, window) for window in batch]
-        results = self.model.model.generate(encoded, prompts, beam_size=1, max_length=448,
+        # what the window should say, and room for a misreading: a decoder caught in a loop ("a little bit
+        # more than a little bit more ...") stops there, not at Whisper's 448 tokens (the limit counts the prompt)
+        said = max(sum(len(i) for i in window) for window in ids)
+        length = min(448, max(len(p) for p in prompts) + int(SAID_ROOM * said) + 16)
+        results = self.model.model.generate(encoded, prompts, beam_size=1, max_length=length,
                                             suppress_blank=True, suppress_tokens=[-1])
         tokens = [[t for t in r.sequences_ids[0] if t < tok.eot] for r in results]
         heard = self._align(tok, tokens, encoded, frames)
         for window, mine, words in zip(batch, expected, heard):
             spans = [(it.offset, it.offset + len(it.audio) / RATE) for it in window]
             owner = _owners(words, mine, spans, lang)
+            stopped = max((w["end"] for w in words), default=0.0) + STOPPED_S
             with self._count:
                 self.decoded += len(window)
             for k, item in enumerate(window):
                 own = [w for w, o in zip(words, owner) if o == k]
-                out[item.index] = Heard(heard=tuple(_normalised(own, item.offset, lang)), expected=tuple(mine[k]),
-                                        raw="".join(w["word"] for w in own).strip())
+                heard_k = Heard(heard=tuple(_normalised(own, item.offset, lang)), expected=tuple(mine[k]),
+                                raw="".join(w["word"] for w in own).strip())
+                out[item.index] = heard_k
+                item.again = len(window) > 1 and (spans[k][1] > stopped
+                                                  or len(heard_k.heard) * 2 < max(1, len(heard_k.expected)))
 
     def _align(self, tok: Any, tokens: list[list[int]], encoded: Any, frames: list[int]) -> list[list[dict]]:
         """Forced alignment of token lists, one per window: word times, mean and least token probability.
