@@ -338,7 +338,8 @@ def first_pass_grid(items: list[dict], proof: list, heard: list, fits: list) -> 
     """The first pass's bars and the second listener's margin, tuning half only: what each trusts and
     what that costs in recall; then how the scores separate the kinds (the free phone loop beside)."""
     from studio.proof.judge import DEFAULT
-    from studio.proof.listen import FIRST_PASS, FirstPass
+    from studio.proof.listen import FIRST_PASS
+    from studio.proof.sphinx import FirstPass
     from studio.proof.second import SecondOpinion
 
     heard = [h if it["part"] == "tune" else None for it, h in zip(items, heard)]  # judged on the tuning half only

@@ -14,7 +14,7 @@ are full, encoded once, then
 * decoded greedily (free transcription, the "heard" words) and the heard tokens
   forced-scored too (their word times and probabilities).
 
-Before any of that, a cheap first pass (:class:`FirstPass`, pocketsphinx's forced
+Before any of that, a cheap first pass (:class:`studio.proof.sphinx.FirstPass`, pocketsphinx's forced
 alignment on one core, :mod:`studio.proof.sphinx`) scores each English sentence's
 expected words; a sentence whose every word fits is "heard as written"
 (:attr:`Heard.decoded` False, counted in :attr:`Listener.trusted`) and never reaches
@@ -37,6 +37,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from studio.core.language import language_family
+from studio.proof.sphinx import FirstPass, aligner
 from studio.proof.words import Region, align_words, edit_distance, normalize_words
 
 log = logging.getLogger(__name__)
@@ -70,33 +71,6 @@ class Heard:
     expected: tuple[Word, ...]
     raw: str  # the heard text as the recogniser wrote it (shown to the producer)
     decoded: bool = True  # False: the expected words fit the audio, the sentence was not transcribed
-
-
-@dataclass(frozen=True)
-class FirstPass:
-    """When a sentence skips Whisper: pocketsphinx forced every expected word onto its audio, and each
-    word (with the pause after it) fits its frames well (:class:`studio.proof.sphinx.Fit`).
-
-    Why per word and per frame: pocketsphinx scores each frame against its best-fitting sound, so a
-    said word scores a little below zero per frame, and a changed, dropped or repeated word leaves
-    frames the forced phones (or a forced pause) explain far worse; the whole sentence's mean says
-    when all of it is off (another language's rules). Set on the tuning half of the evaluation set
-    (``bench/proof.py --tune``).
-    """
-
-    word: float = -3.0  # a word's forced score per frame below this: doubted
-    sentence: float = -1.8  # the whole sentence's below this: doubted
-    pause: float = 1.0  # seconds of forced pauses inside the sentence above this: doubted
-    #: a word said in at most ``short`` seconds is doubted below ``short_word`` only: the voice swallows
-    #: "a", "of", "the", and their few frames scored most clean sentences into doubt
-    short: float = 0.15
-    short_word: float = -5.0
-
-    def trusts(self, fit: Any) -> bool:
-        if fit.failed or not fit.words:
-            return False
-        return fit.forced >= self.sentence and fit.silence <= self.pause and all(
-            w.forced >= (self.short_word if w.end - w.start <= self.short else self.word) for w in fit.words)
 
 
 #: the listener's default first pass (None: every sentence transcribed by Whisper)
@@ -280,8 +254,6 @@ class Listener:
         aligns and CTranslate2 lets it go while it encodes and decodes, so the model's workers hear
         the doubted sentences while the first pass goes on through the next ones.
         """
-        from studio.proof.sphinx import aligner
-
         assert self.first_pass is not None
         suspects: list[_Item] = []
         packer = _Packer()

@@ -7,7 +7,7 @@ and it installs offline with its US-English acoustic model and dictionary inside
 wheel. Alone it hears too poorly to judge a sentence, but it scores every frame
 against the best-fitting sound of that frame, so a word the voice said scores a
 little below zero per frame and a changed, dropped or repeated word leaves frames
-the forced phones (or a forced pause) explain far worse: :class:`studio.proof.listen.FirstPass`
+the forced phones (or a forced pause) explain far worse: :class:`FirstPass`
 trusts or doubts a sentence by those scores. A free phone loop over the same frames
 (``fit(loop=True)``) separates no better at several times the cost, so it is only
 measured (docs/proof-listening-benchmark.md).
@@ -70,6 +70,33 @@ class Fit:
     forced: float  # per frame, whole utterance
     free: float | None
     failed: bool = False  # the aligner found no path through the expected words
+
+
+@dataclass(frozen=True)
+class FirstPass:
+    """When a sentence skips Whisper: pocketsphinx forced every expected word onto its audio, and each
+    word (with the pause after it) fits its frames well (:class:`Fit`).
+
+    Why per word and per frame: pocketsphinx scores each frame against its best-fitting sound, so a
+    said word scores a little below zero per frame, and a changed, dropped or repeated word leaves
+    frames the forced phones (or a forced pause) explain far worse; the whole sentence's mean says
+    when all of it is off (another language's rules). Set on the tuning half of the evaluation set
+    (``bench/proof.py --tune``).
+    """
+
+    word: float = -3.0  # a word's forced score per frame below this: doubted
+    sentence: float = -1.8  # the whole sentence's below this: doubted
+    pause: float = 1.0  # seconds of forced pauses inside the sentence above this: doubted
+    #: a word said in at most ``short`` seconds is doubted below ``short_word`` only: the voice swallows
+    #: "a", "of", "the", and their few frames scored most clean sentences into doubt
+    short: float = 0.15
+    short_word: float = -5.0
+
+    def trusts(self, fit: Fit) -> bool:
+        if fit.failed or not fit.words:
+            return False
+        return fit.forced >= self.sentence and fit.silence <= self.pause and all(
+            w.forced >= (self.short_word if w.end - w.start <= self.short else self.word) for w in fit.words)
 
 
 def model_path() -> str:

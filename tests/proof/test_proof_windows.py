@@ -14,8 +14,8 @@ import pytest
 from support.proof import speak
 
 from studio.proof.check import Checker, ProofItem
-from studio.proof.listen import GAP_S, RATE, SAID_ROOM, WINDOW_S, FirstPass, Heard, _Item, _Packer
-from studio.proof.sphinx import Fit, WordFit
+from studio.proof.listen import GAP_S, RATE, SAID_ROOM, WINDOW_S, Heard, _Item, _Packer
+from studio.proof.sphinx import FirstPass, Fit, WordFit
 from studio.proof.words import normalize_words
 
 SENTENCES = (
