@@ -143,7 +143,7 @@ def fits(items: list[dict], audio_file: Path, seed: int, cache: Path) -> None:
     """Child process: the first pass's alignment of every sentence (a third of the tuning half with the
     free phone loop too, for comparison), and its CPU time."""
     from studio.audio.resample import resample
-    from studio.proof.listen import RATE
+    from studio.proof.windows import RATE
     from studio.proof.sphinx import aligner
     from studio.proof.words import expected_text, normalize_words
 

@@ -29,7 +29,7 @@ from proof import WORK, load_average  # noqa: E402
 def windows(count: int) -> list[np.ndarray]:
     """``count`` windows of about 28 s, the set's sentences laid end to end with 0.4 s gaps."""
     from studio.audio.resample import resample
-    from studio.proof.listen import GAP_S, RATE, WINDOW_S
+    from studio.proof.windows import GAP_S, RATE, WINDOW_S
 
     data = np.load(WORK / "audio-7-150-40.npz")
     rate = int(data["rate"])

@@ -19,7 +19,8 @@ from studio.audio.resample import resample
 from studio.core.lexicon import Lexicon
 from studio.project.proofs import FLAGGED, NOT_CHECKED, PASSED, ProofRecord
 from studio.proof.judge import DEFAULT, Thresholds, judge
-from studio.proof.listen import RATE, Heard, Listener, whisper_language
+from studio.proof.listen import Heard, Hearing, Listener, whisper_language
+from studio.proof.windows import RATE
 from studio.proof.pronounce import guessed_flags, pronunciation_flags
 from studio.proof.model import ModelChoice, choose_model, load_model
 from studio.proof.second import SecondOpinion
@@ -46,6 +47,20 @@ class ProofItem:
     names: frozenset[str] = frozenset()
 
 
+class Pending:
+    """Items being heard (:meth:`Checker.begin`)."""
+
+    def __init__(self, out: list[Heard | ProofRecord | None], hearings: list[tuple[list[int], Hearing]]) -> None:
+        self._out, self._hearings = out, hearings
+
+    def heard(self) -> list[Heard | ProofRecord]:
+        """What the recogniser made of each item, or a verdict given without listening, in order."""
+        for indices, hearing in self._hearings:
+            for i, h in zip(indices, hearing.heard()):
+                self._out[i] = h
+        return [r for r in self._out if r is not None]
+
+
 class Checker:
     """A loaded recogniser and the judgement; :meth:`open` it once, :meth:`check` many times."""
 
@@ -56,8 +71,6 @@ class Checker:
         self.thresholds = thresholds
         self.second = second  # None: Whisper's flags stand without a second listener
         self.cleared = 0  # sentences Whisper flagged that the second listener heard as written
-        self.audio_seconds = 0.0
-        self.busy_seconds = 0.0
 
     @classmethod
     def open(cls, model: str | None = None, device: str | None = None, threads: int = 0,
@@ -74,13 +87,17 @@ class Checker:
     def label(self) -> str:
         return f"{self.choice.label} ({self.choice.device})"
 
-    def check(self, items: Sequence[ProofItem], progress: Callable[[int], None] | None = None) -> list[ProofRecord]:
+    def check(self, items: Sequence[ProofItem]) -> list[ProofRecord]:
         """One verdict per item, in order. Languages the recogniser lacks are "not checked"."""
-        return self.verdicts(items, self.hear(items, progress))
+        return self.verdicts(items, self.hear(items))
 
-    def hear(self, items: Sequence[ProofItem], progress: Callable[[int], None] | None = None) -> list[Heard | ProofRecord]:
+    def hear(self, items: Sequence[ProofItem]) -> list[Heard | ProofRecord]:
         """What the recogniser made of each item, or a verdict given without listening."""
-        started = time.monotonic()
+        return self.begin(items).heard()
+
+    def begin(self, items: Sequence[ProofItem]) -> Pending:
+        """Start hearing ``items`` (the first pass runs in the calling thread): :meth:`Pending.heard`
+        gives what was heard, while the next items may be begun meanwhile."""
         out: list[Heard | ProofRecord | None] = [None] * len(items)
         by_language: dict[str, list[int]] = {}
         for i, item in enumerate(items):
@@ -92,18 +109,12 @@ class Checker:
                 out[i] = ProofRecord(PASSED, score=100.0, note="nothing to say", model=self.label)
             else:
                 by_language.setdefault(lang, []).append(i)
-        done = sum(r is not None for r in out)
+        hearings = []
         for lang, indices in by_language.items():
             audios = [resample(items[i].audio, items[i].rate, RATE) for i in indices]
             texts = [expected_text(items[i].text, items[i].language, items[i].lexicon) for i in indices]
-            for i, h in zip(indices, self.listener.listen(audios, texts, lang)):
-                out[i] = h
-                self.audio_seconds += items[i].audio.size / items[i].rate
-            done += len(indices)
-            if progress is not None:
-                progress(done)
-        self.busy_seconds += time.monotonic() - started
-        return [r for r in out if r is not None]
+            hearings.append((indices, self.listener.begin(audios, texts, lang)))
+        return Pending(out, hearings)
 
     def verdicts(self, items: Sequence[ProofItem], heard: Sequence[Heard | ProofRecord],
                  t: Thresholds | None = None) -> list[ProofRecord]:

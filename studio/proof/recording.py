@@ -29,7 +29,8 @@ from studio.audio.resample import resample
 from studio.core.errors import StudioError
 from studio.project.proofs import PASSED, ProofFlag, ProofRecord
 from studio.proof.check import Checker, ProofItem
-from studio.proof.listen import RATE, whisper_language
+from studio.proof.listen import whisper_language
+from studio.proof.windows import RATE
 from studio.proof.words import normalize_words
 
 

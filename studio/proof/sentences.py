@@ -18,7 +18,7 @@ from studio.core.language import language_family
 from studio.project.proofs import FLAGGED, NO_AUDIO, NOT_CHECKED, PASSED, UNCHECKED, ProofRecord, results, save_result
 from studio.project.store import Project
 from studio.project.records import SentenceRow
-from studio.proof.check import Checker, ProofItem
+from studio.proof.check import Checker, Pending, ProofItem
 from studio.proof.names import project_names
 
 log = logging.getLogger(__name__)
@@ -66,23 +66,31 @@ def _unheard(row: SentenceRow) -> ProofRecord | None:
 def check_rows(project: Project, checker: Checker, rows: list[SentenceRow], *,
                progress: Callable[[ProofProgress], None] | None = None,
                should_stop: Callable[[], bool] | None = None) -> dict[int, ProofRecord]:
-    """Listen to ``rows`` (rendered ones), store and return their verdicts."""
+    """Listen to ``rows`` (rendered ones), store and return their verdicts.
+
+    Why each batch is begun before the one before it is judged: the next batch's first pass and
+    this one's judging hold Python's lock on one core while the recogniser's workers hear windows
+    on both; one batch after the other left a core idle at each batch's end (measured in
+    ``docs/proof-listening-benchmark.md``).
+    """
     out: dict[int, ProofRecord] = {}
     names = project_names(project)
-    flagged = 0
-    seconds = 0.0
     chapters: dict[int, list[SentenceRow]] = {}
     for row in rows:
         chapters.setdefault(row.chapter, []).append(row)
     # a batch holds one chapter's sentences, so the progress can say which chapter is heard
     batches = [(c, mine[i:i + BATCH], i + BATCH, len(mine)) for c, mine in chapters.items()
                for i in range(0, len(mine), BATCH)]
+    tally = _Tally()
+    waiting: _Batch | None = None
+    stopped = False
     for chapter, batch, upto, of in batches:
         if should_stop is not None and should_stop():
-            _emit(progress, ProofProgress(len(out), len(rows), flagged, seconds, stopped=True))
-            return out
+            stopped = True
+            break
         items: list[ProofItem] = []
         heard_rows: list[tuple[SentenceRow, str, list[int]]] = []
+        seconds = 0.0
         for row in batch:
             entry = project.cache_entry(row.cache_key or "")
             audio = project.cache.load(entry) if entry is not None else None
@@ -98,16 +106,49 @@ def check_rows(project: Project, checker: Checker, rows: list[SentenceRow], *,
             items += _items(project, row, entry.key, np.asarray(audio, np.float32), entry.sample_rate, names)
             heard_rows.append((row, row.checksum or entry.checksum, list(range(first, len(items)))))
             seconds += entry.duration
-        records = checker.check(items)
-        for row, checksum, mine in heard_rows:
-            record = records[mine[0]] if len(mine) == 1 else joined([records[i] for i in mine],
-                                                                  [items[i].language for i in mine])
-            save_result(project.db, row.id, row.cache_key or "", checksum, record)
-            out[row.id] = record
-            flagged += record.needs_listening
-        _emit(progress, ProofProgress(len(out), len(rows), flagged, seconds, chapter=chapter,
-                                      chapter_done=min(upto, of), chapter_total=of))
+        begun = _Batch(chapter, min(upto, of), of, items, heard_rows, seconds, checker.begin(items))
+        if waiting is not None:
+            _judge(project, checker, waiting, out, tally, len(rows), progress)
+        waiting = begun
+    if waiting is not None:
+        _judge(project, checker, waiting, out, tally, len(rows), progress)
+    if stopped:
+        _emit(progress, ProofProgress(len(out), len(rows), tally.flagged, tally.seconds, stopped=True))
     return out
+
+
+@dataclass
+class _Tally:
+    flagged: int = 0
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class _Batch:
+    """One batch's sentences on their way: being heard, to be judged and stored."""
+
+    chapter: int
+    upto: int
+    of: int
+    items: list[ProofItem]
+    rows: list[tuple[SentenceRow, str, list[int]]]  # each row, its audio's checksum, its items
+    seconds: float  # of audio
+    pending: Pending
+
+
+def _judge(project: Project, checker: Checker, batch: _Batch, out: dict[int, ProofRecord], tally: _Tally,
+           total: int, progress: Callable[[ProofProgress], None] | None) -> None:
+    """A batch's verdicts, once heard, stored and counted."""
+    records = checker.verdicts(batch.items, batch.pending.heard())
+    for row, checksum, mine in batch.rows:
+        record = records[mine[0]] if len(mine) == 1 else joined([records[i] for i in mine],
+                                                              [batch.items[i].language for i in mine])
+        save_result(project.db, row.id, row.cache_key or "", checksum, record)
+        out[row.id] = record
+        tally.flagged += record.needs_listening
+    tally.seconds += batch.seconds
+    _emit(progress, ProofProgress(len(out), total, tally.flagged, tally.seconds, chapter=batch.chapter,
+                                  chapter_done=batch.upto, chapter_total=batch.of))
 
 
 def _items(project: Project, row: SentenceRow, key: str, audio: np.ndarray, rate: int,

@@ -55,13 +55,13 @@ def test_a_line_cast_in_another_languages_voice_is_proof_listened_in_that_langua
     assert [p.language for p in row.parts] == ["fr", "en"]  # the rendition says what each part is said in
     checker = Checker.open()
     asked: list[tuple[str, str]] = []
-    listen = checker.listener.listen
+    begin = checker.listener.begin
 
     def listening(audios, texts, language):  # noqa: ANN001, ANN202 - the real listener, its languages noted
         asked.extend((language, t) for t in texts)
-        return listen(audios, texts, language)
+        return begin(audios, texts, language)
 
-    checker.listener.listen = listening
+    checker.listener.begin = listening
     proof_project(project, checker, retry=0)
     assert ("fr", '"Bonjour, madame,"') in asked  # Amélie's words in French
     assert ("en", "said Amélie to the keeper, who was standing behind the long wooden counter by the door.") in asked

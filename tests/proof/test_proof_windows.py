@@ -8,13 +8,19 @@ window, whichever worker heard it and in whatever order the windows finished.
 from __future__ import annotations
 
 import os
+import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
 from support.proof import speak
+from support.render import rendered_test_book
 
+from studio.project.store import Project
+from studio.proof import sentences
 from studio.proof.check import Checker, ProofItem
-from studio.proof.listen import GAP_S, RATE, SAID_ROOM, WINDOW_S, Heard, _Item, _Packer
+from studio.proof.listen import SAID_ROOM, Heard
+from studio.proof.windows import GAP_S, RATE, WINDOW_S, Item, Packer, Workers
 from studio.proof.sphinx import FirstPass, Fit, WordFit
 from studio.proof.words import normalize_words
 
@@ -34,19 +40,19 @@ SENTENCES = (
 )
 
 
-def _seconds(window: list[_Item]) -> float:
+def _seconds(window: list[Item]) -> float:
     return sum(len(i.audio) for i in window) / RATE + GAP_S * (len(window) - 1)
 
 
 def test_sentences_fill_windows_closer_than_end_to_end() -> None:
     rng = np.random.default_rng(3)
-    items = [_Item(i, np.zeros(int(RATE * s), np.float32), "x") for i, s in enumerate(rng.uniform(1.5, 12.0, 80))]
+    items = [Item(i, np.zeros(int(RATE * s), np.float32), "x") for i, s in enumerate(rng.uniform(1.5, 12.0, 80))]
 
-    def pack(packer: _Packer) -> list[list[_Item]]:
+    def pack(packer: Packer) -> list[list[Item]]:
         windows = [w for item in items for w in packer.add(item)]
         return windows + packer.close()
 
-    filled, end_to_end = pack(_Packer()), pack(_Packer(filling=1))
+    filled, end_to_end = pack(Packer()), pack(Packer(filling=1))
     for windows in (filled, end_to_end):
         assert sorted(i.index for w in windows for i in w) == list(range(len(items)))  # each sentence once
         assert max(_seconds(w) for w in windows) <= WINDOW_S
@@ -95,3 +101,53 @@ def test_the_first_pass_excuses_a_swallowed_short_word_only() -> None:
     assert first.trusts(fit(0.06, first.word - 1.0))
     assert not first.trusts(fit(0.06, first.short_word - 1.0))
     assert not first.trusts(fit(0.40, first.word - 1.0))
+
+
+def test_the_workers_hear_the_oldest_hearing_first_and_one_hearings_waiting_windows_together() -> None:
+    """A window of an earlier batch (rank) jumps the queue; windows of one hearing waiting together are
+    heard in one call; a failure reaches whoever waits for that window."""
+    started, gate = threading.Event(), threading.Event()
+    heard: list[tuple[str, list[int]]] = []
+
+    def hear(hearing: str, windows: list[list[Item]]) -> None:
+        started.set()
+        gate.wait(30)
+        if hearing == "broken":
+            raise RuntimeError("no model")
+        heard.append((hearing, [w[0].index for w in windows]))
+
+    def window(i: int) -> list[Item]:
+        return [Item(i, np.zeros(160, np.float32), "x")]
+
+    workers = Workers(1, hear, batch=2)
+    futures = [workers.submit(1, "running", window(0))]
+    assert started.wait(30)  # the one worker holds window 0: the rest wait in the queue
+    futures += [workers.submit(2, "next", window(1)), workers.submit(2, "next", window(2)),
+                workers.submit(1, "again", window(3)), workers.submit(2, "next", window(4)),
+                workers.submit(3, "broken", window(5))]
+    gate.set()
+    for f in futures[:-1]:
+        f.result(30)
+    with pytest.raises(RuntimeError, match="no model"):
+        futures[-1].result(30)
+    assert heard == [("running", [0]), ("again", [3]), ("next", [1, 2]), ("next", [4])]
+
+
+def test_a_batch_is_begun_before_the_batch_before_it_is_judged(tmp_path: Path, monkeypatch) -> None:
+    """The next batch's first pass runs while the workers hear this batch's windows; every sentence still
+    gets its verdict, and the progress comes batch by batch, in order."""
+    folder = rendered_test_book(tmp_path / "book.studio")
+    checker = Checker.open()
+    calls: list[str] = []
+    begin, verdicts = checker.begin, checker.verdicts
+    monkeypatch.setattr(checker, "begin", lambda items: calls.append("begin") or begin(items))
+    monkeypatch.setattr(checker, "verdicts", lambda items, heard: calls.append("judge") or verdicts(items, heard))
+    monkeypatch.setattr(sentences, "BATCH", 3)
+    seen: list[sentences.ProofProgress] = []
+    with Project.open(folder) as project:
+        rows = sentences.to_check(project, project.sentences())
+        out = sentences.check_rows(project, checker, rows, progress=seen.append)
+    batches = calls.count("begin")
+    assert batches >= 3 and calls == ["begin"] + ["begin", "judge"] * (batches - 1) + ["judge"]
+    assert set(out) == {r.id for r in rows}
+    assert [p.done for p in seen] == sorted(p.done for p in seen) and seen[-1].done == len(rows)

@@ -78,7 +78,8 @@ def heard(onnx_engine) -> dict[str, str]:
     heard of its sentence, rendered from the spoken form. The listener packs the sentences into
     28 s windows: a tenth of the CPU time of one recogniser call per sentence."""
     from studio.audio.resample import resample
-    from studio.proof.listen import RATE, Listener
+    from studio.proof.listen import Listener
+    from studio.proof.windows import RATE
     from studio.proof.model import choose_model, load_model
 
     model = load_model(choose_model(None, "cpu"), threads=2)
@@ -88,7 +89,7 @@ def heard(onnx_engine) -> dict[str, str]:
     audios = [resample(np.asarray(audio, np.float32), onnx_engine.sample_rate, RATE)
               for start in range(0, len(ids), 8) for audio in onnx_engine.synthesize_batch(ids[start:start + 8],
                                                                                            DETERMINISTIC)]
-    return {word: h.raw for word, h in zip(words, Listener(model, first_pass=None).listen(audios, spoken, "en"))}
+    return {word: h.raw for word, h in zip(words, Listener(model, first_pass=None).begin(audios, spoken, "en").heard())}
 
 
 def _respelling(word: str) -> str:
