@@ -24,6 +24,7 @@ WINDOW_S = 28.0
 GAP_S = 0.4
 FILLING = 3  # windows filling at once (:class:`Packer`)
 FULL_S = 1.0  # a window with less room than this left is full
+IDLE_S = 5.0  # a worker with nothing to hear for this long ends (another starts with the next window)
 
 
 @dataclass
@@ -92,19 +93,27 @@ class Workers:
 
     def submit(self, rank: int, hearing: Any, window: list[Item]) -> Future[None]:
         """Hear ``window`` once every waiting window of a lower ``rank`` has started."""
-        with self._lock:
-            if not self._threads:
-                self._threads = [threading.Thread(target=self._serve, name=f"proof-window_{k}", daemon=True)
-                                 for k in range(self.count)]
-                for thread in self._threads:
-                    thread.start()
         future: Future[None] = Future()
         self._queue.put((rank, next(self._order), future, hearing, window))
+        with self._lock:
+            while len(self._threads) < self.count:
+                thread = threading.Thread(target=self._serve, name="proof-window", daemon=True)
+                self._threads.append(thread)
+                thread.start()
         return future
 
     def _serve(self) -> None:
+        """Hear windows until none has come for ``IDLE_S``: a worker left waiting would keep the
+        listener, and its model, alive after the checker is dropped."""
         while True:
-            job = self._queue.get()
+            try:
+                job = self._queue.get(timeout=IDLE_S)
+            except queue.Empty:
+                with self._lock:
+                    if self._queue.empty():
+                        self._threads.remove(threading.current_thread())
+                        return
+                continue
             jobs = [job] if job[2].set_running_or_notify_cancel() else []
             while len(jobs) < self.batch and jobs:
                 try:

@@ -7,8 +7,11 @@ window, whichever worker heard it and in whatever order the windows finished.
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
+import time
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +20,7 @@ from support.proof import speak
 from support.render import rendered_test_book
 
 from studio.project.store import Project
-from studio.proof import sentences
+from studio.proof import sentences, windows
 from studio.proof.check import Checker, ProofItem
 from studio.proof.listen import SAID_ROOM, Heard
 from studio.proof.windows import GAP_S, RATE, WINDOW_S, Item, Packer, Workers
@@ -151,3 +154,28 @@ def test_a_batch_is_begun_before_the_batch_before_it_is_judged(tmp_path: Path, m
     assert batches >= 3 and calls == ["begin"] + ["begin", "judge"] * (batches - 1) + ["judge"]
     assert set(out) == {r.id for r in rows}
     assert [p.done for p in seen] == sorted(p.done for p in seen) and seen[-1].done == len(rows)
+
+
+def test_idle_workers_end_and_let_go_of_the_listener(monkeypatch) -> None:
+    """A worker with nothing to hear ends, so a dropped checker's model is freed; the next window
+    starts a worker again."""
+    monkeypatch.setattr(windows, "IDLE_S", 0.1)
+
+    class Ears:
+        def hear(self, hearing: str, batch: list[list[Item]]) -> None:
+            heard.append(batch[0][0].index)
+
+    heard: list[int] = []
+    ears = Ears()
+    gone = weakref.ref(ears)
+    workers = Workers(2, ears.hear)
+    workers.submit(0, "first", [Item(0, np.zeros(160, np.float32), "x")]).result(30)
+    time.sleep(0.5)  # every worker ended
+    workers.submit(0, "again", [Item(1, np.zeros(160, np.float32), "x")]).result(30)
+    assert heard == [0, 1]
+    del ears, workers
+    deadline = time.monotonic() + 10
+    while gone() is not None and time.monotonic() < deadline:
+        time.sleep(0.1)
+        gc.collect()
+    assert gone() is None
