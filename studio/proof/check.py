@@ -53,11 +53,24 @@ class Pending:
     def __init__(self, out: list[Heard | ProofRecord | None], hearings: list[tuple[list[int], Hearing]]) -> None:
         self._out, self._hearings = out, hearings
 
-    def heard(self) -> list[Heard | ProofRecord]:
-        """What the recogniser made of each item, or a verdict given without listening, in order."""
+    def heard(self, settled: Callable[[list[int], list[Heard | ProofRecord]], None] | None = None
+              ) -> list[Heard | ProofRecord]:
+        """What the recogniser made of each item, or a verdict given without listening, in order.
+
+        ``settled``: told of the items whose hearing is final (their indices, what was heard) while
+        others are still heard again (:meth:`Hearing.heard`).
+        """
+        given = [i for i, r in enumerate(self._out) if r is not None]
+        if settled is not None and given:
+            settled(given, [self._out[i] for i in given])
         for indices, hearing in self._hearings:
-            for i, h in zip(indices, hearing.heard()):
-                self._out[i] = h
+            def mine(local: list[int], heard: list[Heard], indices: list[int] = indices) -> None:
+                for k, h in zip(local, heard):
+                    self._out[indices[k]] = h
+                if settled is not None:
+                    settled([indices[k] for k in local], list(heard))
+
+            hearing.heard(mine)
         return [r for r in self._out if r is not None]
 
 

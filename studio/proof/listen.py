@@ -31,7 +31,7 @@ import logging
 import threading
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -124,9 +124,14 @@ class Hearing:
                 window.cancel()
             raise
 
-    def heard(self) -> list[Heard]:
-        """One :class:`Heard` per sentence, in order, once every window is heard."""
+    def heard(self, settled: Callable[[list[int], list[Heard]], None] | None = None) -> list[Heard]:
+        """One :class:`Heard` per sentence, in order, once every window is heard.
+
+        ``settled``: told of the sentences whose hearing is final (their indices, what was heard) while
+        the workers still hear others again, so that the caller judges them meanwhile.
+        """
         self._wait()
+        told: set[int] = set()
         suspects = self.suspects
         while suspects:
             # the decoder can stop early in a window (after a chapter title and its pause it wrote "Chapter 1."
@@ -136,8 +141,17 @@ class Hearing:
             log.debug("heard again: %d of %d sentences", len(again), len(suspects))
             suspects = again if len(again) < len(suspects) else []
             self.hear(suspects)
+            self._tell(settled, told, {it.index for it in suspects})
             self._wait()
+        self._tell(settled, told, set())
         return [h if h is not None else Heard((), (), "") for h in self.out]
+
+    def _tell(self, settled: Callable[[list[int], list[Heard]], None] | None, told: set[int],
+              pending: set[int]) -> None:
+        ready = [i for i in range(len(self.out)) if i not in told and i not in pending]
+        told.update(ready)
+        if settled is not None and ready:
+            settled(ready, [self.out[i] or Heard((), (), "") for i in ready])
 
 
 class Listener:

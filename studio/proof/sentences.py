@@ -138,8 +138,14 @@ class _Batch:
 
 def _judge(project: Project, checker: Checker, batch: _Batch, out: dict[int, ProofRecord], tally: _Tally,
            total: int, progress: Callable[[ProofProgress], None] | None) -> None:
-    """A batch's verdicts, once heard, stored and counted."""
-    records = checker.verdicts(batch.items, batch.pending.heard())
+    """A batch's verdicts, each sentence judged as soon as its hearing is final, stored and counted."""
+    records: dict[int, ProofRecord] = {}
+
+    def judge(indices: list[int], heard: list) -> None:
+        for i, record in zip(indices, checker.verdicts([batch.items[i] for i in indices], heard)):
+            records[i] = record
+
+    batch.pending.heard(judge)
     for row, checksum, mine in batch.rows:
         record = records[mine[0]] if len(mine) == 1 else joined([records[i] for i in mine],
                                                               [batch.items[i].language for i in mine])

@@ -8,6 +8,7 @@ window, whichever worker heard it and in whatever order the windows finished.
 from __future__ import annotations
 
 import gc
+import itertools
 import os
 import threading
 import time
@@ -141,17 +142,31 @@ def test_a_batch_is_begun_before_the_batch_before_it_is_judged(tmp_path: Path, m
     gets its verdict, and the progress comes batch by batch, in order."""
     folder = rendered_test_book(tmp_path / "book.studio")
     checker = Checker.open()
-    calls: list[str] = []
+    calls: list[tuple[str, int]] = []
+    batch_of: dict[int, int] = {}  # each item's batch, by the item's identity
+
+    def begun(items: list[ProofItem]) -> object:
+        number = 1 + max(batch_of.values(), default=-1)
+        batch_of.update((id(item), number) for item in items)
+        calls.append(("begin", number))
+        return begin(items)
+
+    def judged(items: list[ProofItem], heard: list) -> list:
+        calls.append(("judge", batch_of[id(items[0])]))
+        return verdicts(items, heard)
+
     begin, verdicts = checker.begin, checker.verdicts
-    monkeypatch.setattr(checker, "begin", lambda items: calls.append("begin") or begin(items))
-    monkeypatch.setattr(checker, "verdicts", lambda items, heard: calls.append("judge") or verdicts(items, heard))
+    monkeypatch.setattr(checker, "begin", begun)
+    monkeypatch.setattr(checker, "verdicts", judged)
     monkeypatch.setattr(sentences, "BATCH", 3)
     seen: list[sentences.ProofProgress] = []
     with Project.open(folder) as project:
         rows = sentences.to_check(project, project.sentences())
         out = sentences.check_rows(project, checker, rows, progress=seen.append)
-    batches = calls.count("begin")
-    assert batches >= 3 and calls == ["begin"] + ["begin", "judge"] * (batches - 1) + ["judge"]
+    turns = [call for call, _ in itertools.groupby(calls)]  # a batch is judged in turns, as its sentences settle
+    n = sum(kind == "begin" for kind, _ in turns)
+    assert n >= 3 and turns == [("begin", 0)] + [c for b in range(1, n) for c in (("begin", b), ("judge", b - 1))] \
+        + [("judge", n - 1)], calls
     assert set(out) == {r.id for r in rows}
     assert [p.done for p in seen] == sorted(p.done for p in seen) and seen[-1].done == len(rows)
 
