@@ -115,14 +115,13 @@ class Hearing:
 
     def _wait(self) -> None:
         """Every window heard; the first failure raised (what has not started is cancelled)."""
-        windows, self._windows = self._windows, []
         try:
-            for window in windows:
+            for window in self._windows:
                 window.result()
         except BaseException:
-            for window in windows:
-                window.cancel()
+            self.cancel()
             raise
+        self._windows = []
 
     def heard(self, settled: Callable[[list[int], list[Heard]], None] | None = None) -> list[Heard]:
         """One :class:`Heard` per sentence, in order, once every window is heard.
