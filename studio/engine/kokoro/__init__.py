@@ -39,8 +39,10 @@ class KokoroFamily(VoiceFamily):
                     "convolutions widened to float32 (the other layers stay INT8); convolutions on 4-D "
                     "tensors, built once into the cache.",
         "int8-cpu": "Kokoro v1.0's INT8 model as published (ONNX Runtime dynamic quantization, not "
-                    "calibrated by the studio): your kokoro-v1.0.int8.onnx, else the offline model. The "
-                    "quality reference, and the default until the presets are measured on this computer.",
+                    "calibrated by the studio): your kokoro-v1.0.int8.onnx, else the offline model; on a CPU "
+                    "with VNNI its convolutions run as signed-weight integer products (the same audio, built "
+                    "once into the cache). The quality reference, and the default until the presets are "
+                    "measured on this computer.",
         "fp16-cuda": "Kokoro v1.0's FP16 export (else your FP32 one) on ONNX Runtime's CUDA provider: an "
                      "NVIDIA GPU and onnxruntime-gpu (studio voices add kokoro:model-fp16).",
     }
