@@ -118,27 +118,20 @@ def test_a_build_that_sounds_the_same_is_kept_and_opened(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not integer.exact_here()[0], reason="needs VNNI (avx512_vnni, avx_vnni or amx_int8)")
+@pytest.mark.skipif(not integer.exact_here(), reason="needs VNNI (avx512_vnni, avx_vnni or amx_int8)")
 def test_the_offline_voice_says_a_sentence_the_same_through_the_signed_build():
     from studio.engine.kokoro.engine import KokoroEngine
-    from studio.engine.presets import open_preset
+    from studio.engine.kokoro.packs import load_pack, offline_packs_file
 
-    engine = open_preset("int8-cpu", "kokoro:jm_kumo", threads=1)
-    assert engine.choice.build == "signed"
-    published = KokoroEngine(kmodel.ModelChoice(None, "as-is", "as published"), None, "en-us", threads=1,
-                             pack_loader=lambda: engine._pack if engine._pack is not None else _load(engine))
+    pack = load_pack(offline_packs_file(), "jm_kumo")
+    engines = [KokoroEngine(kmodel.model_for("int8", None), pack, "en-us", threads=1),
+               KokoroEngine(kmodel.ModelChoice(None, "as-is", "as published"), pack, "en-us", threads=1)]
+    assert engines[0].choice.build == "signed"
+    text = "The old house stood at the end of the lane, and nobody could remember when it was painted."
     try:
-        text = "The old house stood at the end of the lane, and nobody could remember when it was painted."
-        ids = [engine.text_to_ids(text, "en")]
-        ours = engine.synthesize_batch(ids, SynthesisSettings())[0]
-        theirs = published.synthesize_batch(ids, SynthesisSettings())[0]
+        ours, theirs = (e.synthesize_batch([e.text_to_ids(text, "en")], SynthesisSettings())[0] for e in engines)
     finally:
-        engine.close()
-        published.close()
+        for engine in engines:
+            engine.close()
     assert ours.size == theirs.size > 24000
     assert float(np.max(np.abs(ours - theirs))) <= kmodel.SAME_AUDIO
-
-
-def _load(engine) -> np.ndarray:
-    engine.load()
-    return engine._pack

@@ -11,7 +11,7 @@ in 16 bits first, which can saturate, so the build is used only on CPUs with VNN
 (:func:`exact_here`) and only after it gave the published model's audio on a test sentence.
 
 Each ``ConvInteger`` (1-D, stride 1, one group, constant weights) becomes: its input put time-first,
-padded with its own zero point, its ``k`` shifted views side by side (im2col, in bytes), one
+padded with its own zero point, its ``k`` taps side by side (im2col in bytes, one ``Gather``), one
 ``MatMulInteger`` against the reordered weights, and the product put channel-first again. The nodes
 around it (the input's quantization, the bias, the scales) are untouched.
 """
@@ -29,12 +29,9 @@ from studio.engine.kokoro.graph import save_rewritten
 EXACT_FLAGS = ("avx512_vnni", "avx_vnni", "amx_int8")
 
 
-def exact_here() -> tuple[bool, str]:
-    """``(True, which instructions)`` where the signed-weight build sums as the published model does."""
-    have = [f for f in EXACT_FLAGS if f in cpu_features.cpu_flags()]
-    if have:
-        return True, f"CPU with {' and '.join(have)}"
-    return False, "this CPU has no VNNI instructions: the signed-weight products could saturate"
+def exact_here() -> bool:
+    """Whether this CPU's flags name VNNI, where the signed-weight build sums as the published model does."""
+    return any(f in cpu_features.cpu_flags() for f in EXACT_FLAGS)
 
 
 def convolutions_as_matmuls(source: Path, target: Path) -> int:

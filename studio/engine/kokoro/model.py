@@ -154,8 +154,7 @@ def model_for(precision: str, folder: Path | None) -> ModelChoice:
 
         own = user_model(folder, "int8")
         what = f"Kokoro v1.0 INT8 ({'your ' + own.name if own else 'offline model'}, ONNX Runtime dynamic quantization"
-        exact, _why = exact_here()
-        if exact:
+        if exact_here():
             return ModelChoice(own, "signed", what + "; its convolutions as signed-weight integer products on this "
                                                      "CPU's VNNI instructions, the same audio)")
         return ModelChoice(own, "as-is", what + ")")
@@ -219,15 +218,13 @@ def _signed(source: Path) -> Path:
             return source
         candidate = out.with_suffix(".candidate.onnx")
         try:
-            rewritten = convolutions_as_matmuls(source, candidate)
-            apart = difference(source, candidate) if rewritten else None
+            apart = difference(source, candidate) if convolutions_as_matmuls(source, candidate) else None
             if apart is not None and apart <= SAME_AUDIO:
                 os.replace(candidate, out)
                 return out
         finally:
             candidate.unlink(missing_ok=True)
-    why = "no convolution to rewrite" if apart is None else f"its audio differed by {apart:.2g}"
-    _LOGGER.warning("%s: the signed-weight build is not used on this CPU (%s)", source.name, why)
-    write_atomic(_refused(out), why)
+        why = "no convolution to rewrite" if apart is None else f"its audio differed by {apart:.2g}"
+        _LOGGER.warning("%s: the signed-weight build is not used on this CPU (%s)", source.name, why)
+        write_atomic(_refused(out), why)
     return source
-
