@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -130,10 +129,13 @@ def main() -> int:
     (work / "prose.txt").write_text(text.replace("\n\n", "\n"), encoding="utf-8")
     model, packs = offline_model(), offline_packs_file()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)}
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor())
-    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {cpu}, {os.cpu_count()} CPUs; "
-          f"{len(text)} characters; load before: {os.getloadavg()[0]:.2f}")
+    from studio.core.system import cpu_model
+    from studio.engine.cpu_features import notable_flags
+    from studio.engine.kokoro.model import model_for
+
+    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {cpu_model()} ({' '.join(notable_flags())}), "
+          f"{os.cpu_count()} CPUs; {len(text)} characters; load before: {os.getloadavg()[0]:.2f}\n"
+          f"int8-cpu here: {model_for('int8', None).what}")
 
     def studio(i: int) -> tuple[float, float, float]:
         out = work / f"studio-{i}"
