@@ -109,9 +109,9 @@ def _plan(node, inits: dict) -> tuple[np.ndarray, np.ndarray, int, int, tuple[in
         return None
     if attrs.get("auto_pad", b"NOTSET") not in (b"NOTSET", "NOTSET"):
         return None
-    pads = tuple(attrs.get("pads", [0, 0]))
-    return weight, zero_point.reshape(-1) if zero_point.size > 1 else zero_point.reshape(()), \
-        weight.shape[2], int(attrs.get("dilations", [1])[0]), (int(pads[0]), int(pads[1]))
+    pads = tuple(int(p) for p in attrs.get("pads", [0, 0]))
+    zero_point = zero_point.reshape(-1) if zero_point.size > 1 else zero_point.reshape(())
+    return weight, zero_point, weight.shape[2], int(attrs.get("dilations", [1])[0]), (pads[0], pads[1])
 
 
 def difference(published: Path, built: Path) -> float:
@@ -121,7 +121,7 @@ def difference(published: Path, built: Path) -> float:
     rng = np.random.default_rng(7)
     feed = {"tokens": np.array([[0, *rng.integers(1, 178, 40), 0]], np.int64),
             "style": (rng.standard_normal((1, 256)) * 0.15).astype(np.float32), "speed": np.ones(1, np.float32)}
-    options = ort.SessionOptions()
+    options = ort.SessionOptions()  # not the engine's options: the engine's module imports this one's caller
     options.intra_op_num_threads = 1
     options.log_severity_level = 3
     audio = [ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"]).run(None, feed)[0]
