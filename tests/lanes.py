@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,6 +36,8 @@ APART = {"tests/desktop/test_walkthrough.py"}
 HEAVY = re.compile(r"^\s*(?:import|from)\s+(?:torch|TTS)\b|coqui|xtts", re.IGNORECASE | re.MULTILINE)
 #: CPU seconds assumed per test of a file the cost table has not seen yet
 UNSEEN_PER_TEST = 1.5
+#: below this free disk the run warns before it starts
+LOW_DISK_MB = 4096
 
 
 @dataclass
@@ -112,17 +115,21 @@ def plan(files: list[str], costs: dict[str, float], budget: float) -> list[Batch
 
 
 class Meter(threading.Thread):
-    """Samples the resident memory of every process the suite started (children included)."""
+    """Samples the resident memory of every process the suite started (children included), and
+    the free disk under the logs: a full disk fails every later batch with an empty log."""
 
-    def __init__(self) -> None:
+    def __init__(self, logs: Path) -> None:
         super().__init__(daemon=True)
+        self.logs = logs
         self.pids: set[int] = set()
         self.peak_total_mb = 0.0
+        self.start_free_mb = self.lowest_free_mb = free_mb(logs)
         self.lock = threading.Lock()
         self.stopped = threading.Event()
 
     def run(self) -> None:
         while not self.stopped.wait(0.5):
+            self.lowest_free_mb = min(self.lowest_free_mb, free_mb(self.logs))
             total = 0
             with self.lock:
                 pids = list(self.pids)
@@ -136,11 +143,17 @@ class Meter(threading.Thread):
             self.peak_total_mb = max(self.peak_total_mb, total / 2**20)
 
 
+def free_mb(path: Path) -> float:
+    """Free disk space where ``path`` lies, in MiB."""
+    return shutil.disk_usage(path).free / 2**20
+
+
 def run_batch(batch: Batch, pytest_args: list[str], logs: Path, costs_out: Path | None, meter: Meter) -> None:
     """One pytest process over the batch's files; its log, CPU time and peak memory kept."""
     batch.log = logs / f"batch-{batch.number:02d}.log"
+    basetemp = logs / f"tmp-{batch.number:02d}"
     args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--cost-report=0",
-            f"--basetemp={logs / f'tmp-{batch.number:02d}'}"]
+            f"--basetemp={basetemp}"]
     if costs_out is not None:
         args.append(f"--cost-log={costs_out}")
     started = time.monotonic()
@@ -164,6 +177,9 @@ def run_batch(batch: Batch, pytest_args: list[str], logs: Path, costs_out: Path 
     batch.failed = re.findall(r"^(?:FAILED|ERROR) (\S+)", text, re.MULTILINE)
     last = [line for line in text.splitlines() if re.search(r"\d+ (passed|failed|error)", line)]
     batch.summary = last[-1].strip("= ") if last else f"exit {proc.returncode}, no summary"
+    if proc.returncode in (0, 5):
+        # a passed batch's files go at once: the whole suite's come to over 7 GB
+        shutil.rmtree(basetemp, ignore_errors=True)
 
 
 def run_lanes(batches: list[Batch], lanes: int, pytest_args: list[str], logs: Path,
@@ -171,7 +187,7 @@ def run_lanes(batches: list[Batch], lanes: int, pytest_args: list[str], logs: Pa
     """Run the batches ``lanes`` at a time, the costliest first, one heavy batch at a time."""
     queue = list(batches)
     lock, heavy_slot = threading.Lock(), threading.Semaphore(1)
-    meter = Meter()
+    meter = Meter(logs)
     meter.start()
 
     def lane() -> None:
@@ -217,6 +233,9 @@ def main(argv: list[str] | None = None) -> int:
     raw = logs / "cost-log.tsv" if args.costs_out else None
     batches = plan(test_files(args.paths), read_costs(), args.budget)
     print(f"{len(batches)} batches in {args.lanes} lanes; logs in {logs}", flush=True)
+    if free_mb(logs) < LOW_DISK_MB:
+        print(f"warning: {free_mb(logs) / 1024:.1f} GB free under {logs}; a batch's files reach 1.3 GB, "
+              "two lanes' twice that", flush=True)
     started = time.monotonic()
     meter = run_lanes(batches, max(1, args.lanes), args.pytest_args, logs, raw)
     wall = time.monotonic() - started
@@ -228,13 +247,16 @@ def main(argv: list[str] | None = None) -> int:
     failed = [b for b in batches if b.returncode not in (0, 5)]  # 5: nothing collected
     print(f"\nsuite: {len(batches)} batches, {wall / 60:.1f} min wall, "
           f"{sum(b.cpu for b in batches):.0f} CPU s; peak resident {max((b.peak_mb for b in batches), default=0):.0f} MB "
-          f"in one test process, {meter.peak_total_mb:.0f} MB all processes together")
+          f"in one test process, {meter.peak_total_mb:.0f} MB all processes together; free disk "
+          f"{meter.start_free_mb / 1024:.1f} GB at the start, {meter.lowest_free_mb / 1024:.1f} GB at the lowest")
     for b in failed:
         print(f"\nbatch {b.number} failed ({b.summary}); log {b.log}:")
         for name in b.failed:
             print(f"  FAILED {name}")
         if not b.failed and b.log is not None:
-            print("\n".join(b.log.read_text(encoding="utf-8", errors="replace").splitlines()[-30:]))
+            lines = b.log.read_text(encoding="utf-8", errors="replace").splitlines()
+            print("\n".join(lines[-30:]) if lines else
+                  f"  (the log is empty: nothing could be written? {meter.lowest_free_mb:.0f} MB free at the lowest)")
     return 1 if failed else 0
 
 

@@ -1,5 +1,5 @@
 """The test command's lanes (``tests/lanes.py``): every file run once, in batches that start fresh,
-and a failing batch fails the run."""
+a passed batch's files removed, and a failing batch fails the run."""
 
 from __future__ import annotations
 
@@ -48,6 +48,9 @@ def test_two_lanes_run_real_files_and_report_their_cost(tmp_path: Path) -> None:
     assert done.stdout.count(" passed") >= 2 and "2 batches in 2 lanes" in done.stdout
     summary = done.stdout.strip().splitlines()[-1]
     assert summary.startswith("suite: 2 batches") and "MB in one test process" in summary
+    assert "GB at the lowest" in summary  # a full disk fails batches with empty logs: the run says how full
+    logs = Path(done.stdout.splitlines()[0].split("logs in ")[1])
+    assert sorted(p.name for p in logs.iterdir()) == ["batch-01.log", "batch-02.log", "cost-log.tsv"]
     assert sorted(line.split("\t")[1] for line in costs.read_text().splitlines()[1:]) == SMALL
 
 
