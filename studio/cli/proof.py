@@ -63,7 +63,8 @@ def open_checker(args: argparse.Namespace) -> Any:  # -> studio.proof.check.Chec
             print(f"downloading speech model {p.name}: {p.file} {p.done >> 20} of {p.total >> 20} MiB",
                   file=sys.stderr, flush=True)
 
-    return Checker.open(args.asr_model, args.asr_device, progress=progress)
+    # the model loads while the first pass begins; a load error comes where it is first needed
+    return Checker.open(args.asr_model, args.asr_device, progress=progress, wait=False)
 
 
 def _cmd_proof(args: argparse.Namespace) -> int:
@@ -87,6 +88,7 @@ def _cmd_proof(args: argparse.Namespace) -> int:
                        else default_chapters(project))
         checker = open_checker(args)
         run = run_proof(project, checker, chapters, args, again=args.again)
+        checker.loaded()
         print(f"heard as written by the first pass: {checker.listener.trusted}; by Whisper: "
               f"{checker.listener.decoded}; cleared by the second listener: {checker.cleared}", file=sys.stderr)
         return report_project(project, run, chapters, as_json=args.json)
@@ -214,6 +216,7 @@ def _recording(args: argparse.Namespace) -> int:
             raise StudioError(f"{args.subtitles} holds no subtitles")
     checker = open_checker(args)
     verdicts = proof_recording(checker, args.audio, sentences, args.language, cues, own_render=cues is not None)
+    checker.loaded()
     flagged = [v for v in verdicts if v.record.needs_listening]
     if args.json:
         print(json.dumps([{"chapter": 1, "index": v.index + 1, "text": v.text, "heard": v.record.heard,

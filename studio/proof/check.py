@@ -8,8 +8,6 @@ batch's sentences into 28 s windows, so bigger batches are cheaper per second).
 
 from __future__ import annotations
 
-import logging
-import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -22,12 +20,10 @@ from studio.proof.judge import DEFAULT, Thresholds, judge
 from studio.proof.listen import Heard, Hearing, Listener, whisper_language
 from studio.proof.windows import RATE
 from studio.proof.pronounce import guessed_flags, pronunciation_flags
-from studio.proof.model import ModelChoice, choose_model, load_model
+from studio.proof.model import ModelChoice, choose_model, load_model, load_model_later, model_workers
 from studio.proof.second import SecondOpinion
 from studio.proof.signal import check_signal
 from studio.proof.words import exclaimed, expected_text, normalize_words
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -79,7 +75,7 @@ class Checker:
 
     def __init__(self, model: Any, choice: ModelChoice, thresholds: Thresholds = DEFAULT,
                  second: SecondOpinion | None = SecondOpinion()) -> None:
-        self.listener = Listener(model)
+        self.listener = Listener(model, workers=model_workers(choice))
         self.choice = choice
         self.thresholds = thresholds
         self.second = second  # None: Whisper's flags stand without a second listener
@@ -87,14 +83,19 @@ class Checker:
 
     @classmethod
     def open(cls, model: str | None = None, device: str | None = None, threads: int = 0,
-             progress: Callable[[Any], None] | None = None) -> Checker:
-        """Load the recogniser once (``progress``: a first download's :class:`~studio.proof.download.Progress`)."""
+             progress: Callable[[Any], None] | None = None, *, wait: bool = True) -> Checker:
+        """Load the recogniser once (``progress``: a first download's :class:`~studio.proof.download.Progress`).
+
+        ``wait`` False: the model loads on a thread while the caller goes on (its first pass needs no
+        model); a load error is then raised where the model is first needed.
+        """
         choice = choose_model(model, device, progress)
-        started = time.monotonic()
-        loaded = load_model(choice, threads)
-        log.info("speech model %s loaded on %s/%s in %.1f s", choice.label, choice.device, choice.compute_type,
-                 time.monotonic() - started)
-        return cls(loaded, choice)
+        return cls(load_model(choice, threads) if wait else load_model_later(choice, threads), choice)
+
+    def loaded(self) -> Any:
+        """The model, waited for while it loads: its load error is raised here even when nothing
+        needed hearing."""
+        return self.listener.model
 
     @property
     def label(self) -> str:

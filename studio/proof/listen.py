@@ -91,11 +91,17 @@ class Hearing:
     """Sentences being heard (:meth:`Listener.begin`): what is heard so far, and the windows out with
     the model's workers."""
 
-    def __init__(self, listener: Listener, tok: Any, lang: str, texts: Sequence[str], rank: int) -> None:
-        self.listener, self.tok, self.lang, self.texts, self.rank = listener, tok, lang, texts, rank
+    def __init__(self, listener: Listener, lang: str, texts: Sequence[str], rank: int) -> None:
+        self.listener, self.lang, self.texts, self.rank = listener, lang, texts, rank
         self.out: list[Heard | None] = [None] * len(texts)
         self.suspects: list[Item] = []  # the sentences sent to Whisper
         self._windows: list[Future[None]] = []
+
+    @property
+    def tok(self) -> Any:
+        """The recogniser's tokenizer for this hearing's language (asked by the workers: the model may
+        still be loading while the first pass begins)."""
+        return self.listener.tokenizer(self.lang)
 
     def submit(self, windows: list[list[Item]]) -> None:
         for window in windows:
@@ -156,32 +162,41 @@ class Hearing:
 class Listener:
     """Listens with one loaded faster-whisper model (see :func:`studio.proof.model.load_model`)."""
 
-    def __init__(self, model: Any, first_pass: FirstPass | None = FIRST_PASS) -> None:
-        self.model = model
+    def __init__(self, model: Any, first_pass: FirstPass | None = FIRST_PASS, workers: int = 0) -> None:
+        self._model = model  # or its Future (:func:`studio.proof.model.load_model_later`)
         self.first_pass = first_pass  # None: every sentence transcribed
         self._tokenizers: dict[str, Any] = {}
         self._spoken: dict[int, bool] = {}  # token id: it writes a letter or digit (not only punctuation)
         self.decoded = 0  # sentences Whisper transcribed
         self.trusted = 0  # sentences the first pass trusted (never sent to Whisper)
         self._count = threading.Lock()  # the workers count what they decoded
+        self._tokenizing = threading.Lock()
         #: one window encoded at a time: the encoder's activations are the largest, and two at once took the
         #: peak 60 MiB up at the same speed (the other worker decodes meanwhile)
         self._encoding = threading.Lock()
         #: windows heard side by side: the model's CTranslate2 workers (:func:`studio.proof.model.cpu_workers`)
-        self.workers = max(1, int(getattr(getattr(model, "model", None), "num_workers", 1)))
+        self.workers = workers or max(1, int(getattr(getattr(model, "model", None), "num_workers", 1)))
         self.canonical_tokens = True  # False: the tokenizer's own split (the listener before issue 30, measured)
         #: the book's words as the decoder's prompt (:mod:`studio.proof.vocabulary`); None: no prompt
         self.vocabulary: Any = None
         self._pool = Workers(self.workers, self._transcribe, TOGETHER)
         self._hearings = itertools.count()  # each hearing's rank among the workers' jobs: older first
 
-    def tokenizer(self, language: str) -> Any:
-        if language not in self._tokenizers:
-            from faster_whisper.tokenizer import Tokenizer
+    @property
+    def model(self) -> Any:
+        """The loaded recogniser, waited for while it still loads (its load error raised here)."""
+        if isinstance(self._model, Future):
+            self._model = self._model.result()
+        return self._model
 
-            self._tokenizers[language] = Tokenizer(self.model.hf_tokenizer, self.model.model.is_multilingual,
-                                                   task="transcribe", language=language)
-        return self._tokenizers[language]
+    def tokenizer(self, language: str) -> Any:
+        with self._tokenizing:  # the workers ask for it too
+            if language not in self._tokenizers:
+                from faster_whisper.tokenizer import Tokenizer
+
+                self._tokenizers[language] = Tokenizer(self.model.hf_tokenizer, self.model.model.is_multilingual,
+                                                       task="transcribe", language=language)
+            return self._tokenizers[language]
 
     def encode(self, tok: Any, text: str) -> list[int]:
         """The text's tokens as the decoder itself writes them.
@@ -221,7 +236,7 @@ class Listener:
         lang = whisper_language(language)
         if lang is None:
             raise ValueError(f"the recogniser does not know language {language!r}")
-        hearing = Hearing(self, self.tokenizer(lang), lang, texts, next(self._hearings))
+        hearing = Hearing(self, lang, texts, next(self._hearings))
         items: list[Item] = []
         for i, (audio, text) in enumerate(zip(audios, texts)):
             if len(audio) / RATE > WINDOW_S:

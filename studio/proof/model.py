@@ -22,6 +22,9 @@ import logging
 import os
 import shutil
 import sys
+import threading
+import time
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -186,18 +189,48 @@ def _one_heap() -> None:
             pass
 
 
+def model_workers(choice: ModelChoice) -> int:
+    """Windows the loaded model hears at once (CTranslate2's workers)."""
+    return cpu_workers() if choice.device == "cpu" else 1
+
+
 def load_model(choice: ModelChoice, threads: int = 0) -> Any:
     """The faster-whisper model, or :class:`ProofModelError` with one line (never a traceback)."""
     try:
         from faster_whisper import WhisperModel
     except ImportError as exc:
         raise ProofModelError(f"faster-whisper is not installed ({exc}); {HOW_TO_GET}") from exc
-    workers = cpu_workers() if choice.device == "cpu" else 1
+    workers = model_workers(choice)
     if workers > 1:
         _one_heap()
+    started = time.monotonic()
     try:
-        return WhisperModel(choice.source, device=choice.device, compute_type=choice.compute_type,
-                            cpu_threads=threads or cpu_threads(workers), num_workers=workers, local_files_only=True)
+        loaded = WhisperModel(choice.source, device=choice.device, compute_type=choice.compute_type,
+                              cpu_threads=threads or cpu_threads(workers), num_workers=workers, local_files_only=True)
     except Exception as exc:  # noqa: BLE001 - any load failure is the same advice to the user
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise ProofModelError(f"speech model {choice.label!r} cannot be loaded ({first[:160]}); {HOW_TO_GET}") from exc
+    log.info("speech model %s loaded on %s/%s in %.1f s", choice.label, choice.device, choice.compute_type,
+             time.monotonic() - started)
+    return loaded
+
+
+def load_model_later(choice: ModelChoice, threads: int = 0) -> Future[Any]:
+    """:func:`load_model` on a thread of its own; the future gives the model or its :class:`ProofModelError`.
+
+    Why: CTranslate2 lets Python's lock go for most of the load (0.46 s here), so a caller's
+    first pass can begin meanwhile; the model is first needed when a window is full
+    (docs/proof-listening-benchmark.md).
+    """
+    if model_workers(choice) > 1:
+        _one_heap()  # before the loading thread's first allocation gives it a heap of its own
+    loaded: Future[Any] = Future()
+
+    def load() -> None:
+        try:
+            loaded.set_result(load_model(choice, threads))
+        except BaseException as exc:  # noqa: BLE001 - handed to whoever asks for the model
+            loaded.set_exception(exc)
+
+    threading.Thread(target=load, name="proof-model", daemon=True).start()
+    return loaded

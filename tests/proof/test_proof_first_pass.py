@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+from concurrent.futures import Future
 
 import pytest
 from support.proof import CHANGED, DROPPED, speak
@@ -20,6 +21,7 @@ from support.proof import CHANGED, DROPPED, speak
 from studio.project.proofs import FLAGGED, PASSED
 from studio.proof.check import Checker, ProofItem
 from studio.proof.listen import Heard
+from studio.proof.model import ProofModelError
 from studio.text.normalize import spoken_form
 
 pytest.importorskip("pocketsphinx")
@@ -46,6 +48,29 @@ def test_a_sentence_the_first_pass_trusts_is_not_sent_to_whisper(checker: Checke
     assert record.status == PASSED, record.reasons
     assert checker.listener.trusted == trusted + 1
     assert checker.listener.decoded == decoded  # Whisper heard nothing
+
+
+def test_the_first_pass_begins_while_the_model_still_loads(checker: Checker) -> None:
+    """``studio proof`` loads the model on a thread: the first pass goes on without it, and the
+    sentences it doubts are heard once the model is there."""
+    loading: Future = Future()
+    late = Checker(loading, checker.choice)
+    items = [_item(CLEAN, CLEAN), _item(*DROPPED)]
+    pending = late.begin(items)  # returns with the model still loading
+    assert late.listener.trusted == 1 and late.listener.decoded == 0 and not loading.done()
+    loading.set_result(checker.listener.model)
+    clean, missing = late.verdicts(items, pending.heard())
+    assert clean.status == PASSED and missing.status == FLAGGED, missing.reasons
+    assert late.listener.decoded == 1
+
+
+def test_a_model_that_fails_to_load_on_its_thread_says_so_where_it_is_needed(checker: Checker) -> None:
+    failed: Future = Future()
+    failed.set_exception(ProofModelError("speech model 'broken' cannot be loaded (a test)"))
+    with pytest.raises(ProofModelError, match="cannot be loaded"):
+        Checker(failed, checker.choice).check([_item(*DROPPED)])
+    (record,) = Checker.open(wait=False).check([_item(*DROPPED)])  # a real load on a thread
+    assert record.status == FLAGGED, record.reasons
 
 
 def test_a_missing_and_a_repeated_word_are_still_found_with_the_first_pass_on(checker: Checker) -> None:
