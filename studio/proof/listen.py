@@ -160,10 +160,11 @@ class Hearing:
 
 
 class Listener:
-    """Listens with one loaded faster-whisper model (see :func:`studio.proof.model.load_model`)."""
+    """Listens with one faster-whisper model (:func:`studio.proof.model.load_model`), or with one still
+    loading (:func:`~studio.proof.model.load_model_later`: the first pass needs no model)."""
 
     def __init__(self, model: Any, first_pass: FirstPass | None = FIRST_PASS, workers: int = 0) -> None:
-        self._model = model  # or its Future (:func:`studio.proof.model.load_model_later`)
+        self._model = model  # or its Future
         self.first_pass = first_pass  # None: every sentence transcribed
         self._tokenizers: dict[str, Any] = {}
         self._spoken: dict[int, bool] = {}  # token id: it writes a letter or digit (not only punctuation)
