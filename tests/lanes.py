@@ -233,8 +233,8 @@ def main(argv: list[str] | None = None) -> int:
     raw = logs / "cost-log.tsv" if args.costs_out else None
     batches = plan(test_files(args.paths), read_costs(), args.budget)
     print(f"{len(batches)} batches in {args.lanes} lanes; logs in {logs}", flush=True)
-    if free_mb(logs) < LOW_DISK_MB:
-        print(f"warning: {free_mb(logs) / 1024:.1f} GB free under {logs}; a batch's files reach 1.3 GB, "
+    if (free := free_mb(logs)) < LOW_DISK_MB:
+        print(f"warning: {free / 1024:.1f} GB free under {logs}; a batch's files reach 1.3 GB, "
               "two lanes' twice that", flush=True)
     started = time.monotonic()
     meter = run_lanes(batches, max(1, args.lanes), args.pytest_args, logs, raw)
