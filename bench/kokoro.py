@@ -12,8 +12,11 @@ voice pack (``jm_kumo``) and the same offline INT8 model file:
 * B: kokoro-onnx 0.6.1 as its README shows it: ``Kokoro(model, voices)``,
   ``create(text, voice=..., speed=1.0, lang="en-us")``, ``soundfile.write``.
 
-Each pair runs A then B (B then A on odd rounds); speed is seconds of audio per
-wall second, memory the peak resident set of the process tree (sampled every
+Each pair runs A then B (B then A on odd rounds). The speed ratio is the reference's
+wall time over the studio's for the same text: what a producer waits for. Seconds of
+audio per wall second are printed too, but they do not compare the two: each lays out
+its own pauses (the studio's audio is about a tenth longer for the same words), and
+silence costs nothing to make. Memory is the peak resident set of the process tree (sampled every
 50 ms). ``--proof`` also proof-listens the studio's Kokoro render and a Piper
 render of the same text and prints how many sentences each flagged. kokoro-onnx
 is installed for this script only (``pip install kokoro-onnx==0.6.1``, or into a folder
@@ -171,14 +174,14 @@ def pairs(count: int, studio, reference) -> None:
                   f"{audio / wall:5.2f}x real time  peak {peak:.2f} GB  load {os.getloadavg()[0]:.2f}")
     speed = {k: statistics.median(a / w for w, _, a in v) for k, v in rows.items()}
     peak = {k: statistics.median(p for _, p, _ in v) for k, v in rows.items()}
-    ratios = [(sa / sw) / (ra / rw) for (sw, _, sa), (rw, _, ra) in zip(rows["studio"], rows["kokoro-onnx"])]
+    ratios = [rw / sw for (sw, _, _), (rw, _, _) in zip(rows["studio"], rows["kokoro-onnx"])]
     print(f"median: studio {speed['studio']:.2f}x real time, kokoro-onnx {speed['kokoro-onnx']:.2f}x; "
-          f"studio/kokoro-onnx per pair {', '.join(f'{r:.2f}' for r in ratios)} (median {statistics.median(ratios):.2f}); "
+          f"studio's speed over kokoro-onnx's for the same text (wall) per pair {', '.join(f'{r:.2f}' for r in ratios)} "
+          f"(median {statistics.median(ratios):.2f}); "
           f"peak memory studio {peak['studio']:.2f} GB, kokoro-onnx {peak['kokoro-onnx']:.2f} GB; "
           f"load after {os.getloadavg()[0]:.2f}")
-    by_cpu = [(sa / sc) / (ra / rc) for (_, _, sa), sc, (_, _, ra), rc
-              in zip(rows["studio"], cpu["studio"], rows["kokoro-onnx"], cpu["kokoro-onnx"])]
-    print(f"by CPU time (audio per CPU second): studio/kokoro-onnx per pair {', '.join(f'{r:.2f}' for r in by_cpu)} "
+    by_cpu = [rc / sc for sc, rc in zip(cpu["studio"], cpu["kokoro-onnx"])]
+    print(f"by CPU time for the same text: studio/kokoro-onnx per pair {', '.join(f'{r:.2f}' for r in by_cpu)} "
           f"(median {statistics.median(by_cpu):.2f})")
 
 
