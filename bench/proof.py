@@ -1,7 +1,7 @@
 """Proof-listening on an evaluation set with planted errors: recall, clean sentences flagged, speed, memory.
 
     python bench/proof.py [--per-source 150] [--per-kind 40] [--seed 7] [--part held|tune] [--tune]
-                          [--recordings] [--show N] [--fresh] [--json out.json]
+                          [--recordings] [--show N] [--fresh] [--json out.json] [--unseen]
 
 The set (:mod:`proof_set`): four kinds of public-domain text, one planted error per
 planted sentence, each planted kind spread over the four sources; every (source,
@@ -412,11 +412,15 @@ def main() -> int:
     ap.add_argument("--json", default="")
     ap.add_argument("--first", type=int, default=0,
                     help="with --child MODE: only the half's first N sentences")
+    ap.add_argument("--unseen", action="store_true",
+                    help="a set drawn from the sentences the default set (seed 7, 150, 40) does not hold: "
+                         "both its halves are sentences no bar was set on")
     ap.add_argument("--child", nargs=2, metavar=("WHAT", "PATH"), help=argparse.SUPPRESS)
     args = ap.parse_args()
-    items = plan(args.per_source, args.per_kind, args.seed)
+    exclude = frozenset(it["text"] for it in plan(150, 40, 7)) if args.unseen else frozenset()
+    items = plan(args.per_source, args.per_kind, args.seed, exclude)
     WORK.mkdir(parents=True, exist_ok=True)
-    tag = f"{args.seed}-{args.per_source}-{args.per_kind}"
+    tag = f"{args.seed}-{args.per_source}-{args.per_kind}" + ("-unseen" if args.unseen else "")
     audio_file = WORK / f"audio-{tag}.npz"
     if args.child:
         what, path = args.child

@@ -103,14 +103,15 @@ def _heteronym(text: str) -> tuple[str, str, str] | None:
     return None
 
 
-def plan(per_source: int, per_kind: int, seed: int) -> list[dict]:
-    """What each sentence becomes: source, kind, text the voice gets, language, audio edit, split half."""
+def plan(per_source: int, per_kind: int, seed: int, exclude: frozenset[str] = frozenset()) -> list[dict]:
+    """What each sentence becomes: source, kind, text the voice gets, language, audio edit, split half
+    (``exclude``: sentences another set holds, never drawn)."""
     from studio.text.normalize import spoken_form
 
     rng = random.Random(seed)
     items: list[dict] = []
     for source in SOURCES:
-        pool = source_sentences(source)
+        pool = [s for s in source_sentences(source) if s not in exclude]
         rng.shuffle(pool)
         pool = pool[:per_source]
         quota = {k: per_kind // len(SOURCES) for k in KINDS}
