@@ -57,6 +57,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from proof_set import KINDS, SOURCES, apply_edit, plan, synthesize  # noqa: E402
 
 WORK = Path(__file__).resolve().parent.parent / "bench-results" / "proof-set"
+#: the default set: sentences per source, planted sentences per kind, the draw's seed
+DEFAULT_SET = (150, 40, 7)
 MODES = ("full-tune", "full-held", "first-held")  # and "previous", "prompt-tune", "prompt-held" when named
 
 
@@ -398,9 +400,9 @@ def load_fits(args: argparse.Namespace, items: list[dict], audio_file: Path, tag
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--per-source", type=int, default=150)
-    ap.add_argument("--per-kind", type=int, default=40)
-    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--per-source", type=int, default=DEFAULT_SET[0])
+    ap.add_argument("--per-kind", type=int, default=DEFAULT_SET[1])
+    ap.add_argument("--seed", type=int, default=DEFAULT_SET[2])
     ap.add_argument("--part", default="held", choices=("held", "tune"))
     ap.add_argument("--tune", action="store_true", help="the first pass's and the second listener's bars")
     ap.add_argument("--tune-judgement", action="store_true", help="the judgement's grid (rounds 1-3)")
@@ -413,11 +415,11 @@ def main() -> int:
     ap.add_argument("--first", type=int, default=0,
                     help="with --child MODE: only the half's first N sentences")
     ap.add_argument("--unseen", action="store_true",
-                    help="a set drawn from the sentences the default set (seed 7, 150, 40) does not hold: "
+                    help="a set drawn from the sentences the default set does not hold: "
                          "both its halves are sentences no bar was set on")
     ap.add_argument("--child", nargs=2, metavar=("WHAT", "PATH"), help=argparse.SUPPRESS)
     args = ap.parse_args()
-    exclude = frozenset(it["text"] for it in plan(150, 40, 7)) if args.unseen else frozenset()
+    exclude = frozenset(it["text"] for it in plan(*DEFAULT_SET)) if args.unseen else frozenset()
     items = plan(args.per_source, args.per_kind, args.seed, exclude)
     WORK.mkdir(parents=True, exist_ok=True)
     tag = f"{args.seed}-{args.per_source}-{args.per_kind}" + ("-unseen" if args.unseen else "")
