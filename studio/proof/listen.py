@@ -36,7 +36,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from studio.core.language import language_family
-from studio.proof.sphinx import FirstPass, aligner
+from studio.proof.sphinx import FirstPass
 from studio.proof.windows import GAP_S, RATE, WINDOW_S, Item, Packer, Workers, owners
 from studio.proof.words import normalize_words
 
@@ -265,7 +265,7 @@ class Listener:
         suspects: list[Item] = []
         packer = Packer()
         for item in items:
-            fit = aligner().fit(item.audio, normalize_words(item.text, "en"))
+            fit = self.first_pass.fit(item.audio, normalize_words(item.text, "en"))
             if self.first_pass.trusts(fit):
                 words = tuple(Word(w.text, w.start, w.end, None) for w in fit.words)
                 hearing.out[item.index] = Heard(words, words, item.text.strip(), False)

@@ -26,6 +26,7 @@ with whatever the decoder (or the other listener) had heard last.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ log = logging.getLogger(__name__)
 
 RATE = 16_000
 FRAMES_PER_S = 100
+_EDGE_S = 0.05  # audio kept either side of a stretch aligned on its own
 #: espeak-ng's IPA (stress and length stripped) to the acoustic model's phones; longest match first
 _IPA = {
     "aɪ": "AY", "aʊ": "AW", "ɔɪ": "OY", "oʊ": "OW", "əʊ": "OW", "eɪ": "EY", "tʃ": "CH", "dʒ": "JH", "ɜ": "ER",
@@ -70,6 +72,9 @@ class Fit:
     forced: float  # per frame, whole utterance
     free: float | None
     failed: bool = False  # the aligner found no path through the expected words
+    #: how much better (per frame) the audio around the most drawn-out words fits with one of them said
+    #: twice (:meth:`Aligner.doubled`); None: not tried
+    doubled: float | None = None
 
 
 @dataclass(frozen=True)
@@ -91,8 +96,22 @@ class FirstPass:
     #: "a", "of", "the", and their few frames scored most clean sentences into doubt
     short: float = 0.15
     short_word: float = -5.0
+    #: the audio fitting a word said twice better than this (nats per frame): doubted. A repeated word
+    #: scores well, because its neighbours stretch over the extra sound, but the word it lengthens
+    #: fits far better doubled; set on repeats rendered from the tuning half (``bench/proof.py --tune``)
+    doubled: float = 0.15
+    top: int = 2  # the most drawn-out words (per phone) tried doubled
 
     def trusts(self, fit: Fit) -> bool:
+        return self._scores(fit) and (fit.doubled is None or fit.doubled <= self.doubled)
+
+    def fit(self, audio: np.ndarray, words: Sequence[str]) -> Fit:
+        """``words`` forced onto 16 kHz ``audio``; the repeat test only when every other bar trusts it
+        (it costs about a fifth of the alignment, and a doubted sentence goes to Whisper anyway)."""
+        fit = aligner().fit(audio, words)
+        return aligner().doubled(audio, fit, self.top) if self._scores(fit) else fit
+
+    def _scores(self, fit: Fit) -> bool:
         if fit.failed or not fit.words:
             return False
         return fit.forced >= self.sentence and fit.silence <= self.pause and all(
@@ -201,17 +220,54 @@ class Aligner:
         paths' scores over the whole sentence, per frame (positive: the audio says what was heard).
         None: no path holds the heard words, so this listener has no opinion."""
         pcm = _pcm(audio)
-        scores = []
-        for words in (written, heard):
-            with self._lock:
-                said = [w for w in (self._word(w) for w in words) if w]
-                forced = self._forced(pcm, said) if said else []
-                frames = max(1, self.decoder.n_frames())
-            ok = len([s for s in forced if not s.word.startswith(("<", "["))]) == len(said) and forced
-            scores.append(float(self._per_frame(forced, frames).mean()) if ok else None)
+        with self._lock:
+            scores = [self._score(pcm, written), self._score(pcm, heard)]
         if scores[1] is None:
             return None
         return scores[1] - scores[0] if scores[0] is not None else float("inf")
+
+    def doubled(self, audio: np.ndarray, fit: Fit, top: int = 2) -> Fit:
+        """``fit`` with :attr:`Fit.doubled`: each of the ``top`` most drawn-out words (seconds per phone,
+        the last word left out) forced onto its stretch of audio with its neighbours, once, twice and,
+        where twice fits better, three times; the best gain over once.
+
+        Why the most drawn-out: a word the voice said twice is forced into the frames of one, and it,
+        or a neighbour, stretches over the extra sound. Why not the last word: every sentence draws
+        out its last word. Why only their stretch: the local paths cost half the sentence's alignment,
+        and the gain is not diluted by the rest of it.
+        """
+        words = fit.words
+        if fit.failed or len(words) < 2:
+            return fit
+        gains = []
+        with self._lock:
+            longest = sorted(range(len(words) - 1), key=lambda k: (words[k].start - words[k].end) / self._phones(words[k].text))
+            for k in longest[:top]:
+                lo, hi = max(0, k - 1), k + 2
+                begin = max(0, int((words[lo].start - _EDGE_S) * RATE))
+                pcm = _pcm(audio[begin:int((words[hi - 1].end + _EDGE_S) * RATE)])
+                said = [w.text for w in words[lo:hi]]
+                once = self._score(pcm, said)
+                if once is None:
+                    continue
+                for times in (2, 3):
+                    more = self._score(pcm, said[:k - lo] + [words[k].text] * times + said[k - lo + 1:])
+                    gains.append(float("-inf") if more is None else more - once)  # None: no room for it at all
+                    if more is None or more <= once:
+                        break
+        return dataclasses.replace(fit, doubled=max(gains)) if gains else fit
+
+    def _phones(self, word: str) -> int:
+        """How many phones the dictionary gives ``word`` (a word in a fit is always in it)."""
+        return max(1, len((self.decoder.lookup_word(word) or "x").split()))
+
+    def _score(self, pcm: bytes, words: Sequence[str]) -> float | None:
+        """The forced path's score per frame (None: no path holds the words). Caller holds the lock."""
+        said = [w for w in (self._word(w) for w in words) if w]
+        forced = self._forced(pcm, said) if said else []
+        if not forced or len([s for s in forced if not s.word.startswith(("<", "["))]) != len(said):
+            return None
+        return float(self._per_frame(forced, max(1, self.decoder.n_frames())).mean())
 
     @staticmethod
     def _nats(density: float) -> float:

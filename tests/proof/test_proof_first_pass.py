@@ -18,10 +18,12 @@ from concurrent.futures import Future
 import pytest
 from support.proof import CHANGED, DROPPED, speak
 
+from studio.audio.resample import resample
 from studio.project.proofs import FLAGGED, PASSED
 from studio.proof.check import Checker, ProofItem
 from studio.proof.listen import Heard
 from studio.proof.model import ProofModelError
+from studio.proof.words import normalize_words
 from studio.text.normalize import spoken_form
 
 pytest.importorskip("pocketsphinx")
@@ -30,6 +32,8 @@ RATE = 22050
 CLEAN = "The old lighthouse keeper watched the grey water touching the rocks."
 REPEATED = ("There is said to be a wonderful bird here called a Nightingale, said the Emperor.",
             "There is said said said to be a wonderful bird here called a Nightingale, said the Emperor.")
+#: a line of The Waste Land (1922): said with "were" twice, every word still scores well on its own
+DOUBLED = ("If there were the sound of water only", "If there were were the sound of water only")
 
 
 @pytest.fixture(scope="module")
@@ -81,6 +85,22 @@ def test_a_missing_and_a_repeated_word_are_still_found_with_the_first_pass_on(ch
     assert checker.listener.decoded == decoded + 2  # ... and heard by Whisper
     assert missing.status == FLAGGED and {f.kind for f in missing.flags} & {"missing", "garbled"}, missing.reasons
     assert repeated.status == FLAGGED and any(f.kind == "repeated" for f in repeated.flags), repeated.reasons
+
+
+def test_a_word_said_twice_that_scores_well_word_by_word_is_still_doubted(checker: Checker) -> None:
+    """The neighbours of a repeated word stretch over the extra sound, so each word's score can pass;
+    the audio around the most drawn-out words fits far better with one said twice."""
+    first = checker.listener.first_pass
+    assert first is not None
+    text, said = DOUBLED
+    clean, twice = (first.fit(resample(speak(spoken_form(s, "en")), RATE, 16_000), normalize_words(text, "en"))
+                    for s in DOUBLED)
+    assert first.trusts(clean) and clean.doubled is not None and clean.doubled <= first.doubled, clean
+    assert twice.doubled is not None and twice.doubled > first.doubled and not first.trusts(twice), twice
+    decoded = checker.listener.decoded
+    (record,) = checker.check([_item(text, said)])
+    assert checker.listener.decoded == decoded + 1
+    assert record.status == FLAGGED and any(f.kind == "repeated" for f in record.flags), record.reasons
 
 
 def test_a_stretch_whisper_misheard_is_cleared_by_the_second_listener(checker: Checker) -> None:
