@@ -59,6 +59,9 @@ from proof_set import KINDS, SOURCES, apply_edit, plan, synthesize  # noqa: E402
 WORK = Path(__file__).resolve().parent.parent / "bench-results" / "proof-set"
 #: the default set: sentences per source, planted sentences per kind, the draw's seed
 DEFAULT_SET = (150, 40, 7)
+#: the sets ``--unseen`` has drawn (per source, per kind, seed): each leaves out the default set's sentences
+#: and those of every one drawn before it (docs/proof-listening-benchmark.md says what each was used for)
+UNSEEN_SETS = ((150, 32, 8), (150, 32, 9))
 MODES = ("full-tune", "full-held", "first-held")  # and "previous", "prompt-tune", "prompt-held" when named
 
 
@@ -143,8 +146,7 @@ def listen(mode: str, items: list[dict], audio_file: Path, seed: int, cache: Pat
 
 def fits(items: list[dict], audio_file: Path, seed: int, cache: Path) -> None:
     """Child process: the first pass's alignment of every sentence (a third of the tuning half with the
-    free phone loop too, for comparison), and its CPU time. The repeat test (:attr:`Fit.doubled`) is
-    tried on every sentence so that any bars can be simulated; the CPU time is the shipped pass's."""
+    free phone loop too, for comparison), and its CPU time (the repeat test's included)."""
     from studio.audio.resample import resample
     from studio.proof.listen import FIRST_PASS
     from studio.proof.windows import RATE
@@ -159,12 +161,10 @@ def fits(items: list[dict], audio_file: Path, seed: int, cache: Path) -> None:
         c = time.process_time()
         fit = FIRST_PASS.fit(audio, words)
         cpu[it["part"]] += time.process_time() - c
-        if fit.doubled is None:
-            fit = aligner().doubled(audio, fit, FIRST_PASS.top)
         seconds[it["part"]] += audio.size / RATE
         if it["part"] == "tune" and len(out) % 3 == 0:  # the loop costs four alignments: a third of the half
             c = time.process_time()
-            fit = dataclasses.replace(aligner().fit(audio, words, loop=True), doubled=fit.doubled)
+            fit = dataclasses.replace(aligner().fit(audio, words, loop=True), repeat=fit.repeat)
             cpu["loop"] += time.process_time() - c
             seconds["loop"] += audio.size / RATE
         out.append(fit)
@@ -329,13 +329,15 @@ def tune(items: list[dict], proof: list, heard: list) -> None:
 
 def first_heard(heard: list, fits: list, first_pass) -> list:
     """The full listening with the sentences ``first_pass`` trusts taken as heard as written (what the
-    listener does without transcribing them)."""
+    listener does without transcribing them), and the words it hears said again."""
     from studio.proof.listen import Heard
 
     out = []
     for h, fit in zip(heard, fits):
         if isinstance(h, Heard) and first_pass.trusts(fit):
             h = Heard(h.expected, h.expected, "", False)
+        elif isinstance(h, Heard):
+            h = dataclasses.replace(h, repeated=first_pass.repeated(fit))
         out.append(h)
     return out
 
@@ -419,11 +421,15 @@ def main() -> int:
     ap.add_argument("--first", type=int, default=0,
                     help="with --child MODE: only the half's first N sentences")
     ap.add_argument("--unseen", action="store_true",
-                    help="a set drawn from the sentences the default set does not hold: "
-                         "both its halves are sentences no bar was set on")
+                    help="a set drawn from the sentences neither the default set nor an earlier unseen set "
+                         "(UNSEEN_SETS) holds: both its halves are sentences no bar was set on")
     ap.add_argument("--child", nargs=2, metavar=("WHAT", "PATH"), help=argparse.SUPPRESS)
     args = ap.parse_args()
-    exclude = frozenset(it["text"] for it in plan(*DEFAULT_SET)) if args.unseen else frozenset()
+    exclude: frozenset[str] = frozenset()
+    if args.unseen:
+        exclude = frozenset(it["text"] for it in plan(*DEFAULT_SET))
+        for earlier in (s for s in UNSEEN_SETS if s[2] < args.seed):
+            exclude |= frozenset(it["text"] for it in plan(*earlier, exclude))
     items = plan(args.per_source, args.per_kind, args.seed, exclude)
     WORK.mkdir(parents=True, exist_ok=True)
     tag = f"{args.seed}-{args.per_source}-{args.per_kind}" + ("-unseen" if args.unseen else "")

@@ -43,6 +43,7 @@ import numpy as np
 from studio.project.proofs import FLAGGED, PASSED, ProofFlag, ProofRecord
 from studio.proof.listen import Heard, Word
 from studio.proof.signal import SignalIssue
+from studio.proof.sphinx import Repeat
 from studio.proof.words import align_words, currency_guessed, numeral_name, phonemes, sound_alike, symbol_names
 
 
@@ -212,6 +213,15 @@ def _dropped(exp: list[Word], hrd: list[Word], language: str, t: Thresholds) -> 
     return None
 
 
+def _said_again(repeat: Repeat) -> ProofFlag:
+    """The first pass's repeated word as a flag: Whisper's language model tends to write a word said
+    twice once, so the aligner's hearing stands on its own."""
+    said = " ".join([repeat.word.text] * repeat.times)
+    times = "twice" if repeat.times == 2 else f"{repeat.times} times"
+    return ProofFlag("repeated", _SEVERITY["repeated"], f"words repeated: \u201c{said}\u201d (the aligner hears "
+                     f"\u201c{repeat.word.text}\u201d said {times})", "", said, repeat.word.start, repeat.word.end)
+
+
 def judge(heard: Heard, language: str, signal: list[SignalIssue], *, lexicon_words: frozenset[str] = frozenset(),
           duration: float = 0.0, t: Thresholds = DEFAULT, own_render: bool = True,
           said: str = "", shouted: frozenset[str] = frozenset()) -> ProofRecord:
@@ -325,6 +335,8 @@ def judge(heard: Heard, language: str, signal: list[SignalIssue], *, lexicon_wor
         flags.insert(0, ProofFlag("garbled", 3, f"garbled or wrong-language speech: {unconfirmed} of "
                                   f"{len(expected)} words not recognised", " ".join(w.text for w in expected),
                                   heard.raw, 0.0, duration or None))
+    if heard.repeated is not None and not any(f.kind in ("repeated", "garbled") for f in flags):
+        flags.append(_said_again(heard.repeated))
     for issue in signal:
         if issue.kind == "cut" and any(f.kind == "cut" for f in flags):
             continue

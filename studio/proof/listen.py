@@ -17,7 +17,8 @@ expected words; a sentence whose every word fits is "heard as written"
 (:attr:`Heard.decoded` False, counted in :attr:`Listener.trusted`) and never reaches
 Whisper, the others are packed into windows as above, and each window is heard as soon as it is
 full by one of the model's workers (two on a CPU with two cores: :func:`studio.proof.model.cpu_workers`),
-the windows of an earlier :class:`Hearing` first.
+the windows of an earlier :class:`Hearing` first. A word the first pass hears said more than once
+rides along with what Whisper heard (:attr:`Heard.repeated`).
 
 Words are given back per sentence, with times relative to the sentence's own audio.
 A sentence longer than a window goes through faster-whisper's own long-form
@@ -26,6 +27,7 @@ transcription (heard words only; its expected words then carry no score).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import logging
 import threading
@@ -36,7 +38,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from studio.core.language import language_family
-from studio.proof.sphinx import FirstPass
+from studio.proof.sphinx import FirstPass, Repeat
 from studio.proof.windows import GAP_S, RATE, WINDOW_S, Item, Packer, Workers, owners
 from studio.proof.words import normalize_words
 
@@ -67,6 +69,7 @@ class Heard:
     expected: tuple[Word, ...]
     raw: str  # the heard text as the recogniser wrote it (shown to the producer)
     decoded: bool = True  # False: the expected words fit the audio, the sentence was not transcribed
+    repeated: Repeat | None = None  # a word the first pass hears said more than once, whatever Whisper wrote
 
 
 #: the listener's default first pass (None: every sentence transcribed by Whisper)
@@ -95,6 +98,7 @@ class Hearing:
         self.listener, self.lang, self.texts, self.rank = listener, lang, texts, rank
         self.out: list[Heard | None] = [None] * len(texts)
         self.suspects: list[Item] = []  # the sentences sent to Whisper
+        self.repeats: dict[int, Repeat] = {}  # the first pass's repeated words, by sentence
         self._windows: list[Future[None]] = []
 
     @property
@@ -149,14 +153,18 @@ class Hearing:
             self._tell(settled, told, {it.index for it in suspects})
             self._wait()
         self._tell(settled, told, set())
-        return [h if h is not None else Heard((), (), "") for h in self.out]
+        return [self._final(i) for i in range(len(self.out))]
 
     def _tell(self, settled: Callable[[list[int], list[Heard]], None] | None, told: set[int],
               pending: set[int]) -> None:
         ready = [i for i in range(len(self.out)) if i not in told and i not in pending]
         told.update(ready)
         if settled is not None and ready:
-            settled(ready, [self.out[i] or Heard((), (), "") for i in ready])
+            settled(ready, [self._final(i) for i in ready])
+
+    def _final(self, i: int) -> Heard:
+        heard = self.out[i] or Heard((), (), "")
+        return dataclasses.replace(heard, repeated=self.repeats[i]) if i in self.repeats else heard
 
 
 class Listener:
@@ -266,6 +274,9 @@ class Listener:
         packer = Packer()
         for item in items:
             fit = self.first_pass.fit(item.audio, normalize_words(item.text, "en"))
+            repeated = self.first_pass.repeated(fit)
+            if repeated is not None:
+                hearing.repeats[item.index] = repeated
             if self.first_pass.trusts(fit):
                 words = tuple(Word(w.text, w.start, w.end, None) for w in fit.words)
                 hearing.out[item.index] = Heard(words, words, item.text.strip(), False)

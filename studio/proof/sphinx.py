@@ -8,7 +8,9 @@ wheel. Alone it hears too poorly to judge a sentence, but it scores every frame
 against the best-fitting sound of that frame, so a word the voice said scores a
 little below zero per frame and a changed, dropped or repeated word leaves frames
 the forced phones (or a forced pause) explain far worse: :class:`FirstPass`
-trusts or doubts a sentence by those scores. A free phone loop over the same frames
+trusts or doubts a sentence by those scores. A word said twice can hide in its
+neighbours' frames, so the most drawn-out words are also forced said again onto
+their own stretch (:meth:`Aligner.repeat`). A free phone loop over the same frames
 (``fit(loop=True)``) separates no better at several times the cost, so it is only
 measured (docs/proof-listening-benchmark.md).
 
@@ -63,6 +65,15 @@ class WordFit:
 
 
 @dataclass(frozen=True)
+class Repeat:
+    """The word whose stretch of audio fits best said more than once, and how much better (nats per frame)."""
+
+    word: WordFit
+    times: int  # 2 or 3
+    gain: float  # over the word said once; -inf: no path holds it said twice
+
+
+@dataclass(frozen=True)
 class Fit:
     """The whole sentence's alignment: each word's fit, and what the aligner could not place."""
 
@@ -72,15 +83,14 @@ class Fit:
     forced: float  # per frame, whole utterance
     free: float | None
     failed: bool = False  # the aligner found no path through the expected words
-    #: how much better (per frame) the audio around the most drawn-out words fits with one of them said
-    #: twice (:meth:`Aligner.doubled`); None: not tried
-    doubled: float | None = None
+    repeat: Repeat | None = None  # the word the audio fits best said again (:meth:`Aligner.repeat`); None: not tried
 
 
 @dataclass(frozen=True)
 class FirstPass:
-    """When a sentence skips Whisper: pocketsphinx forced every expected word onto its audio, and each
-    word (with the pause after it) fits its frames well (:class:`Fit`).
+    """When a sentence skips Whisper: pocketsphinx forced every expected word onto its audio, each
+    word (with the pause after it) fits its frames well (:class:`Fit`), and no word fits its stretch
+    far better said again (:class:`Repeat`).
 
     Why per word and per frame: pocketsphinx scores each frame against its best-fitting sound, so a
     said word scores a little below zero per frame, and a changed, dropped or repeated word leaves
@@ -96,20 +106,24 @@ class FirstPass:
     #: "a", "of", "the", and their few frames scored most clean sentences into doubt
     short: float = 0.15
     short_word: float = -5.0
-    #: the audio fitting a word said twice better than this (nats per frame): doubted. A repeated word
-    #: scores well, because its neighbours stretch over the extra sound, but the word it lengthens
-    #: fits far better doubled; set on repeats rendered from the tuning half (``bench/proof.py --tune``)
-    doubled: float = 0.15
-    top: int = 2  # the most drawn-out words (per phone) tried doubled
+    #: a word's stretch of audio fitting it said again better than this (nats per frame): doubted, and
+    #: flagged as repeated whatever Whisper hears (its language model tends to write a repeat once).
+    #: A repeated word scores well, because its neighbours stretch over the extra sound; set on repeats
+    #: rendered from the tuning half (``bench/proof_repeats.py``)
+    repeat: float = 0.2
+    top: int = 2  # the most drawn-out words (per phone) tried said again
 
     def trusts(self, fit: Fit) -> bool:
-        return self._scores(fit) and (fit.doubled is None or fit.doubled <= self.doubled)
+        return self._scores(fit) and self.repeated(fit) is None
+
+    def repeated(self, fit: Fit) -> Repeat | None:
+        """The word the audio says more than once, by this bar; None: none."""
+        return fit.repeat if fit.repeat is not None and fit.repeat.gain > self.repeat else None
 
     def fit(self, audio: np.ndarray, words: Sequence[str]) -> Fit:
-        """``words`` forced onto 16 kHz ``audio``; the repeat test only when every other bar trusts it
-        (it costs about a fifth of the alignment, and a doubted sentence goes to Whisper anyway)."""
-        fit = aligner().fit(audio, words)
-        return aligner().doubled(audio, fit, self.top) if self._scores(fit) else fit
+        """``words`` forced onto 16 kHz ``audio``, with the repeat test (about half the alignment's cost
+        again: it is tried on doubted sentences too, because Whisper often writes a repeat once)."""
+        return aligner().repeat(audio, aligner().fit(audio, words), self.top)
 
     def _scores(self, fit: Fit) -> bool:
         if fit.failed or not fit.words:
@@ -226,8 +240,8 @@ class Aligner:
             return None
         return scores[1] - scores[0] if scores[0] is not None else float("inf")
 
-    def doubled(self, audio: np.ndarray, fit: Fit, top: int = 2) -> Fit:
-        """``fit`` with :attr:`Fit.doubled`: each of the ``top`` most drawn-out words (seconds per phone,
+    def repeat(self, audio: np.ndarray, fit: Fit, top: int = 2) -> Fit:
+        """``fit`` with :attr:`Fit.repeat`: each of the ``top`` most drawn-out words (seconds per phone,
         the last word left out) forced onto its stretch of audio with its neighbours, once, twice and,
         where twice fits better, three times; the best gain over once.
 
@@ -239,7 +253,7 @@ class Aligner:
         words = fit.words
         if fit.failed or len(words) < 2:
             return fit
-        gains = []
+        best: Repeat | None = None
         with self._lock:
             longest = sorted(range(len(words) - 1), key=lambda k: (words[k].start - words[k].end) / self._phones(words[k].text))
             for k in longest[:top]:
@@ -252,10 +266,12 @@ class Aligner:
                     continue
                 for times in (2, 3):
                     more = self._score(pcm, said[:k - lo] + [words[k].text] * times + said[k - lo + 1:])
-                    gains.append(float("-inf") if more is None else more - once)  # None: no room for it at all
+                    gain = float("-inf") if more is None else more - once  # None: no room for it at all
+                    if best is None or gain > best.gain:
+                        best = Repeat(words[k], times, gain)
                     if more is None or more <= once:
                         break
-        return dataclasses.replace(fit, doubled=max(gains)) if gains else fit
+        return dataclasses.replace(fit, repeat=best) if best is not None else fit
 
     def _phones(self, word: str) -> int:
         """How many phones the dictionary gives ``word`` (a word in a fit is always in it)."""
