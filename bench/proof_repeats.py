@@ -82,7 +82,7 @@ def main() -> int:
         fit = aligner().fit(audio, words)
         cpu_fit += time.process_time() - c
         c = time.process_time()
-        repeat = aligner().repeat(audio, fit, top).repeat
+        repeat = aligner().repeat(audio, fit, top, FIRST_PASS.drawn).repeat
         cpu_test += time.process_time() - c
         key = ("clean" if it["kind"] == "clean" else "repeated", FIRST_PASS.trusts(fit))  # the other bars
         gains[key].append(float("-inf") if repeat is None else repeat.gain)

@@ -111,7 +111,8 @@ class FirstPass:
     #: A repeated word scores well, because its neighbours stretch over the extra sound; set on repeats
     #: rendered from the tuning half (``bench/proof_repeats.py``)
     repeat: float = 0.2
-    top: int = 2  # the most drawn-out words (per phone) tried said again
+    top: int = 2  # the most drawn-out words (per phone) tried said again ...
+    drawn: float = 0.1  # ... if said at most this fast (seconds per phone): a third of the test's cost
 
     def trusts(self, fit: Fit) -> bool:
         return self._scores(fit) and self.repeated(fit) is None
@@ -123,7 +124,7 @@ class FirstPass:
     def fit(self, audio: np.ndarray, words: Sequence[str]) -> Fit:
         """``words`` forced onto 16 kHz ``audio``, with the repeat test (about half the alignment's cost
         again: it is tried on doubted sentences too, because Whisper often writes a repeat once)."""
-        return aligner().repeat(audio, aligner().fit(audio, words), self.top)
+        return aligner().repeat(audio, aligner().fit(audio, words), self.top, self.drawn)
 
     def _scores(self, fit: Fit) -> bool:
         if fit.failed or not fit.words:
@@ -240,10 +241,10 @@ class Aligner:
             return None
         return scores[1] - scores[0] if scores[0] is not None else float("inf")
 
-    def repeat(self, audio: np.ndarray, fit: Fit, top: int = 2) -> Fit:
+    def repeat(self, audio: np.ndarray, fit: Fit, top: int = 2, drawn: float = 0.0) -> Fit:
         """``fit`` with :attr:`Fit.repeat`: each of the ``top`` most drawn-out words (seconds per phone,
-        the last word left out) forced onto its stretch of audio with its neighbours, once, twice and,
-        where twice fits better, three times; the best gain over once.
+        the last word left out; at least ``drawn``) forced onto its stretch of audio with its neighbours,
+        once, twice and, where twice fits better, three times; the best gain over once.
 
         Why the most drawn-out: a word the voice said twice is forced into the frames of one, and it,
         or a neighbour, stretches over the extra sound. Why not the last word: every sentence draws
@@ -255,8 +256,10 @@ class Aligner:
             return fit
         best: Repeat | None = None
         with self._lock:
-            longest = sorted(range(len(words) - 1), key=lambda k: (words[k].start - words[k].end) / self._phones(words[k].text))
-            for k in longest[:top]:
+            pace = [(w.end - w.start) / self._phones(w.text) for w in words[:-1]]
+            for k in sorted(range(len(pace)), key=lambda k: -pace[k])[:top]:
+                if pace[k] < drawn:
+                    break
                 lo, hi = max(0, k - 1), k + 2
                 begin = max(0, int((words[lo].start - _EDGE_S) * RATE))
                 pcm = _pcm(audio[begin:int((words[hi - 1].end + _EDGE_S) * RATE)])
