@@ -61,7 +61,7 @@ WORK = Path(__file__).resolve().parent.parent / "bench-results" / "proof-set"
 DEFAULT_SET = (150, 40, 7)
 #: the sets ``--unseen`` has drawn (per source, per kind, seed): each leaves out the default set's sentences
 #: and those of every one drawn before it (docs/proof-listening-benchmark.md says what each was used for)
-UNSEEN_SETS = ((150, 32, 8), (150, 32, 9))
+UNSEEN_SETS = ((150, 32, 8), (150, 32, 9), (150, 32, 10))
 MODES = ("full-tune", "full-held", "first-held")  # and "previous", "prompt-tune", "prompt-held" when named
 
 

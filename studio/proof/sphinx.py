@@ -112,7 +112,7 @@ class FirstPass:
     #: rendered from the tuning half (``bench/proof_repeats.py``)
     repeat: float = 0.2
     top: int = 2  # the most drawn-out words (per phone) tried said again ...
-    drawn: float = 0.1  # ... if said at most this fast (seconds per phone): a third of the test's cost
+    drawn: float = 0.1  # ... taking at least this long per phone (seconds): a third fewer words tried
 
     def trusts(self, fit: Fit) -> bool:
         return self._scores(fit) and self.repeated(fit) is None
