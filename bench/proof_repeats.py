@@ -94,10 +94,10 @@ def main() -> int:
         print(f"{'trusted' if trusted else 'doubted'} by the other bars: {clean.size} clean, {repeated.size} repeated")
         print("  highest gains, clean:", " ".join(f"{g:.2f}" for g in clean[-6:]))
         print("  lowest gains, repeated:", " ".join(f"{g:.2f}" for g in repeated[:12]))
-        for bar in (0.05, 0.1, 0.15, 0.2, 0.3, 0.5):
+        for bar in (0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 0.8):
             print(f"  bar {bar:.2f}: clean above it {int((clean > bar).sum())} of {clean.size}, repeats at or "
                   f"below it {int((repeated <= bar).sum())} of {repeated.size}"
-                  + ("   <- shipped" if bar == FIRST_PASS.repeat else ""))
+                  + ("   <- shipped" if bar == (FIRST_PASS.repeat if trusted else FIRST_PASS.repeat_doubted) else ""))
     return 0
 
 

@@ -111,6 +111,10 @@ class FirstPass:
     #: A repeated word scores well, because its neighbours stretch over the extra sound; set on repeats
     #: rendered from the tuning half (``bench/proof_repeats.py``)
     repeat: float = 0.2
+    #: the same where the other bars doubt the sentence: its alignment is off somewhere, and a word the
+    #: expected text spells otherwise than the voice said it can fit better said again (a clean
+    #: sentence of the development sets reached 0.58)
+    repeat_doubted: float = 0.8
     top: int = 2  # the most drawn-out words (per phone) tried said again ...
     drawn: float = 0.1  # ... taking at least this long per phone (seconds): a third fewer words tried
 
@@ -118,8 +122,9 @@ class FirstPass:
         return self._scores(fit) and self.repeated(fit) is None
 
     def repeated(self, fit: Fit) -> Repeat | None:
-        """The word the audio says more than once, by this bar; None: none."""
-        return fit.repeat if fit.repeat is not None and fit.repeat.gain > self.repeat else None
+        """The word the audio says more than once, by these bars; None: none."""
+        bar = self.repeat if self._scores(fit) else self.repeat_doubted
+        return fit.repeat if fit.repeat is not None and fit.repeat.gain > bar else None
 
     def fit(self, audio: np.ndarray, words: Sequence[str]) -> Fit:
         """``words`` forced onto 16 kHz ``audio``, with the repeat test (about half the alignment's cost
