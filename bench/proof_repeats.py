@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from proof import DEFAULT_SET, WORK  # noqa: E402
-from proof_set import _STRIP, _WORD, plan, synthesize  # noqa: E402
+from proof_set import inner_words, plan, said_again, synthesize  # noqa: E402
 
 #: the kinds whose text is said as written (the plant, if any, is in the sound)
 AS_WRITTEN = ("clean", "cut", "silence", "clipping", "noise")
@@ -43,14 +43,14 @@ def material(seed: int = 11) -> list[dict]:
         if it["part"] != "tune" or it["language"] != "en" or it["kind"] not in AS_WRITTEN:
             continue
         toks = it["text"].split()
-        inner = [k for k, w in enumerate(toks[1:-1], 1) if _WORD.fullmatch(w.strip(_STRIP))]
+        inner = inner_words(toks)
         if not inner:
             continue
         k = rng.choice(inner)
-        word, times = toks[k].strip(_STRIP), rng.choice((2, 2, 3))
-        said = " ".join(toks[:k] + [word] * (times - 1) + toks[k:])
+        times = rng.choice((2, 2, 3))
+        said = said_again(toks, k, times)
         out.append({"text": it["text"], "kind": "repeated" if times == 2 else "tripled",
-                    "said": spoken_form(said, "en"), "language": "en", "word": word})
+                    "said": spoken_form(" ".join(said), "en"), "language": "en", "word": said[k]})
         out.append({"text": it["text"], "kind": "clean", "said": spoken_form(it["text"], "en"), "language": "en"})
     return out
 

@@ -103,6 +103,16 @@ def _heteronym(text: str) -> tuple[str, str, str] | None:
     return None
 
 
+def inner_words(toks: list[str]) -> list[int]:
+    """The tokens a word plant may take: words of four letters or more, neither first nor last."""
+    return [k for k, w in enumerate(toks[1:-1], 1) if _WORD.fullmatch(w.strip(_STRIP))]
+
+
+def said_again(toks: list[str], k: int, times: int) -> list[str]:
+    """``toks`` with token ``k``'s word said ``times`` times (its punctuation kept on the last)."""
+    return toks[:k] + [toks[k].strip(_STRIP)] * (times - 1) + toks[k:]
+
+
 def plan(per_source: int, per_kind: int, seed: int, exclude: frozenset[str] = frozenset()) -> list[dict]:
     """What each sentence becomes: source, kind, text the voice gets, language, audio edit, split half
     (``exclude``: sentences another set holds, never drawn)."""
@@ -127,7 +137,7 @@ def plan(per_source: int, per_kind: int, seed: int, exclude: frozenset[str] = fr
             item = {"source": source, "text": text, "kind": kind, "spoken": spoken, "said": spoken,
                     "language": "en", "edit": {}}
             toks = text.split()
-            inner = [k for k, w in enumerate(toks[1:-1], 1) if _WORD.fullmatch(w.strip(_STRIP))] or [len(toks) // 2]
+            inner = inner_words(toks) or [len(toks) // 2]
             if kind in ("changed", "dropped", "repeated", "tripled"):
                 k = rng.choice(inner)
                 old = toks[k].strip(_STRIP)
@@ -141,7 +151,7 @@ def plan(per_source: int, per_kind: int, seed: int, exclude: frozenset[str] = fr
                 else:
                     n = 2 if kind == "repeated" else 3
                     item["edit"] = {"word": old, "times": n}
-                    toks[k] = " ".join([old] * (n - 1) + [toks[k]])
+                    toks = said_again(toks, k, n)
                 item["said"] = spoken_form(" ".join(toks), "en")
             elif kind == "language":
                 item["language"] = OTHER_LANGUAGES[len(items) % len(OTHER_LANGUAGES)]
