@@ -65,6 +65,14 @@ UNSEEN_SETS = ((150, 32, 8), (150, 32, 9), (150, 32, 10))
 MODES = ("full-tune", "full-held", "first-held")  # and "previous", "prompt-tune", "prompt-held" when named
 
 
+def held_before(seed: int) -> frozenset[str]:
+    """The texts of the default set and of every unseen set drawn before ``seed``'s."""
+    held = frozenset(it["text"] for it in plan(*DEFAULT_SET))
+    for earlier in (s for s in UNSEEN_SETS if s[2] < seed):
+        held |= frozenset(it["text"] for it in plan(*earlier, held))
+    return held
+
+
 def rss_mib() -> float:
     with open("/proc/self/statm") as fh:
         return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
@@ -329,15 +337,15 @@ def tune(items: list[dict], proof: list, heard: list) -> None:
 
 def first_heard(heard: list, fits: list, first_pass) -> list:
     """The full listening with the sentences ``first_pass`` trusts taken as heard as written (what the
-    listener does without transcribing them), and the words it hears said again."""
-    from studio.proof.listen import Heard
+    listener does without transcribing them), and what it hears in the others."""
+    from studio.proof.listen import Heard, with_first_pass
 
     out = []
     for h, fit in zip(heard, fits):
         if isinstance(h, Heard) and first_pass.trusts(fit):
             h = Heard(h.expected, h.expected, "", False)
         elif isinstance(h, Heard):
-            h = dataclasses.replace(h, repeated=first_pass.repeated(fit))
+            h = with_first_pass(h, fit, first_pass)
         out.append(h)
     return out
 
@@ -425,12 +433,7 @@ def main() -> int:
                          "(UNSEEN_SETS) holds: both its halves are sentences no bar was set on")
     ap.add_argument("--child", nargs=2, metavar=("WHAT", "PATH"), help=argparse.SUPPRESS)
     args = ap.parse_args()
-    exclude: frozenset[str] = frozenset()
-    if args.unseen:
-        exclude = frozenset(it["text"] for it in plan(*DEFAULT_SET))
-        for earlier in (s for s in UNSEEN_SETS if s[2] < args.seed):
-            exclude |= frozenset(it["text"] for it in plan(*earlier, exclude))
-    items = plan(args.per_source, args.per_kind, args.seed, exclude)
+    items = plan(args.per_source, args.per_kind, args.seed, held_before(args.seed) if args.unseen else frozenset())
     WORK.mkdir(parents=True, exist_ok=True)
     tag = f"{args.seed}-{args.per_source}-{args.per_kind}" + ("-unseen" if args.unseen else "")
     audio_file = WORK / f"audio-{tag}.npz"

@@ -46,13 +46,13 @@ _WORD = re.compile(r"[A-Za-z]{4,}")
 _STRIP = ",;:.!?\"'\u201c\u201d\u2018\u2019()"
 
 
-def _kjv() -> list[str]:
+def _kjv(passages: tuple[str, ...] = KJV_PASSAGES) -> list[str]:
     from studio.text.segment import split_sentences
 
     if shutil.which("bible") is None:
         raise SystemExit("the KJV needs Debian's bible-kjv and bible-kjv-text: apt-get install bible-kjv")
     out = []
-    for ref in KJV_PASSAGES:
+    for ref in passages:
         text = subprocess.run(["bible", "-f", ref], capture_output=True, text=True, check=True).stdout
         for line in text.splitlines():
             verse = re.sub(r"^\S+\d+:\d+\s+", "", line).strip()
@@ -68,10 +68,10 @@ def _epub(name: str, keep) -> list[str]:
             for p in c.paragraphs if p.language == "en" for s in p.sentences]
 
 
-def source_sentences(source: str) -> list[str]:
-    """Every usable sentence of one kind of text (5-35 words, speakable English)."""
+def source_sentences(source: str, passages: tuple[str, ...] = KJV_PASSAGES) -> list[str]:
+    """Every usable sentence of one kind of text (5-35 words, speakable English; ``passages``: the KJV's)."""
     if source == "kjv":
-        raw = _kjv()
+        raw = _kjv(passages)
     elif source == "dialogue":
         raw = [s for s in _epub("childrens-literature.epub", lambda t: t[:3].isdigit()) if re.search("[\"\u201c\u201d]", s)]
     elif source == "nonfiction":

@@ -58,6 +58,10 @@ class Thresholds:
     fits_unlike: float = 0.2  # ... and then the expected words must fit at least this well
     heard_sure: float = 0.55  # an added word must be heard at least this surely
     garbled_share: float = 0.5  # share of expected words unconfirmed: garbled or wrong-language
+    #: the same for a sentence the first pass hears unlike English throughout (:attr:`Heard.foreign`), which
+    #: then needs only ``foreign_least`` words unconfirmed: Whisper writes most of its words as English
+    foreign_share: float | None = None
+    foreign_least: int = 3
     min_sound: int = 3  # phonemes an unconfirmed stretch must carry to count (not "a", "the")
     ratio: float | None = None  # dismiss when log p(expected) - log p(heard) per word is at least -ratio
     ratio_fits: float = 1.0  # with ``ratio``: a stretch whose weakest expected word fits this well is dismissed
@@ -84,7 +88,7 @@ PREVIOUS = Thresholds()
 #: set on the tuning half of the evaluation set (``bench/proof.py --tune``)
 ROUND2 = Thresholds(heard_sure=0.4, ratio=5.0, ratio_fits=0.3, function_words=True, repeat_sure=0.3,
                     repeat_ngram=True, drop_weakest=0.003, drop_gain=0.1, ratio_weakest=True, tie_nil=1e-4)
-DEFAULT = dataclasses.replace(ROUND2, symbols=True, interjections=True)
+DEFAULT = dataclasses.replace(ROUND2, symbols=True, interjections=True, foreign_share=0.15, foreign_least=2)
 #: closed-class English words the recogniser swaps among themselves ("in"/"and", "that"/"it")
 FUNCTION_WORDS = frozenset(
     "a an the and or but nor so yet in on at of to for from by with as into onto upon than then that this these "
@@ -329,11 +333,14 @@ def judge(heard: Heard, language: str, signal: list[SignalIssue], *, lexicon_wor
                                    f"words substituted: expected \u201c{exp_text}\u201d, heard \u201c{hrd_text}\u201d",
                                    exp_text, hrd_text, start, end))
     lost = max(unconfirmed, differing) if t.ratio is not None and len(expected) > t.short else unconfirmed
-    if expected and (lost >= 3 or len(expected) < 6) and lost / len(expected) >= t.garbled_share:
+    share, least = (t.foreign_share, t.foreign_least) if heard.foreign and t.foreign_share is not None \
+        else (t.garbled_share, 3)
+    if expected and (lost >= least or len(expected) < 6) and lost / len(expected) >= share:
         unconfirmed = lost
         flags = [f for f in flags if f.kind not in ("missing", "substituted", "added", "repeated", "cut")]
+        unlike = ", and the whole sentence sounds unlike English" if heard.foreign else ""
         flags.insert(0, ProofFlag("garbled", 3, f"garbled or wrong-language speech: {unconfirmed} of "
-                                  f"{len(expected)} words not recognised", " ".join(w.text for w in expected),
+                                  f"{len(expected)} words not recognised{unlike}", " ".join(w.text for w in expected),
                                   heard.raw, 0.0, duration or None))
     if heard.repeated is not None and not any(f.kind in ("repeated", "garbled") for f in flags):
         flags.append(_said_again(heard.repeated))

@@ -38,7 +38,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from studio.core.language import language_family
-from studio.proof.sphinx import FirstPass, Repeat
+from studio.proof.sphinx import FirstPass, Fit, Repeat
 from studio.proof.windows import GAP_S, RATE, WINDOW_S, Item, Packer, Workers, owners
 from studio.proof.words import normalize_words
 
@@ -70,6 +70,7 @@ class Heard:
     raw: str  # the heard text as the recogniser wrote it (shown to the producer)
     decoded: bool = True  # False: the expected words fit the audio, the sentence was not transcribed
     repeated: Repeat | None = None  # a word the first pass hears said more than once, whatever Whisper wrote
+    foreign: bool = False  # the first pass hears the whole sentence unlike English (:meth:`FirstPass.foreign`)
 
 
 #: the listener's default first pass (None: every sentence transcribed by Whisper)
@@ -90,6 +91,12 @@ def whisper_language(language: str) -> str | None:
     return family if family in supported_languages() else None
 
 
+def with_first_pass(heard: Heard, fit: Fit, first_pass: FirstPass) -> Heard:
+    """What Whisper heard, with what the first pass hears in the same sentence (a word said again,
+    another language's rules)."""
+    return dataclasses.replace(heard, repeated=first_pass.repeated(fit), foreign=first_pass.foreign(fit))
+
+
 class Hearing:
     """Sentences being heard (:meth:`Listener.begin`): what is heard so far, and the windows out with
     the model's workers."""
@@ -98,7 +105,7 @@ class Hearing:
         self.listener, self.lang, self.texts, self.rank = listener, lang, texts, rank
         self.out: list[Heard | None] = [None] * len(texts)
         self.suspects: list[Item] = []  # the sentences sent to Whisper
-        self.repeats: dict[int, Repeat] = {}  # the first pass's repeated words, by sentence
+        self.fits: dict[int, Fit] = {}  # the first pass's alignments of the sentences it doubts
         self._windows: list[Future[None]] = []
 
     @property
@@ -164,7 +171,8 @@ class Hearing:
 
     def _final(self, i: int) -> Heard:
         heard = self.out[i] or Heard((), (), "")
-        return dataclasses.replace(heard, repeated=self.repeats[i]) if i in self.repeats else heard
+        first_pass = self.listener.first_pass
+        return with_first_pass(heard, self.fits[i], first_pass) if i in self.fits and first_pass is not None else heard
 
 
 class Listener:
@@ -274,14 +282,12 @@ class Listener:
         packer = Packer()
         for item in items:
             fit = self.first_pass.fit(item.audio, normalize_words(item.text, "en"))
-            repeated = self.first_pass.repeated(fit)
-            if repeated is not None:
-                hearing.repeats[item.index] = repeated
             if self.first_pass.trusts(fit):
                 words = tuple(Word(w.text, w.start, w.end, None) for w in fit.words)
                 hearing.out[item.index] = Heard(words, words, item.text.strip(), False)
                 self.trusted += 1
                 continue
+            hearing.fits[item.index] = fit
             suspects.append(item)
             hearing.submit(packer.add(item))
         hearing.submit(packer.close())

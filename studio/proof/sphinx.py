@@ -117,6 +117,9 @@ class FirstPass:
     repeat_doubted: float = 0.8
     top: int = 2  # the most drawn-out words (per phone) tried said again ...
     drawn: float = 0.1  # ... taking at least this long per phone (seconds): a third fewer words tried
+    #: the whole sentence's score below this: it sounds unlike English throughout, as another language's
+    #: rules make it, and the judgement calls it garbled on fewer words Whisper did not recognise
+    unlike: float = -1.5
 
     def trusts(self, fit: Fit) -> bool:
         return self._scores(fit) and self.repeated(fit) is None
@@ -125,6 +128,10 @@ class FirstPass:
         """The word the audio says more than once, by these bars; None: none."""
         bar = self.repeat if self._scores(fit) else self.repeat_doubted
         return fit.repeat if fit.repeat is not None and fit.repeat.gain > bar else None
+
+    def foreign(self, fit: Fit) -> bool:
+        """The sentence as a whole fits English phones poorly (another language's rules read it)."""
+        return bool(fit.words) and not fit.failed and fit.forced < self.unlike
 
     def fit(self, audio: np.ndarray, words: Sequence[str]) -> Fit:
         """``words`` forced onto 16 kHz ``audio``, with the repeat test (about half the alignment's cost
