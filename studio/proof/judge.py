@@ -58,8 +58,9 @@ class Thresholds:
     fits_unlike: float = 0.2  # ... and then the expected words must fit at least this well
     heard_sure: float = 0.55  # an added word must be heard at least this surely
     garbled_share: float = 0.5  # share of expected words unconfirmed: garbled or wrong-language
-    #: the same for a sentence the first pass hears unlike English throughout (:attr:`Heard.foreign`), which
-    #: then needs only ``foreign_least`` words unconfirmed: Whisper writes most of its words as English
+    #: the same for a sentence the first pass hears unlike English throughout (:attr:`Heard.foreign`) and
+    #: no word flagged, which then needs only ``foreign_least`` words unconfirmed: Whisper writes most of
+    #: its words as English, and a changed word alone can take the sentence's score that low
     foreign_share: float | None = None
     foreign_least: int = 3
     min_sound: int = 3  # phonemes an unconfirmed stretch must carry to count (not "a", "the")
@@ -95,6 +96,8 @@ FUNCTION_WORDS = frozenset(
     "those it its is was be are were been he she they we i you him her them us me his hers their our my your "
     "thee thou thy thine ye not no all some any there here when while if what which who whom whose had has have "
     "do did does shall will would should could can may might must unto".split())
+#: flags about words, which a garbled sentence's one flag replaces
+WORD_KINDS = frozenset({"missing", "substituted", "added", "repeated", "cut"})
 #: flags a new synthesis can fix (the text and the lexicon are not at fault)
 GLITCH_KINDS = frozenset({"garbled", "cut", "silence", "noise", "clipping", "repeated", "added", "missing"})
 _SEVERITY = {"pronunciation": 1, "symbol": 2, "garbled": 3, "cut": 3, "missing": 2, "substituted": 2, "added": 2, "repeated": 2, "silence": 2,
@@ -333,11 +336,13 @@ def judge(heard: Heard, language: str, signal: list[SignalIssue], *, lexicon_wor
                                    f"words substituted: expected \u201c{exp_text}\u201d, heard \u201c{hrd_text}\u201d",
                                    exp_text, hrd_text, start, end))
     lost = max(unconfirmed, differing) if t.ratio is not None and len(expected) > t.short else unconfirmed
+    worded = [f for f in flags if f.kind in WORD_KINDS]
+    # unlike English with no word flagged: Whisper wrote it as English and each stretch was dismissed
     share, least = (t.foreign_share, t.foreign_least) if heard.foreign and t.foreign_share is not None \
-        else (t.garbled_share, 3)
+        and not worded else (t.garbled_share, 3)
     if expected and (lost >= least or len(expected) < 6) and lost / len(expected) >= share:
         unconfirmed = lost
-        flags = [f for f in flags if f.kind not in ("missing", "substituted", "added", "repeated", "cut")]
+        flags = [f for f in flags if f.kind not in WORD_KINDS]
         unlike = ", and the whole sentence sounds unlike English" if heard.foreign else ""
         flags.insert(0, ProofFlag("garbled", 3, f"garbled or wrong-language speech: {unconfirmed} of "
                                   f"{len(expected)} words not recognised{unlike}", " ".join(w.text for w in expected),
