@@ -58,9 +58,10 @@ class Thresholds:
     fits_unlike: float = 0.2  # ... and then the expected words must fit at least this well
     heard_sure: float = 0.55  # an added word must be heard at least this surely
     garbled_share: float = 0.5  # share of expected words unconfirmed: garbled or wrong-language
-    #: the same for a sentence the first pass hears unlike English throughout (:attr:`Heard.foreign`) and
-    #: no word flagged, which then needs only ``foreign_least`` words unconfirmed: Whisper writes most of
-    #: its words as English, and a changed word alone can take the sentence's score that low
+    #: the same for a sentence of the studio's own voice the first pass hears unlike English throughout
+    #: (:attr:`Heard.foreign`) and no word flagged, which then needs only ``foreign_least`` words
+    #: unconfirmed: Whisper writes most of its words as English, and a changed word alone can take the
+    #: sentence's score that low
     foreign_share: float | None = None
     foreign_least: int = 3
     min_sound: int = 3  # phonemes an unconfirmed stretch must carry to count (not "a", "the")
@@ -336,14 +337,15 @@ def judge(heard: Heard, language: str, signal: list[SignalIssue], *, lexicon_wor
                                    f"words substituted: expected \u201c{exp_text}\u201d, heard \u201c{hrd_text}\u201d",
                                    exp_text, hrd_text, start, end))
     lost = max(unconfirmed, differing) if t.ratio is not None and len(expected) > t.short else unconfirmed
-    worded = [f for f in flags if f.kind in WORD_KINDS]
-    # unlike English with no word flagged: Whisper wrote it as English and each stretch was dismissed
-    share, least = (t.foreign_share, t.foreign_least) if heard.foreign and t.foreign_share is not None \
-        and not worded else (t.garbled_share, 3)
+    # the studio's voice unlike English, no word flagged: Whisper wrote it as English and each stretch was
+    # dismissed (a recording's narrator may simply not speak US English, whose sounds the aligner knows)
+    foreign = heard.foreign and own_render and t.foreign_share is not None \
+        and not any(f.kind in WORD_KINDS for f in flags)
+    share, least = (t.foreign_share, t.foreign_least) if foreign else (t.garbled_share, 3)
     if expected and (lost >= least or len(expected) < 6) and lost / len(expected) >= share:
         unconfirmed = lost
         flags = [f for f in flags if f.kind not in WORD_KINDS]
-        unlike = ", and the whole sentence sounds unlike English" if heard.foreign else ""
+        unlike = ", and the whole sentence sounds unlike English" if foreign else ""
         flags.insert(0, ProofFlag("garbled", 3, f"garbled or wrong-language speech: {unconfirmed} of "
                                   f"{len(expected)} words not recognised{unlike}", " ".join(w.text for w in expected),
                                   heard.raw, 0.0, duration or None))
