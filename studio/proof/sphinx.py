@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 RATE = 16_000
 FRAMES_PER_S = 100
 _EDGE_S = 0.05  # audio kept either side of a stretch aligned on its own
+_FILLERS = ("<", "[")  # a forced path's pauses and noises: "<sil>", "[NOISE]"
 #: espeak-ng's IPA (stress and length stripped) to the acoustic model's phones; longest match first
 _IPA = {
     "aɪ": "AY", "aʊ": "AW", "ɔɪ": "OY", "oʊ": "OW", "əʊ": "OW", "eɪ": "EY", "tʃ": "CH", "dʒ": "JH", "ɜ": "ER",
@@ -216,15 +217,13 @@ class Aligner:
             return self._fit(_pcm(audio), words, loop)
 
     def _fit(self, pcm: bytes, words: Sequence[str], loop: bool) -> Fit:
-        said = [w for w in (self._word(w) for w in words) if w]
-        forced = self._forced(pcm, said) if said else []
+        said, forced, spoken = self._path(pcm, words)
         frames = max(1, self.decoder.n_frames())
         free_frame = None
         if loop:
             self.decoder.activate_search("phones")
             free_frame = self._per_frame(self._decode(pcm), frames)
         free = None if free_frame is None else float(free_frame.mean())
-        spoken = [s for s in forced if not s.word.startswith(("<", "["))]
         if not said or len(spoken) != len(said):
             return Fit((), frames, 0.0, float("-inf"), free, failed=True)
         forced_frame = self._per_frame(forced, frames)
@@ -239,7 +238,7 @@ class Aligner:
                                None if free_frame is None else float(free_frame[a:b].mean())))
         first, last = spoken[0].start_frame, spoken[-1].end_frame
         pause = sum(s.end_frame - s.start_frame + 1 for s in forced
-                    if s.word.startswith(("<", "[")) and first < s.start_frame < last)
+                    if s.word.startswith(_FILLERS) and first < s.start_frame < last)
         return Fit(tuple(out), frames, pause / FRAMES_PER_S, float(forced_frame.mean()), free)
 
     def prefer(self, audio: np.ndarray, written: Sequence[str], heard: Sequence[str]) -> float | None:
@@ -292,11 +291,17 @@ class Aligner:
         """How many phones the dictionary gives ``word`` (a word in a fit is always in it)."""
         return max(1, len((self.decoder.lookup_word(word) or "x").split()))
 
-    def _score(self, pcm: bytes, words: Sequence[str]) -> float | None:
-        """The forced path's score per frame (None: no path holds the words). Caller holds the lock."""
+    def _path(self, pcm: bytes, words: Sequence[str]) -> tuple[list[str], list[Any], list[Any]]:
+        """The words the aligner can say, the forced path's segments ([]: no path holds them) and its
+        words' own segments (pauses and noises left out). Caller holds the lock."""
         said = [w for w in (self._word(w) for w in words) if w]
         forced = self._forced(pcm, said) if said else []
-        if not forced or len([s for s in forced if not s.word.startswith(("<", "["))]) != len(said):
+        return said, forced, [s for s in forced if not s.word.startswith(_FILLERS)]
+
+    def _score(self, pcm: bytes, words: Sequence[str]) -> float | None:
+        """The forced path's score per frame (None: no path holds the words). Caller holds the lock."""
+        said, forced, spoken = self._path(pcm, words)
+        if not said or len(spoken) != len(said):
             return None
         return float(self._per_frame(forced, max(1, self.decoder.n_frames())).mean())
 
