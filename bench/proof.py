@@ -370,8 +370,7 @@ def main() -> int:
         else:
             listen(what, items, audio_file, args.seed, Path(path), args.first)
         return 0
-    if not audio_file.is_file():
-        print(f"rendering {len(items)} sentences with the bundled voice (once) ...", flush=True)
+    if not audio_file.is_file():  # rendered in a child process of its own
         subprocess.run([sys.executable, __file__, *sys.argv[1:], "--child", "synth", str(audio_file)], check=True)
     runs = {}
     for mode in args.modes.split(","):

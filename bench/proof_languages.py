@@ -98,10 +98,7 @@ def main() -> int:
 
     items = material(args.texts)
     audio_file = WORK / f"languages-audio-{args.texts}.npz"
-    if not audio_file.is_file():
-        print(f"rendering {len(items)} texts with the bundled voice (once) ...", flush=True)
-        WORK.mkdir(parents=True, exist_ok=True)
-        synthesize(items, audio_file)
+    synthesize(items, audio_file)
     heard, fits = heard_and_fits(items, audio_file, WORK / f"languages-heard-{args.texts}.pkl")
     proof = proof_items(items, audio_file)
     simulated = first_heard(heard, fits, FIRST_PASS)

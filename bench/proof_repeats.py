@@ -67,10 +67,7 @@ def main() -> int:
     top = args.top or FIRST_PASS.top
     items = material()
     audio_file = WORK / "repeats-audio.npz"
-    if not audio_file.is_file():
-        print(f"rendering {len(items)} texts with the bundled voice (once) ...", flush=True)
-        WORK.mkdir(parents=True, exist_ok=True)
-        synthesize(items, audio_file)
+    synthesize(items, audio_file)
     data = np.load(audio_file)
     rate = int(data["rate"])
     gains: dict[tuple[str, bool], list[float]] = {(k, t): [] for k in ("clean", "repeated") for t in (True, False)}

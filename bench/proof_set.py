@@ -179,7 +179,12 @@ def plan(per_source: int, per_kind: int, seed: int, exclude: frozenset[str] = fr
 
 
 def synthesize(items: list[dict], out: Path) -> None:
-    """Every item spoken by the bundled voice (default preset, the render's own synthesiser), saved as npz."""
+    """Every item spoken by the bundled voice (default preset, the render's own synthesiser), saved as npz
+    once: a render already at ``out`` is kept."""
+    if out.is_file():
+        return
+    print(f"rendering {len(items)} texts with the bundled voice (once) ...", flush=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
     from studio.engine.base import SynthesisSettings
     from studio.engine.presets import DEFAULT_PRESET, open_preset
     from studio.engine.voice.catalog import get_voice
